@@ -1,0 +1,12 @@
+// Test runner settings: real SQLite, real MCP transports; child-process tests need generous timeouts.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
