@@ -1,0 +1,68 @@
+// All settings in one zod schema, resolved once: flags > environment > defaults.
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+import { z } from "zod";
+
+import { AppError } from "./errors.js";
+
+export const Config = z.object({
+  /** Project root given explicitly (--root / MEMCARDS_ROOT). */
+  root: z.string().min(1).optional(),
+  /** Database file given explicitly (--db / MEMCARDS_DB). */
+  db: z.string().min(1).optional(),
+  logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** `auto` (a cached model if present, else offline), `offline`, or a model id such as Xenova/all-MiniLM-L6-v2. */
+  embedder: z.string().min(1).default("auto"),
+  /** Where models pulled with `memcards models pull` live. */
+  modelsDir: z.string().min(1),
+  /** The per-user store used when no project root can be found. */
+  userDir: z.string().min(1),
+  http: z
+    .object({
+      host: z.string().default("127.0.0.1"),
+      port: z.coerce.number().int().min(0).max(65535).default(7331),
+      token: z.string().min(1).optional(),
+    })
+    .prefault({}),
+});
+export type Config = z.infer<typeof Config>;
+
+/** Settings a command line may carry; undefined means "not given". */
+export interface ConfigFlags {
+  root?: string | undefined;
+  db?: string | undefined;
+  logLevel?: string | undefined;
+  embedder?: string | undefined;
+  port?: string | number | undefined;
+  host?: string | undefined;
+  token?: string | undefined;
+}
+
+/** Resolves the configuration from flags, then environment variables, then defaults. */
+export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as shells and client configs often leave them.
+  const e = (name: string) => (env[name] ? env[name] : undefined);
+  const home = env.HOME || homedir();
+  const userDir = env.MEMCARDS_HOME || join(home, ".memcards");
+  const raw = {
+    root: flags.root ?? e("MEMCARDS_ROOT"),
+    db: flags.db ?? e("MEMCARDS_DB"),
+    logLevel: flags.logLevel ?? e("MEMCARDS_LOG_LEVEL"),
+    embedder: flags.embedder ?? e("MEMCARDS_EMBEDDER"),
+    modelsDir: env.MEMCARDS_MODELS_DIR || join(userDir, "models"),
+    userDir,
+    http: {
+      host: flags.host ?? e("MEMCARDS_HTTP_HOST"),
+      port: flags.port ?? e("MEMCARDS_HTTP_PORT"),
+      token: flags.token ?? e("MEMCARDS_HTTP_TOKEN"),
+    },
+  };
+  const parsed = Config.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") || "config";
+    throw new AppError("BAD_INPUT", `invalid setting ${where}: ${issue?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,42 @@
+// One typed error for the whole app: a stable string code plus a message that names the bad value and the fix.
+
+/** Catalog of error codes. Add here, never inline a new string elsewhere. */
+export const ErrorCodes = [
+  "BAD_INPUT",
+  "NOT_FOUND",
+  "NOT_A_DIRECTORY",
+  "NOT_INDEXED",
+  "OUTSIDE_ROOTS",
+  "DB_OPEN_FAILED",
+  "DB_MISSING_FTS5",
+  "DB_MISSING_VEC",
+  "DB_MIGRATION_FAILED",
+  "DB_NEWER_SCHEMA",
+  "EMBEDDER_MISMATCH",
+  "EMBEDDER_UNAVAILABLE",
+  "MODEL_PULL_FAILED",
+  "UNKNOWN_FORMAT",
+  "CANCELLED",
+  "BUSY",
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof ErrorCodes)[number];
+
+/** The single error type thrown by domain code. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "AppError";
+    this.code = code;
+  }
+}
+
+/** Normalizes anything thrown into an AppError, keeping the original as cause. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new AppError("INTERNAL", message, { cause: err });
+}

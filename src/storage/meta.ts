@@ -1,0 +1,49 @@
+// Key/value settings of a database: schema facts and the embedder it is bound to.
+import type { Db } from "./db.js";
+import { writeTx } from "./db.js";
+
+/** Reads one meta value, or undefined. */
+export function getMeta(db: Db, key: string): string | undefined {
+  const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+  return row?.value;
+}
+
+/** Writes one meta value. */
+export function setMeta(db: Db, key: string, value: string): void {
+  db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+    key,
+    value,
+  );
+}
+
+export interface EmbedderBinding {
+  id: string;
+  dimension: number;
+}
+
+/** The embedder recorded for this database, if any. */
+export function getEmbedderBinding(db: Db): EmbedderBinding | undefined {
+  const id = getMeta(db, "embedder_id");
+  const dim = getMeta(db, "embedder_dimension");
+  if (!id || !dim) return undefined;
+  return { id, dimension: Number(dim) };
+}
+
+/**
+ * Binds the database to an embedder and (re)creates the vector table for its dimension.
+ * Existing vectors are dropped: callers re-embed afterwards. Returns true if the binding changed.
+ */
+export function bindEmbedder(db: Db, binding: EmbedderBinding): boolean {
+  const current = getEmbedderBinding(db);
+  if (current && current.id === binding.id && current.dimension === binding.dimension) return false;
+  writeTx(db, () => {
+    db.exec("DROP TABLE IF EXISTS vectors");
+    db.exec(
+      `CREATE VIRTUAL TABLE vectors USING vec0(embedding float[${Math.trunc(binding.dimension)}] distance_metric=cosine)`,
+    );
+    setMeta(db, "embedder_id", binding.id);
+    setMeta(db, "embedder_dimension", String(binding.dimension));
+    setMeta(db, "embedder_bound_at", new Date().toISOString());
+  });
+  return true;
+}

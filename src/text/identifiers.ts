@@ -1,0 +1,37 @@
+// Identifier-aware tokenization shared by lexical search and the offline embedder.
+
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+/g;
+
+/** Splits one identifier into lower-case parts: `parseHTTPResponse_v2` → [parse, http, response, v2]. */
+export function splitIdentifier(ident: string): string[] {
+  const parts: string[] = [];
+  for (const chunk of ident.split(/[_$]+/)) {
+    if (!chunk) continue;
+    const pieces = chunk.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[A-Z]+/g) ?? [chunk];
+    for (const p of pieces) parts.push(p.toLowerCase());
+  }
+  // Re-attach trailing digits to the previous part when split off ("v2" stays "v2").
+  const merged: string[] = [];
+  for (const p of parts) {
+    const prev = merged[merged.length - 1];
+    if (/^[0-9]+$/.test(p) && prev !== undefined && prev.length === 1) merged[merged.length - 1] = prev + p;
+    else merged.push(p);
+  }
+  return merged;
+}
+
+/**
+ * Tokenizes text for search: every identifier yields its lower-cased whole form and, when compound,
+ * its camelCase/snake_case parts. Order is preserved; duplicates are kept (term frequency matters).
+ */
+export function identifierTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const word = m[0];
+    const lower = word.toLowerCase();
+    out.push(lower);
+    const parts = splitIdentifier(word);
+    if (parts.length > 1) for (const p of parts) if (p !== lower) out.push(p);
+  }
+  return out;
+}
