@@ -1,0 +1,111 @@
+// Project root resolution: --root/env, then the client's MCP roots, then git's top level, then the per-user store.
+import { execFileSync } from "node:child_process";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { z } from "zod";
+
+import { AppError } from "../errors.js";
+
+export const RootSource = z.enum(["flag", "mcp-roots", "git", "user-store"]);
+export type RootSource = z.infer<typeof RootSource>;
+
+export const ProjectLocation = z.object({
+  root: z.string(),
+  source: RootSource,
+  /** Identity of the project: its git common directory (shared by worktrees), else the root itself. */
+  key: z.string(),
+  gitTop: z.string().optional(),
+  gitCommonDir: z.string().optional(),
+  /** Database path used unless --db / MEMCARDS_DB says otherwise. */
+  defaultDbPath: z.string(),
+});
+export type ProjectLocation = z.infer<typeof ProjectLocation>;
+
+export interface RootInputs {
+  /** --root or MEMCARDS_ROOT. */
+  explicit?: string | undefined;
+  /** `file://` URIs from the client's roots/list, in the client's order. */
+  mcpRoots?: readonly string[] | undefined;
+  cwd: string;
+  /** The per-user store directory (~/.memcards). */
+  userDir: string;
+}
+
+interface GitFacts {
+  top: string;
+  commonDir: string;
+}
+
+/** Asks git for the work tree's top level and common directory; undefined outside a repository or without git. */
+export function gitFacts(dir: string): GitFacts | undefined {
+  try {
+    const out = execFileSync("git", ["rev-parse", "--show-toplevel", "--git-common-dir"], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5000,
+    });
+    const [top, common] = out.trim().split("\n");
+    if (!top || !common) return undefined;
+    const commonAbs = isAbsolute(common) ? common : resolve(dir, common);
+    return { top: realpathSync(top), commonDir: realpathSync(commonAbs) };
+  } catch {
+    return undefined;
+  }
+}
+
+function fromFileUri(uri: string): string | undefined {
+  if (!uri.startsWith("file:")) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+function asDirectory(path: string, what: string): string {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new AppError("NOT_FOUND", `${what} ${abs} does not exist. Pass an existing directory.`);
+  if (!statSync(abs).isDirectory()) {
+    throw new AppError("NOT_A_DIRECTORY", `${what} ${abs} is a file, not a directory. Pass its folder instead.`);
+  }
+  return realpathSync(abs);
+}
+
+/** Where the database lives by default: beside the main checkout, so every worktree shares one store. */
+function defaultDbFor(root: string, git: GitFacts | undefined): string {
+  if (git && basename(git.commonDir) === ".git") return join(dirname(git.commonDir), ".memcards", "memcards.db");
+  return join(root, ".memcards", "memcards.db");
+}
+
+function located(root: string, source: RootSource): ProjectLocation {
+  const git = gitFacts(root);
+  return {
+    root,
+    source,
+    key: git?.commonDir ?? root,
+    ...(git ? { gitTop: git.top, gitCommonDir: git.commonDir } : {}),
+    defaultDbPath: defaultDbFor(root, git),
+  };
+}
+
+/** Resolves the project root in the documented order. Throws a clear error for a bad explicit root. */
+export function resolveProjectRoot(inputs: RootInputs): ProjectLocation {
+  if (inputs.explicit)
+    return located(asDirectory(inputs.explicit, "the project root (--root / MEMCARDS_ROOT)"), "flag");
+  for (const uri of inputs.mcpRoots ?? []) {
+    const path = fromFileUri(uri);
+    if (path && existsSync(path) && statSync(path).isDirectory()) return located(realpathSync(path), "mcp-roots");
+  }
+  const git = existsSync(inputs.cwd) ? gitFacts(inputs.cwd) : undefined;
+  if (git) return located(git.top, "git");
+  const userDir = resolve(inputs.userDir);
+  return {
+    root: userDir,
+    source: "user-store",
+    key: "user-store",
+    defaultDbPath: join(userDir, "memcards.db"),
+  };
+}
