@@ -1,0 +1,36 @@
+// One open App per database path, shared by every client connection of a process.
+import { resolve } from "node:path";
+
+import type { App } from "./app.js";
+import { createApp } from "./app.js";
+import type { Config } from "./config.js";
+import type { Logger } from "./log.js";
+import type { ProjectLocation } from "./project/root.js";
+
+export interface AppCache {
+  /** Opens (once) the app for a location; embedder notes are logged once per database. */
+  forLocation(location: ProjectLocation): App;
+  closeAll(): Promise<void>;
+}
+
+/** Creates an empty cache. */
+export function createAppCache(config: Config, logger: Logger): AppCache {
+  const apps = new Map<string, App>();
+  return {
+    forLocation(location) {
+      const key = resolve(config.db ?? location.defaultDbPath);
+      let app = apps.get(key);
+      if (!app) {
+        app = createApp(config, location, logger);
+        apps.set(key, app);
+        if (app.embedding.note) logger.warn(app.embedding.note);
+      }
+      return app;
+    },
+    async closeAll() {
+      const all = [...apps.values()];
+      apps.clear();
+      await Promise.all(all.map((a) => a.close()));
+    },
+  };
+}

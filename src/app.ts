@@ -1,0 +1,79 @@
+// createApp: opens the project's database and picks its embedder; shared by the CLI and the MCP server.
+import { existsSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+import type { Config } from "./config.js";
+import type { EmbedderChoice } from "./embeddings/select.js";
+import { chooseEmbedder } from "./embeddings/select.js";
+import { AppError } from "./errors.js";
+import type { Logger } from "./log.js";
+import type { ProjectLocation } from "./project/root.js";
+import type { Db } from "./storage/db.js";
+import { ensureDir, openDatabase } from "./storage/db.js";
+import { bindEmbedder, getEmbedderBinding } from "./storage/meta.js";
+import type { ProjectRow } from "./storage/projects.js";
+import { upsertProject } from "./storage/projects.js";
+
+/** Everything a command or tool needs: resolved once per process (or per client connection). */
+export interface App {
+  config: Config;
+  location: ProjectLocation;
+  dbPath: string;
+  db: Db;
+  project: ProjectRow;
+  embedding: EmbedderChoice;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** Writes `.memcards/.gitignore` so the store never ends up in the user's commits. */
+function ensureStoreDir(dbPath: string): void {
+  const dir = dirname(dbPath);
+  try {
+    ensureDir(dir);
+    const ignore = join(dir, ".gitignore");
+    if (basename(dir) === ".memcards" && !existsSync(ignore)) writeFileSync(ignore, "# memcards local store\n*\n");
+  } catch (err) {
+    throw new AppError(
+      "DB_OPEN_FAILED",
+      `cannot create the store folder ${dir}: ${(err as Error).message}. Pass --db with a writable path.`,
+      { cause: err },
+    );
+  }
+}
+
+/** Opens the app for a resolved project location. */
+export function createApp(config: Config, location: ProjectLocation, logger: Logger): App {
+  const dbPath = resolve(config.db ?? location.defaultDbPath);
+  ensureStoreDir(dbPath);
+  const db = openDatabase(dbPath);
+  try {
+    const project = upsertProject(db, location.key, location.root);
+    const embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
+    if (embedding.vectorsEnabled) {
+      bindEmbedder(db, { id: embedding.embedder.id, dimension: embedding.embedder.dimension });
+    }
+    let closed = false;
+    return {
+      config,
+      location,
+      dbPath,
+      db,
+      project,
+      embedding,
+      logger,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await embedding.embedder.close?.();
+        if (db.open) {
+          db.pragma("wal_checkpoint(PASSIVE)");
+          db.close();
+        }
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

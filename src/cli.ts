@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// memcards CLI: parses argv, calls the same functions the MCP tools call, prints. Nothing else.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { Command, Option } from "commander";
+
+import { createApp } from "./app.js";
+import type { Config, ConfigFlags } from "./config.js";
+import { resolveConfig } from "./config.js";
+import { renderChecks, runDoctor } from "./doctor.js";
+import { pullModel } from "./embeddings/pull.js";
+import { reembed } from "./embeddings/reembed.js";
+import { DEFAULT_MODEL } from "./embeddings/transformers.js";
+import { AppError, toAppError } from "./errors.js";
+import type { LogLevel } from "./log.js";
+import { createLogger } from "./log.js";
+import { resolveProjectRoot } from "./project/root.js";
+import { serve } from "./serve.js";
+import { getStatus, renderStatus } from "./status.js";
+import { packageVersion } from "./version.js";
+
+const version = packageVersion();
+const exampleConfigPath = join(dirname(fileURLToPath(import.meta.url)), "..", "mcp.json.example");
+
+interface GlobalOpts {
+  root?: string;
+  db?: string;
+  logLevel?: string;
+  embedder?: string;
+}
+
+function configFrom(cmd: Command, extra: ConfigFlags = {}): Config {
+  const g = cmd.optsWithGlobals<GlobalOpts>();
+  return resolveConfig({ root: g.root, db: g.db, logLevel: g.logLevel, embedder: g.embedder, ...extra });
+}
+
+function openApp(config: Config) {
+  const logger = createLogger(config.logLevel as LogLevel);
+  const location = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
+  const app = createApp(config, location, logger);
+  if (app.embedding.note) logger.warn(app.embedding.note);
+  return app;
+}
+
+function print(json: boolean, data: unknown, text: string): void {
+  console.log(json ? JSON.stringify(data, null, 2) : text);
+}
+
+const program = new Command()
+  .name("memcards")
+  .description("Local context layer for coding agents, served over MCP.")
+  .version(version)
+  .option("--root <dir>", "project root (default: the client's MCP roots, else the git top level, else ~/.memcards)")
+  .option("--db <file>", "database file (default: <root>/.memcards/memcards.db)")
+  .option("--embedder <id>", "auto | offline | a model id such as " + DEFAULT_MODEL)
+  .addOption(
+    new Option("--log-level <level>", "stderr log level").choices(["debug", "info", "warn", "error", "silent"]),
+  )
+  .showHelpAfterError()
+  .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+
+program
+  .command("serve")
+  .description("run the MCP server (stdio by default; --http for Streamable HTTP on 127.0.0.1)")
+  .option("--http", "serve Streamable HTTP instead of stdio")
+  .option("--port <n>", "HTTP port (default 7331; 0 picks a free one)")
+  .option("--host <host>", "HTTP bind address (default 127.0.0.1)")
+  .option("--token <token>", "require Authorization: Bearer <token> over HTTP")
+  .action(async (opts: { http?: boolean; port?: string; host?: string; token?: string }, cmd: Command) => {
+    const config = configFrom(cmd, { port: opts.port, host: opts.host, token: opts.token });
+    const logger = createLogger(config.logLevel as LogLevel);
+    await serve({ config, logger, version, cwd: process.cwd(), http: opts.http ?? false, exampleConfigPath });
+    process.exit(0);
+  });
+
+program
+  .command("status")
+  .description("show the project root, database, row counts and active embedder")
+  .option("--json", "print JSON")
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const status = getStatus(app, version);
+      print(opts.json ?? false, status, renderStatus(status));
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("doctor")
+  .description("check Node, native modules, FTS5, sqlite-vec, the embedder and write access")
+  .option("--json", "print JSON")
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const checks = await runDoctor(configFrom(cmd), process.cwd());
+    print(opts.json ?? false, checks, renderChecks(checks));
+    if (checks.some((c) => c.level === "fail")) process.exitCode = 1;
+  });
+
+const models = program.command("models").description("manage local embedding models");
+models
+  .command("pull [model]")
+  .description(`download a sentence-embedding model into the local cache (default ${DEFAULT_MODEL})`)
+  .action(async (model: string | undefined, _opts: unknown, cmd: Command) => {
+    const config = configFrom(cmd);
+    const logger = createLogger(config.logLevel as LogLevel);
+    const name = model ?? DEFAULT_MODEL;
+    await pullModel({ model: name, cacheDir: config.modelsDir, logger });
+    console.log(
+      `pulled ${name} into ${config.modelsDir}; switch a project to it with: memcards reembed --model ${name}`,
+    );
+  });
+
+program
+  .command("reembed")
+  .description("switch this project's database to another embedder and re-embed everything stored")
+  .option("--model <id>", "a cached model (see `memcards models pull`)")
+  .option("--offline", "the built-in offline embedder")
+  .option("--json", "print JSON")
+  .action(async (opts: { model?: string; offline?: boolean; json?: boolean }, cmd: Command) => {
+    if (Boolean(opts.model) === Boolean(opts.offline)) {
+      throw new AppError("BAD_INPUT", "pass exactly one of --model <id> or --offline");
+    }
+    const app = openApp(configFrom(cmd));
+    try {
+      const result = await reembed(app, opts.offline ? { offline: true } : { model: opts.model ?? DEFAULT_MODEL });
+      print(
+        opts.json ?? false,
+        result,
+        `re-embedded ${result.items} items with ${result.to} (was ${result.from ?? "unbound"}) in ${result.ms} ms`,
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  const e = toAppError(err);
+  process.stderr.write(`memcards: ${e.code === "INTERNAL" ? "" : e.code + ": "}${e.message}\n`);
+  if (e.code === "INTERNAL" && e.stack) process.stderr.write(e.stack + "\n");
+  process.exit(1);
+});

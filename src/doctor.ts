@@ -1,0 +1,131 @@
+// `memcards doctor`: checks the runtime, native modules, SQLite features, embedder and write access.
+import { accessSync, constants, existsSync } from "node:fs";
+import { dirname } from "node:path";
+
+import { z } from "zod";
+
+import { createApp } from "./app.js";
+import type { Config } from "./config.js";
+import { DEFAULT_MODEL, isModelCached } from "./embeddings/transformers.js";
+import { silentLogger } from "./log.js";
+import { resolveProjectRoot } from "./project/root.js";
+import { openDatabase } from "./storage/db.js";
+
+export const CheckLevel = z.enum(["ok", "warn", "fail"]);
+export const Check = z.object({
+  name: z.string(),
+  level: CheckLevel,
+  detail: z.string(),
+  fix: z.string().optional(),
+});
+export type Check = z.infer<typeof Check>;
+
+const MIN_NODE = [20, 12] as const;
+
+function nodeCheck(): Check {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  const okVersion = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return okVersion
+    ? { name: "node", level: "ok", detail: `Node ${process.versions.node}` }
+    : {
+        name: "node",
+        level: "fail",
+        detail: `Node ${process.versions.node} is older than ${MIN_NODE.join(".")}`,
+        fix: "install Node 20.12 or newer",
+      };
+}
+
+function sqliteChecks(): Check[] {
+  try {
+    const db = openDatabase(":memory:");
+    const v = db.prepare("SELECT sqlite_version() AS s, vec_version() AS v").get() as { s: string; v: string };
+    db.close();
+    return [
+      { name: "better-sqlite3", level: "ok", detail: `SQLite ${v.s} (native module loads)` },
+      { name: "fts5", level: "ok", detail: "FTS5 available" },
+      { name: "sqlite-vec", level: "ok", detail: `sqlite-vec ${v.v}` },
+    ];
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    const name = e.code === "DB_MISSING_FTS5" ? "fts5" : e.code === "DB_MISSING_VEC" ? "sqlite-vec" : "better-sqlite3";
+    return [
+      {
+        name,
+        level: "fail",
+        detail: e.message,
+        fix: "run `npm rebuild better-sqlite3` (or `npm ci`) in memcards' folder",
+      },
+    ];
+  }
+}
+
+async function transformersCheck(config: Config): Promise<Check> {
+  const model = config.embedder === "auto" || config.embedder === "offline" ? DEFAULT_MODEL : config.embedder;
+  try {
+    await import("@huggingface/transformers");
+  } catch (err) {
+    return {
+      name: "embedder",
+      level: "warn",
+      detail: `transformers.js does not load (${(err as Error).message}); the offline embedder serves`,
+      fix: "reinstall with `npm ci`",
+    };
+  }
+  if (config.embedder === "offline") {
+    return { name: "embedder", level: "ok", detail: "offline embedder chosen explicitly (--embedder offline)" };
+  }
+  if (isModelCached(model, config.modelsDir)) {
+    return { name: "embedder", level: "ok", detail: `model ${model} cached in ${config.modelsDir}` };
+  }
+  return {
+    name: "embedder",
+    level: "warn",
+    detail: `no model cached in ${config.modelsDir}: the built-in offline embedder serves (lexical and anchor search are unaffected)`,
+    fix: `with a network, run \`memcards models pull ${model}\` then \`memcards reembed --model ${model}\``,
+  };
+}
+
+function storeCheck(config: Config, cwd: string): Check[] {
+  try {
+    const location = resolveProjectRoot({ explicit: config.root, cwd, userDir: config.userDir });
+    const rootCheck: Check =
+      location.source === "user-store"
+        ? {
+            name: "project root",
+            level: "warn",
+            detail: `no project found from ${cwd}; the per-user store ${location.root} is used`,
+            fix: "run inside a git repository, or pass --root",
+          }
+        : { name: "project root", level: "ok", detail: `${location.root} (from ${location.source})` };
+    const dbPath = config.db ?? location.defaultDbPath;
+    const dir = dirname(dbPath);
+    if (existsSync(dir)) accessSync(dir, constants.W_OK);
+    const app = createApp(config, location, silentLogger);
+    void app.close();
+    return [rootCheck, { name: "write access", level: "ok", detail: `database ${dbPath} opens for writing` }];
+  } catch (err) {
+    return [
+      {
+        name: "write access",
+        level: "fail",
+        detail: (err as Error).message,
+        fix: "pass --db with a writable path, or fix the folder's permissions",
+      },
+    ];
+  }
+}
+
+/** Runs every check. Failing checks mean memcards cannot work; warnings mean it works with less. */
+export async function runDoctor(config: Config, cwd: string): Promise<Check[]> {
+  return [nodeCheck(), ...sqliteChecks(), await transformersCheck(config), ...storeCheck(config, cwd)];
+}
+
+/** One line a check, with its fix indented below. */
+export function renderChecks(checks: Check[]): string {
+  const lines: string[] = [];
+  for (const c of checks) {
+    lines.push(`${c.level.padEnd(4)}  ${c.name}: ${c.detail}`);
+    if (c.fix && c.level !== "ok") lines.push(`      fix: ${c.fix}`);
+  }
+  return lines.join("\n");
+}

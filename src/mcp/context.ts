@@ -1,0 +1,53 @@
+// Per-connection project context: resolves the root once, using the client's MCP roots when it offers them.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import type { App } from "../app.js";
+import type { AppCache } from "../app-cache.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { resolveProjectRoot } from "../project/root.js";
+
+export interface ToolDeps {
+  /** The app for this connection's project, opened on first use. */
+  app(): Promise<App>;
+  logger: Logger;
+  version: string;
+}
+
+const ROOTS_TIMEOUT_MS = 3000;
+
+/** Builds the dependencies tools receive, bound to one server (one client connection). */
+export function createToolDeps(
+  server: McpServer,
+  opts: { config: Config; apps: AppCache; logger: Logger; version: string; cwd: string },
+): ToolDeps {
+  let pending: Promise<App> | undefined;
+  const clientRoots = async (): Promise<string[]> => {
+    if (opts.config.root || !server.server.getClientCapabilities()?.roots) return [];
+    try {
+      const res = await server.server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
+      return res.roots.map((r) => r.uri);
+    } catch (err) {
+      opts.logger.warn(`client roots unavailable: ${(err as Error).message}`);
+      return [];
+    }
+  };
+  return {
+    logger: opts.logger,
+    version: opts.version,
+    app() {
+      pending ??= (async () => {
+        const location = resolveProjectRoot({
+          explicit: opts.config.root,
+          mcpRoots: await clientRoots(),
+          cwd: opts.cwd,
+          userDir: opts.config.userDir,
+        });
+        return opts.apps.forLocation(location);
+      })();
+      // A failed resolution is retried on the next call rather than cached forever.
+      pending.catch(() => (pending = undefined));
+      return pending;
+    },
+  };
+}

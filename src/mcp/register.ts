@@ -1,0 +1,10 @@
+// Registers every tool, resource and prompt on a server.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import type { ToolDeps } from "./context.js";
+import { registerStatusTool } from "./tools/status.js";
+
+/** Wires all MCP capabilities to their domain functions. */
+export function registerAll(server: McpServer, deps: ToolDeps): void {
+  registerStatusTool(server, deps);
+}

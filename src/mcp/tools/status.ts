@@ -1,0 +1,34 @@
+// Tool `status`: where memcards stores this project, what it holds, which embedder is active.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+
+import { getStatus, renderStatus } from "../../status.js";
+import type { ToolDeps } from "../context.js";
+import { guard, ok } from "../result.js";
+
+const Input = z.object({}).strict();
+
+/** Registers `status`. */
+export function registerStatusTool(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    "status",
+    {
+      title: "memcards status",
+      description:
+        "Show memcards' project root, database (path, size, rows per table, schema version) and active embedder. Call it when unsure whether memcards is set up for this project. No arguments.",
+      inputSchema: Input,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    () =>
+      guard(async () => {
+        const status = getStatus(await deps.app(), deps.version);
+        return ok(renderStatus(status), {
+          root: status.root,
+          db: status.db.path,
+          schemaVersion: status.db.schemaVersion,
+          embedder: status.embedder.id,
+          embedderMode: status.embedder.mode,
+        });
+      }, deps.logger),
+  );
+}

@@ -1,0 +1,78 @@
+// `memcards serve`: the MCP server on stdio (default) or Streamable HTTP, with a clean shutdown.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+
+import { createAppCache } from "./app-cache.js";
+import type { Config } from "./config.js";
+import type { Logger } from "./log.js";
+import { resolveProjectRoot } from "./project/root.js";
+import { createServer } from "./server.js";
+import { serveHttp } from "./transport/http.js";
+
+export interface ServeOptions {
+  config: Config;
+  logger: Logger;
+  version: string;
+  cwd: string;
+  http?: boolean;
+  /** Path of the registration example shown to a user who started the server by hand. */
+  exampleConfigPath: string;
+}
+
+/** Serves until stdin closes (stdio), or until SIGTERM/SIGINT. Resolves when shut down. */
+export async function serve(opts: ServeOptions): Promise<void> {
+  const apps = createAppCache(opts.config, opts.logger);
+  const newServer = () => createServer({ ...opts, apps });
+  let stopping: Promise<void> | undefined;
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  let closeTransport: () => Promise<void> = async () => undefined;
+
+  const shutdown = (why: string) => {
+    stopping ??= (async () => {
+      opts.logger.info(`shutting down (${why})`);
+      await closeTransport().catch(() => undefined);
+      await apps.closeAll().catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
+      done();
+    })();
+    return stopping;
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+
+  if (opts.http) {
+    const handle = await serveHttp({ ...opts.config.http, logger: opts.logger, newServer });
+    closeTransport = () => handle.close();
+    opts.logger.info(`serving MCP over Streamable HTTP at ${handle.url}`);
+    if (opts.config.http.token) opts.logger.info("clients must send Authorization: Bearer <token>");
+  } else {
+    const server = newServer();
+    const transport = new StdioServerTransport();
+    closeTransport = () => server.close();
+    // The SDK's stdio transport does not end the process when the client goes away: do it here.
+    process.stdin.once("end", () => void shutdown("stdin closed"));
+    process.stdin.once("close", () => void shutdown("stdin closed"));
+    await server.connect(transport);
+    if (process.stdin.isTTY) printBanner(opts, apps);
+  }
+  await finished;
+}
+
+/** Tells a person who ran `memcards serve` in a terminal what it is and how to register it. */
+function printBanner(opts: ServeOptions, apps: ReturnType<typeof createAppCache>): void {
+  const log = (s: string) => process.stderr.write(s + "\n");
+  log(`memcards ${opts.version}: MCP server on stdio, waiting for a client (Ctrl-C to stop).`);
+  log(
+    `Register it with your agent: see ${opts.exampleConfigPath} (or run: claude mcp add memcards -- memcards serve).`,
+  );
+  try {
+    const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
+    const app = apps.forLocation(location);
+    log(
+      `project root: ${location.root} (from ${location.source}; a client's MCP roots take precedence when it sends them)`,
+    );
+    log(`database:     ${app.dbPath}`);
+    log(`embedder:     ${app.embedding.embedder.id} (${app.embedding.embedder.mode})`);
+  } catch (err) {
+    log(`project: not resolved yet (${(err as Error).message})`);
+  }
+}

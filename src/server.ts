@@ -1,0 +1,31 @@
+// createServer: an McpServer with memcards' tools, no side effects at import time.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import type { AppCache } from "./app-cache.js";
+import type { Config } from "./config.js";
+import type { Logger } from "./log.js";
+import { createToolDeps } from "./mcp/context.js";
+import { registerAll } from "./mcp/register.js";
+
+/** What the model is told about when to use which tool. */
+export const SERVER_INSTRUCTIONS = `memcards keeps local, compact context for this repository.
+- Call status when unsure whether memcards is set up for this project: it shows the project root, database and embedder.`;
+
+export interface ServerDeps {
+  config: Config;
+  apps: AppCache;
+  logger: Logger;
+  version: string;
+  /** Working directory used for git-based root resolution. */
+  cwd: string;
+}
+
+/** Creates a server for one client connection. */
+export function createServer(deps: ServerDeps): McpServer {
+  const server = new McpServer(
+    { name: "memcards", version: deps.version },
+    { instructions: SERVER_INSTRUCTIONS, capabilities: { logging: {} } },
+  );
+  registerAll(server, createToolDeps(server, deps));
+  return server;
+}

@@ -1,0 +1,82 @@
+import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { describe, expect, it } from "vitest";
+
+import { cliPath } from "../helpers/cli.js";
+import { textOf } from "../helpers/mcp.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+function env(extra: Record<string, string>): Record<string, string> {
+  const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  return { ...base, ...extra };
+}
+
+describe("memcards serve over stdio (a real child process)", () => {
+  it("connects, lists tools and calls status", async () => {
+    const root = realpathSync(tmpDir());
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, "serve", "--root", root],
+      env: env({ MEMCARDS_HOME: tmpDir() }),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()?.name).toBe("memcards");
+      expect(client.getInstructions()).toMatch(/status/);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain("status");
+      const res = await client.callTool({ name: "status", arguments: {} });
+      expect(textOf(res)).toContain(`root: ${root} (from flag)`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("exits with code 0 when stdin closes, leaving stdout to the protocol", async () => {
+    const root = tmpDir();
+    const child = spawn(process.execPath, [cliPath, "serve", "--root", root], {
+      env: env({ MEMCARDS_HOME: tmpDir() }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }) + "\n",
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    child.stdin.end();
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 15_000))]);
+    expect(code).toBe(0);
+    // Everything on stdout is JSON-RPC: the initialize response and nothing else.
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { serverInfo: { name: "memcards" } },
+    });
+  });
+
+  it("exits on SIGTERM", async () => {
+    const child = spawn(process.execPath, [cliPath, "serve", "--root", tmpDir()], {
+      env: env({ MEMCARDS_HOME: tmpDir() }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill("SIGTERM");
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 15_000))]);
+    expect(code).toBe(0);
+  });
+});
