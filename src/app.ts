@@ -23,6 +23,8 @@ export interface App {
   project: ProjectRow;
   embedding: EmbedderChoice;
   logger: Logger;
+  /** Registers cleanup (workers, watchers) run before the database closes. */
+  onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
       bindEmbedder(db, { id: embedding.embedder.id, dimension: embedding.embedder.dimension });
     }
     let closed = false;
+    const closers: (() => Promise<void> | void)[] = [];
     return {
       config,
       location,
@@ -62,9 +65,19 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
       project,
       embedding,
       logger,
+      onClose(fn) {
+        closers.push(fn);
+      },
       async close() {
         if (closed) return;
         closed = true;
+        for (const fn of closers.reverse()) {
+          try {
+            await fn();
+          } catch (err) {
+            logger.warn(`cleanup failed: ${(err as Error).message}`);
+          }
+        }
         await embedding.embedder.close?.();
         if (db.open) {
           db.pragma("wal_checkpoint(PASSIVE)");

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // memcards CLI: parses argv, calls the same functions the MCP tools call, prints. Nothing else.
-import { dirname, join } from "node:path";
+import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { Command, Option } from "commander";
@@ -13,8 +13,14 @@ import { pullModel } from "./embeddings/pull.js";
 import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
+import { assertIndexed } from "./graph/build.js";
+import { buildGraph } from "./graph/job.js";
+import { neighbourhood } from "./graph/neighbors.js";
+import { renderBuild, renderNeighbourhood } from "./graph/render.js";
+import { watchUntilSignal } from "./graph/watch.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
+import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { serve } from "./serve.js";
 import { getStatus, renderStatus } from "./status.js";
@@ -96,6 +102,59 @@ program
     const checks = await runDoctor(configFrom(cmd), process.cwd());
     print(opts.json ?? false, checks, renderChecks(checks));
     if (checks.some((c) => c.level === "fail")) process.exitCode = 1;
+  });
+
+program
+  .command("index [path]")
+  .description("build or refresh the context graph of the project at path (default: the resolved root); incremental")
+  .option("--json", "print JSON")
+  .option("--lexical-only", "skip vectors (the lexical index and graph only)")
+  .option("--watch", "keep the graph fresh as files change, until Ctrl-C")
+  .action(
+    async (
+      path: string | undefined,
+      opts: { json?: boolean; lexicalOnly?: boolean; watch?: boolean },
+      cmd: Command,
+    ) => {
+      const app = openApp(configFrom(cmd, path ? { root: resolvePath(path) } : {}));
+      try {
+        const line = createProgressLine(!opts.json || process.stderr.isTTY);
+        const result = await buildGraph(app, {
+          lexicalOnly: opts.lexicalOnly ?? false,
+          onProgress: (p) => {
+            const secs = (p.elapsedMs / 1000).toFixed(1);
+            if (p.phase === "parse") {
+              const rate = p.elapsedMs > 0 ? Math.round((p.done / p.elapsedMs) * 1000) : 0;
+              line.update(
+                `${bar(p.done, p.total)} ${p.done}/${p.total} files, ${p.symbols} symbols, ${rate} files/s, ${secs}s`,
+              );
+            } else if (p.phase === "embed") line.update(`vectors: ${p.done} embedded, ${secs}s`);
+            else line.update(`${p.phase}… ${secs}s`);
+          },
+        });
+        line.done();
+        print(opts.json ?? false, result, renderBuild(result));
+        if (opts.watch) await watchUntilSignal(app);
+      } finally {
+        await app.close();
+      }
+    },
+  );
+
+const graph = program.command("graph").description("inspect the context graph");
+graph
+  .command("neighbors <ref>")
+  .description("a node's one-hop neighbourhood: give a repo path, a symbol name (or Parent.name) or a node id")
+  .option("--json", "print JSON")
+  .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      assertIndexed(app.db);
+      const n = neighbourhood(app.db, ref);
+      print(opts.json ?? false, n, renderNeighbourhood(n));
+    } finally {
+      await app.close();
+    }
   });
 
 const models = program.command("models").description("manage local embedding models");

@@ -9,6 +9,7 @@ import { registerAll } from "./mcp/register.js";
 
 /** What the model is told about when to use which tool. */
 export const SERVER_INSTRUCTIONS = `memcards keeps local, compact context for this repository.
+- Call build_context_graph once per session (incremental, cheap when nothing changed; watch:true keeps it fresh), then graph_neighbors to see a file's or symbol's imports, tests and governing rules.
 - Call status when unsure whether memcards is set up for this project: it shows the project root, database and embedder.`;
 
 export interface ServerDeps {

@@ -2,9 +2,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import type { ToolDeps } from "./context.js";
+import { registerGraphTools } from "./tools/graph.js";
 import { registerStatusTool } from "./tools/status.js";
 
 /** Wires all MCP capabilities to their domain functions. */
 export function registerAll(server: McpServer, deps: ToolDeps): void {
   registerStatusTool(server, deps);
+  registerGraphTools(server, deps);
 }

@@ -1,0 +1,343 @@
+// Builds the instance context graph of a repository: scan, parse changed files, write nodes in batches,
+// then recompute the derived edges (imports, test_covers, precondition) and queue vectors.
+import { createHash } from "node:crypto";
+
+import { z } from "zod";
+
+import { AppError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { baseName, isTestPath, type LanguageId } from "../repo/languages.js";
+import { readManifests } from "../repo/manifests.js";
+import { createParser, type ParsedFile, type RepoParser } from "../repo/parse.js";
+import { createImportResolver, type ImportEdge, testCovers } from "../repo/resolve-imports.js";
+import { parseRule, ruleKindOf, ruleMatcher } from "../repo/rules.js";
+import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
+import type { ImportRef } from "../repo/symbols.js";
+import type { Db } from "../storage/db.js";
+import { writeTx } from "../storage/db.js";
+import {
+  deleteFiles,
+  fileImports,
+  graphCounts,
+  knownFiles,
+  nodeIdsByKey,
+  type NodeInput,
+  replaceEdges,
+  writeFile,
+} from "../storage/graph.js";
+import { setMeta } from "../storage/meta.js";
+import { identifierTokens } from "../text/identifiers.js";
+
+export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);
+export type IndexPhase = z.infer<typeof IndexPhase>;
+
+export const IndexProgress = z.object({
+  phase: IndexPhase,
+  done: z.number(),
+  total: z.number(),
+  symbols: z.number(),
+  elapsedMs: z.number(),
+});
+export type IndexProgress = z.infer<typeof IndexProgress>;
+
+export const IndexResult = z.object({
+  root: z.string(),
+  mode: z.enum(["git", "walk"]),
+  files: z.object({
+    scanned: z.number(),
+    parsed: z.number(),
+    unchanged: z.number(),
+    deleted: z.number(),
+    regexFallback: z.number(),
+  }),
+  symbols: z.number(),
+  skipped: z.record(SkipReason, z.number()),
+  counts: z.object({ nodes: z.record(z.string(), z.number()), edges: z.record(z.string(), z.number()) }),
+  ms: z.object({ scan: z.number(), parse: z.number(), edges: z.number(), total: z.number() }),
+  filesPerSecond: z.number(),
+  cancelled: z.boolean(),
+});
+export type IndexResult = z.infer<typeof IndexResult>;
+
+export interface IndexOptions {
+  db: Db;
+  projectId: number;
+  root: string;
+  logger: Logger;
+  /** Reuse a parser across runs (the watcher does); otherwise one is created and disposed. */
+  parser?: RepoParser;
+  maxFileBytes?: number;
+  exclude?: string[];
+  /** Files written per transaction: a killed run keeps every finished batch. */
+  batchFiles?: number;
+  isCancelled?: () => boolean;
+  onProgress?: (p: IndexProgress) => void;
+}
+
+const GRAPH_STATE = "graph.state";
+const EMBED_CHARS = 1_500;
+
+const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+const tok = (s: string) => identifierTokens(s).join(" ");
+/** A cheap token estimate for ranking cost; cards count real tokens of what they actually serve. */
+const estimateTokens = (chars: number) => Math.ceil(chars / 4);
+
+export const fileKey = (path: string) => `file:${path}`;
+
+/** The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). */
+export function fileNodes(file: ScannedFile, content: string, parsed: ParsedFile | undefined): NodeInput[] {
+  const isTest = isTestPath(file.path, file.language);
+  const ruleKind = ruleKindOf(file.path);
+  const rule = ruleKind ? parseRule(file.path, content) : undefined;
+  const symbols = parsed?.symbols ?? [];
+  const defined = symbols.map((s) => s.name).join(" ");
+  const type = rule ? "rule" : isTest ? "test" : "file";
+  const head = content.slice(0, EMBED_CHARS);
+  const nodes: NodeInput[] = [
+    {
+      key: fileKey(file.path),
+      type,
+      path: file.path,
+      name: baseName(file.path),
+      kind: file.language,
+      startLine: 1,
+      endLine: content.length ? content.split("\n").length : 0,
+      summary: rule
+        ? (rule.description ?? rule.body.slice(0, 200))
+        : symbols.length
+          ? `defines ${defined.slice(0, 300)}`
+          : null,
+      tokens: estimateTokens(content.length),
+      contentHash: file.hash,
+      source: rule ? "rule" : (parsed?.parser ?? "text"),
+      meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
+      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: tok(content) },
+      embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
+    },
+  ];
+  if (symbols.length === 0) return nodes;
+  const lines = content.split("\n");
+  const seen = new Map<string, number>();
+  for (const s of symbols) {
+    const qual = s.parent ? `${s.parent}.${s.name}` : s.name;
+    const n = (seen.get(qual) ?? 0) + 1;
+    seen.set(qual, n);
+    const text = lines.slice(s.startLine - 1, s.endLine).join("\n");
+    nodes.push({
+      key: `sym:${file.path}#${qual}${n > 1 ? `~${n}` : ""}`,
+      type: "symbol",
+      path: file.path,
+      name: s.name,
+      kind: s.kind,
+      startLine: s.startLine,
+      endLine: s.endLine,
+      summary: s.signature ?? null,
+      tokens: estimateTokens(text.length),
+      contentHash: sha1(text),
+      source: parsed?.parser ?? "regex",
+      meta: s.parent ? { parent: s.parent } : undefined,
+      fts: { name: tok(qual), path: tok(file.path), body: tok(s.signature ?? "") },
+      embedText: `${s.kind} ${qual} in ${file.path}: ${s.signature ?? ""}`,
+    });
+  }
+  return nodes;
+}
+
+/**
+ * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
+ * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed.
+ * Batches commit as they go, so a killed run resumes where it stopped.
+ */
+export async function indexRepository(opts: IndexOptions): Promise<IndexResult> {
+  const { db, logger } = opts;
+  const t0 = performance.now();
+  const elapsed = () => Math.round(performance.now() - t0);
+  const progress = (phase: IndexPhase, done: number, total: number, symbols: number) =>
+    opts.onProgress?.({ phase, done, total, symbols, elapsedMs: elapsed() });
+  const cancelled = () => opts.isCancelled?.() ?? false;
+
+  progress("scan", 0, 0, 0);
+  const known = knownFiles(db);
+  const scan = scanRepo(opts.root, {
+    withContent: true,
+    known: Object.fromEntries([...known].map(([p, r]) => [p, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }])),
+    ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
+    ...(opts.exclude ? { exclude: opts.exclude } : {}),
+  });
+  const tScan = elapsed();
+  const present = new Set(scan.files.map((f) => f.path));
+  const removed = [...known.keys()].filter((p) => !present.has(p));
+  const changed = scan.files.filter((f) => !f.unchanged);
+  logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
+  setMeta(db, GRAPH_STATE, "building");
+
+  if (removed.length) writeTx(db, () => deleteFiles(db, removed));
+
+  const parser = opts.parser ?? createParser();
+  const ownParser = !opts.parser;
+  let parsedCount = 0;
+  let symbolCount = 0;
+  let regexFallback = 0;
+  let wasCancelled = false;
+  const batchSize = opts.batchFiles ?? 200;
+  try {
+    const languages = [...new Set(changed.map((f) => f.language).filter((l): l is LanguageId => !!l))];
+    await parser.preload(languages);
+    for (let i = 0; i < changed.length; i += batchSize) {
+      if (cancelled()) {
+        wasCancelled = true;
+        break;
+      }
+      const batch = changed.slice(i, i + batchSize);
+      const prepared: { file: ScannedFile; parsed: ParsedFile | undefined; nodes: NodeInput[] }[] = [];
+      for (const file of batch) {
+        const content = file.content ?? "";
+        const parsed = file.language ? await parser.parseFile(file.path, content, file.language) : undefined;
+        if (parsed?.parser === "regex" && parsed.fallbackReason) regexFallback++;
+        symbolCount += parsed?.symbols.length ?? 0;
+        prepared.push({ file, parsed, nodes: fileNodes(file, content, parsed) });
+        file.content = undefined; // release the text as soon as it is tokenized
+      }
+      writeTx(db, () => {
+        for (const { file, parsed, nodes } of prepared) {
+          writeFile(
+            db,
+            opts.projectId,
+            {
+              path: file.path,
+              language: file.language,
+              size: file.size,
+              mtimeMs: file.mtimeMs,
+              hash: file.hash,
+              isTest: isTestPath(file.path, file.language),
+            },
+            parsed?.parser ?? null,
+            parsed?.imports ?? [],
+            nodes,
+          );
+        }
+      });
+      parsedCount += batch.length;
+      progress("parse", parsedCount, changed.length, symbolCount);
+      await new Promise((r) => setImmediate(r));
+    }
+  } finally {
+    if (ownParser) parser.dispose();
+  }
+  const tParse = elapsed();
+
+  if (!wasCancelled && (changed.length || removed.length || known.size === 0)) {
+    progress("edges", 0, 1, symbolCount);
+    rebuildDerivedEdges(db, opts.root);
+  }
+  const tEdges = elapsed();
+  if (!wasCancelled) setMeta(db, GRAPH_STATE, "complete");
+  setMeta(
+    db,
+    "graph.last_run",
+    JSON.stringify({ at: new Date().toISOString(), files: scan.files.length, parsed: parsedCount, ms: tEdges }),
+  );
+  const counts = graphCounts(db);
+  progress("done", parsedCount, changed.length, symbolCount);
+  const total = elapsed();
+  return {
+    root: scan.root,
+    mode: scan.mode,
+    files: {
+      scanned: scan.files.length,
+      parsed: parsedCount,
+      unchanged: scan.files.length - changed.length,
+      deleted: removed.length,
+      regexFallback,
+    },
+    symbols: symbolCount,
+    skipped: scan.skipped,
+    counts: { nodes: counts.nodes, edges: counts.edges },
+    ms: { scan: tScan, parse: tParse - tScan, edges: tEdges - tParse, total },
+    filesPerSecond: total > 0 ? Math.round((parsedCount / total) * 1000) : 0,
+    cancelled: wasCancelled,
+  };
+}
+
+/** Recomputes imports, test_covers and precondition edges from stored import refs and rule files. */
+export function rebuildDerivedEdges(db: Db, root: string): void {
+  const files = fileImports(db);
+  const paths = files.map((f) => f.path);
+  const resolve = createImportResolver(paths, readManifests(root, paths));
+  const importEdges: ImportEdge[] = [];
+  const seen = new Set<string>();
+  for (const f of files) {
+    let refs: ImportRef[] = [];
+    try {
+      refs = JSON.parse(f.imports) as ImportRef[];
+    } catch {
+      continue;
+    }
+    for (const ref of refs) {
+      for (const to of resolve(f.path, ref)) {
+        const k = `${f.path}\0${to}`;
+        if (seen.has(k)) continue;
+        seen.add(k);
+        importEdges.push({ from: f.path, to });
+      }
+    }
+  }
+  const covers = testCovers(paths, importEdges);
+  const ids = nodeIdsByKey(db);
+  const id = (p: string) => ids.get(fileKey(p));
+  const edges: { src: number; dst: number; type: string; weight: number }[] = [];
+  for (const e of importEdges) {
+    const s = id(e.from);
+    const d = id(e.to);
+    if (s !== undefined && d !== undefined) edges.push({ src: s, dst: d, type: "imports", weight: 1 });
+  }
+  for (const c of covers) {
+    const s = id(c.test);
+    const d = id(c.target);
+    if (s !== undefined && d !== undefined) {
+      edges.push({ src: s, dst: d, type: "test_covers", weight: c.via === "name" ? 1 : 0.7 });
+    }
+  }
+  const rules = db.prepare("SELECT id, path, meta FROM nodes WHERE type = 'rule'").all() as {
+    id: number;
+    path: string;
+    meta: string | null;
+  }[];
+  for (const r of rules) {
+    const meta = r.meta ? (JSON.parse(r.meta) as Record<string, unknown>) : {};
+    const kind = ruleKindOf(r.path);
+    if (!kind) continue;
+    const matches = ruleMatcher({
+      path: r.path,
+      kind,
+      dir: typeof meta.dir === "string" ? meta.dir : "",
+      globs: Array.isArray(meta.globs) ? (meta.globs as string[]) : undefined,
+      alwaysApply: meta.alwaysApply === true,
+      body: "",
+    });
+    for (const p of paths) {
+      if (p === r.path || ruleKindOf(p)) continue;
+      const d = id(p);
+      if (d !== undefined && matches(p)) edges.push({ src: r.id, dst: d, type: "precondition", weight: 1 });
+    }
+  }
+  // One edge per (src, type, dst): keep the strongest (a test both named after and importing its target).
+  const best = new Map<string, (typeof edges)[number]>();
+  for (const e of edges) {
+    const k = `${e.src}:${e.type}:${e.dst}`;
+    const prev = best.get(k);
+    if (!prev || prev.weight < e.weight) best.set(k, e);
+  }
+  writeTx(db, () => replaceEdges(db, ["imports", "test_covers", "precondition"], [...best.values()]));
+}
+
+/** Throws NOT_INDEXED when the graph has never been built for this database. */
+export function assertIndexed(db: Db): void {
+  const n = (db.prepare("SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
+  if (n === 0) {
+    throw new AppError(
+      "NOT_INDEXED",
+      "this project has no context graph yet; run build_context_graph (or `memcards index`) first",
+    );
+  }
+}

@@ -1,0 +1,156 @@
+// Runs graph builds in a worker thread and tracks them as jobs (id, progress, result, cancellation).
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+
+import type { App } from "../app.js";
+import { AppError } from "../errors.js";
+import type { GraphBuildResult } from "./job.js";
+import type { WorkerInit, WorkerReply, WorkerRequest } from "./worker.js";
+
+export type JobState = "running" | "done" | "failed" | "cancelled";
+
+export interface JobProgress {
+  phase: string;
+  done: number;
+  total: number;
+  elapsedMs: number;
+}
+
+export interface GraphJob {
+  id: string;
+  state: JobState;
+  startedAt: string;
+  progress?: JobProgress;
+  result?: GraphBuildResult;
+  error?: { code: string; message: string };
+  /** Resolves when the job ends (never rejects; read `state`). */
+  finished: Promise<GraphJob>;
+  cancel(): void;
+}
+
+export interface GraphHost {
+  start(opts?: { path?: string; lexicalOnly?: boolean; onProgress?: (p: JobProgress) => void }): GraphJob;
+  job(id: string): GraphJob | undefined;
+  /** The running job, if any. */
+  current(): GraphJob | undefined;
+  close(): Promise<void>;
+}
+
+/** The compiled worker next to this module (tests running from src/ use the build in dist/). */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const js = here.endsWith(".ts")
+    ? here.replace(/\/src\/graph\/host\.ts$/, "/dist/graph/worker.js")
+    : here.replace(/host\.js$/, "worker.js");
+  if (!existsSync(js)) throw new AppError("INTERNAL", `graph worker not found at ${js}; run \`npm run build\``);
+  return js;
+}
+
+/** Starts a worker for the app's project; jobs run one after another in it. */
+export function createGraphHost(app: App): GraphHost {
+  const init: WorkerInit = { config: { ...app.config, db: app.dbPath }, location: app.location };
+  let worker: Worker | undefined;
+  const jobs = new Map<string, GraphJob & { resolve: (j: GraphJob) => void; onProgress?: (p: JobProgress) => void }>();
+  let running: string[] = [];
+
+  const failAll = (message: string) => {
+    for (const id of running) {
+      const j = jobs.get(id);
+      if (!j || j.state !== "running") continue;
+      j.state = "failed";
+      j.error = { code: "INTERNAL", message };
+      j.resolve(j);
+    }
+    running = [];
+  };
+
+  const ensureWorker = (): Worker => {
+    if (worker) return worker;
+    const w = new Worker(workerFile(), { workerData: init });
+    w.unref();
+    w.on("message", (msg: WorkerReply) => {
+      if (msg.type === "closed") return;
+      const j = jobs.get(msg.jobId);
+      if (!j) return;
+      if (msg.type === "progress") {
+        j.progress = msg.progress;
+        j.onProgress?.(msg.progress);
+        return;
+      }
+      running = running.filter((id) => id !== j.id);
+      if (msg.type === "done") {
+        j.result = msg.result as GraphBuildResult;
+        j.state = j.result.cancelled ? "cancelled" : "done";
+      } else {
+        j.state = "failed";
+        j.error = { code: msg.code, message: msg.message };
+      }
+      j.resolve(j);
+    });
+    w.on("error", (err) => {
+      app.logger.error(`graph worker failed: ${err.message}`);
+      failAll(err.message);
+      worker = undefined;
+    });
+    w.on("exit", (code) => {
+      if (running.length) failAll(`graph worker exited with code ${code}`);
+      worker = undefined;
+    });
+    worker = w;
+    return w;
+  };
+
+  return {
+    start(opts = {}) {
+      const id = randomUUID().slice(0, 8);
+      const cancelBuf = new SharedArrayBuffer(4);
+      let resolve!: (j: GraphJob) => void;
+      const finished = new Promise<GraphJob>((r) => (resolve = r));
+      const job = {
+        id,
+        state: "running" as JobState,
+        startedAt: new Date().toISOString(),
+        finished,
+        resolve,
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        cancel: () => Atomics.store(new Int32Array(cancelBuf), 0, 1),
+      };
+      jobs.set(id, job);
+      running.push(id);
+      const req: WorkerRequest = {
+        type: "build",
+        jobId: id,
+        lexicalOnly: opts.lexicalOnly ?? false,
+        cancel: cancelBuf,
+        ...(opts.path ? { path: opts.path } : {}),
+      };
+      ensureWorker().postMessage(req);
+      // Keep only the last few finished jobs.
+      if (jobs.size > 20) {
+        for (const [k, v] of jobs) if (v.state !== "running" && jobs.size > 20) jobs.delete(k);
+      }
+      return job;
+    },
+    job: (id) => jobs.get(id),
+    current: () => {
+      const id = running[0];
+      return id ? jobs.get(id) : undefined;
+    },
+    async close() {
+      const w = worker;
+      if (!w) return;
+      for (const id of running) jobs.get(id)?.cancel();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => void w.terminate().then(() => resolve()), 5000);
+        w.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        w.postMessage({ type: "close" } satisfies WorkerRequest);
+      });
+      worker = undefined;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// One graph build as the app runs it: index the repository, then embed what changed and refresh `similar` edges.
+import type { App } from "../app.js";
+import { embedPending } from "../embeddings/embed-pending.js";
+import type { RepoParser } from "../repo/parse.js";
+import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
+import { rebuildSimilarEdges } from "./similar.js";
+
+export interface GraphBuildOptions {
+  /** Directory to index; defaults to the project root. */
+  path?: string;
+  /** Skip vectors (lexical index only). */
+  lexicalOnly?: boolean;
+  parser?: RepoParser;
+  isCancelled?: () => boolean;
+  onProgress?: (p: IndexProgress | { phase: "embed"; done: number; total: number; elapsedMs: number }) => void;
+}
+
+export interface GraphBuildResult extends IndexResult {
+  embedded: number;
+  similarEdges: number;
+  embedMs: number;
+}
+
+/** Indexes the project, then (unless lexical only) embeds pending items and rebuilds similar edges. */
+export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promise<GraphBuildResult> {
+  const result = await indexRepository({
+    db: app.db,
+    projectId: app.project.id,
+    root: opts.path ?? app.location.root,
+    logger: app.logger,
+    ...(opts.parser ? { parser: opts.parser } : {}),
+    ...(opts.isCancelled ? { isCancelled: opts.isCancelled } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+  });
+  let embedded = 0;
+  let similarEdges = result.counts.edges.similar ?? 0;
+  const t0 = performance.now();
+  if (!opts.lexicalOnly && !result.cancelled && app.embedding.vectorsEnabled) {
+    const controller = new AbortController();
+    const timer = opts.isCancelled ? setInterval(() => opts.isCancelled?.() && controller.abort(), 50) : undefined;
+    try {
+      embedded = await embedPending(app.db, app.embedding.embedder, {
+        projectId: app.project.id,
+        signal: controller.signal,
+        onProgress: (done) =>
+          opts.onProgress?.({ phase: "embed", done, total: 0, elapsedMs: Math.round(performance.now() - t0) }),
+      });
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+    if (embedded > 0) similarEdges = rebuildSimilarEdges(app.db);
+  }
+  const embedMs = Math.round(performance.now() - t0);
+  if (similarEdges) result.counts.edges.similar = similarEdges;
+  return { ...result, embedded, similarEdges, embedMs };
+}

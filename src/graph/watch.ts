@@ -1,0 +1,152 @@
+// Keeps the graph fresh: chokidar events, debounced into one incremental build (a branch switch touching
+// thousands of files is one batch). One watcher per project across processes, via a lease row.
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { relative, sep } from "node:path";
+
+import { type FSWatcher, watch } from "chokidar";
+
+import type { App } from "../app.js";
+import { writeTx } from "../storage/db.js";
+import { acquireLease, leaseHolder, releaseLease } from "../storage/graph.js";
+import { createGraphHost, type GraphHost } from "./host.js";
+import type { GraphBuildResult } from "./job.js";
+
+const LEASE_TTL_MS = 30_000;
+const RENEW_MS = 10_000;
+const IGNORED = /(^|[/\\])(\.git|node_modules|\.memcards|__pycache__|\.venv|venv|target|dist|build)([/\\]|$)/;
+
+export interface GraphWatcher {
+  /** True while this process holds the project's watch lease. */
+  readonly active: boolean;
+  /** Resolves once the file system watch is set up (or immediately when another process watches). */
+  readonly ready: Promise<void>;
+  /** Who holds the lease when this process does not. */
+  holder(): { holder: string; pid: number } | undefined;
+  close(): Promise<void>;
+}
+
+export interface WatchOptions {
+  debounceMs?: number;
+  host?: GraphHost;
+  onIndexed?: (result: GraphBuildResult, changedPaths: string[]) => void;
+  onError?: (message: string) => void;
+}
+
+/** Starts watching the project root (if no other process does) and re-indexes on change. */
+export function startWatcher(app: App, opts: WatchOptions = {}): GraphWatcher {
+  const root = app.location.root;
+  const leaseName = `watch:${app.location.key}`;
+  const me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const host = opts.host ?? createGraphHost(app);
+  const ownHost = !opts.host;
+  const debounceMs = opts.debounceMs ?? 150;
+  let fsw: FSWatcher | undefined;
+  let active = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pending = new Set<string>();
+  let building = false;
+  let readyResolve!: () => void;
+  const ready = new Promise<void>((r) => (readyResolve = r));
+
+  const tryLease = () => {
+    if (closed) return;
+    try {
+      const got = writeTx(app.db, () => acquireLease(app.db, leaseName, me, LEASE_TTL_MS));
+      if (got && !active) begin();
+      if (!got && active) stopWatching();
+    } catch (err) {
+      opts.onError?.(`watch lease: ${(err as Error).message}`);
+    }
+  };
+
+  const flush = async () => {
+    timer = undefined;
+    if (building || pending.size === 0 || closed) return;
+    const changed = [...pending];
+    pending = new Set();
+    building = true;
+    try {
+      const job = host.start({});
+      const done = await job.finished;
+      if (done.result) opts.onIndexed?.(done.result, changed);
+      else if (done.error) opts.onError?.(`re-index failed: ${done.error.message}`);
+    } finally {
+      building = false;
+      if (pending.size && !closed) timer = setTimeout(() => void flush(), debounceMs);
+    }
+  };
+
+  const onEvent = (path: string) => {
+    const rel = relative(root, path).split(sep).join("/");
+    if (!rel || rel.startsWith("..")) return;
+    pending.add(rel);
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void flush(), debounceMs);
+  };
+
+  const begin = () => {
+    active = true;
+    fsw = watch(root, {
+      ignored: (p: string) => IGNORED.test(relative(root, p)),
+      ignoreInitial: true,
+      followSymlinks: false,
+      persistent: true,
+    });
+    fsw.on("add", onEvent).on("change", onEvent).on("unlink", onEvent).on("unlinkDir", onEvent);
+    fsw.on("error", (err) => opts.onError?.(`watcher: ${(err as Error).message}`));
+    fsw.on("ready", () => readyResolve());
+  };
+
+  const stopWatching = () => {
+    active = false;
+    void fsw?.close();
+    fsw = undefined;
+  };
+
+  tryLease();
+  if (!active) readyResolve();
+  const renew = setInterval(tryLease, RENEW_MS);
+  renew.unref();
+
+  return {
+    get active() {
+      return active;
+    },
+    ready,
+    holder() {
+      const h = leaseHolder(app.db, leaseName);
+      return h && h.holder !== me ? { holder: h.holder, pid: h.pid } : undefined;
+    },
+    async close() {
+      closed = true;
+      clearInterval(renew);
+      if (timer) clearTimeout(timer);
+      await fsw?.close();
+      fsw = undefined;
+      if (active && app.db.open) writeTx(app.db, () => releaseLease(app.db, leaseName, me));
+      active = false;
+      if (ownHost) await host.close();
+    },
+  };
+}
+
+/** `memcards index --watch`: watch until Ctrl-C / SIGTERM, logging each refresh on stderr. */
+export async function watchUntilSignal(app: App): Promise<void> {
+  const w = startWatcher(app, {
+    onIndexed: (r, changed) =>
+      app.logger.info(
+        `re-indexed ${r.files.parsed} changed, ${r.files.deleted} deleted in ${r.ms.total} ms (${changed.slice(0, 3).join(", ")}${changed.length > 3 ? ", …" : ""})`,
+      ),
+    onError: (m) => app.logger.warn(m),
+  });
+  await w.ready;
+  if (!w.active) app.logger.warn(`another memcards process (${w.holder()?.holder ?? "?"}) is watching this project`);
+  else app.logger.info(`watching ${app.location.root} (Ctrl-C to stop)`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await w.close();
+}

@@ -1,0 +1,66 @@
+// Worker thread that runs graph builds with its own database connection and a long-lived parser,
+// so the server's event loop keeps answering tool calls while a repository is indexed.
+import { parentPort, workerData } from "node:worker_threads";
+
+import { createApp } from "../app.js";
+import type { Config } from "../config.js";
+import { toAppError } from "../errors.js";
+import { createLogger, type LogLevel } from "../log.js";
+import type { ProjectLocation } from "../project/root.js";
+import { createParser } from "../repo/parse.js";
+import { buildGraph } from "./job.js";
+
+export interface WorkerInit {
+  config: Config;
+  location: ProjectLocation;
+}
+
+export type WorkerRequest =
+  { type: "build"; jobId: string; path?: string; lexicalOnly: boolean; cancel: SharedArrayBuffer } | { type: "close" };
+
+export type WorkerReply =
+  | { type: "progress"; jobId: string; progress: { phase: string; done: number; total: number; elapsedMs: number } }
+  | { type: "done"; jobId: string; result: unknown }
+  | { type: "error"; jobId: string; code: string; message: string }
+  | { type: "closed" };
+
+const port = parentPort;
+if (!port) throw new Error("graph/worker.js must run in a worker thread");
+const init = workerData as WorkerInit;
+const logger = createLogger(init.config.logLevel as LogLevel);
+const app = createApp(init.config, init.location, logger);
+const parser = createParser();
+let queue: Promise<void> = Promise.resolve();
+
+port.on("message", (msg: WorkerRequest) => {
+  if (msg.type === "close") {
+    queue = queue.then(async () => {
+      parser.dispose();
+      await app.close();
+      port.postMessage({ type: "closed" } satisfies WorkerReply);
+      port.close();
+    });
+    return;
+  }
+  const flag = new Int32Array(msg.cancel);
+  queue = queue.then(async () => {
+    try {
+      const result = await buildGraph(app, {
+        ...(msg.path ? { path: msg.path } : {}),
+        lexicalOnly: msg.lexicalOnly,
+        parser,
+        isCancelled: () => Atomics.load(flag, 0) === 1,
+        onProgress: (p) =>
+          port.postMessage({
+            type: "progress",
+            jobId: msg.jobId,
+            progress: { phase: p.phase, done: p.done, total: p.total, elapsedMs: p.elapsedMs },
+          } satisfies WorkerReply),
+      });
+      port.postMessage({ type: "done", jobId: msg.jobId, result } satisfies WorkerReply);
+    } catch (err) {
+      const e = toAppError(err);
+      port.postMessage({ type: "error", jobId: msg.jobId, code: e.code, message: e.message } satisfies WorkerReply);
+    }
+  });
+});
