@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // memcards CLI: parses argv, calls the same functions the MCP tools call, prints. Nothing else.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +15,7 @@ import { pullModel } from "./embeddings/pull.js";
 import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
+import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
@@ -154,6 +157,32 @@ graph
       print(opts.json ?? false, n, renderNeighbourhood(n));
     } finally {
       await app.close();
+    }
+  });
+
+const evalCmd = program.command("eval").description("benchmarks and evaluations");
+evalCmd
+  .command("index")
+  .description("time the graph build against the read and parse floors of the same files, in one run")
+  .requiredOption("--repo <dir>", "repository to index (a private copy is made; the repository is not touched)")
+  .option("--json", "print JSON")
+  .action(async (opts: { repo: string; json?: boolean }, cmd: Command) => {
+    const config = configFrom(cmd);
+    const logger = createLogger(config.logLevel as LogLevel);
+    const workDir = mkdtempSync(join(tmpdir(), "memcards-bench-"));
+    try {
+      const line = createProgressLine(true);
+      const result = await benchIndex({
+        repo: resolvePath(opts.repo),
+        workDir,
+        config,
+        logger,
+        onStep: (s) => line.update(`${s}…`),
+      });
+      line.done();
+      print(opts.json ?? false, result, renderIndexBench(result));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
     }
   });
 

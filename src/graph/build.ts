@@ -23,6 +23,7 @@ import {
   nodeIdsByKey,
   type NodeInput,
   replaceEdges,
+  replaceEdgesFrom,
   writeFile,
 } from "../storage/graph.js";
 import { setMeta } from "../storage/meta.js";
@@ -79,6 +80,18 @@ const EMBED_CHARS = 1_500;
 
 const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
 const tok = (s: string) => identifierTokens(s).join(" ");
+/** Body tokens with each term kept at most `cap` times: BM25's term frequency saturates long before. */
+const TF_CAP = 8;
+const capTok = (s: string) => {
+  const seen = new Map<string, number>();
+  const out: string[] = [];
+  for (const t of identifierTokens(s)) {
+    const n = (seen.get(t) ?? 0) + 1;
+    seen.set(t, n);
+    if (n <= TF_CAP) out.push(t);
+  }
+  return out.join(" ");
+};
 /** A cheap token estimate for ranking cost; cards count real tokens of what they actually serve. */
 const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 
@@ -111,7 +124,7 @@ export function fileNodes(file: ScannedFile, content: string, parsed: ParsedFile
       contentHash: file.hash,
       source: rule ? "rule" : (parsed?.parser ?? "text"),
       meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
-      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: tok(content) },
+      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(content) },
       embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
     },
   ];
@@ -136,7 +149,7 @@ export function fileNodes(file: ScannedFile, content: string, parsed: ParsedFile
       contentHash: sha1(text),
       source: parsed?.parser ?? "regex",
       meta: s.parent ? { parent: s.parent } : undefined,
-      fts: { name: tok(qual), path: tok(file.path), body: tok(s.signature ?? "") },
+      fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
       embedText: `${s.kind} ${qual} in ${file.path}: ${s.signature ?? ""}`,
     });
   }
@@ -228,7 +241,16 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
 
   if (!wasCancelled && (changed.length || removed.length || known.size === 0)) {
     progress("edges", 0, 1, symbolCount);
-    rebuildDerivedEdges(db, opts.root);
+    // Only modified files, none added, removed or a rule: re-resolve just their edges; else rebuild all.
+    const onlyModified =
+      removed.length === 0 && changed.every((f) => known.has(f.path) && !ruleKindOf(f.path)) && known.size > 0;
+    if (onlyModified)
+      updateDerivedEdges(
+        db,
+        opts.root,
+        changed.map((f) => f.path),
+      );
+    else rebuildDerivedEdges(db, opts.root);
   }
   const tEdges = elapsed();
   if (!wasCancelled) setMeta(db, GRAPH_STATE, "complete");
@@ -329,6 +351,59 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
     if (!prev || prev.weight < e.weight) best.set(k, e);
   }
   writeTx(db, () => replaceEdges(db, ["imports", "test_covers", "precondition"], [...best.values()]));
+}
+
+/** Re-resolves the imports and test_covers edges leaving the given (modified, not added) files. */
+export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly string[]): void {
+  const files = fileImports(db);
+  const paths = files.map((f) => f.path);
+  const resolve = createImportResolver(paths, readManifests(root, paths));
+  const changedSet = new Set(changedPaths);
+  const ids = nodeIdsByKey(db);
+  const id = (p: string) => ids.get(fileKey(p));
+  const importEdges: ImportEdge[] = [];
+  for (const f of files) {
+    if (!changedSet.has(f.path)) continue;
+    let refs: ImportRef[] = [];
+    try {
+      refs = JSON.parse(f.imports) as ImportRef[];
+    } catch {
+      refs = [];
+    }
+    const seen = new Set<string>();
+    for (const ref of refs) {
+      for (const to of resolve(f.path, ref)) {
+        if (seen.has(to)) continue;
+        seen.add(to);
+        importEdges.push({ from: f.path, to });
+      }
+    }
+  }
+  const covers = testCovers(paths, importEdges).filter((c) => changedSet.has(c.test));
+  writeTx(db, () => {
+    for (const p of changedPaths) {
+      const src = id(p);
+      if (src === undefined) continue;
+      const imports = importEdges
+        .filter((e) => e.from === p)
+        .flatMap((e) => {
+          const d = id(e.to);
+          return d === undefined ? [] : [{ dst: d, weight: 1 }];
+        });
+      replaceEdgesFrom(db, src, "imports", imports);
+      const best = new Map<number, number>();
+      for (const c of covers.filter((c) => c.test === p)) {
+        const d = id(c.target);
+        if (d !== undefined) best.set(d, Math.max(best.get(d) ?? 0, c.via === "name" ? 1 : 0.7));
+      }
+      replaceEdgesFrom(
+        db,
+        src,
+        "test_covers",
+        [...best].map(([dst, weight]) => ({ dst, weight })),
+      );
+    }
+  });
 }
 
 /** Throws NOT_INDEXED when the graph has never been built for this database. */

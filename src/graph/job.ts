@@ -2,8 +2,9 @@
 import type { App } from "../app.js";
 import { embedPending } from "../embeddings/embed-pending.js";
 import type { RepoParser } from "../repo/parse.js";
+import { graphCounts, pendingNodeIds } from "../storage/graph.js";
 import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
-import { rebuildSimilarEdges } from "./similar.js";
+import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";
 
 export interface GraphBuildOptions {
   /** Directory to index; defaults to the project root. */
@@ -36,6 +37,8 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
   let similarEdges = result.counts.edges.similar ?? 0;
   const t0 = performance.now();
   if (!opts.lexicalOnly && !result.cancelled && app.embedding.vectorsEnabled) {
+    const changedFileLevel = pendingNodeIds(app.db, SIMILAR_TYPES);
+    const fileLevelTotal = SIMILAR_TYPES.reduce((n, t) => n + (result.counts.nodes[t] ?? 0), 0);
     const controller = new AbortController();
     const timer = opts.isCancelled ? setInterval(() => opts.isCancelled?.() && controller.abort(), 50) : undefined;
     try {
@@ -48,7 +51,12 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
     } finally {
       if (timer) clearInterval(timer);
     }
-    if (embedded > 0) similarEdges = rebuildSimilarEdges(app.db);
+    if (changedFileLevel.length > 0) {
+      // A few changed files: recompute their neighbours only; many: rebuild all.
+      const incremental = changedFileLevel.length < 0.2 * fileLevelTotal;
+      const n = rebuildSimilarEdges(app.db, incremental ? { onlyNodeIds: changedFileLevel } : {});
+      similarEdges = incremental ? (graphCounts(app.db).edges.similar ?? n) : n;
+    }
   }
   const embedMs = Math.round(performance.now() - t0);
   if (similarEdges) result.counts.edges.similar = similarEdges;

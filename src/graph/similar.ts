@@ -1,7 +1,7 @@
 // `similar` edges: vector neighbours among files, rules and memories (not symbols: too many, too little gain).
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
-import { nodeVectors, replaceEdges } from "../storage/graph.js";
+import { nodeVectors, replaceEdges, replaceEdgesFrom } from "../storage/graph.js";
 
 export const SIMILAR_TYPES = ["file", "test", "rule", "memory"] as const;
 
@@ -9,7 +9,10 @@ export const SIMILAR_TYPES = ["file", "test", "rule", "memory"] as const;
  * Links each file-level node to its `k` nearest neighbours of the same kinds (cosine similarity as weight,
  * at least `minSimilarity`). Computed in memory over the stored vectors: one pass, no per-node queries.
  */
-export function rebuildSimilarEdges(db: Db, opts: { k?: number; minSimilarity?: number } = {}): number {
+export function rebuildSimilarEdges(
+  db: Db,
+  opts: { k?: number; minSimilarity?: number; onlyNodeIds?: readonly number[] } = {},
+): number {
   const k = opts.k ?? 5;
   const min = opts.minSimilarity ?? 0.3;
   const items = nodeVectors(db, SIMILAR_TYPES);
@@ -18,7 +21,9 @@ export function rebuildSimilarEdges(db: Db, opts: { k?: number; minSimilarity?: 
   const flat = new Float32Array(items.length * dim);
   items.forEach((it, i) => flat.set(it.vector, i * dim));
   const out: { src: number; edges: { dst: number; weight: number }[] }[] = [];
+  const only = opts.onlyNodeIds ? new Set(opts.onlyNodeIds) : undefined;
   for (let i = 0; i < items.length; i++) {
+    if (only && !only.has(items[i]!.nodeId)) continue;
     const best: { j: number; s: number }[] = [];
     const oi = i * dim;
     for (let j = 0; j < items.length; j++) {
@@ -40,7 +45,15 @@ export function rebuildSimilarEdges(db: Db, opts: { k?: number; minSimilarity?: 
       edges: best.map((b) => ({ dst: items[b.j]!.nodeId, weight: Math.round(b.s * 1000) / 1000 })),
     });
   }
-  const edges = out.flatMap((o) => o.edges.map((e) => ({ src: o.src, dst: e.dst, type: "similar", weight: e.weight })));
-  writeTx(db, () => replaceEdges(db, ["similar"], edges));
+  if (only) {
+    writeTx(db, () => {
+      for (const o of out) replaceEdgesFrom(db, o.src, "similar", o.edges);
+    });
+  } else {
+    const edges = out.flatMap((o) =>
+      o.edges.map((e) => ({ src: o.src, dst: e.dst, type: "similar", weight: e.weight })),
+    );
+    writeTx(db, () => replaceEdges(db, ["similar"], edges));
+  }
   return out.reduce((n, o) => n + o.edges.length, 0);
 }

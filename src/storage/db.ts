@@ -106,3 +106,14 @@ function checkFts5(db: Db): void {
 export function writeTx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
+
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** A prepared statement cached per connection: hot paths prepare each SQL string once. */
+export function stmt(db: Db, sql: string): Database.Statement {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}

@@ -1,6 +1,7 @@
 // SQL of the context graph: files, nodes, edges and their FTS rows. Callers hold the transaction.
 import type { Db } from "./db.js";
-import { deleteVectorItems, upsertVectorItem } from "./vectors.js";
+import { stmt } from "./db.js";
+import { deleteVectorItems, insertVectorItem, upsertVectorItem } from "./vectors.js";
 
 export interface FileRow {
   id: number;
@@ -53,14 +54,14 @@ export interface NodeRow {
 
 /** Every indexed file's size, mtime and hash, for the scanner's `known` shortcut. */
 export function knownFiles(db: Db): Map<string, FileRow> {
-  const rows = db.prepare("SELECT * FROM files").all() as FileRow[];
+  const rows = stmt(db, "SELECT * FROM files").all() as FileRow[];
   return new Map(rows.map((r) => [r.path, r]));
 }
 
 function deleteNodes(db: Db, ids: readonly number[]): void {
   if (ids.length === 0) return;
-  const delFts = db.prepare("DELETE FROM nodes_fts WHERE rowid = ?");
-  const delNode = db.prepare("DELETE FROM nodes WHERE id = ?");
+  const delFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
+  const delNode = stmt(db, "DELETE FROM nodes WHERE id = ?");
   deleteVectorItems(db, "node", ids);
   for (const id of ids) {
     delFts.run(id);
@@ -83,29 +84,28 @@ export function writeFile(
 ): void {
   const now = new Date().toISOString();
   const fileId = (
-    db
-      .prepare(
-        `INSERT INTO files (path, language, size, mtime_ms, hash, is_test, parser, imports, indexed_at)
+    stmt(
+      db,
+      `INSERT INTO files (path, language, size, mtime_ms, hash, is_test, parser, imports, indexed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET language = excluded.language, size = excluded.size,
            mtime_ms = excluded.mtime_ms, hash = excluded.hash, is_test = excluded.is_test, parser = excluded.parser,
            imports = excluded.imports, indexed_at = excluded.indexed_at
          RETURNING id`,
-      )
-      .get(
-        file.path,
-        file.language,
-        file.size,
-        file.mtimeMs,
-        file.hash,
-        file.isTest ? 1 : 0,
-        parser,
-        JSON.stringify(imports),
-        now,
-      ) as { id: number }
+    ).get(
+      file.path,
+      file.language,
+      file.size,
+      file.mtimeMs,
+      file.hash,
+      file.isTest ? 1 : 0,
+      parser,
+      JSON.stringify(imports),
+      now,
+    ) as { id: number }
   ).id;
 
-  const existing = db.prepare("SELECT id, key FROM nodes WHERE file_id = ?").all(fileId) as {
+  const existing = stmt(db, "SELECT id, key FROM nodes WHERE file_id = ?").all(fileId) as {
     id: number;
     key: string;
   }[];
@@ -115,7 +115,8 @@ export function writeFile(
     existing.filter((e) => !wanted.has(e.key)).map((e) => e.id),
   );
 
-  const upsert = db.prepare(
+  const upsert = stmt(
+    db,
     `INSERT INTO nodes (key, type, file_id, path, name, kind, start_line, end_line, summary, tokens, content_hash, source, meta)
      VALUES (@key, @type, @fileId, @path, @name, @kind, @startLine, @endLine, @summary, @tokens, @contentHash, @source, @meta)
      ON CONFLICT(key) DO UPDATE SET type = excluded.type, file_id = excluded.file_id, path = excluded.path,
@@ -124,8 +125,9 @@ export function writeFile(
        source = excluded.source, meta = excluded.meta
      RETURNING id`,
   );
-  const delFts = db.prepare("DELETE FROM nodes_fts WHERE rowid = ?");
-  const insFts = db.prepare("INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, ?, ?)");
+  const delFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
+  const insFts = stmt(db, "INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, ?, ?)");
+  const before = new Map(existing.map((e) => [e.key, e.id]));
   const ids: number[] = [];
   for (const n of nodes) {
     const id = (
@@ -146,24 +148,27 @@ export function writeFile(
       }) as { id: number }
     ).id;
     ids.push(id);
-    delFts.run(id);
+    const existed = before.has(n.key);
+    if (existed) delFts.run(id);
     insFts.run(id, n.fts.name, n.fts.path, n.fts.body);
-    if (n.embedText !== undefined) upsertVectorItem(db, projectId, "node", id, n.embedText);
-    else deleteVectorItems(db, "node", [id]);
+    if (n.embedText !== undefined) {
+      if (existed) upsertVectorItem(db, projectId, "node", id, n.embedText);
+      else insertVectorItem(db, projectId, "node", id, n.embedText);
+    } else if (existed) deleteVectorItems(db, "node", [id]);
   }
   const [fileNode, ...children] = ids;
   if (fileNode !== undefined) {
-    db.prepare("DELETE FROM edges WHERE src = ? AND type = 'contains'").run(fileNode);
-    const ins = db.prepare("INSERT OR IGNORE INTO edges (src, dst, type, weight) VALUES (?, ?, 'contains', 1)");
+    stmt(db, "DELETE FROM edges WHERE src = ? AND type = 'contains'").run(fileNode);
+    const ins = stmt(db, "INSERT OR IGNORE INTO edges (src, dst, type, weight) VALUES (?, ?, 'contains', 1)");
     for (const c of children) ins.run(fileNode, c);
   }
 }
 
 /** Deletes files (by path) with all their nodes, edges, FTS rows and vectors. */
 export function deleteFiles(db: Db, paths: readonly string[]): number {
-  const find = db.prepare("SELECT id FROM files WHERE path = ?");
-  const nodesOf = db.prepare("SELECT id FROM nodes WHERE file_id = ?");
-  const del = db.prepare("DELETE FROM files WHERE id = ?");
+  const find = stmt(db, "SELECT id FROM files WHERE path = ?");
+  const nodesOf = stmt(db, "SELECT id FROM nodes WHERE file_id = ?");
+  const del = stmt(db, "DELETE FROM files WHERE id = ?");
   let n = 0;
   for (const p of paths) {
     const row = find.get(p) as { id: number } | undefined;
@@ -181,30 +186,29 @@ export function deleteFiles(db: Db, paths: readonly string[]): number {
 /** Writes a node that belongs to no file (a rule is tied to its file; memories and failures are not). */
 export function upsertLooseNode(db: Db, projectId: number, n: NodeInput): number {
   const id = (
-    db
-      .prepare(
-        `INSERT INTO nodes (key, type, path, name, kind, summary, tokens, content_hash, source, meta)
+    stmt(
+      db,
+      `INSERT INTO nodes (key, type, path, name, kind, summary, tokens, content_hash, source, meta)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO UPDATE SET type = excluded.type, path = excluded.path, name = excluded.name,
            kind = excluded.kind, summary = excluded.summary, tokens = excluded.tokens,
            content_hash = excluded.content_hash, source = excluded.source, meta = excluded.meta
          RETURNING id`,
-      )
-      .get(
-        n.key,
-        n.type,
-        n.path,
-        n.name,
-        n.kind,
-        n.summary,
-        n.tokens,
-        n.contentHash,
-        n.source,
-        n.meta ? JSON.stringify(n.meta) : null,
-      ) as { id: number }
+    ).get(
+      n.key,
+      n.type,
+      n.path,
+      n.name,
+      n.kind,
+      n.summary,
+      n.tokens,
+      n.contentHash,
+      n.source,
+      n.meta ? JSON.stringify(n.meta) : null,
+    ) as { id: number }
   ).id;
-  db.prepare("DELETE FROM nodes_fts WHERE rowid = ?").run(id);
-  db.prepare("INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, ?, ?)").run(
+  stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?").run(id);
+  stmt(db, "INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, ?, ?)").run(
     id,
     n.fts.name,
     n.fts.path,
@@ -217,9 +221,7 @@ export function upsertLooseNode(db: Db, projectId: number, n: NodeInput): number
 /** Node ids by key (missing keys are absent from the map). */
 export function nodeIdsByKey(db: Db, type?: string): Map<string, number> {
   const rows = (
-    type
-      ? db.prepare("SELECT id, key FROM nodes WHERE type = ?").all(type)
-      : db.prepare("SELECT id, key FROM nodes").all()
+    type ? stmt(db, "SELECT id, key FROM nodes WHERE type = ?").all(type) : stmt(db, "SELECT id, key FROM nodes").all()
   ) as { id: number; key: string }[];
   return new Map(rows.map((r) => [r.key, r.id]));
 }
@@ -230,9 +232,9 @@ export function replaceEdges(
   types: readonly string[],
   edges: readonly { src: number; dst: number; type: string; weight: number }[],
 ): void {
-  const del = db.prepare("DELETE FROM edges WHERE type = ?");
+  const del = stmt(db, "DELETE FROM edges WHERE type = ?");
   for (const t of types) del.run(t);
-  const ins = db.prepare("INSERT OR REPLACE INTO edges (src, dst, type, weight) VALUES (?, ?, ?, ?)");
+  const ins = stmt(db, "INSERT OR REPLACE INTO edges (src, dst, type, weight) VALUES (?, ?, ?, ?)");
   for (const e of edges) ins.run(e.src, e.dst, e.type, e.weight);
 }
 
@@ -243,14 +245,14 @@ export function replaceEdgesFrom(
   type: string,
   edges: readonly { dst: number; weight: number }[],
 ): void {
-  db.prepare("DELETE FROM edges WHERE src = ? AND type = ?").run(src, type);
-  const ins = db.prepare("INSERT OR REPLACE INTO edges (src, dst, type, weight) VALUES (?, ?, ?, ?)");
+  stmt(db, "DELETE FROM edges WHERE src = ? AND type = ?").run(src, type);
+  const ins = stmt(db, "INSERT OR REPLACE INTO edges (src, dst, type, weight) VALUES (?, ?, ?, ?)");
   for (const e of edges) ins.run(src, e.dst, type, e.weight);
 }
 
 /** Files with their stored import refs, for re-resolving imports without parsing. */
 export function fileImports(db: Db): { path: string; imports: string; is_test: number }[] {
-  return db.prepare("SELECT path, imports, is_test FROM files").all() as {
+  return stmt(db, "SELECT path, imports, is_test FROM files").all() as {
     path: string;
     imports: string;
     is_test: number;
@@ -277,40 +279,42 @@ export function searchFts(
     FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
     WHERE nodes_fts MATCH ? ${typeFilter}
     ORDER BY bm25(nodes_fts, ${wn}, ${wp}, ${wb}) LIMIT ?`;
-  return db.prepare(sql).all(match, ...(opts.types ?? []), opts.limit) as FtsHit[];
+  return stmt(db, sql).all(match, ...(opts.types ?? []), opts.limit) as FtsHit[];
 }
 
 export function getNode(db: Db, id: number): NodeRow | undefined {
-  return db.prepare("SELECT * FROM nodes WHERE id = ?").get(id) as NodeRow | undefined;
+  return stmt(db, "SELECT * FROM nodes WHERE id = ?").get(id) as NodeRow | undefined;
 }
 
 export function getNodes(db: Db, ids: readonly number[]): NodeRow[] {
   if (ids.length === 0) return [];
   const out: NodeRow[] = [];
-  const stmt = db.prepare("SELECT * FROM nodes WHERE id = ?");
+  const st = stmt(db, "SELECT * FROM nodes WHERE id = ?");
   for (const id of ids) {
-    const r = stmt.get(id) as NodeRow | undefined;
+    const r = st.get(id) as NodeRow | undefined;
     if (r) out.push(r);
   }
   return out;
 }
 
 export function getNodeByKey(db: Db, key: string): NodeRow | undefined {
-  return db.prepare("SELECT * FROM nodes WHERE key = ?").get(key) as NodeRow | undefined;
+  return stmt(db, "SELECT * FROM nodes WHERE key = ?").get(key) as NodeRow | undefined;
 }
 
 /** Nodes whose path is `path` (a file and its symbols), or whose name matches (case-insensitive). */
 export function findNodes(db: Db, q: { path?: string; name?: string; limit?: number }): NodeRow[] {
   const limit = q.limit ?? 20;
   if (q.path !== undefined) {
-    return db
-      .prepare("SELECT * FROM nodes WHERE path = ? ORDER BY (type IN ('file','test')) DESC, start_line LIMIT ?")
-      .all(q.path, limit) as NodeRow[];
+    return stmt(
+      db,
+      "SELECT * FROM nodes WHERE path = ? ORDER BY (type IN ('file','test')) DESC, start_line LIMIT ?",
+    ).all(q.path, limit) as NodeRow[];
   }
   if (q.name !== undefined) {
-    return db
-      .prepare("SELECT * FROM nodes WHERE name = ? COLLATE NOCASE ORDER BY type, path LIMIT ?")
-      .all(q.name, limit) as NodeRow[];
+    return stmt(db, "SELECT * FROM nodes WHERE name = ? COLLATE NOCASE ORDER BY type, path LIMIT ?").all(
+      q.name,
+      limit,
+    ) as NodeRow[];
   }
   return [];
 }
@@ -324,51 +328,51 @@ export interface EdgeRow {
 
 /** Edges touching a node, both directions. */
 export function edgesOf(db: Db, id: number, limit = 500): EdgeRow[] {
-  return db
-    .prepare(
-      `SELECT src, dst, type, weight FROM edges WHERE src = ?
+  return stmt(
+    db,
+    `SELECT src, dst, type, weight FROM edges WHERE src = ?
        UNION ALL SELECT src, dst, type, weight FROM edges WHERE dst = ? LIMIT ?`,
-    )
-    .all(id, id, limit) as EdgeRow[];
+  ).all(id, id, limit) as EdgeRow[];
 }
 
 /** Outgoing edges of one type from many nodes. */
 export function edgesFrom(db: Db, ids: readonly number[], type: string): EdgeRow[] {
-  const stmt = db.prepare("SELECT src, dst, type, weight FROM edges WHERE src = ? AND type = ?");
-  return ids.flatMap((id) => stmt.all(id, type) as EdgeRow[]);
+  const st = stmt(db, "SELECT src, dst, type, weight FROM edges WHERE src = ? AND type = ?");
+  return ids.flatMap((id) => st.all(id, type) as EdgeRow[]);
 }
 
 /** Incoming edges of one type to many nodes. */
 export function edgesTo(db: Db, ids: readonly number[], type: string): EdgeRow[] {
-  const stmt = db.prepare("SELECT src, dst, type, weight FROM edges WHERE dst = ? AND type = ?");
-  return ids.flatMap((id) => stmt.all(id, type) as EdgeRow[]);
+  const st = stmt(db, "SELECT src, dst, type, weight FROM edges WHERE dst = ? AND type = ?");
+  return ids.flatMap((id) => st.all(id, type) as EdgeRow[]);
 }
 
 /** Counts per node type and edge type, and indexed files. */
 export function graphCounts(db: Db): { nodes: Record<string, number>; edges: Record<string, number>; files: number } {
   const nodes = Object.fromEntries(
-    (db.prepare("SELECT type, COUNT(*) AS n FROM nodes GROUP BY type").all() as { type: string; n: number }[]).map(
+    (stmt(db, "SELECT type, COUNT(*) AS n FROM nodes GROUP BY type").all() as { type: string; n: number }[]).map(
       (r) => [r.type, r.n],
     ),
   );
   const edges = Object.fromEntries(
-    (db.prepare("SELECT type, COUNT(*) AS n FROM edges GROUP BY type").all() as { type: string; n: number }[]).map(
+    (stmt(db, "SELECT type, COUNT(*) AS n FROM edges GROUP BY type").all() as { type: string; n: number }[]).map(
       (r) => [r.type, r.n],
     ),
   );
-  const files = (db.prepare("SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
+  const files = (stmt(db, "SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
   return { nodes, edges, files };
 }
 
 /** File-level nodes (file or test) of given ids' files: maps any node id to its file node id. */
 export function fileNodeOf(db: Db, ids: readonly number[]): Map<number, number> {
-  const stmt = db.prepare(
+  const st = stmt(
+    db,
     `SELECT f.id AS fid FROM nodes n JOIN nodes f ON f.file_id = n.file_id AND f.type IN ('file','test')
      WHERE n.id = ?`,
   );
   const out = new Map<number, number>();
   for (const id of ids) {
-    const r = stmt.get(id) as { fid: number } | undefined;
+    const r = st.get(id) as { fid: number } | undefined;
     if (r) out.set(id, r.fid);
   }
   return out;
@@ -378,22 +382,21 @@ export function fileNodeOf(db: Db, ids: readonly number[]): Map<number, number> 
 
 /** Takes or renews a lease; true when this holder has it until `now + ttlMs`. */
 export function acquireLease(db: Db, name: string, holder: string, ttlMs: number, now = Date.now()): boolean {
-  const res = db
-    .prepare(
-      `INSERT INTO leases (name, holder, pid, expires_at) VALUES (?, ?, ?, ?)
+  const res = stmt(
+    db,
+    `INSERT INTO leases (name, holder, pid, expires_at) VALUES (?, ?, ?, ?)
        ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, expires_at = excluded.expires_at
        WHERE leases.holder = excluded.holder OR leases.expires_at < ?`,
-    )
-    .run(name, holder, process.pid, now + ttlMs, now);
+  ).run(name, holder, process.pid, now + ttlMs, now);
   return res.changes > 0;
 }
 
 export function releaseLease(db: Db, name: string, holder: string): void {
-  db.prepare("DELETE FROM leases WHERE name = ? AND holder = ?").run(name, holder);
+  stmt(db, "DELETE FROM leases WHERE name = ? AND holder = ?").run(name, holder);
 }
 
 export function leaseHolder(db: Db, name: string): { holder: string; pid: number; expires_at: number } | undefined {
-  return db.prepare("SELECT holder, pid, expires_at FROM leases WHERE name = ?").get(name) as
+  return stmt(db, "SELECT holder, pid, expires_at FROM leases WHERE name = ?").get(name) as
     { holder: string; pid: number; expires_at: number } | undefined;
 }
 
@@ -405,14 +408,13 @@ export function nodeVectors(
   types: readonly string[],
   onlyNodeIds?: readonly number[],
 ): { itemId: number; nodeId: number; vector: Float32Array }[] {
-  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get()) return [];
-  const rows = db
-    .prepare(
-      `SELECT i.id AS itemId, n.id AS nodeId, v.embedding AS embedding
+  if (!stmt(db, "SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get()) return [];
+  const rows = stmt(
+    db,
+    `SELECT i.id AS itemId, n.id AS nodeId, v.embedding AS embedding
        FROM vector_items i JOIN nodes n ON n.id = i.owner_id JOIN vectors v ON v.rowid = i.id
        WHERE i.owner_type = 'node' AND n.type IN (${types.map(() => "?").join(",")})`,
-    )
-    .all(...types) as { itemId: number; nodeId: number; embedding: Buffer }[];
+  ).all(...types) as { itemId: number; nodeId: number; embedding: Buffer }[];
   const only = onlyNodeIds ? new Set(onlyNodeIds) : undefined;
   return rows
     .filter((r) => !only || only.has(r.nodeId))
@@ -421,4 +423,61 @@ export function nodeVectors(
       nodeId: r.nodeId,
       vector: new Float32Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength / 4),
     }));
+}
+
+/** Ids of nodes of the given types whose vector is still pending. */
+export function pendingNodeIds(db: Db, types: readonly string[]): number[] {
+  return (
+    stmt(
+      db,
+      `SELECT n.id AS id FROM vector_items i JOIN nodes n ON n.id = i.owner_id
+       WHERE i.owner_type = 'node' AND i.embedded = 0 AND n.type IN (${types.map(() => "?").join(",")})`,
+    ).all(...types) as { id: number }[]
+  ).map((r) => r.id);
+}
+
+// ---- retrieval lookups ----
+
+export interface FileNodeRef {
+  id: number;
+  path: string;
+  type: string;
+  kind: string | null;
+}
+
+/** All file-level nodes (file, test, rule) with their language: the candidate universe for file ranking. */
+export function fileLevelNodes(db: Db): FileNodeRef[] {
+  return stmt(db, "SELECT id, path, type, kind FROM nodes WHERE type IN ('file','test','rule')").all() as FileNodeRef[];
+}
+
+/** Symbol definitions by exact name (case-insensitive index; callers re-check case): id, file path, kind. */
+export function symbolsNamed(
+  db: Db,
+  name: string,
+  limit = 200,
+): { id: number; path: string; kind: string; name: string }[] {
+  return stmt(
+    db,
+    "SELECT id, path, kind, name FROM nodes WHERE name = ? COLLATE NOCASE AND type = 'symbol' LIMIT ?",
+  ).all(name, limit) as { id: number; path: string; kind: string; name: string }[];
+}
+
+/** Paths of symbol nodes, by id. */
+export function symbolPaths(db: Db, ids: readonly number[]): Map<number, string> {
+  const st = stmt(db, "SELECT path FROM nodes WHERE id = ?");
+  const out = new Map<number, string>();
+  for (const id of ids) {
+    const r = st.get(id) as { path: string } | undefined;
+    if (r) out.set(id, r.path);
+  }
+  return out;
+}
+
+/** One-hop file-level neighbours of file nodes along imports (both ways) and test_covers (test → target). */
+export function fileNeighbours(db: Db, id: number): { id: number; type: string; dir: "out" | "in" }[] {
+  return stmt(
+    db,
+    `SELECT dst AS id, type, 'out' AS dir FROM edges WHERE src = ? AND type IN ('imports','test_covers')
+     UNION ALL SELECT src AS id, type, 'in' AS dir FROM edges WHERE dst = ? AND type IN ('imports','test_covers')`,
+  ).all(id, id) as { id: number; type: string; dir: "out" | "in" }[];
 }

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 
 import type { Db } from "./db.js";
-import { writeTx } from "./db.js";
+import { stmt, writeTx } from "./db.js";
 
 export interface VectorItem {
   id: number;
@@ -14,7 +14,7 @@ function hashText(text: string): string {
 }
 
 function hasVectorTable(db: Db): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
+  return stmt(db, "SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
 }
 
 /**
@@ -23,25 +23,41 @@ function hasVectorTable(db: Db): boolean {
  */
 export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, text: string): void {
   const hash = hashText(text);
-  const row = db
-    .prepare("SELECT id, text_hash FROM vector_items WHERE owner_type = ? AND owner_id = ?")
-    .get(ownerType, ownerId) as { id: number; text_hash: string } | undefined;
+  const row = stmt(db, "SELECT id, text_hash FROM vector_items WHERE owner_type = ? AND owner_id = ?").get(
+    ownerType,
+    ownerId,
+  ) as { id: number; text_hash: string } | undefined;
   if (row?.text_hash === hash) return;
   if (row) {
-    db.prepare("UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
-    if (hasVectorTable(db)) db.prepare("DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
+    stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
+    if (hasVectorTable(db)) stmt(db, "DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
   } else {
-    db.prepare(
-      "INSERT INTO vector_items (project_id, owner_type, owner_id, text, text_hash) VALUES (?, ?, ?, ?, ?)",
-    ).run(projectId, ownerType, ownerId, text, hash);
+    stmt(db, "INSERT INTO vector_items (project_id, owner_type, owner_id, text, text_hash) VALUES (?, ?, ?, ?, ?)").run(
+      projectId,
+      ownerType,
+      ownerId,
+      text,
+      hash,
+    );
   }
+}
+
+/** Registers the text of an owner known to have no vector item yet (a new node): one insert, no lookup. */
+export function insertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, text: string): void {
+  stmt(db, "INSERT INTO vector_items (project_id, owner_type, owner_id, text, text_hash) VALUES (?, ?, ?, ?, ?)").run(
+    projectId,
+    ownerType,
+    ownerId,
+    text,
+    hashText(text),
+  );
 }
 
 /** Removes the vector items (and vectors) of owners. Call inside the caller's transaction. */
 export function deleteVectorItems(db: Db, ownerType: string, ownerIds: readonly number[]): void {
-  const find = db.prepare("SELECT id FROM vector_items WHERE owner_type = ? AND owner_id = ?");
-  const delItem = db.prepare("DELETE FROM vector_items WHERE id = ?");
-  const delVec = hasVectorTable(db) ? db.prepare("DELETE FROM vectors WHERE rowid = ?") : undefined;
+  const find = stmt(db, "SELECT id FROM vector_items WHERE owner_type = ? AND owner_id = ?");
+  const delItem = stmt(db, "DELETE FROM vector_items WHERE id = ?");
+  const delVec = hasVectorTable(db) ? stmt(db, "DELETE FROM vectors WHERE rowid = ?") : undefined;
   for (const ownerId of ownerIds) {
     const row = find.get(ownerType, ownerId) as { id: number } | undefined;
     if (!row) continue;
@@ -57,14 +73,14 @@ export function pendingVectorItems(db: Db, limit: number, projectId?: number): V
       ? "SELECT id, text FROM vector_items WHERE embedded = 0 ORDER BY id LIMIT ?"
       : "SELECT id, text FROM vector_items WHERE embedded = 0 AND project_id = ? ORDER BY id LIMIT ?";
   const args = projectId === undefined ? [limit] : [projectId, limit];
-  return db.prepare(sql).all(...args) as VectorItem[];
+  return stmt(db, sql).all(...args) as VectorItem[];
 }
 
 /** Stores computed vectors and marks their items embedded, in one write transaction. */
 export function storeVectors(db: Db, items: readonly { id: number; vector: Float32Array }[]): void {
-  const del = db.prepare("DELETE FROM vectors WHERE rowid = ?");
-  const ins = db.prepare("INSERT INTO vectors (rowid, embedding) VALUES (?, ?)");
-  const mark = db.prepare("UPDATE vector_items SET embedded = 1 WHERE id = ?");
+  const del = stmt(db, "DELETE FROM vectors WHERE rowid = ?");
+  const ins = stmt(db, "INSERT INTO vectors (rowid, embedding) VALUES (?, ?)");
+  const mark = stmt(db, "UPDATE vector_items SET embedded = 1 WHERE id = ?");
   writeTx(db, () => {
     for (const { id, vector } of items) {
       del.run(BigInt(id));
@@ -77,7 +93,7 @@ export function storeVectors(db: Db, items: readonly { id: number; vector: Float
 
 /** Marks every item as needing a new vector (after the vec0 table was recreated for another embedder). */
 export function markAllPending(db: Db): number {
-  return writeTx(db, () => db.prepare("UPDATE vector_items SET embedded = 0").run().changes);
+  return writeTx(db, () => stmt(db, "UPDATE vector_items SET embedded = 0").run().changes);
 }
 
 /** k nearest vector items to `query` (cosine distance), optionally restricted to an owner type. */
@@ -88,12 +104,11 @@ export function nearestVectors(
   ownerType?: string,
 ): { id: number; ownerType: string; ownerId: number; distance: number }[] {
   if (!hasVectorTable(db)) return [];
-  const rows = db
-    .prepare(
-      `SELECT v.rowid AS id, v.distance AS distance, i.owner_type AS ownerType, i.owner_id AS ownerId
+  const rows = stmt(
+    db,
+    `SELECT v.rowid AS id, v.distance AS distance, i.owner_type AS ownerType, i.owner_id AS ownerId
        FROM vectors v JOIN vector_items i ON i.id = v.rowid
        WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance`,
-    )
-    .all(query, k) as { id: number; ownerType: string; ownerId: number; distance: number }[];
+  ).all(query, k) as { id: number; ownerType: string; ownerId: number; distance: number }[];
   return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
 }

@@ -86,6 +86,16 @@ describe("context graph of the polyglot fixture", () => {
     expect(getNodeByKey(app.db, "file:ruby/lib/hello.rb")).toBeDefined();
     expect(getNodeByKey(app.db, "file:ruby/lib/greeter.rb")).toBeUndefined();
     expect(edgeTargets(app, "pyproj/shapes/extra.py", "imports", "out")).toContain("pyproj/shapes/geometry.py");
+    // A modified file alone (nothing added or removed) re-resolves just its own edges.
+    writeFileSync(
+      join(root, "pyproj/shapes/extra.py"),
+      "from . import util\n\ndef unit():\n    return util.clamp(1, 0, 2)\n",
+    );
+    const m = await indexRepository({ db: app.db, projectId: app.project.id, root, logger: silentLogger });
+    expect(m.files.parsed).toBe(1);
+    const now = edgeTargets(app, "pyproj/shapes/extra.py", "imports", "out");
+    expect(now).toContain("pyproj/shapes/util.py");
+    expect(now).not.toContain("pyproj/shapes/geometry.py");
     // Deleted nodes leave no FTS rows behind.
     const orphans = app.db
       .prepare(
