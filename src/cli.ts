@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // memcards CLI: parses argv, calls the same functions the MCP tools call, prints. Nothing else.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
+import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
@@ -185,6 +186,56 @@ evalCmd
       rmSync(workDir, { recursive: true, force: true });
     }
   });
+
+evalCmd
+  .command("localize")
+  .description("rank files for real tasks on a fresh index per task, every rung of the retrieval ladder")
+  .requiredOption("--tasks <file>", "JSONL: {id, repo, commit, query, gold, git_dir?} per line")
+  .option("--repos <dir>", "directory holding the repositories' git directories (owner+name/, name/, name.git)")
+  .option(
+    "--cache <dir>",
+    "where trees at each commit are extracted (kept between runs)",
+    join(tmpdir(), "memcards-eval"),
+  )
+  .option("--limit <n>", "only the first n tasks")
+  .option("--only <substring>", "only tasks whose id contains this")
+  .option("--out <dir>", "also write report.json and report.md there")
+  .option("--json", "print JSON")
+  .action(
+    async (
+      opts: {
+        tasks: string;
+        repos?: string;
+        cache: string;
+        limit?: string;
+        only?: string;
+        out?: string;
+        json?: boolean;
+      },
+      cmd: Command,
+    ) => {
+      const config = configFrom(cmd);
+      const logger = createLogger((config.logLevel === "info" ? "warn" : config.logLevel) as LogLevel);
+      let tasks = loadTasks(opts.tasks);
+      if (opts.only) tasks = tasks.filter((t) => t.id.includes(opts.only!));
+      if (opts.limit) tasks = tasks.slice(0, Number(opts.limit));
+      const report = await runLocalize({
+        tasks,
+        ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
+        cacheDir: resolvePath(opts.cache),
+        config,
+        logger,
+        onTask: (i, n, id, note) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`),
+      });
+      const text = renderLocalize(report);
+      if (opts.out) {
+        mkdirSync(opts.out, { recursive: true });
+        writeFileSync(join(opts.out, "report.json"), JSON.stringify(report, null, 2));
+        writeFileSync(join(opts.out, "report.md"), text + "\n");
+      }
+      print(opts.json ?? false, report, text);
+    },
+  );
 
 const models = program.command("models").description("manage local embedding models");
 models

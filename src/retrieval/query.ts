@@ -1,0 +1,110 @@
+// Turns task text into search terms and anchors: identifiers, dotted names, paths, stack frames, test ids.
+import { identifierTokens, splitIdentifier } from "../text/identifiers.js";
+
+/** English and issue-template words that carry no signal for finding code. */
+const STOP = new Set(
+  (
+    "a an the and or but if then else of to in on at by for with from as is are was were be been being it its this " +
+    "that these those there here i you he she we they me my your our their not no yes do does did done have has had " +
+    "can could should would will shall may might must so than too very just also only into out up down over under " +
+    "about after before when where which who whom what why how all any each few more most other some such own same " +
+    "both between through during while again further once because until against above below off s t get got use " +
+    "used using like want need see seems seem expected actual behavior behaviour issue bug error problem work works " +
+    "working code file files example following reproduce steps version thanks please would following"
+  ).split(" "),
+);
+
+export interface QueryTerms {
+  /** Distinct search tokens (lower case), stop words removed, most frequent first. */
+  tokens: string[];
+  /** FTS5 MATCH expression over `tokens` (OR of quoted terms), or "" when there is nothing to search. */
+  match: string;
+}
+
+/** Tokens for lexical search: identifier-aware, stop words and one-letter tokens dropped, capped in number. */
+export function queryTerms(text: string, maxTerms = 64): QueryTerms {
+  const counts = new Map<string, number>();
+  for (const t of identifierTokens(text)) {
+    if (t.length < 2 || STOP.has(t) || /^\d+$/.test(t)) continue;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  const tokens = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+    .slice(0, maxTerms)
+    .map(([t]) => t);
+  return { tokens, match: tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ") };
+}
+
+export type AnchorKind = "path" | "module" | "frame" | "identifier" | "test";
+
+export interface Anchor {
+  kind: AnchorKind;
+  /** The text as it appears in the task (a path, a dotted name, an identifier). */
+  text: string;
+  /** Line number from a stack frame, when known. */
+  line?: number;
+  /** Rough specificity before matching: compound and longer names are worth more. */
+  weight: number;
+}
+
+const PATH_RE =
+  /(?:^|[\s"'`([<])((?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,6}|[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|rs|go|java|kt|rb|c|h|cc|cpp|hpp|cs|php|swift|scala|md|toml|json|yaml|yml|cfg|ini))(?::(\d+))?/g;
+const PY_FRAME = /File "([^"]+)", line (\d+)/g;
+const JS_FRAME = /at (?:[\w$.<>]+ )?\(?((?:[A-Za-z]:)?[^\s():]+\.[a-z]{1,4}):(\d+)(?::\d+)?\)?/g;
+const JAVA_FRAME = /at ([\w$.]+)\.[\w$<>]+\(([\w$]+\.(?:java|kt|scala)):(\d+)\)/g;
+const RUST_FRAME = /(?:^|\s)((?:src|tests|crates)\/[\w/.-]+\.rs):(\d+)/gm;
+const TEST_ID = /([\w/.-]+\.py)::([\w:[\]-]+)/g;
+const DOTTED = /\b([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*){1,6})\b/g;
+const IDENT = /\b([A-Za-z_$][\w$]*)\b/g;
+
+/** True for identifiers that look like code rather than prose: camelCase, snake_case, PascalCase, ALL_CAPS. */
+export function looksLikeCode(word: string): boolean {
+  if (word.length < 3) return false;
+  if (word.includes("_")) return /[A-Za-z]/.test(word);
+  if (/[a-z][A-Z]/.test(word)) return true; // camelCase
+  if (/^[A-Z][a-z0-9]+[A-Z]/.test(word)) return true; // PascalCase compound
+  if (/^[A-Z][A-Z0-9]{2,}$/.test(word)) return false; // plain acronyms are mostly prose (HTTP, JSON)
+  return false;
+}
+
+/** Anchors named in the task: explicit paths and frames first, then dotted module names and code identifiers. */
+export function extractAnchors(text: string): Anchor[] {
+  const out = new Map<string, Anchor>();
+  const add = (a: Anchor) => {
+    const key = `${a.kind}:${a.text}`;
+    const prev = out.get(key);
+    if (!prev || prev.weight < a.weight) out.set(key, a);
+  };
+  for (const m of text.matchAll(PY_FRAME)) add({ kind: "frame", text: m[1]!, line: Number(m[2]), weight: 1 });
+  for (const m of text.matchAll(JS_FRAME)) add({ kind: "frame", text: m[1]!, line: Number(m[2]), weight: 1 });
+  for (const m of text.matchAll(JAVA_FRAME)) {
+    add({ kind: "module", text: m[1]!, weight: 1 });
+    add({ kind: "frame", text: m[2]!, line: Number(m[3]), weight: 0.8 });
+  }
+  for (const m of text.matchAll(RUST_FRAME)) add({ kind: "frame", text: m[1]!, line: Number(m[2]), weight: 1 });
+  for (const m of text.matchAll(TEST_ID)) add({ kind: "test", text: m[1]!, weight: 1 });
+  for (const m of text.matchAll(PATH_RE)) {
+    const p = m[1]!;
+    if (/^https?:/.test(p) || p.includes("://")) continue;
+    add({ kind: "path", text: p, ...(m[2] ? { line: Number(m[2]) } : {}), weight: p.includes("/") ? 1 : 0.8 });
+  }
+  for (const m of text.matchAll(DOTTED)) {
+    const d = m[1]!;
+    if (/\.(py|ts|js|rs|go|java|md|txt|html|com|org|io)$/i.test(d)) continue;
+    const parts = d.split(".");
+    if (parts.every((p) => /^[a-z]+$/.test(p) && p.length < 3)) continue; // e.g. "e.g", "i.e"
+    add({ kind: "module", text: d, weight: 0.6 + 0.1 * Math.min(parts.length, 4) });
+  }
+  for (const m of text.matchAll(IDENT)) {
+    const w = m[1]!;
+    if (!looksLikeCode(w)) continue;
+    const parts = splitIdentifier(w).length;
+    add({ kind: "identifier", text: w, weight: Math.min(1, 0.4 + 0.15 * parts + 0.01 * w.length) });
+  }
+  // Plain capitalized words (class names like Session, Flask) are weaker identifiers.
+  for (const m of text.matchAll(/`([A-Za-z_][\w]*)`/g)) {
+    const w = m[1]!;
+    if (w.length >= 3) add({ kind: "identifier", text: w, weight: 0.7 });
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,234 @@
+// File ranking for a task: lexical BM25, anchors, symbol hits, vectors and one-hop expansion, fused by RRF.
+// Every signal is computed from the task text and the index; nothing else reaches this code.
+import { z } from "zod";
+
+import type { Embedder } from "../embeddings/provider.js";
+import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
+import type { Db } from "../storage/db.js";
+import {
+  fileLevelNodes,
+  fileNeighbours,
+  type FileNodeRef,
+  searchFts,
+  symbolPaths,
+  symbolsNamed,
+} from "../storage/graph.js";
+import { nearestVectors } from "../storage/vectors.js";
+import { expand, type Ranked, rollUp, rrf, toRanked } from "./fuse.js";
+import { type Anchor, extractAnchors, queryTerms } from "./query.js";
+
+export const Rung = z.enum(["bm25", "+anchors", "+symbols", "+vectors", "+expansion", "memcards"]);
+export type Rung = z.infer<typeof Rung>;
+export const RUNGS = Rung.options;
+
+/** Channel weights in the fusion; the ablation ladder sets them, `memcards` uses the best measured. */
+export const CHANNEL_WEIGHTS = { bm25: 1, anchors: 2, symbols: 0.5, vectors: 0.3, expansion: 0.3 };
+
+const RRF_K = 10;
+const BM25_WEIGHTS: [number, number, number] = [0, 3, 1];
+const SYMBOL_WEIGHTS: [number, number, number] = [3, 0, 1];
+
+export interface RankedFile {
+  path: string;
+  score: number;
+  /** 1-based rank of this file in each channel that found it. */
+  channels: Record<string, number>;
+}
+
+/** The file universe of one database, built once per ranker. */
+interface Universe {
+  byPath: Map<string, FileNodeRef>;
+  byId: Map<number, FileNodeRef>;
+  /** Path without extension → paths (e.g. `requests/sessions` → `requests/sessions.py`). */
+  stems: { stem: string; path: string }[];
+  byBase: Map<string, string[]>;
+}
+
+function buildUniverse(db: Db): Universe {
+  const nodes = fileLevelNodes(db);
+  const byPath = new Map(nodes.map((n) => [n.path, n]));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const stems = nodes.map((n) => ({ stem: n.path.replace(/\.[^./]+$/, ""), path: n.path }));
+  const byBase = new Map<string, string[]>();
+  for (const n of nodes) {
+    const base = n.path.slice(n.path.lastIndexOf("/") + 1);
+    const arr = byBase.get(base);
+    if (arr) arr.push(n.path);
+    else byBase.set(base, [n.path]);
+  }
+  return { byPath, byId, stems, byBase };
+}
+
+const isSource = (n: FileNodeRef | undefined) =>
+  !!n && n.type === "file" && isCodeLanguage(n.kind as LanguageId | null);
+
+/** Files whose path ends with `suffix` on a segment boundary; leading segments are dropped until one matches. */
+function pathMatches(u: Universe, raw: string): string[] {
+  const p = raw.replace(/\\/g, "/").replace(/^\.?\//, "");
+  const segs = p.split("/").filter(Boolean);
+  const base = segs[segs.length - 1] ?? "";
+  const same = u.byBase.get(base) ?? [];
+  for (let i = 0; i < segs.length; i++) {
+    const suffix = segs.slice(i).join("/");
+    const hits = same.filter((c) => c === suffix || c.endsWith("/" + suffix));
+    if (hits.length) return hits;
+  }
+  return [];
+}
+
+const INDEX_STEMS = ["__init__", "index", "mod", "lib", "main"];
+
+/** Files a dotted module path denotes, with how much of the name the file accounts for (0–1). */
+function moduleMatches(u: Universe, dotted: string): { path: string; frac: number }[] {
+  const parts = dotted.split(".");
+  for (let i = parts.length; i >= 1; i--) {
+    const suffix = parts.slice(0, i).join("/");
+    const hits = u.stems.filter(
+      (s) =>
+        s.stem === suffix ||
+        s.stem.endsWith("/" + suffix) ||
+        INDEX_STEMS.some((x) => s.stem === `${suffix}/${x}` || s.stem.endsWith(`/${suffix}/${x}`)),
+    );
+    if (hits.length && hits.length <= 5) return hits.map((h) => ({ path: h.path, frac: i / parts.length }));
+    if (hits.length > 5) return [];
+  }
+  return [];
+}
+
+/** The anchor channel: files named, imported or defining identifiers named in the task, by specificity. */
+export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): Ranked {
+  const scores = new Map<string, number>();
+  const add = (path: string, s: number) => scores.set(path, (scores.get(path) ?? 0) + s);
+  for (const a of anchors) {
+    if (a.kind === "path" || a.kind === "frame" || a.kind === "test") {
+      const hits = pathMatches(u, a.text);
+      for (const h of hits) {
+        const node = u.byPath.get(h);
+        const s = (a.weight * (a.kind === "frame" ? 1.2 : 1.5)) / hits.length;
+        if (node?.type === "test") {
+          for (const n of fileNeighbours(db, node.id)) {
+            const t = u.byId.get(n.id);
+            if (t && n.type === "test_covers" && n.dir === "out") add(t.path, 0.7 * s);
+          }
+        } else add(h, s);
+      }
+    } else if (a.kind === "module") {
+      const hits = moduleMatches(u, a.text);
+      for (const h of hits) add(h.path, (a.weight * (0.5 + 0.5 * h.frac)) / hits.length);
+      // `pkg.mod.Class`: the last part may be a symbol defined in the module file.
+      const last = a.text.slice(a.text.lastIndexOf(".") + 1);
+      if (hits.length && last) {
+        const defs = symbolsNamed(db, last, 50).filter((d) => d.name === last);
+        for (const d of defs) if (hits.some((h) => h.path === d.path)) add(d.path, 0.3 * a.weight);
+      }
+    } else {
+      const defs = symbolsNamed(db, a.text, 200).filter((d) => d.name === a.text && d.kind !== "variable");
+      const files = [...new Set(defs.map((d) => d.path))];
+      if (files.length > 0 && files.length <= 25) {
+        const spec = a.weight / Math.sqrt(files.length);
+        for (const f of files) add(f, spec);
+      }
+      // An identifier that is a file's stem (e.g. `sessions`, `Gson`) names that file.
+      const stemHits = u.stems.filter((s) => s.stem === a.text || s.stem.endsWith("/" + a.text));
+      if (stemHits.length > 0 && stemHits.length <= 5)
+        for (const h of stemHits) add(h.path, (0.6 * a.weight) / stemHits.length);
+    }
+  }
+  return toRanked(scores);
+}
+
+export interface Ranker {
+  rank(query: string, rung?: Rung, limit?: number): Promise<RankedFile[]>;
+}
+
+/** Creates a ranker over an indexed database. `embedder` must be the database's bound embedder, if any. */
+export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled?: boolean } = {}): Ranker {
+  let universe: Universe | undefined;
+  const u = () => (universe ??= buildUniverse(db));
+
+  const bm25 = (match: string): Ranked => {
+    if (!match) return [];
+    const hits = searchFts(db, match, { types: ["file"], limit: 300, weights: BM25_WEIGHTS });
+    const out: Ranked = [];
+    for (const h of hits) {
+      const n = u().byId.get(h.id);
+      if (isSource(n)) out.push({ key: n!.path, score: h.score });
+    }
+    return out;
+  };
+
+  const symbols = (match: string): Ranked => {
+    if (!match) return [];
+    const hits = searchFts(db, match, { types: ["symbol"], limit: 600, weights: SYMBOL_WEIGHTS });
+    const paths = symbolPaths(
+      db,
+      hits.map((h) => h.id),
+    );
+    return rollUp(
+      hits.flatMap((h) => {
+        const p = paths.get(h.id);
+        return p && isSource(u().byPath.get(p)) ? [{ key: p, score: h.score }] : [];
+      }),
+    );
+  };
+
+  const vectors = async (query: string): Promise<Ranked> => {
+    if (!opts.embedder || opts.vectorsEnabled === false) return [];
+    const [q] = await opts.embedder.embed([query.slice(0, 4000)]);
+    if (!q || !q.some((x) => x !== 0)) return [];
+    const near = nearestVectors(db, q, 200, "node");
+    const paths = symbolPaths(
+      db,
+      near.map((n) => n.ownerId),
+    );
+    return rollUp(
+      near.flatMap((n) => {
+        const p = paths.get(n.ownerId);
+        return p && isSource(u().byPath.get(p)) ? [{ key: p, score: 1 - n.distance }] : [];
+      }),
+    );
+  };
+
+  const neighbours = (key: string) => {
+    const node = u().byPath.get(key);
+    if (!node) return [];
+    return fileNeighbours(db, node.id).flatMap((n) => {
+      const t = u().byId.get(n.id);
+      if (!isSource(t)) return [];
+      const w = n.type === "imports" ? (n.dir === "out" ? 0.5 : 0.3) : 0.4;
+      return [{ key: t!.path, weight: w }];
+    });
+  };
+
+  return {
+    async rank(query, rung = "memcards", limit = 50) {
+      const terms = queryTerms(query);
+      const lists: Record<string, Ranked> = {};
+      const w = CHANNEL_WEIGHTS;
+      const level = RUNGS.indexOf(rung);
+      lists.bm25 = bm25(terms.match);
+      if (level >= 1) lists.anchors = anchorScores(db, u(), extractAnchors(query));
+      if (level >= 2) lists.symbols = symbols(terms.match);
+      if (level >= 3) lists.vectors = await vectors(query);
+      const channels = Object.entries(lists).map(([name, list]) => ({
+        list,
+        weight: w[name as keyof typeof w] ?? 0,
+        scaled: name === "anchors",
+      }));
+      let fused = rrf(channels, RRF_K);
+      if (level >= 4) {
+        lists.expansion = expand(fused.slice(0, 10), neighbours);
+        fused = rrf([...channels, { list: lists.expansion, weight: w.expansion }], RRF_K);
+      }
+      const ranks = new Map<string, Record<string, number>>();
+      for (const [name, list] of Object.entries(lists)) {
+        list.forEach((item, i) => {
+          const r = ranks.get(item.key) ?? {};
+          r[name] = i + 1;
+          ranks.set(item.key, r);
+        });
+      }
+      return fused.slice(0, limit).map((f) => ({ path: f.key, score: f.score, channels: ranks.get(f.key) ?? {} }));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Query terms and anchors extracted from real-looking issue texts.
+import { describe, expect, it } from "vitest";
+
+import { extractAnchors, looksLikeCode, queryTerms } from "../../src/retrieval/query.js";
+
+const kinds = (text: string) => extractAnchors(text).map((a) => `${a.kind}:${a.text}`);
+
+describe("query terms", () => {
+  it("splits identifiers, keeps whole ones, drops stop words and quotes for FTS5", () => {
+    const q = queryTerms('The getUserName() call in "user_service" is broken');
+    expect(q.tokens).toEqual(expect.arrayContaining(["getusername", "user", "name", "user_service", "service"]));
+    expect(q.tokens).not.toContain("the");
+    expect(q.match).toContain('"getusername"');
+  });
+  it("an empty or stop-word-only query has nothing to match", () => {
+    expect(queryTerms("").match).toBe("");
+    expect(queryTerms("the and of it is").match).toBe("");
+  });
+});
+
+describe("anchors", () => {
+  it.each([
+    [
+      '  File "/usr/lib/python3/site-packages/requests/sessions.py", line 42, in request',
+      "frame:/usr/lib/python3/site-packages/requests/sessions.py",
+    ],
+    ["    at Object.<anonymous> (lib/core/Axios.js:17:11)", "frame:lib/core/Axios.js"],
+    ["\tat com.google.gson.Gson.fromJson(Gson.java:802)", "module:com.google.gson.Gson"],
+    ["In requests/sessions.py is a command", "path:requests/sessions.py"],
+    ["run pytest testing/test_assertion.py::test_foo", "test:testing/test_assertion.py"],
+    ["calling xarray.core.dataset.Dataset.merge fails", "module:xarray.core.dataset.Dataset.merge"],
+    ["the `to_netcdf` method", "identifier:to_netcdf"],
+    ["StreamReader and parseHTTPResponse", "identifier:parseHTTPResponse"],
+  ])("%s", (text, expected) => {
+    expect(kinds(text)).toContain(expected);
+  });
+
+  it("prose words are not code identifiers", () => {
+    expect(looksLikeCode("Hello")).toBe(false);
+    expect(looksLikeCode("HTTP")).toBe(false);
+    expect(looksLikeCode("snake_case")).toBe(true);
+    expect(looksLikeCode("camelCase")).toBe(true);
+    expect(kinds("e.g. this is i.e. prose")).toEqual([]);
+  });
+});
