@@ -62,7 +62,7 @@ function printBanner(opts: ServeOptions, apps: ReturnType<typeof createAppCache>
   const log = (s: string) => process.stderr.write(s + "\n");
   log(`memcards ${opts.version}: MCP server on stdio, waiting for a client (Ctrl-C to stop).`);
   log(
-    `Register it with your agent: see ${opts.exampleConfigPath} (or run: claude mcp add memcards -- memcards serve).`,
+    `Register it with your agent: see ${opts.exampleConfigPath} (or run: claude mcp add memcards -- ${process.execPath} ${process.argv[1] ?? "dist/cli.js"} serve).`,
   );
   try {
     const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
