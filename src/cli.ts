@@ -17,6 +17,7 @@ import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
+import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
@@ -236,6 +237,20 @@ evalCmd
       print(opts.json ?? false, report, text);
     },
   );
+
+evalCmd
+  .command("audit")
+  .description("leakage audit: fail when ranking code mentions gold files or imports evaluation code")
+  .action(() => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+    const problems = auditRankingCode({ root });
+    if (problems.length) {
+      process.stderr.write(formatAuditProblems(problems) + "\n");
+      process.exitCode = 1;
+      return;
+    }
+    console.log(`leakage audit: ${RANKING_DIRS.join(", ")} never reference gold files, dev data or evaluation code`);
+  });
 
 const models = program.command("models").description("manage local embedding models");
 models

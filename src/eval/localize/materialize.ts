@@ -1,0 +1,251 @@
+// The tree of a task's repository at its commit: found in a git directory, extracted once, cached by commit.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+import { AppError } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import type { TaskView } from "./tasks.js";
+
+export interface MaterializeOptions {
+  /** Searched for the repository when the task names no `git_dir`. */
+  reposDir?: string;
+  /** Trees land in `<cacheDir>/<owner+name>@<commit12>/`; unfinished ones in `<cacheDir>/.partial/`. */
+  cacheDir: string;
+  logger: Logger;
+}
+
+export interface Materialized {
+  dir: string;
+  cached: boolean;
+}
+
+type RepoRef = Pick<TaskView, "repo" | "git_dir">;
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const isGitDir = (p: string) => isDir(p) && existsSync(join(p, "HEAD")) && isDir(join(p, "objects"));
+
+/** The git directory of `p`: itself (bare), its `.git` folder, or the target of its `.git` file (worktrees). */
+function gitDirAt(p: string): string | undefined {
+  if (isGitDir(p)) return p;
+  const dotGit = join(p, ".git");
+  if (isGitDir(dotGit)) return dotGit;
+  try {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    if (m?.[1]) {
+      const target = resolve(p, m[1].trim());
+      if (isGitDir(target)) return target;
+    }
+  } catch {
+    // no .git file: not a work tree
+  }
+  return undefined;
+}
+
+/** The entry of `dir` called `name`, compared exactly first, then ignoring case (GitHub names are case-blind). */
+function child(dir: string, name: string): string | undefined {
+  const exact = join(dir, name);
+  if (existsSync(exact)) return exact;
+  try {
+    const hit = readdirSync(dir).find((e) => e.toLowerCase() === name.toLowerCase());
+    return hit === undefined ? undefined : join(dir, hit);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Finds the git directory holding `repo` (owner/name): the task's `git_dir`, else under `reposDir` one of
+ * `owner+name`, `owner/name`, `owner__name`, `name`, each optionally ending in `.git`, taken as a bare git
+ * directory, a work tree, or a folder holding one git directory (`owner+name/repo`, the layout `fetch` makes,
+ * or `name/<anything>.git`). Throws NOT_FOUND naming every place searched.
+ */
+export function findGitDir(task: RepoRef, reposDir?: string): string {
+  if (task.git_dir !== undefined) {
+    const dir = gitDirAt(task.git_dir);
+    if (dir) return dir;
+    throw new AppError(
+      "NOT_FOUND",
+      `git_dir ${task.git_dir} of ${task.repo} is not a git directory or work tree; fix the task's git_dir`,
+    );
+  }
+  if (reposDir === undefined) {
+    throw new AppError("NOT_FOUND", `no git directory for ${task.repo}: pass --repos DIR or give the task a git_dir`);
+  }
+  const [owner = "", name = ""] = task.repo.split("/");
+  const stems = [[`${owner}+${name}`], [owner, name], [`${owner}__${name}`], [name]];
+  const searched: string[] = [];
+  for (const stem of stems) {
+    for (const suffix of ["", ".git"]) {
+      const parts = [...stem.slice(0, -1), `${stem.at(-1)}${suffix}`];
+      let p: string | undefined = reposDir;
+      for (const part of parts) p = p === undefined ? undefined : child(p, part);
+      searched.push(join(reposDir, ...parts));
+      if (p === undefined || !isDir(p)) continue;
+      const direct = gitDirAt(p);
+      if (direct) return direct;
+      const nested = readdirSync(p)
+        .sort()
+        .map((e) => join(p, e))
+        .filter(isGitDir);
+      const preferred = nested.find((d) => basename(d) === "repo" || d.endsWith(".git")) ?? nested[0];
+      if (preferred) return preferred;
+    }
+  }
+  throw new AppError(
+    "NOT_FOUND",
+    `no git directory for ${task.repo} under ${reposDir}; searched ${searched.join(", ")} ` +
+      `(each as a git directory, a work tree, or a folder holding one). Fetch the repository there or set git_dir.`,
+  );
+}
+
+/** Runs a command without a shell; resolves with stdout, rejects with its stderr. */
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    const p = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    p.stdout.on("data", (d: Buffer) => out.push(d));
+    p.stderr.on("data", (d: Buffer) => err.push(d));
+    p.on("error", fail);
+    p.on("close", (code) =>
+      code === 0
+        ? done(Buffer.concat(out).toString("utf8"))
+        : fail(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${Buffer.concat(err).toString("utf8").trim()}`)),
+    );
+  });
+}
+
+/** `git archive <sha> | tar -x -C dest`, as two processes joined by a pipe. */
+function extract(gitDir: string, sha: string, dest: string): Promise<void> {
+  return new Promise((done, fail) => {
+    const git = spawn("git", ["--git-dir", gitDir, "archive", "--format=tar", sha], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const tar = spawn("tar", ["-x", "-f", "-", "-C", dest], { stdio: ["pipe", "ignore", "pipe"] });
+    const errs = { git: "", tar: "" };
+    git.stderr.on("data", (d: Buffer) => (errs.git += d.toString("utf8")));
+    tar.stderr.on("data", (d: Buffer) => (errs.tar += d.toString("utf8")));
+    // tar exiting early breaks the pipe; its own exit status carries the reason.
+    tar.stdin.on("error", () => {});
+    git.stdout.pipe(tar.stdin);
+    const codes: { git?: number | null; tar?: number | null } = {};
+    let failure: Error | undefined;
+    const settle = () => {
+      if (failure) return fail(failure);
+      if (!("git" in codes) || !("tar" in codes)) return;
+      if (codes.tar !== 0) return fail(new Error(`tar -x exited ${codes.tar}: ${errs.tar.trim()}`));
+      if (codes.git !== 0) return fail(new Error(`git archive ${sha} exited ${codes.git}: ${errs.git.trim()}`));
+      done();
+    };
+    git.on("error", (e) => {
+      failure ??= e;
+      tar.kill();
+      settle();
+    });
+    tar.on("error", (e) => {
+      failure ??= e;
+      git.kill();
+      settle();
+    });
+    git.on("close", (code) => {
+      codes.git = code;
+      settle();
+    });
+    tar.on("close", (code) => {
+      codes.tar = code;
+      settle();
+    });
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Removes unfinished extractions of `key` left by runs that are no longer alive. */
+function sweepPartials(partialDir: string, key: string, logger: Logger): void {
+  for (const e of readdirSync(partialDir)) {
+    if (!e.startsWith(`${key}.`)) continue;
+    const pid = Number(e.slice(key.length + 1).split(".")[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
+      logger.debug("removing an unfinished tree of a dead run", { path: join(partialDir, e) });
+      rmSync(join(partialDir, e), { recursive: true, force: true });
+    }
+  }
+}
+
+const cacheKey = (repo: string, sha: string) => `${repo.replace("/", "+")}@${sha.slice(0, 12).toLowerCase()}`;
+
+/**
+ * The tree of `task.repo` at `task.commit`, extracted into `<cacheDir>/<owner+name>@<commit12>/` through a
+ * temporary folder renamed into place, so only complete trees are ever found there. A full 40-digit commit
+ * whose tree is cached needs no git directory. Throws NOT_FOUND naming the repository and the searched
+ * folders, or the commit when the git directory lacks it.
+ */
+export async function materializeTree(
+  task: Pick<TaskView, "repo" | "commit" | "git_dir">,
+  opts: MaterializeOptions,
+): Promise<Materialized> {
+  const cacheDir = resolve(opts.cacheDir);
+  if (/^[0-9a-fA-F]{40}$/.test(task.commit)) {
+    const dir = join(cacheDir, cacheKey(task.repo, task.commit));
+    if (isDir(dir)) return { dir, cached: true };
+  }
+  const gitDir = findGitDir(task, opts.reposDir);
+  let sha: string;
+  try {
+    sha = (
+      await run("git", ["--git-dir", gitDir, "rev-parse", "--verify", "--quiet", `${task.commit}^{commit}`])
+    ).trim();
+  } catch (err) {
+    throw new AppError(
+      "NOT_FOUND",
+      `commit ${task.commit} of ${task.repo} is not in ${gitDir}; fetch the repository's full history or fix the task's commit`,
+      { cause: err },
+    );
+  }
+  const key = cacheKey(task.repo, sha);
+  const dir = join(cacheDir, key);
+  if (isDir(dir)) return { dir, cached: true };
+
+  const partialDir = join(cacheDir, ".partial");
+  mkdirSync(partialDir, { recursive: true });
+  sweepPartials(partialDir, key, opts.logger);
+  const tmp = join(partialDir, `${key}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
+  mkdirSync(tmp);
+  const started = performance.now();
+  try {
+    await extract(gitDir, sha, tmp);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new AppError("INTERNAL", `cannot extract ${task.repo} at ${sha} from ${gitDir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+    renameSync(tmp, dir);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    // Another run finished the same tree first: theirs is complete, use it.
+    if (isDir(dir)) return { dir, cached: true };
+    throw new AppError("INTERNAL", `cannot move the tree of ${task.repo} into ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  opts.logger.debug("extracted tree", { repo: task.repo, commit: sha, ms: Math.round(performance.now() - started) });
+  return { dir, cached: false };
+}

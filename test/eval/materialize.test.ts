@@ -1,0 +1,142 @@
+// Trees at a commit: found in every supported layout, extracted atomically, cached by commit, clear errors.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
+
+import { beforeAll, describe, expect, it } from "vitest";
+
+import { AppError } from "../../src/errors.js";
+import { findGitDir, materializeTree } from "../../src/eval/localize/materialize.js";
+import { silentLogger } from "../../src/log.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { bareClone, FIRST_FILES, makeTinyRepo, type TinyRepo } from "./git-repo.js";
+
+let repo: TinyRepo;
+let origin: string;
+beforeAll(() => {
+  origin = tmpDir();
+  repo = makeTinyRepo(origin, "tiny");
+});
+
+const opts = (reposDir: string | undefined, cacheDir = tmpDir()) => ({ reposDir, cacheDir, logger: silentLogger });
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("findGitDir", () => {
+  it.each([
+    ["owner+name/repo (the fetch layout)", "acme+tiny/repo", "acme+tiny/repo"],
+    ["owner+name bare", "acme+tiny", "acme+tiny"],
+    ["owner/name.git", "acme/tiny.git", "acme/tiny.git"],
+    ["name.git", "tiny.git", "tiny.git"],
+    ["name/<something>.git", "tiny/mirror.git", "tiny/mirror.git"],
+    ["Owner+Name in another case", "Acme+Tiny", "Acme+Tiny"],
+  ])("finds %s", (_label, at, expected) => {
+    const repos = tmpDir();
+    bareClone(repo.work, join(repos, at));
+    expect(findGitDir({ repo: "acme/tiny" }, repos)).toBe(join(repos, expected));
+  });
+
+  it("finds a work tree by name and uses its .git", () => {
+    expect(findGitDir({ repo: "acme/tiny" }, origin)).toBe(join(repo.work, ".git"));
+  });
+
+  it("prefers the task's git_dir, a work tree or a git directory", () => {
+    expect(findGitDir({ repo: "acme/other", git_dir: repo.work })).toBe(join(repo.work, ".git"));
+    expect(findGitDir({ repo: "acme/other", git_dir: join(repo.work, ".git") })).toBe(join(repo.work, ".git"));
+    expect(() => findGitDir({ repo: "acme/other", git_dir: tmpDir() })).toThrow(/is not a git directory or work tree/);
+  });
+
+  it("names the repository and every folder searched when it is missing", () => {
+    const repos = tmpDir();
+    mkdirSync(join(repos, "acme+gone"));
+    let err: AppError | undefined;
+    try {
+      findGitDir({ repo: "acme/gone" }, repos);
+    } catch (e) {
+      err = e as AppError;
+    }
+    expect(err?.code).toBe("NOT_FOUND");
+    expect(err?.message).toContain("no git directory for acme/gone");
+    for (const p of ["acme+gone", "acme/gone", "acme__gone", "gone", "gone.git"]) {
+      expect(err?.message).toContain(join(repos, p));
+    }
+    expect(() => findGitDir({ repo: "acme/gone" })).toThrow(/pass --repos DIR or give the task a git_dir/);
+  });
+});
+
+describe("materializeTree", () => {
+  it("extracts the tree at the commit, then serves it from the cache", async () => {
+    const repos = tmpDir();
+    bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    const o = opts(repos);
+    const task = { repo: "acme/tiny", commit: repo.commits[0] };
+    const first = await materializeTree(task, o);
+    expect(first.cached).toBe(false);
+    expect(first.dir).toBe(join(o.cacheDir, `acme+tiny@${repo.commits[0].slice(0, 12)}`));
+    for (const [p, text] of Object.entries(FIRST_FILES)) expect(readFileSync(join(first.dir, p), "utf8")).toBe(text);
+    // The second commit's file is not in the first commit's tree.
+    expect(existsSync(join(first.dir, "src/app/cookies.py"))).toBe(false);
+    expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
+
+    expect(await materializeTree(task, o)).toEqual({ dir: first.dir, cached: true });
+    // A short commit id resolves to the same tree.
+    expect(await materializeTree({ ...task, commit: repo.commits[0].slice(0, 8) }, o)).toEqual({
+      dir: first.dir,
+      cached: true,
+    });
+    // A full commit id found in the cache needs no git directory at all.
+    expect(await materializeTree(task, opts(tmpDir(), o.cacheDir))).toEqual({ dir: first.dir, cached: true });
+
+    const second = await materializeTree({ ...task, commit: repo.commits[1] }, o);
+    expect(second.cached).toBe(false);
+    expect(existsSync(join(second.dir, "src/app/cookies.py"))).toBe(true);
+  });
+
+  it("says which commit is missing, and which repository", async () => {
+    const err = await rejection(
+      materializeTree({ repo: "acme/tiny", commit: "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef" }, opts(origin)),
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe("NOT_FOUND");
+    expect(err.message).toMatch(/commit deadbeefdeadbeef\w* of acme\/tiny is not in .*tiny\/\.git/);
+
+    const missing = await rejection(materializeTree({ repo: "acme/nothere", commit: repo.commits[0] }, opts(origin)));
+    expect(missing.code).toBe("NOT_FOUND");
+    expect(missing.message).toMatch(/no git directory for acme\/nothere under/);
+  });
+
+  it("leaves no tree behind when extraction fails, and sweeps a dead run's unfinished tree", async () => {
+    const repos = tmpDir();
+    const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    // A corrupt repository: the commit is there but one file's content is gone.
+    const blob = execFileSync("git", ["--git-dir", bare, "rev-parse", `${repo.commits[0]}:setup.py`])
+      .toString()
+      .trim();
+    const loose = join(bare, "objects", blob.slice(0, 2), blob.slice(2));
+    expect(existsSync(loose)).toBe(true); // a local clone keeps the source's loose objects
+    renameSync(loose, loose + ".hidden");
+
+    const cacheDir = tmpDir();
+    const key = `acme+tiny@${repo.commits[0].slice(0, 12)}`;
+    // An unfinished tree of a run that is gone (pid 2^22 + 1 exceeds Linux's default pid_max).
+    const stale = join(cacheDir, ".partial", `${key}.4194305.abc`);
+    mkdirSync(stale, { recursive: true });
+
+    const err = await rejection(materializeTree({ repo: "acme/tiny", commit: repo.commits[0] }, opts(repos, cacheDir)));
+    expect(err.code).toBe("INTERNAL");
+    expect(err.message).toMatch(/cannot extract acme\/tiny/);
+    expect(existsSync(join(cacheDir, key))).toBe(false);
+    expect(readdirSync(join(cacheDir, ".partial"))).toEqual([]);
+
+    renameSync(loose + ".hidden", loose);
+    const ok = await materializeTree({ repo: "acme/tiny", commit: repo.commits[0] }, opts(repos, cacheDir));
+    expect(ok).toEqual({ dir: join(cacheDir, key), cached: false });
+  });
+});
