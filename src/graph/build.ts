@@ -1,16 +1,14 @@
 // Builds the instance context graph of a repository: scan, parse changed files, write nodes in batches,
 // then recompute the derived edges (imports, test_covers, precondition) and queue vectors.
-import { createHash } from "node:crypto";
-
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { baseName, isTestPath, type LanguageId } from "../repo/languages.js";
+import { isTestPath, type LanguageId } from "../repo/languages.js";
 import { readManifests } from "../repo/manifests.js";
-import { createParser, type ParsedFile, type RepoParser } from "../repo/parse.js";
+import type { RepoParser } from "../repo/parse.js";
 import { createImportResolver, type ImportEdge, testCovers } from "../repo/resolve-imports.js";
-import { parseRule, ruleKindOf, ruleMatcher } from "../repo/rules.js";
+import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
 import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
 import type { ImportRef } from "../repo/symbols.js";
 import type { Db } from "../storage/db.js";
@@ -21,13 +19,13 @@ import {
   graphCounts,
   knownFiles,
   nodeIdsByKey,
-  type NodeInput,
   replaceEdges,
   replaceEdgesFrom,
   writeFile,
 } from "../storage/graph.js";
 import { setMeta } from "../storage/meta.js";
-import { identifierTokens } from "../text/identifiers.js";
+import { fileKey } from "./nodes.js";
+import { localPreparer, workerPreparer } from "./prepare.js";
 
 export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);
 export type IndexPhase = z.infer<typeof IndexPhase>;
@@ -76,86 +74,8 @@ export interface IndexOptions {
 }
 
 const GRAPH_STATE = "graph.state";
-const EMBED_CHARS = 1_500;
-
-const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
-const tok = (s: string) => identifierTokens(s).join(" ");
-/** Body tokens with each term kept at most `cap` times: BM25's term frequency saturates long before. */
-const TF_CAP = 8;
-const capTok = (s: string) => {
-  const seen = new Map<string, number>();
-  const out: string[] = [];
-  for (const t of identifierTokens(s)) {
-    const n = (seen.get(t) ?? 0) + 1;
-    seen.set(t, n);
-    if (n <= TF_CAP) out.push(t);
-  }
-  return out.join(" ");
-};
-/** A cheap token estimate for ranking cost; cards count real tokens of what they actually serve. */
-const estimateTokens = (chars: number) => Math.ceil(chars / 4);
-
-export const fileKey = (path: string) => `file:${path}`;
-
-/** The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). */
-export function fileNodes(file: ScannedFile, content: string, parsed: ParsedFile | undefined): NodeInput[] {
-  const isTest = isTestPath(file.path, file.language);
-  const ruleKind = ruleKindOf(file.path);
-  const rule = ruleKind ? parseRule(file.path, content) : undefined;
-  const symbols = parsed?.symbols ?? [];
-  const defined = symbols.map((s) => s.name).join(" ");
-  const type = rule ? "rule" : isTest ? "test" : "file";
-  const head = content.slice(0, EMBED_CHARS);
-  const nodes: NodeInput[] = [
-    {
-      key: fileKey(file.path),
-      type,
-      path: file.path,
-      name: baseName(file.path),
-      kind: file.language,
-      startLine: 1,
-      endLine: content.length ? content.split("\n").length : 0,
-      summary: rule
-        ? (rule.description ?? rule.body.slice(0, 200))
-        : symbols.length
-          ? `defines ${defined.slice(0, 300)}`
-          : null,
-      tokens: estimateTokens(content.length),
-      contentHash: file.hash,
-      source: rule ? "rule" : (parsed?.parser ?? "text"),
-      meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
-      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(content) },
-      embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
-    },
-  ];
-  if (symbols.length === 0) return nodes;
-  const lines = content.split("\n");
-  const seen = new Map<string, number>();
-  for (const s of symbols) {
-    const qual = s.parent ? `${s.parent}.${s.name}` : s.name;
-    const n = (seen.get(qual) ?? 0) + 1;
-    seen.set(qual, n);
-    const text = lines.slice(s.startLine - 1, s.endLine).join("\n");
-    nodes.push({
-      key: `sym:${file.path}#${qual}${n > 1 ? `~${n}` : ""}`,
-      type: "symbol",
-      path: file.path,
-      name: s.name,
-      kind: s.kind,
-      startLine: s.startLine,
-      endLine: s.endLine,
-      summary: s.signature ?? null,
-      tokens: estimateTokens(text.length),
-      contentHash: sha1(text),
-      source: parsed?.parser ?? "regex",
-      meta: s.parent ? { parent: s.parent } : undefined,
-      fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
-      embedText: `${s.kind} ${qual} in ${file.path}: ${s.signature ?? ""}`,
-    });
-  }
-  return nodes;
-}
-
+/** From this many changed files on, parsing runs in a worker thread. */
+const WORKER_THRESHOLD = 300;
 /**
  * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
  * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed.
@@ -186,33 +106,34 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
 
-  const parser = opts.parser ?? createParser();
-  const ownParser = !opts.parser;
   let parsedCount = 0;
   let symbolCount = 0;
   let regexFallback = 0;
   let wasCancelled = false;
   const batchSize = opts.batchFiles ?? 200;
+  // Many files: parse in a worker so the next batch is parsed while this one is written.
+  const preparer = changed.length >= WORKER_THRESHOLD && !opts.parser ? workerPreparer() : localPreparer(opts.parser);
   try {
     const languages = [...new Set(changed.map((f) => f.language).filter((l): l is LanguageId => !!l))];
-    await parser.preload(languages);
-    for (let i = 0; i < changed.length; i += batchSize) {
+    await preparer.preload(languages);
+    const batches: ScannedFile[][] = [];
+    for (let i = 0; i < changed.length; i += batchSize) batches.push(changed.slice(i, i + batchSize));
+    let ahead = batches[0] ? preparer.prepare(batches[0]) : undefined;
+    for (let b = 0; b < batches.length; b++) {
       if (cancelled()) {
         wasCancelled = true;
+        await ahead?.catch(() => undefined);
         break;
       }
-      const batch = changed.slice(i, i + batchSize);
-      const prepared: { file: ScannedFile; parsed: ParsedFile | undefined; nodes: NodeInput[] }[] = [];
-      for (const file of batch) {
-        const content = file.content ?? "";
-        const parsed = file.language ? await parser.parseFile(file.path, content, file.language) : undefined;
-        if (parsed?.parser === "regex" && parsed.fallbackReason) regexFallback++;
-        symbolCount += parsed?.symbols.length ?? 0;
-        prepared.push({ file, parsed, nodes: fileNodes(file, content, parsed) });
-        file.content = undefined; // release the text as soon as it is tokenized
-      }
+      const batch = batches[b]!;
+      const prepared = await ahead!;
+      ahead = batches[b + 1] ? preparer.prepare(batches[b + 1]!) : undefined;
+      const byPath = new Map(batch.map((f) => [f.path, f]));
       writeTx(db, () => {
-        for (const { file, parsed, nodes } of prepared) {
+        for (const p of prepared) {
+          const file = byPath.get(p.path)!;
+          symbolCount += p.symbols;
+          if (p.fallback) regexFallback++;
           writeFile(
             db,
             opts.projectId,
@@ -224,18 +145,19 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
               hash: file.hash,
               isTest: isTestPath(file.path, file.language),
             },
-            parsed?.parser ?? null,
-            parsed?.imports ?? [],
-            nodes,
+            p.parser,
+            p.imports,
+            p.nodes,
           );
         }
       });
+      for (const f of batch) f.content = undefined;
       parsedCount += batch.length;
       progress("parse", parsedCount, changed.length, symbolCount);
       await new Promise((r) => setImmediate(r));
     }
   } finally {
-    if (ownParser) parser.dispose();
+    await preparer.dispose();
   }
   const tParse = elapsed();
 

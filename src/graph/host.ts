@@ -1,13 +1,11 @@
 // Runs graph builds in a worker thread and tracks them as jobs (id, progress, result, cancellation).
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 import type { App } from "../app.js";
-import { AppError } from "../errors.js";
 import type { GraphBuildResult } from "./job.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./worker.js";
+import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
 
 export type JobState = "running" | "done" | "failed" | "cancelled";
 
@@ -38,16 +36,6 @@ export interface GraphHost {
   close(): Promise<void>;
 }
 
-/** The compiled worker next to this module (tests running from src/ use the build in dist/). */
-function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  const js = here.endsWith(".ts")
-    ? here.replace(/\/src\/graph\/host\.ts$/, "/dist/graph/worker.js")
-    : here.replace(/host\.js$/, "worker.js");
-  if (!existsSync(js)) throw new AppError("INTERNAL", `graph worker not found at ${js}; run \`npm run build\``);
-  return js;
-}
-
 /** Starts a worker for the app's project; jobs run one after another in it. */
 export function createGraphHost(app: App): GraphHost {
   const init: WorkerInit = { config: { ...app.config, db: app.dbPath }, location: app.location };
@@ -68,7 +56,10 @@ export function createGraphHost(app: App): GraphHost {
 
   const ensureWorker = (): Worker => {
     if (worker) return worker;
-    const w = new Worker(workerFile(), { workerData: init });
+    const w = new Worker(siblingWorkerFile(import.meta.url, "worker"), {
+      workerData: init,
+      execArgv: workerExecArgv(),
+    });
     w.unref();
     w.on("message", (msg: WorkerReply) => {
       if (msg.type === "closed") return;

@@ -40,6 +40,7 @@ describe("resume after a kill", () => {
       child.on("exit", () => resolve());
       child.on("error", reject);
     });
+    expect(out).toMatch(/batch 60/);
     expect(out).not.toContain("finished");
 
     const raw = new Database(db, { readonly: true });

@@ -1,0 +1,93 @@
+// The nodes of one file: the file node (file, test or rule) and its symbols, with FTS tokens and embed text.
+import { createHash } from "node:crypto";
+
+import { baseName, isTestPath } from "../repo/languages.js";
+import type { ParsedFile } from "../repo/parse.js";
+import { parseRule, ruleKindOf } from "../repo/rules.js";
+import type { ScannedFile } from "../repo/scan.js";
+import type { NodeInput } from "../storage/graph.js";
+import { identifierTokens } from "../text/identifiers.js";
+
+const EMBED_CHARS = 1_500;
+
+const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+const tok = (s: string) => identifierTokens(s).join(" ");
+/** Body tokens with each term kept at most `cap` times: BM25's term frequency saturates long before. */
+const TF_CAP = 8;
+const capTok = (s: string) => {
+  const seen = new Map<string, number>();
+  const out: string[] = [];
+  for (const t of identifierTokens(s)) {
+    const n = (seen.get(t) ?? 0) + 1;
+    seen.set(t, n);
+    if (n <= TF_CAP) out.push(t);
+  }
+  return out.join(" ");
+};
+/** A cheap token estimate for ranking cost; cards count real tokens of what they actually serve. */
+const estimateTokens = (chars: number) => Math.ceil(chars / 4);
+
+export const fileKey = (path: string) => `file:${path}`;
+
+/** The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). */
+export function fileNodes(
+  file: Pick<ScannedFile, "path" | "language" | "hash">,
+  content: string,
+  parsed: ParsedFile | undefined,
+): NodeInput[] {
+  const isTest = isTestPath(file.path, file.language);
+  const ruleKind = ruleKindOf(file.path);
+  const rule = ruleKind ? parseRule(file.path, content) : undefined;
+  const symbols = parsed?.symbols ?? [];
+  const defined = symbols.map((s) => s.name).join(" ");
+  const type = rule ? "rule" : isTest ? "test" : "file";
+  const head = content.slice(0, EMBED_CHARS);
+  const nodes: NodeInput[] = [
+    {
+      key: fileKey(file.path),
+      type,
+      path: file.path,
+      name: baseName(file.path),
+      kind: file.language,
+      startLine: 1,
+      endLine: content.length ? content.split("\n").length : 0,
+      summary: rule
+        ? (rule.description ?? rule.body.slice(0, 200))
+        : symbols.length
+          ? `defines ${defined.slice(0, 300)}`
+          : null,
+      tokens: estimateTokens(content.length),
+      contentHash: file.hash,
+      source: rule ? "rule" : (parsed?.parser ?? "text"),
+      meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
+      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(content) },
+      embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
+    },
+  ];
+  if (symbols.length === 0) return nodes;
+  const lines = content.split("\n");
+  const seen = new Map<string, number>();
+  for (const s of symbols) {
+    const qual = s.parent ? `${s.parent}.${s.name}` : s.name;
+    const n = (seen.get(qual) ?? 0) + 1;
+    seen.set(qual, n);
+    const text = lines.slice(s.startLine - 1, s.endLine).join("\n");
+    nodes.push({
+      key: `sym:${file.path}#${qual}${n > 1 ? `~${n}` : ""}`,
+      type: "symbol",
+      path: file.path,
+      name: s.name,
+      kind: s.kind,
+      startLine: s.startLine,
+      endLine: s.endLine,
+      summary: s.signature ?? null,
+      tokens: estimateTokens(text.length),
+      contentHash: sha1(text),
+      source: parsed?.parser ?? "regex",
+      meta: s.parent ? { parent: s.parent } : undefined,
+      fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
+      embedText: `${s.kind} ${qual} in ${file.path}: ${s.signature ?? ""}`,
+    });
+  }
+  return nodes;
+}

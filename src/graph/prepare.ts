@@ -1,0 +1,108 @@
+// Turning scanned files into graph nodes (read, parse, tokenize): in this thread, or in a worker thread so that
+// parsing the next batch overlaps with writing the current one.
+import { readFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+
+import type { LanguageId } from "../repo/languages.js";
+import { createParser, type RepoParser } from "../repo/parse.js";
+import type { ScannedFile } from "../repo/scan.js";
+import type { NodeInput } from "../storage/graph.js";
+import { fileNodes } from "./nodes.js";
+import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
+
+/** What is needed of a scanned file to prepare it (content is read when absent). */
+export type PrepareInput = Pick<ScannedFile, "path" | "absPath" | "language" | "hash" | "content">;
+
+export interface PreparedFile {
+  path: string;
+  parser: string | null;
+  imports: unknown[];
+  nodes: NodeInput[];
+  symbols: number;
+  fallback: boolean;
+}
+
+export interface Preparer {
+  preload(languages: readonly LanguageId[]): Promise<void>;
+  prepare(files: readonly PrepareInput[]): Promise<PreparedFile[]>;
+  dispose(): Promise<void>;
+}
+
+function readContent(f: PrepareInput): string {
+  if (f.content !== undefined) return f.content;
+  try {
+    return readFileSync(f.absPath, "utf8");
+  } catch {
+    return ""; // vanished since the scan: the next run deletes it
+  }
+}
+
+/** Prepares files with a parser in this thread. */
+export async function prepareFiles(parser: RepoParser, files: readonly PrepareInput[]): Promise<PreparedFile[]> {
+  const out: PreparedFile[] = [];
+  for (const f of files) {
+    const content = readContent(f);
+    const parsed = f.language ? await parser.parseFile(f.path, content, f.language) : undefined;
+    out.push({
+      path: f.path,
+      parser: parsed?.parser ?? null,
+      imports: parsed?.imports ?? [],
+      nodes: fileNodes(f, content, parsed),
+      symbols: parsed?.symbols.length ?? 0,
+      fallback: parsed?.parser === "regex" && !!parsed.fallbackReason,
+    });
+  }
+  return out;
+}
+
+/** A preparer in this thread (small changes; the watcher's long-lived parser). */
+export function localPreparer(parser?: RepoParser): Preparer {
+  const p = parser ?? createParser();
+  return {
+    preload: (langs) => p.preload(langs),
+    prepare: (files) => prepareFiles(p, files),
+    dispose: async () => {
+      if (!parser) p.dispose();
+    },
+  };
+}
+
+type Reply = { id: number; ok: true; result: PreparedFile[] } | { id: number; ok: false; message: string };
+
+/** A preparer in a worker thread with its own parser. */
+export function workerPreparer(): Preparer {
+  const worker = new Worker(siblingWorkerFile(import.meta.url, "prepare-worker"), { execArgv: workerExecArgv() });
+  let next = 0;
+  const pending = new Map<number, { resolve: (r: PreparedFile[]) => void; reject: (e: Error) => void }>();
+  worker.on("message", (msg: Reply) => {
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.ok) p.resolve(msg.result);
+    else p.reject(new Error(msg.message));
+  });
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on("error", failAll);
+  worker.on("exit", (code) => failAll(new Error(`parse worker exited with code ${code}`)));
+  const call = <T>(msg: Record<string, unknown>) =>
+    new Promise<T>((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve: resolve as (r: PreparedFile[]) => void, reject });
+      worker.postMessage({ ...msg, id });
+    });
+  return {
+    preload: (languages) => call<void>({ type: "preload", languages }),
+    // Content is re-read in the worker rather than copied across threads.
+    prepare: (files) =>
+      call<PreparedFile[]>({
+        type: "prepare",
+        files: files.map((f) => ({ path: f.path, absPath: f.absPath, language: f.language, hash: f.hash })),
+      }),
+    dispose: async () => {
+      await worker.terminate();
+    },
+  };
+}
