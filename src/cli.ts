@@ -201,6 +201,7 @@ evalCmd
   .option("--limit <n>", "only the first n tasks")
   .option("--only <substring>", "only tasks whose id contains this")
   .option("--out <dir>", "also write report.json and report.md there")
+  .option("--keep-stores", "keep one index per tree in the cache between runs (fast re-runs while tuning)")
   .option("--json", "print JSON")
   .action(
     async (
@@ -212,6 +213,7 @@ evalCmd
         only?: string;
         out?: string;
         json?: boolean;
+        keepStores?: boolean;
       },
       cmd: Command,
     ) => {
@@ -224,6 +226,7 @@ evalCmd
         tasks,
         ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
         cacheDir: resolvePath(opts.cache),
+        keepStores: opts.keepStores ?? false,
         config,
         logger,
         onTask: (i, n, id, note) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`),

@@ -36,6 +36,11 @@ export async function runLocalize(opts: {
   config: Config;
   logger: Logger;
   rungs?: readonly Rung[];
+  /**
+   * Keep one store per tree (repo@commit) between runs instead of a fresh one per task. It holds only what
+   * was indexed from that tree, so nothing leaks; it makes re-running the ranker while tuning fast.
+   */
+  keepStores?: boolean;
   onTask?: (i: number, n: number, id: string, note: string) => void;
 }): Promise<LocalizeReport> {
   return runLocalizeEval<Prepared>({
@@ -45,8 +50,9 @@ export async function runLocalize(opts: {
     logger: opts.logger,
     rungs: opts.rungs ?? RUNGS,
     prepare: async (tree, task) => {
-      const storeDir = join(opts.cacheDir, "stores", task.id.replace(/[^\w.-]/g, "_"));
-      rmSync(storeDir, { recursive: true, force: true });
+      const key = opts.keepStores ? `${task.repo.replace("/", "+")}@${task.commit.slice(0, 12)}` : task.id;
+      const storeDir = join(opts.cacheDir, "stores", key.replace(/[^\w.@+-]/g, "_"));
+      if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });
       const config: Config = { ...opts.config, root: tree, db: join(storeDir, "memcards.db") };
       const location = resolveProjectRoot({ explicit: tree, cwd: tree, userDir: config.userDir });
       const app = createApp(config, location, opts.logger);
@@ -66,7 +72,7 @@ export async function runLocalize(opts: {
     rank: async ({ ranker }, rung, query) => (await ranker.rank(query, Rung.parse(rung), DEPTH)).map((r) => r.path),
     dispose: async ({ app, storeDir }) => {
       await app.close();
-      rmSync(storeDir, { recursive: true, force: true });
+      if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });
     },
     onProgress: (e) => {
       if (e.stage === "done" || e.stage === "error") opts.onTask?.(e.index, e.total, e.id, e.message);

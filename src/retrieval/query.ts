@@ -97,11 +97,25 @@ export function extractAnchors(text: string): Anchor[] {
   }
   for (const m of text.matchAll(IDENT)) {
     const w = m[1]!;
-    if (!looksLikeCode(w)) continue;
-    const parts = splitIdentifier(w).length;
-    add({ kind: "identifier", text: w, weight: Math.min(1, 0.4 + 0.15 * parts + 0.01 * w.length) });
+    if (looksLikeCode(w)) {
+      const parts = splitIdentifier(w).length;
+      add({ kind: "identifier", text: w, weight: Math.min(1, 0.4 + 0.15 * parts + 0.01 * w.length) });
+    } else if (
+      /^[A-Z][a-z]{2,}[a-z0-9]*$/.test(w) &&
+      m.index > 0 &&
+      !/[.!?\n]\s*$/.test(text.slice(Math.max(0, m.index - 4), m.index))
+    ) {
+      // A capitalized word inside a sentence is often a class name (Dataset, Session); matching against
+      // definitions decides whether it is one.
+      add({ kind: "identifier", text: w, weight: 0.45 });
+    }
   }
-  // Plain capitalized words (class names like Session, Flask) are weaker identifiers.
+  // Calls and attribute access mark plain words as code: `merge(`, `.to_netcdf`, `obj.attrs`.
+  for (const m of text.matchAll(/(?:\.|\b)([A-Za-z_][\w]{2,})(?=\()|\.([A-Za-z_][\w]{2,})\b/g)) {
+    const w = (m[1] ?? m[2])!;
+    add({ kind: "identifier", text: w, weight: 0.55 });
+  }
+  // Text in backticks or code spans is code.
   for (const m of text.matchAll(/`([A-Za-z_][\w]*)`/g)) {
     const w = m[1]!;
     if (w.length >= 3) add({ kind: "identifier", text: w, weight: 0.7 });

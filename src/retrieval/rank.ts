@@ -22,7 +22,7 @@ export type Rung = z.infer<typeof Rung>;
 export const RUNGS = Rung.options;
 
 /** Channel weights in the fusion; the ablation ladder sets them, `memcards` uses the best measured. */
-export const CHANNEL_WEIGHTS = { bm25: 1, anchors: 2, symbols: 0.5, vectors: 0.3, expansion: 0.3 };
+export const CHANNEL_WEIGHTS = { bm25: 1, anchors: 1, symbols: 0.5, vectors: 0.3, expansion: 0.3 };
 
 const RRF_K = 10;
 const BM25_WEIGHTS: [number, number, number] = [0, 3, 1];

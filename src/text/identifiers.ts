@@ -27,11 +27,22 @@ export function splitIdentifier(ident: string): string[] {
 export function identifierTokens(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD)) {
-    const word = m[0];
-    const lower = word.toLowerCase();
-    out.push(lower);
-    const parts = splitIdentifier(word);
-    if (parts.length > 1) for (const p of parts) if (p !== lower) out.push(p);
+    for (const t of wordTokens(m[0])) out.push(t);
   }
   return out;
+}
+
+/** Tokens of one word, memoized: code repeats the same identifiers over and over. */
+const memo = new Map<string, readonly string[]>();
+const MEMO_MAX = 200_000;
+
+function wordTokens(word: string): readonly string[] {
+  let toks = memo.get(word);
+  if (toks) return toks;
+  const lower = word.toLowerCase();
+  const parts = splitIdentifier(word);
+  toks = parts.length > 1 ? [lower, ...parts.filter((p) => p !== lower)] : [lower];
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(word, toks);
+  return toks;
 }
