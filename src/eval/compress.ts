@@ -1,0 +1,161 @@
+// `memcards eval compress`: compresses real transcripts and scores the summaries with the probes committed
+// beside them (exact strings a good summary must keep), against a sliding window of the same size.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { z } from "zod";
+
+import { openDatabase } from "../storage/db.js";
+import { upsertProject } from "../storage/projects.js";
+import { compressContext, turnTokens } from "../transcript/compress.js";
+import { checkProbes } from "../transcript/probes.js";
+import type { Probe, Turn } from "../transcript/schema.js";
+
+const ProbeFile = z.record(
+  z.string(),
+  z.object({ format: z.string().optional(), probes: z.array(z.object({ type: z.string(), expect: z.string() })) }),
+);
+
+export interface CompressEvalRow {
+  file: string;
+  format: string;
+  turns: number;
+  skipped: number;
+  tokens_before: number;
+  tokens_after: number;
+  ratio: number;
+  /** Committed probes against the summary before re-insertion, overall and per type. */
+  probes: { score: number; total: number; by_type: Record<string, string> } | null;
+  /** The same probes against the last `tokens_after` tokens of the summarized turns. */
+  window: { score: number } | null;
+  /** Committed probes against the summary built in two compressions (first half, then the rest). */
+  halves: { score: number } | null;
+  /** The summary's own probes (generated from the turns): before and after re-insertion, per type before. */
+  own: { before: number; after: number; total: number; by_type: Record<string, string> };
+  ms: number;
+}
+
+function renderTurn(t: Turn): string {
+  const calls = t.tool_calls.map((c) => `${c.name} ${JSON.stringify(c.input)}`);
+  const outs = t.tool_results.map((r) => r.output);
+  return [`${t.role}: ${t.text}`, ...calls, ...outs].join("\n");
+}
+
+/** The last `budget` tokens of the turns, whole turns where they fit: a same-size baseline. */
+export function slidingWindow(turns: Turn[], budget: number): string {
+  const parts: string[] = [];
+  let used = 0;
+  for (let i = turns.length - 1; i >= 0 && used < budget; i--) {
+    const text = renderTurn(turns[i]!);
+    const n = turnTokens(turns[i]!);
+    if (used + n <= budget) {
+      parts.unshift(text);
+      used += n;
+    } else {
+      const keep = Math.floor(((budget - used) / Math.max(1, n)) * text.length);
+      parts.unshift(text.slice(text.length - keep));
+      used = budget;
+    }
+  }
+  return parts.join("\n");
+}
+
+function asProbes(list: { type: string; expect: string }[]): Probe[] {
+  return list.map((p) => ({ type: p.type as Probe["type"], expect: [p.expect], turn: "", fact: p.expect }));
+}
+
+function byType(r: ReturnType<typeof checkProbes>): Record<string, string> {
+  return Object.fromEntries(Object.entries(r.by_type).map(([k, v]) => [k, `${v.passed}/${v.total}`]));
+}
+
+/** Evaluates every transcript in `dir` (or the named files), each in a fresh store under `workDir`. */
+export function evalCompress(opts: {
+  dir: string;
+  workDir: string;
+  files?: string[];
+  onFile?: (f: string) => void;
+}): CompressEvalRow[] {
+  const probesPath = join(opts.dir, "probes.json");
+  const committed = existsSync(probesPath) ? ProbeFile.parse(JSON.parse(readFileSync(probesPath, "utf8"))) : {};
+  const files = (opts.files ?? readdirSync(opts.dir).sort()).filter((f) => !f.endsWith(".json") && !f.startsWith("."));
+  const rows: CompressEvalRow[] = [];
+  files.forEach((file, i) => {
+    opts.onFile?.(file);
+    const path = join(opts.dir, file);
+    const db = openDatabase(join(opts.workDir, `c${i}.db`));
+    const db2 = openDatabase(join(opts.workDir, `h${i}.db`));
+    try {
+      const project = upsertProject(db, `eval:${file}`, opts.workDir);
+      const r = compressContext({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
+      const ext = committed[file] ? asProbes(committed[file].probes) : undefined;
+      const extReport = ext ? checkProbes(ext, r.draft) : undefined;
+      const window = ext ? checkProbes(ext, slidingWindow(r.span, r.stats.tokens_after)) : undefined;
+      // Incremental: the first half, then the rest, merged.
+      let halves: { score: number } | null = null;
+      if (ext) {
+        const p2 = upsertProject(db2, `eval:${file}`, opts.workDir);
+        const half = Math.floor(r.stats.turns_total / 2);
+        compressContext({ db: db2, projectId: p2.id, root: opts.workDir, limitTurns: half }, { transcript_path: path });
+        const second = compressContext({ db: db2, projectId: p2.id, root: opts.workDir }, { transcript_path: path });
+        halves = { score: checkProbes(ext, second.draft).score };
+      }
+      rows.push({
+        file,
+        format: r.source.format,
+        turns: r.stats.turns_total,
+        skipped: r.stats.skipped,
+        tokens_before: r.stats.tokens_before,
+        tokens_after: r.stats.tokens_after,
+        ratio: r.stats.ratio,
+        probes: extReport ? { score: extReport.score, total: extReport.total, by_type: byType(extReport) } : null,
+        window: window ? { score: window.score } : null,
+        halves,
+        own: {
+          before: r.probes.before.score,
+          after: r.probes.after.score,
+          total: r.probes.before.total,
+          by_type: byType(r.probes.before),
+        },
+        ms: r.stats.ms,
+      });
+    } finally {
+      db.close();
+      db2.close();
+    }
+  });
+  return rows;
+}
+
+const f2 = (x: number) => x.toFixed(2);
+
+export function renderCompressEval(rows: CompressEvalRow[]): string {
+  const head =
+    "| transcript | format | turns | tokens before → after | ratio | probes (before re-insertion) | by type | window, same size | two halves | own probes before → after | ms |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|";
+  const body = rows.map((r) =>
+    [
+      r.file,
+      r.format,
+      r.turns,
+      `${r.tokens_before} → ${r.tokens_after}`,
+      r.ratio.toFixed(1),
+      r.probes ? `${f2(r.probes.score)} (${r.probes.total})` : "—",
+      r.probes
+        ? Object.entries(r.probes.by_type)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")
+        : Object.entries(r.own.by_type)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", "),
+      r.window ? f2(r.window.score) : "—",
+      r.halves ? f2(r.halves.score) : "—",
+      `${f2(r.own.before)} → ${f2(r.own.after)} (${r.own.total})`,
+      r.ms,
+    ].join(" | "),
+  );
+  const withProbes = rows.filter((r) => r.probes);
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const foot = withProbes.length
+    ? `\nMean over the ${withProbes.length} transcripts with committed probes: probes ${f2(mean(withProbes.map((r) => r.probes!.score)))}, window ${f2(mean(withProbes.map((r) => r.window!.score)))}, two halves ${f2(mean(withProbes.map((r) => r.halves!.score)))}, ratio ${mean(withProbes.map((r) => r.ratio)).toFixed(1)}.`
+    : "";
+  return `${head}\n${body.map((b) => `| ${b} |`).join("\n")}\n${foot}`;
+}

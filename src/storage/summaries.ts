@@ -1,0 +1,82 @@
+// Summaries of sessions: append one per compression, read the latest.
+import type { Db } from "./db.js";
+import { stmt, writeTx } from "./db.js";
+
+export interface SummaryRow {
+  session_id: string;
+  seq: number;
+  markdown: string;
+  sections: string;
+  last_turn_id: string | null;
+  last_turn_index: number | null;
+  format: string | null;
+  stats: string;
+  created_at: string;
+}
+
+/** The newest summary of a session, if any. */
+export function latestSummary(db: Db, sessionId: string): SummaryRow | undefined {
+  return stmt(
+    db,
+    `SELECT session_id, seq, markdown, sections, last_turn_id, last_turn_index, format, stats, created_at
+     FROM summaries WHERE session_id = ? ORDER BY seq DESC LIMIT 1`,
+  ).get(sessionId) as SummaryRow | undefined;
+}
+
+/** Appends a summary (and creates or touches its session row) in one transaction; returns its sequence number. */
+export function appendSummary(
+  db: Db,
+  projectId: number,
+  row: Omit<SummaryRow, "seq" | "created_at">,
+  transcriptPath: string | undefined,
+): number {
+  const now = new Date().toISOString();
+  return writeTx(db, () => {
+    stmt(
+      db,
+      `INSERT INTO sessions (id, project_id, transcript_path, started_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET last_seen_at = excluded.last_seen_at,
+         transcript_path = COALESCE(excluded.transcript_path, sessions.transcript_path)`,
+    ).run(row.session_id, projectId, transcriptPath ?? null, now, now);
+    const seq =
+      ((
+        stmt(db, "SELECT MAX(seq) AS m FROM summaries WHERE session_id = ?").get(row.session_id) as { m: number | null }
+      ).m ?? 0) + 1;
+    stmt(
+      db,
+      `INSERT INTO summaries (session_id, seq, markdown, sections, last_turn_id, last_turn_index, format, stats, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      row.session_id,
+      seq,
+      row.markdown,
+      row.sections,
+      row.last_turn_id,
+      row.last_turn_index,
+      row.format,
+      row.stats,
+      now,
+    );
+    return seq;
+  });
+}
+
+/** The transcript path recorded for a session (by hooks or an earlier compression). */
+export function sessionTranscript(db: Db, sessionId: string): string | undefined {
+  const r = stmt(db, "SELECT transcript_path FROM sessions WHERE id = ?").get(sessionId) as
+    { transcript_path: string | null } | undefined;
+  return r?.transcript_path ?? undefined;
+}
+
+/** Sessions of a project with a summary, newest first. */
+export function summarizedSessions(
+  db: Db,
+  projectId: number,
+  limit = 20,
+): { id: string; seq: number; created_at: string }[] {
+  return stmt(
+    db,
+    `SELECT s.id AS id, MAX(m.seq) AS seq, MAX(m.created_at) AS created_at FROM sessions s JOIN summaries m ON m.session_id = s.id
+     WHERE s.project_id = ? GROUP BY s.id ORDER BY created_at DESC LIMIT ?`,
+  ).all(projectId, limit) as { id: string; seq: number; created_at: string }[];
+}

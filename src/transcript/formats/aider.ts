@@ -1,0 +1,103 @@
+// aider's .aider.chat.history.md: `#### ` user input, `> ` tool output, assistant text in between.
+import { fenceMask } from "../markdown.js";
+import type { ToolCall, Transcript } from "../schema.js";
+import { TurnSink } from "../turns.js";
+
+type Kind = "user" | "tool" | "assistant" | "start";
+
+function kindOf(line: string, inFence: boolean): Kind | undefined {
+  if (inFence) return undefined;
+  if (line.startsWith("# aider chat started at")) return "start";
+  if (line.startsWith("#### ") || line === "####") return "user";
+  if (line.startsWith(">")) return "tool";
+  return undefined;
+}
+
+/** aider pads its markdown lines with two trailing spaces (hard breaks). */
+function clean(line: string): string {
+  return line.replace(/ {2}$/, "");
+}
+
+const APPLIED = /^Applied edit to (.+)$/;
+const COMMIT = /^Commit ([0-9a-f]{7,40}) (.+)$/;
+const CREATED = /^Creating empty file (.+)$/;
+
+function toolCalls(lines: string[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const l of lines) {
+    let m = APPLIED.exec(l);
+    if (m) calls.push({ name: "aider_edit", input: { file_path: m[1]!.trim(), op: "applied edit" } });
+    else if ((m = CREATED.exec(l)))
+      calls.push({ name: "aider_edit", input: { file_path: m[1]!.trim(), op: "created" } });
+    else if ((m = COMMIT.exec(l))) calls.push({ name: "git_commit", input: { sha: m[1], message: m[2]!.trim() } });
+  }
+  return calls;
+}
+
+export function parseAider(text: string): Transcript {
+  const sink = new TurnSink("aider-md");
+  const lines = text.split("\n");
+  const mask = fenceMask(lines);
+  let cur: { kind: Kind; lines: string[] } | undefined;
+  let session = 0;
+  const flush = (): void => {
+    if (!cur) return;
+    const body = cur.lines.join("\n").trim();
+    if (cur.kind === "start") {
+      sink.turn({ id: `s${session}`, role: "system", kind: "meta", text: body });
+    } else if (cur.kind === "user") {
+      const run = /^\/(run|test|lint)\s+([\s\S]+)$/.exec(body);
+      const cmd = /^\/(\w+)\s*([\s\S]*)$/.exec(body);
+      if (run)
+        sink.turn({ role: "user", text: body, tool_calls: [{ name: "shell", input: { command: run[2]!.trim() } }] });
+      else if (cmd && ["ask", "code", "architect", "context", "help"].includes(cmd[1]!)) {
+        sink.turn({ role: "user", text: cmd[2]!.trim() || body });
+      } else if (cmd && !/\s/.test(cmd[1]!)) sink.turn({ role: "user", kind: "meta", text: body });
+      else if (body) sink.turn({ role: "user", text: body });
+    } else if (cur.kind === "tool") {
+      const out = cur.lines.map((l) => l.replace(/^> ?/, ""));
+      const calls = toolCalls(out);
+      sink.turn({
+        role: "tool",
+        tool_calls: calls,
+        tool_results: [{ name: "aider", output: out.join("\n").trim(), is_error: false }],
+      });
+    } else if (body) sink.turn({ role: "assistant", text: body });
+    cur = undefined;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = clean(lines[i]!);
+    const k = kindOf(line, mask[i]!);
+    if (k === "start") {
+      flush();
+      session++;
+      cur = { kind: "start", lines: [line.slice(2)] };
+      continue;
+    }
+    if (cur?.kind === "start") {
+      // The banner's `> ` lines belong to the session start.
+      if (k === "tool" || !line.trim()) {
+        cur.lines.push(line.replace(/^> ?/, ""));
+        continue;
+      }
+    }
+    if (k === "user") {
+      if (cur?.kind !== "user") flush();
+      cur ??= { kind: "user", lines: [] };
+      cur.lines.push(line.replace(/^#### ?/, ""));
+      continue;
+    }
+    if (k === "tool") {
+      if (cur?.kind !== "tool") flush();
+      cur ??= { kind: "tool", lines: [] };
+      cur.lines.push(line);
+      continue;
+    }
+    if (!line.trim() && cur && cur.kind !== "assistant") continue;
+    if (cur?.kind !== "assistant") flush();
+    cur ??= { kind: "assistant", lines: [] };
+    cur.lines.push(line);
+  }
+  flush();
+  return sink.done();
+}

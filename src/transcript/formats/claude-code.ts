@@ -1,0 +1,118 @@
+// Claude Code session logs (~/.claude/projects/<project>/<session>.jsonl).
+import type { ToolCall, ToolResult } from "../schema.js";
+import type { Transcript } from "../schema.js";
+import { asRecord, blockText, jsonLines, str, TurnSink } from "../turns.js";
+
+/** User texts the client injects rather than the person typing them. */
+const INJECTED = /^\s*<(local-command-caveat|system-reminder|command-stdout|local-command-stdout)>/;
+
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  return blockText(content);
+}
+
+export function parseClaudeCode(text: string): Transcript {
+  const sink = new TurnSink("claude-code-jsonl");
+  const seen = new Set<string>();
+  const names = new Map<string, string>();
+  for (const rec of jsonLines(text, sink)) {
+    const r = asRecord(rec);
+    const type = str(r.type);
+    const uuid = str(r.uuid);
+    if (uuid) {
+      if (seen.has(uuid)) {
+        sink.ignore("duplicate_uuid");
+        continue;
+      }
+      seen.add(uuid);
+    }
+    sink.sessionId ??= str(r.sessionId);
+    sink.cwd ??= str(r.cwd);
+    if (type === "summary") {
+      sink.title ??= str(r.summary);
+      sink.ignore("summary_title");
+      continue;
+    }
+    if (type === "custom-title") {
+      sink.title = str(r.customTitle) ?? sink.title;
+      sink.ignore("custom_title");
+      continue;
+    }
+    if (type === "system") {
+      const sub = str(r.subtype);
+      if (sub === "compact_boundary") {
+        sink.turn({ id: uuid, role: "system", kind: "meta", text: "[compact boundary]", timestamp: str(r.timestamp) });
+      } else sink.ignore(`system_${sub ?? "record"}`);
+      continue;
+    }
+    if (type !== "user" && type !== "assistant") {
+      sink.ignore(type ?? "untyped");
+      continue;
+    }
+    const msg = asRecord(r.message);
+    const content = msg.content;
+    if (content === undefined) {
+      sink.skip("no_message_content");
+      continue;
+    }
+    const texts: string[] = [];
+    const calls: ToolCall[] = [];
+    const results: ToolResult[] = [];
+    if (typeof content === "string") texts.push(content);
+    else if (Array.isArray(content)) {
+      for (const b of content) {
+        const blk = asRecord(b);
+        switch (blk.type) {
+          case "text":
+            if (typeof blk.text === "string") texts.push(blk.text);
+            break;
+          case "tool_use": {
+            const name = str(blk.name) ?? "tool";
+            const id = str(blk.id);
+            if (id) names.set(id, name);
+            calls.push({ ...(id ? { id } : {}), name, input: asRecord(blk.input) });
+            break;
+          }
+          case "tool_result": {
+            const callId = str(blk.tool_use_id);
+            const name = callId ? names.get(callId) : undefined;
+            results.push({
+              ...(callId ? { call_id: callId } : {}),
+              ...(name ? { name } : {}),
+              output: resultText(blk.content),
+              is_error: blk.is_error === true,
+            });
+            break;
+          }
+          case "image":
+            texts.push("[image]");
+            break;
+          default:
+            break; // thinking and redacted thinking are the model's scratchpad, not conversation
+        }
+      }
+    } else {
+      sink.skip("bad_message_content");
+      continue;
+    }
+    const body = texts.join("\n");
+    if (!body.trim() && calls.length === 0 && results.length === 0) {
+      sink.ignore("empty_message");
+      continue;
+    }
+    const compact = r.isCompactSummary === true;
+    const meta = r.isMeta === true || (type === "user" && INJECTED.test(body));
+    const role = type === "assistant" ? "assistant" : results.length > 0 && !body.trim() ? "tool" : "user";
+    sink.turn({
+      id: uuid,
+      role,
+      kind: compact ? "compact_summary" : meta ? "meta" : "message",
+      text: body,
+      tool_calls: calls,
+      tool_results: results,
+      timestamp: str(r.timestamp),
+      sidechain: r.isSidechain === true,
+    });
+  }
+  return sink.done();
+}

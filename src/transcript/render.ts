@@ -1,0 +1,208 @@
+// Renders the structured sections to markdown under a token budget: every forced section present, best lines first.
+import { countTokens } from "../text/tokens.js";
+import { failureWeight } from "./extract.js";
+import type { Sections } from "./schema.js";
+
+export const SECTION_TITLES = {
+  intent: "Session Intent",
+  constraints: "User Constraints",
+  files: "Files Modified",
+  decisions: "Decisions Made",
+  completed: "Completed",
+  failures: "Failures",
+  metrics: "Metrics",
+  state: "Current State",
+  blockers: "Blockers / Open Questions",
+  next: "Next Steps",
+} as const;
+export type SectionKey = keyof typeof SECTION_TITLES;
+const ORDER = Object.keys(SECTION_TITLES) as SectionKey[];
+
+/** Share of the budget each section may use before leftovers are shared out. */
+const SHARE: Record<SectionKey, number> = {
+  intent: 0.06,
+  constraints: 0.26,
+  files: 0.2,
+  decisions: 0.08,
+  completed: 0.12,
+  failures: 0.16,
+  metrics: 0.03,
+  state: 0.05,
+  blockers: 0.02,
+  next: 0.02,
+};
+
+interface Line {
+  section: SectionKey;
+  /** Position within the section when rendered (chronological or ledger order). */
+  order: number;
+  priority: number;
+  full: string;
+  short: string;
+}
+
+function clip(s: string, max: number): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+function lines(s: Sections): Line[] {
+  const out: Line[] = [];
+  const push = (section: SectionKey, order: number, priority: number, full: string, short = full): void => {
+    out.push({ section, order, priority, full, short });
+  };
+  s.intent.forEach((f, i) =>
+    push("intent", i, 10 - i * 0.1, `- ${f.text} (${f.turn})`, `- ${clip(f.text, 160)} (${f.turn})`),
+  );
+  const nC = s.constraints.length;
+  s.constraints.forEach((f, i) =>
+    push(
+      "constraints",
+      i,
+      5 + i / Math.max(1, nC),
+      `- "${f.text}" (${f.turn})`,
+      `- "${clip(f.text, 110)}" (${f.turn})`,
+    ),
+  );
+  Object.entries(s.files).forEach(([path, ops], i) => {
+    const all = ops.map((o) => `${o.op} (${o.turn})`).join("; ");
+    const last = ops[ops.length - 1]!;
+    const short =
+      ops.length > 1
+        ? `${ops.length} changes, last ${clip(last.op, 60)} (${last.turn})`
+        : `${clip(last.op, 70)} (${last.turn})`;
+    push("files", i, 6 + Math.min(3, ops.length) / 3, `- \`${path}\` — ${clip(all, 600)}`, `- \`${path}\` — ${short}`);
+  });
+  const nD = s.decisions.length;
+  s.decisions.forEach((f, i) =>
+    push("decisions", i, 2 + i / Math.max(1, nD), `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
+  );
+  s.completed.forEach((f, i) =>
+    push(
+      "completed",
+      i,
+      f.text.startsWith("commit") ? 5 : f.text.startsWith("done") ? 4 : 3,
+      `- ${f.text} (${f.turn})`,
+      `- ${clip(f.text, 110)} (${f.turn})`,
+    ),
+  );
+  s.failures.forEach((f, i) => {
+    const seen = f.count > 1 ? `, ×${f.count}, last ${f.last_turn}` : "";
+    const fix = f.remediation ? ` → ${f.remediation}` : "";
+    push(
+      "failures",
+      i,
+      1 + failureWeight(f),
+      `- [${f.category}] ${f.text} (${f.turn}${seen})${fix}`,
+      `- ${clip(f.text, 120)} (${f.turn})`,
+    );
+  });
+  Object.entries(s.metrics).forEach(([k, m], i) => {
+    const hist =
+      m.history.length > 1
+        ? ` (was ${m.history
+            .slice(0, -1)
+            .map((h) => h.value)
+            .join(" → ")})`
+        : "";
+    push(
+      "metrics",
+      i,
+      k.startsWith("tests") ? 3 : 1,
+      `- ${k}: ${m.value}${hist} (${m.turn})`,
+      `- ${k}: ${m.value} (${m.turn})`,
+    );
+  });
+  s.state.forEach((f, i) => push("state", i, 9, `${f.text} (${f.turn})`, `${clip(f.text, 300)} (${f.turn})`));
+  s.blockers.forEach((f, i) =>
+    push("blockers", i, 7 - i * 0.1, `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
+  );
+  s.next.forEach((f, i) =>
+    push("next", i, 8 - i * 0.1, `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
+  );
+  return out;
+}
+
+export interface Rendered {
+  markdown: string;
+  tokens: number;
+  /** Lines left out for the budget, per section. */
+  omitted: Partial<Record<SectionKey, number>>;
+}
+
+/** Renders sections; `extra` lines (re-inserted facts) are always included. */
+export function renderSections(
+  s: Sections,
+  budget: number,
+  extra: Partial<Record<SectionKey, string[]>> = {},
+  focus?: string,
+): Rendered {
+  const all = lines(s);
+  // `focus` steers what is kept, like `/compact <focus>`: lines that mention its words come first.
+  const words = (focus ?? "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_./-]+/u)
+    .filter((w) => w.length >= 3);
+  if (words.length > 0) {
+    for (const l of all) if (words.some((w) => l.full.toLowerCase().includes(w))) l.priority += 4;
+  }
+  const chosen = new Map<Line, "short" | "full">();
+  const cost = new Map<Line, { short: number; full: number }>();
+  const tok = (l: Line) => {
+    let c = cost.get(l);
+    if (!c) {
+      const short = countTokens(l.short) + 1;
+      c = { short, full: l.full === l.short ? short : countTokens(l.full) + 1 };
+      cost.set(l, c);
+    }
+    return c;
+  };
+  const headerCost = ORDER.length * 6;
+  let left = Math.max(0, budget - headerCost);
+  const bySection = new Map<SectionKey, Line[]>();
+  for (const l of all) (bySection.get(l.section) ?? bySection.set(l.section, []).get(l.section)!).push(l);
+  for (const ls of bySection.values()) ls.sort((a, b) => b.priority - a.priority);
+  // Pass 1: each section's short lines up to its share.
+  const total = left;
+  for (const key of ORDER) {
+    let room = Math.floor(total * SHARE[key]);
+    for (const l of bySection.get(key) ?? []) {
+      const c = tok(l).short;
+      if (c > room || c > left) continue;
+      chosen.set(l, "short");
+      room -= c;
+      left -= c;
+    }
+  }
+  // Pass 2: leftovers, by priority across sections.
+  const rest = all.filter((l) => !chosen.has(l)).sort((a, b) => b.priority - a.priority);
+  for (const l of rest) {
+    const c = tok(l).short;
+    if (c <= left) {
+      chosen.set(l, "short");
+      left -= c;
+    }
+  }
+  // Pass 3: upgrade to full lines while room remains.
+  for (const l of [...chosen.keys()].sort((a, b) => b.priority - a.priority)) {
+    const c = tok(l);
+    if (c.full > c.short && c.full - c.short <= left) {
+      chosen.set(l, "full");
+      left -= c.full - c.short;
+    }
+  }
+  const omitted: Partial<Record<SectionKey, number>> = {};
+  const parts: string[] = [];
+  for (const key of ORDER) {
+    const ls = (bySection.get(key) ?? []).filter((l) => chosen.has(l)).sort((a, b) => a.order - b.order);
+    const skipped = (bySection.get(key)?.length ?? 0) - ls.length;
+    if (skipped > 0) omitted[key] = skipped;
+    const body = ls.map((l) => (chosen.get(l) === "full" ? l.full : l.short));
+    for (const x of extra[key] ?? []) body.push(x);
+    if (skipped > 0)
+      body.push(`- _(${skipped} more kept in the store; \`get_summary\` with \`full: true\` lists them)_`);
+    parts.push(`## ${SECTION_TITLES[key]}\n${body.length > 0 ? body.join("\n") : "_None recorded._"}`);
+  }
+  const markdown = parts.join("\n\n");
+  return { markdown, tokens: countTokens(markdown), omitted };
+}
