@@ -7,6 +7,7 @@ import { z } from "zod";
 
 import { openDatabase } from "../storage/db.js";
 import { upsertProject } from "../storage/projects.js";
+import { countTokens } from "../text/tokens.js";
 import { compressContext, turnTokens } from "../transcript/compress.js";
 import { checkProbes } from "../transcript/probes.js";
 import type { Probe, Turn } from "../transcript/schema.js";
@@ -20,13 +21,16 @@ export interface CompressEvalRow {
   file: string;
   format: string;
   turns: number;
+  summarized: number;
   skipped: number;
   tokens_before: number;
   tokens_after: number;
   ratio: number;
   /** Committed probes against the summary before re-insertion, overall and per type. */
   probes: { score: number; total: number; by_type: Record<string, string> } | null;
-  /** The same probes against the last `tokens_after` tokens of the summarized turns. */
+  /** The same probes against the continuation context: summary (before re-insertion) + kept recent messages. */
+  context: { score: number; tokens: number } | null;
+  /** The same probes against a window of the transcript's last turns as large as that context. */
   window: { score: number } | null;
   /** Committed probes against the summary built in two compressions (first half, then the rest). */
   halves: { score: number } | null;
@@ -89,7 +93,9 @@ export function evalCompress(opts: {
       const r = compressContext({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
       const ext = committed[file] ? asProbes(committed[file].probes) : undefined;
       const extReport = ext ? checkProbes(ext, r.draft) : undefined;
-      const window = ext ? checkProbes(ext, slidingWindow(r.span, r.stats.tokens_after)) : undefined;
+      const contextTokens = countTokens(r.draft_context);
+      const context = ext ? { score: checkProbes(ext, r.draft_context).score, tokens: contextTokens } : null;
+      const window = ext ? checkProbes(ext, slidingWindow(r.all_turns, contextTokens)) : undefined;
       // Incremental: the first half, then the rest, merged.
       let halves: { score: number } | null = null;
       if (ext) {
@@ -103,11 +109,13 @@ export function evalCompress(opts: {
         file,
         format: r.source.format,
         turns: r.stats.turns_total,
+        summarized: r.stats.turns_summarized,
         skipped: r.stats.skipped,
         tokens_before: r.stats.tokens_before,
         tokens_after: r.stats.tokens_after,
         ratio: r.stats.ratio,
         probes: extReport ? { score: extReport.score, total: extReport.total, by_type: byType(extReport) } : null,
+        context,
         window: window ? { score: window.score } : null,
         halves,
         own: {
@@ -130,12 +138,12 @@ const f2 = (x: number) => x.toFixed(2);
 
 export function renderCompressEval(rows: CompressEvalRow[]): string {
   const head =
-    "| transcript | format | turns | tokens before → after | ratio | probes (before re-insertion) | by type | window, same size | two halves | own probes before → after | ms |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|";
+    "| transcript | format | turns (summarized) | tokens before → after | ratio | probes: summary | by type | probes: summary + recent (tokens) | window of that size | two halves | own probes before → after | ms |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|";
   const body = rows.map((r) =>
     [
       r.file,
       r.format,
-      r.turns,
+      `${r.turns} (${r.summarized})`,
       `${r.tokens_before} → ${r.tokens_after}`,
       r.ratio.toFixed(1),
       r.probes ? `${f2(r.probes.score)} (${r.probes.total})` : "—",
@@ -146,6 +154,7 @@ export function renderCompressEval(rows: CompressEvalRow[]): string {
         : Object.entries(r.own.by_type)
             .map(([k, v]) => `${k} ${v}`)
             .join(", "),
+      r.context ? `${f2(r.context.score)} (${r.context.tokens})` : "—",
       r.window ? f2(r.window.score) : "—",
       r.halves ? f2(r.halves.score) : "—",
       `${f2(r.own.before)} → ${f2(r.own.after)} (${r.own.total})`,
@@ -155,7 +164,7 @@ export function renderCompressEval(rows: CompressEvalRow[]): string {
   const withProbes = rows.filter((r) => r.probes);
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   const foot = withProbes.length
-    ? `\nMean over the ${withProbes.length} transcripts with committed probes: probes ${f2(mean(withProbes.map((r) => r.probes!.score)))}, window ${f2(mean(withProbes.map((r) => r.window!.score)))}, two halves ${f2(mean(withProbes.map((r) => r.halves!.score)))}, ratio ${mean(withProbes.map((r) => r.ratio)).toFixed(1)}.`
+    ? `\nMean over the ${withProbes.length} transcripts with committed probes: summary ${f2(mean(withProbes.map((r) => r.probes!.score)))}, summary + recent ${f2(mean(withProbes.map((r) => r.context!.score)))}, window ${f2(mean(withProbes.map((r) => r.window!.score)))}, two halves ${f2(mean(withProbes.map((r) => r.halves!.score)))}, ratio ${mean(withProbes.map((r) => r.ratio)).toFixed(1)}.`
     : "";
   return `${head}\n${body.map((b) => `| ${b} |`).join("\n")}\n${foot}`;
 }

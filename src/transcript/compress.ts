@@ -43,7 +43,7 @@ export const CompressInput = z
       .min(200)
       .max(50_000)
       .optional()
-      .describe("target summary size (default: ~1/12 of what is summarized, 500–6,000)"),
+      .describe("target summary size (default: ~1/13 of what is summarized, 500–6,000)"),
     focus: z.string().max(500).optional().describe("what to keep first, like /compact <focus>"),
     format: TranscriptFormat.optional().describe("force a transcript format instead of detecting it"),
   })
@@ -77,8 +77,11 @@ export interface CompressResult {
   summary: { markdown: string; sections: Sections };
   /** The summary before probe-failed facts were re-inserted (what the summarizer alone produced). */
   draft: string;
-  /** The turns this compression summarized. */
+  /** The draft followed by the kept recent messages: the continuation context before re-insertion. */
+  draft_context: string;
+  /** The turns this compression summarized, and all turns read. */
   span: Turn[];
+  all_turns: Turn[];
   stats: CompressStats;
   probes: { before: ProbeReport; after: ProbeReport };
   notes: string[];
@@ -139,8 +142,33 @@ export function turnTokens(t: Turn): number {
   return n;
 }
 
-/** A kept message, verbatim up to a cap so one giant paste cannot undo the compression. */
+function oneLine(s: string, max: number): string {
+  const l = s.replace(/\s+/g, " ").trim();
+  return l.length > max ? `${l.slice(0, max - 1)}…` : l;
+}
+
+/**
+ * A kept message, verbatim up to a cap so one giant paste cannot undo the compression; tool activity between
+ * kept messages as one line per call (name, input, first line of output) so nothing recent goes unseen.
+ */
 function renderKept(t: Turn, cap = 2000): string {
+  if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !t.text.trim()) {
+    if (t.kind !== "message") return "";
+    const calls = t.tool_calls.map((c) => `${c.name} ${oneLine(JSON.stringify(c.input), 160)}`);
+    const outs = t.tool_results.map(
+      (r) =>
+        `${r.is_error ? "error: " : "→ "}${oneLine(
+          r.output
+            .split("\n")
+            .filter((l) => l.trim())
+            .slice(0, 3)
+            .join(" / "),
+          200,
+        )}`,
+    );
+    const lines = [...calls, ...outs];
+    return lines.length > 0 ? `_tool (${t.id})_: ${lines.join(" ")}` : "";
+  }
   const body = t.text.trim();
   const n = countTokens(body);
   const text = n > cap ? `${body.slice(0, Math.floor((body.length * cap) / n))}\n[… ${n - cap} tokens cut]` : body;
@@ -148,7 +176,7 @@ function renderKept(t: Turn, cap = 2000): string {
 }
 
 export function defaultBudget(tokensSummarized: number): number {
-  return Math.max(500, Math.min(6000, Math.round(tokensSummarized / 12)));
+  return Math.max(500, Math.min(6000, Math.round(tokensSummarized / 13)));
 }
 
 function sessionIdFor(path: string | undefined, t: Transcript): string {
@@ -235,9 +263,10 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
   }
   if (kept < input.keep_recent) cut = Math.max(start, cut);
   const span = turns.slice(start, cut);
-  const keptTurns = turns
-    .slice(cut)
-    .filter((t) => (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim());
+  const keptRegion = turns.slice(cut);
+  const keptTurns = keptRegion.filter(
+    (t) => (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim(),
+  );
 
   const prevSections = prev ? Sections.parse(JSON.parse(prev.sections)) : emptySections();
   const prevStats = prev ? (JSON.parse(prev.stats) as { tokens_summarized?: number }) : {};
@@ -259,7 +288,10 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
   const final = before.failed.length > 0 ? renderSections(sections, budget, extra, input.focus) : first;
   const after = checkProbes(probes, final.markdown);
 
-  const keptMd = keptTurns.map((t) => renderKept(t)).join("\n\n");
+  const keptMd = keptRegion
+    .map((t) => renderKept(t))
+    .filter(Boolean)
+    .join("\n\n");
   const markdown = keptMd ? `${final.markdown}\n\n## Recent Messages (verbatim)\n${keptMd}` : final.markdown;
   const tokensAfter = final.tokens;
   const stats: CompressStats = {
@@ -302,7 +334,9 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     markdown,
     summary: { markdown: final.markdown, sections },
     draft: first.markdown,
+    draft_context: keptMd ? `${first.markdown}\n\n## Recent Messages (verbatim)\n${keptMd}` : first.markdown,
     span,
+    all_turns: turns,
     stats,
     probes: { before, after },
     notes,

@@ -22,7 +22,7 @@ function clip(s: string, max: number): string {
 function prose(text: string): string {
   return text
     .replace(/```[\s\S]*?(```|$)/g, " ")
-    .replace(/<[a-z-]+>[\s\S]*?<\/[a-z-]+>/gi, " ")
+    .replace(/<([a-z_-]+)>[\s\S]*?<\/\1>/gi, " ")
     .replace(/^\s*>.*$/gm, "");
 }
 
@@ -37,8 +37,9 @@ export function userConstraints(turns: Turn[]): Fact[] {
     const p = prose(t.text).trim() || t.text.trim();
     const ss = sentences(p);
     if (ss.length === 0) continue;
-    const picked: string[] = [ss[0]!];
-    for (const s of ss.slice(1)) if (CONSTRAINT_CUES.test(s) && s.length < 400) picked.push(s);
+    // Short messages are kept whole; long ones (pasted logs, specs) by their first and their cue-bearing sentences.
+    const picked: string[] = p.length <= 320 ? ss : [ss[0]!];
+    if (p.length > 320) for (const s of ss.slice(1)) if (CONSTRAINT_CUES.test(s) && s.length < 400) picked.push(s);
     let quote = "";
     for (const s of picked) {
       if (quote.length + s.length > 480) break;
@@ -61,6 +62,8 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
 
 const ERROR_LINE =
   /(\b[A-Z]\w*(?:Error|Exception|Failed|Failure)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror\b|\bfailed\b|\bFAIL(?:ED)?\b|\bpanic(?:ked)?\b|\bfatal\b|not defined|does not exist|has no attribute|no attribute|No such|cannot|can't|Cannot|Could not|could not|is not|rejected|denied|refused|timed out|Missing|unsupported|not supported|not found|CORS|readonly|read-only|Invalid|invalid)/;
+const SPECIFIC =
+  /(has no attribute|is not defined|does not exist|cannot (?:find|read|load|import)|not supported|readonly|read-only|timed out)/;
 const NOISE = /^(\s*at |\s*File "|\s*\^|\s*~|\s*\d+\s*\||\s*-{3,}|\s*\.\.\.|\s*\[\d+\/\d+\])/;
 const STRONG = /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\bFAIL(?:ED)?\b|\bpanic/;
 
@@ -91,14 +94,21 @@ interface ErrorHit {
 
 function errorLines(text: string, role: Turn["role"], isError: boolean, max = 6): ErrorHit[] {
   const out: ErrorHit[] = [];
-  for (const raw of text.split("\n")) {
+  // Strong lines (named exceptions) first, so a long paste still yields its exception.
+  const all = text.split("\n");
+  const ordered = [...all.filter((l) => STRONG.test(l)), ...all.filter((l) => !STRONG.test(l))];
+  for (const raw of ordered) {
     if (out.length >= max) break;
-    const line = raw.trim();
-    if (line.length < 6 || line.length > 600 || NOISE.test(raw)) continue;
-    if (!ERROR_LINE.test(line)) continue;
+    let line = raw.trim().replace(/^#{1,6}\s+/, "");
+    if (line.length < 6 || line.length > 4000 || NOISE.test(raw)) continue;
+    const hit = ERROR_LINE.exec(line);
+    if (!hit) continue;
     const strong = STRONG.test(line) || isError;
-    // Prose mentions of "error" count only in user messages and failed tool results.
-    if (!strong && role === "assistant") continue;
+    // Long log lines: keep the part around the error.
+    const at = STRONG.exec(line)?.index ?? hit.index;
+    if (line.length > 220 && at > 60) line = `…${line.slice(at - 40)}`;
+    // Prose mentions of "error" count only in user messages and failed tool results, or when specific.
+    if (!strong && role === "assistant" && !SPECIFIC.test(line)) continue;
     out.push({ line: clip(line, 220), strong, role });
   }
   return out;
@@ -137,8 +147,18 @@ export function failures(turns: Turn[], cwd: string | undefined): Failure[] {
   turns.forEach((t, i) => {
     if (t.kind !== "message") return;
     if (t.role === "user" && !t.sidechain) hits(t, i, errorLines(t.text, "user", false));
-    else if (t.role === "assistant") hits(t, i, errorLines(prose(t.text), "assistant", false, 3));
-    for (const r of t.tool_results) hits(t, i, errorLines(r.output, "tool", r.is_error, r.is_error ? 4 : 3));
+    else if (t.role === "assistant") hits(t, i, errorLines(t.text, "assistant", false, 3));
+    for (const r of t.tool_results) {
+      const hs = errorLines(r.output, "tool", r.is_error, r.is_error ? 4 : 3);
+      // A failed tool call is a failure even when its message has no error word ("File has not been read yet").
+      const firstLine = r.output
+        .split("\n")
+        .find((l) => l.trim())
+        ?.trim();
+      if (r.is_error && firstLine && !hs.some((h) => h.line === clip(firstLine, 220)))
+        hs.unshift({ line: clip(firstLine.replace(/<\/?tool_use_error>/g, ""), 220), strong: true, role: "tool" });
+      hits(t, i, hs);
+    }
   });
   const out: Failure[] = [];
   for (const f of bySig.values()) {

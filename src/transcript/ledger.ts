@@ -63,6 +63,10 @@ export function shellFiles(cmd: string): { path: string; op: string }[] {
   for (const m of cmd.matchAll(/(?:^|[;&|]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*((?:[\w./-]+\/)?[\w.-]+\.\w+)/gm)) {
     out.push({ path: m[1]!, op: "deleted" });
   }
+  for (const m of cmd.matchAll(/\bgit\s+add\s+([^;&|\n]+)/g)) {
+    for (const a of m[1]!.split(/\s+/))
+      if (a && !a.startsWith("-") && a !== "." && /\.\w+$/.test(a)) out.push({ path: a, op: "staged (git add)" });
+  }
   for (const m of cmd.matchAll(/\bcat\s*>{1,2}\s*((?:[\w./-]+\/)?[\w.-]+\.\w+)\s*<</g))
     out.push({ path: m[1]!, op: "written (heredoc)" });
   return out;
@@ -112,6 +116,30 @@ function callEvents(call: ToolCall, openFile: string | undefined): { path: strin
   return [];
 }
 
+const GIT_STATUS = /^\s?([MADRU?]{1,2})\s+(?:\S+ -> )?(\S+\.\w+)\s*$/;
+const GIT_STAT = /^\s*(\S+\.\w+)\s+\|\s+\d+/;
+
+/** Files named in `git status --short`, `git diff --stat` or commit summaries. */
+export function gitReported(output: string): { path: string; op: string }[] {
+  const out: { path: string; op: string }[] = [];
+  for (const line of output.split("\n")) {
+    let m = GIT_STATUS.exec(line);
+    if (m) {
+      const code = m[1]!.trim();
+      out.push({
+        path: m[2]!,
+        op:
+          code === "??" || code.includes("A")
+            ? "added (git status)"
+            : code.includes("D")
+              ? "deleted (git status)"
+              : "modified (git status)",
+      });
+    } else if ((m = GIT_STAT.exec(line))) out.push({ path: m[1]!, op: "changed (git diff --stat)" });
+  }
+  return out;
+}
+
 /** Every file change of these turns, in order. Tracks SWE-agent's open file across turns. */
 export function fileEvents(turns: Turn[]): FileEvent[] {
   const out: FileEvent[] = [];
@@ -128,6 +156,10 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
         if (p) openFile = p.replace(/^["']|["']$/g, "");
       }
       for (const e of callEvents(c, openFile)) out.push({ ...e, turn: t.id });
+      // What git reports as changed is an edit even when the edit itself was not recorded (exports drop patches).
+      if (/\bgit\s+(status|diff\s+--stat|show\s+--stat|commit)\b/.test(cmd)) {
+        for (const r of t.tool_results) for (const e of gitReported(r.output)) out.push({ ...e, turn: t.id });
+      }
     }
   }
   return out;

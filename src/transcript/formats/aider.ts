@@ -6,9 +6,10 @@ import { TurnSink } from "../turns.js";
 type Kind = "user" | "tool" | "assistant" | "start";
 
 function kindOf(line: string, inFence: boolean): Kind | undefined {
-  if (inFence) return undefined;
+  // aider writes user input at column 0 whatever came before: an unclosed fence in a reply must not swallow it.
   if (line.startsWith("# aider chat started at")) return "start";
   if (line.startsWith("#### ") || line === "####") return "user";
+  if (inFence) return undefined;
   if (line.startsWith(">")) return "tool";
   return undefined;
 }
@@ -37,7 +38,15 @@ function toolCalls(lines: string[]): ToolCall[] {
 export function parseAider(text: string): Transcript {
   const sink = new TurnSink("aider-md");
   const lines = text.split("\n");
-  const mask = fenceMask(lines);
+  // Fences are tracked per user turn: every `#### ` line starts afresh.
+  const mask: boolean[] = [];
+  let from = 0;
+  for (let i = 0; i <= lines.length; i++) {
+    if (i === lines.length || (i > from && lines[i]!.startsWith("#### "))) {
+      mask.push(...fenceMask(lines.slice(from, i)));
+      from = i;
+    }
+  }
   let cur: { kind: Kind; lines: string[] } | undefined;
   let session = 0;
   const flush = (): void => {

@@ -78,6 +78,11 @@ function oldStyleCalls(body: string): ToolCall[] {
       continue;
     }
     const line = lines[i]!;
+    if (/^\s*-{3,}\s*$/.test(line)) {
+      // A new segment: a file named in an earlier paragraph no longer says which file a diff edits.
+      lastMention = undefined;
+      continue;
+    }
     const read = /^Read file:\s*(.+)$/.exec(line);
     if (read) {
       lastPath = read[1]!.trim();
