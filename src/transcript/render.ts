@@ -32,17 +32,6 @@ const SHARE: Record<SectionKey, number> = {
   next: 0.02,
 };
 
-const STRONG_CUE =
-  /\b(don'?t|do not|never|always|must|without|instead|only|not|no|keep|remove|revert|stop|avoid|prefer|still|make sure|ensure)\b/i;
-
-/** A long quote shortened to its opening and its first sentence with a strong instruction word. */
-function shortQuote(text: string): string {
-  if (text.length <= 110) return text;
-  const parts = text.split(/(?<=[.!?])\s+/);
-  const cue = parts.slice(1).find((p) => STRONG_CUE.test(p));
-  return cue ? `${clip(parts[0]!, 60)} … ${clip(cue, 90)}` : clip(text, 110);
-}
-
 interface Line {
   section: SectionKey;
   /** Position within the section when rendered (chronological or ledger order). */
