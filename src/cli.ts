@@ -15,6 +15,7 @@ import { pullModel } from "./embeddings/pull.js";
 import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
+import { evalCompress, renderCompressEval } from "./eval/compress.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
@@ -29,6 +30,9 @@ import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { serve } from "./serve.js";
 import { getStatus, renderStatus } from "./status.js";
+import { compressContext } from "./transcript/compress.js";
+import { renderCompressFooter, renderStoredSummary } from "./transcript/report.js";
+import { getSummary } from "./transcript/summaries.js";
 import { packageVersion } from "./version.js";
 
 const version = packageVersion();
@@ -146,6 +150,61 @@ program
     },
   );
 
+program
+  .command("compress [transcript]")
+  .description(
+    "compress a conversation transcript into an anchored summary (default: the newest Claude Code transcript of the project)",
+  )
+  .option("--session <id>", "session to merge into (default: the transcript's own id)")
+  .option("--budget <tokens>", "target summary size in tokens", (v) => Number.parseInt(v, 10))
+  .option("--focus <text>", "what to keep first, like /compact <focus>")
+  .option("--keep <n>", "recent messages kept verbatim", (v) => Number.parseInt(v, 10), 5)
+  .option("--json", "print {summary: {markdown, sections}, stats}")
+  .action(
+    async (
+      transcript: string | undefined,
+      opts: { session?: string; budget?: number; focus?: string; keep: number; json?: boolean },
+      cmd: Command,
+    ) => {
+      const app = openApp(configFrom(cmd));
+      try {
+        const r = compressContext(
+          { db: app.db, projectId: app.project.id, root: app.location.root },
+          {
+            ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
+            ...(opts.session ? { session_id: opts.session } : {}),
+            ...(opts.budget !== undefined ? { budget_tokens: opts.budget } : {}),
+            ...(opts.focus ? { focus: opts.focus } : {}),
+            keep_recent: opts.keep,
+          },
+        );
+        print(
+          opts.json ?? false,
+          { session_id: r.session_id, source: r.source, summary: r.summary, stats: r.stats, notes: r.notes },
+          `${r.markdown}\n\n${renderCompressFooter(r)}`,
+        );
+      } finally {
+        await app.close();
+      }
+    },
+  );
+
+program
+  .command("summary")
+  .description("print the latest stored summary of a session (default: the most recently compressed one)")
+  .option("--session <id>", "session id")
+  .option("--full", "every stored item, not just what fit the budget")
+  .option("--json", "print JSON")
+  .action(async (opts: { session?: string; full?: boolean; json?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const s = getSummary(app.db, app.project.id, opts.session);
+      print(opts.json ?? false, s, renderStoredSummary(s, opts.full ?? false));
+    } finally {
+      await app.close();
+    }
+  });
+
 const graph = program.command("graph").description("inspect the context graph");
 graph
   .command("neighbors <ref>")
@@ -183,6 +242,31 @@ evalCmd
       });
       line.done();
       print(opts.json ?? false, result, renderIndexBench(result));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+evalCmd
+  .command("compress")
+  .description(
+    "compress real transcripts; score each summary with the probes committed beside them, against a same-size window",
+  )
+  .option("--dir <dir>", "folder of transcripts (with probes.json)", "../shared/data/transcripts")
+  .option("--only <names...>", "only these files of the folder")
+  .option("--json", "print JSON")
+  .action((opts: { dir: string; only?: string[]; json?: boolean }) => {
+    const workDir = mkdtempSync(join(tmpdir(), "memcards-compress-"));
+    try {
+      const line = createProgressLine(true);
+      const rows = evalCompress({
+        dir: resolvePath(opts.dir),
+        workDir,
+        ...(opts.only ? { files: opts.only } : {}),
+        onFile: (f) => line.update(`${f}…`),
+      });
+      line.done();
+      print(opts.json ?? false, rows, renderCompressEval(rows));
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }

@@ -2,6 +2,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import type { ToolDeps } from "./context.js";
+import { registerCompressContext } from "./tools/compress-context.js";
+import { registerGetSummary } from "./tools/get-summary.js";
 import { registerGraphTools } from "./tools/graph.js";
 import { registerStatusTool } from "./tools/status.js";
 
@@ -9,4 +11,6 @@ import { registerStatusTool } from "./tools/status.js";
 export function registerAll(server: McpServer, deps: ToolDeps): void {
   registerStatusTool(server, deps);
   registerGraphTools(server, deps);
+  registerCompressContext(server, deps);
+  registerGetSummary(server, deps);
 }

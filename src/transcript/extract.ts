@@ -19,7 +19,7 @@ function clip(s: string, max: number): string {
 }
 
 /** Removes fenced code and quoted tool output: what is left is what a person or the agent said. */
-function prose(text: string): string {
+export function prose(text: string): string {
   return text
     .replace(/```[\s\S]*?(```|$)/g, " ")
     .replace(/<([a-z_-]+)>[\s\S]*?<\/\1>/gi, " ")

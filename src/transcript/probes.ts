@@ -1,5 +1,5 @@
 // Probes: facts from the raw turns that the summary must still hold; a deterministic normalized-substring check.
-import { conversational } from "./extract.js";
+import { conversational, prose } from "./extract.js";
 import { displayPath, fileEvents } from "./ledger.js";
 import type { Probe, ProbeType, Turn } from "./schema.js";
 
@@ -59,15 +59,15 @@ export function generateProbes(turns: Turn[], cwd: string | undefined, max = 60)
       }
     }
     if (t.role === "user" && conversational(t)) {
-      const first = t.text
-        .replace(/```[\s\S]*?```/g, " ")
+      const first = prose(t.text)
         .split(/(?<=[.!?])\s+|\n/)
         .find((s) => s.trim().length > 3);
       if (first) add("constraint", [head(first.trim(), 48)], t.id, `- "${head(first.trim(), 200)}" (${t.id})`);
     }
     if (t.role === "assistant" && conversational(t)) {
-      for (const s of t.text.split(/(?<=[.!?])\s+|\n/)) {
+      for (const s of prose(t.text).split(/(?<=[.!?])\s+|\n/)) {
         if (
+          /^\s*[A-Za-z]/.test(s) &&
           /\b(decided to|I'?ll use|instead of|rather than|chose|switch(?:ed)? to)\b/i.test(s) &&
           s.length > 30 &&
           s.length < 300

@@ -1,0 +1,32 @@
+// Tool `compress_context`: the anchored, probe-checked summary of the current conversation.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import { compressContext, CompressInput } from "../../transcript/compress.js";
+import { renderCompressFooter } from "../../transcript/report.js";
+import type { ToolDeps } from "../context.js";
+import { guard, ok } from "../result.js";
+
+export function registerCompressContext(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    "compress_context",
+    {
+      title: "Compress the conversation",
+      description:
+        "Summarize this conversation into anchored sections (intent, user constraints verbatim, files modified, decisions, completed, failures, metrics, current state, blockers, next steps) and keep the last messages verbatim. memcards reads the transcript itself: pass transcript_path (Claude Code/Codex JSONL, SWE-agent .traj, SpecStory or aider markdown, JSON messages) — never paste the conversation. Merges with this session's previous summary and reads only newer turns. Continue from the returned markdown.",
+      inputSchema: CompressInput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guard(async () => {
+        const app = await deps.app();
+        const r = compressContext({ db: app.db, projectId: app.project.id, root: app.location.root }, args);
+        const { probes_failed, ...stats } = r.stats;
+        return ok(`${r.markdown}\n\n${renderCompressFooter(r)}`, {
+          session_id: r.session_id,
+          source: r.source,
+          stats: { ...stats, probes_failed: probes_failed.length },
+          notes: r.notes,
+        });
+      }, deps.logger),
+  );
+}

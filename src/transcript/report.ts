@@ -1,0 +1,79 @@
+// Human-readable lines about a compression: what was read, the token accounting and the probe scores.
+import type { CompressResult } from "./compress.js";
+import { SECTION_TITLES } from "./render.js";
+import type { StoredSummary } from "./summaries.js";
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+export function renderCompressFooter(r: CompressResult): string {
+  const s = r.stats;
+  const lines = [
+    `---`,
+    `memcards: session ${r.session_id}, compression #${s.compression}, ${r.source.format}${r.source.path ? ` ${r.source.path}` : ""}.`,
+    `Summarized ${s.turns_summarized} of ${s.turns_total} turns: ${s.tokens_before} → ${s.tokens_after} tokens (ratio ${s.ratio}); next context ${s.tokens_total_after} tokens instead of ${s.tokens_total_before}.`,
+    `Probes: ${pct(s.probe_score_before)} before re-insertion, ${pct(s.probe_score)} after (${s.probes_total} probes).`,
+  ];
+  if (r.probes.before.failed.length > 0) {
+    lines.push(
+      `Re-inserted: ${r.probes.before.failed
+        .map((p) => `${p.type} "${p.expect.join(" + ")}"`)
+        .slice(0, 8)
+        .join("; ")}${r.probes.before.failed.length > 8 ? "; …" : ""}.`,
+    );
+  }
+  for (const n of r.notes) lines.push(n);
+  return lines.join("\n");
+}
+
+/** A stored summary; `full` lists every stored item per section. */
+export function renderStoredSummary(s: StoredSummary, full: boolean): string {
+  const head = `# Session ${s.session_id} — compression #${s.compression} (${s.created_at})`;
+  if (!full) return `${head}\n\n${s.markdown}`;
+  const x = s.sections;
+  const out: string[] = [head];
+  const list = (title: string, items: string[]) =>
+    out.push(`## ${title}\n${items.length ? items.join("\n") : "_None recorded._"}`);
+  list(
+    SECTION_TITLES.intent,
+    x.intent.map((f) => `- ${f.text} (${f.turn})`),
+  );
+  list(
+    SECTION_TITLES.constraints,
+    x.constraints.map((f) => `- "${f.text}" (${f.turn})`),
+  );
+  list(
+    SECTION_TITLES.files,
+    Object.entries(x.files).map(([p, ops]) => `- \`${p}\` — ${ops.map((o) => `${o.op} (${o.turn})`).join("; ")}`),
+  );
+  list(
+    SECTION_TITLES.decisions,
+    x.decisions.map((f) => `- ${f.text} (${f.turn})`),
+  );
+  list(
+    SECTION_TITLES.completed,
+    x.completed.map((f) => `- ${f.text} (${f.turn})`),
+  );
+  list(
+    SECTION_TITLES.failures,
+    x.failures.map(
+      (f) => `- [${f.category}] ${f.text} (${f.turn}, ×${f.count})${f.remediation ? ` → ${f.remediation}` : ""}`,
+    ),
+  );
+  list(
+    SECTION_TITLES.metrics,
+    Object.entries(x.metrics).map(([k, m]) => `- ${k}: ${m.value} (${m.turn})`),
+  );
+  list(
+    SECTION_TITLES.state,
+    x.state.map((f) => `${f.text} (${f.turn})`),
+  );
+  list(
+    SECTION_TITLES.blockers,
+    x.blockers.map((f) => `- ${f.text} (${f.turn})`),
+  );
+  list(
+    SECTION_TITLES.next,
+    x.next.map((f) => `- ${f.text} (${f.turn})`),
+  );
+  return out.join("\n\n");
+}

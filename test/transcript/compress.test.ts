@@ -1,0 +1,170 @@
+// compress_context on real transcripts: forced sections, the artifact ledger, probes, merge, incremental reading.
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { openDatabase } from "../../src/storage/db.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { compressContext } from "../../src/transcript/compress.js";
+import { checkProbes } from "../../src/transcript/probes.js";
+import { SECTION_TITLES } from "../../src/transcript/render.js";
+import { getSummary } from "../../src/transcript/summaries.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { shared, SHARED_TRANSCRIPTS } from "./data.js";
+
+function store() {
+  const dir = tmpDir();
+  const db = openDatabase(join(dir, "m.db"));
+  const project = upsertProject(db, "test", dir);
+  return { db, dir, deps: { db, projectId: project.id, root: dir, home: dir } };
+}
+
+const committed = JSON.parse(readFileSync(join(SHARED_TRANSCRIPTS, "probes.json"), "utf8")) as Record<
+  string,
+  { probes: { type: string; expect: string }[] }
+>;
+const probesOf = (file: string) =>
+  committed[file]!.probes.map((p) => ({ type: p.type as "artifact", expect: [p.expect], turn: "", fact: "" }));
+
+describe("compress_context", () => {
+  it("writes every forced section, an artifact ledger from real edits, and token accounting", () => {
+    const { deps } = store();
+    const r = compressContext(deps, { transcript_path: shared("harmony-claude-pr341.jsonl") });
+    for (const title of Object.values(SECTION_TITLES)) expect(r.summary.markdown).toContain(`## ${title}`);
+    const files = Object.keys(r.summary.sections.files);
+    expect(files.some((f) => f.endsWith("harmony-backend/src/events/eventBus.ts"))).toBe(true);
+    expect(r.summary.sections.files[files.find((f) => f.endsWith("eventBus.ts"))!]![0]!.op).toMatch(/^edited: `/);
+    expect(r.summary.sections.next.length + r.summary.sections.completed.length).toBeGreaterThan(0);
+    const s = r.stats;
+    expect(s.tokens_before).toBeGreaterThan(30_000);
+    expect(s.ratio).toBeCloseTo(s.tokens_before / s.tokens_after, 1);
+    expect(s.ratio).toBeGreaterThanOrEqual(10);
+    expect(s.tokens_total_before).toBeGreaterThan(s.tokens_before);
+    expect(s.tokens_total_after).toBeGreaterThan(s.tokens_after);
+    expect(s.kept_recent).toBe(5);
+    expect(r.markdown).toContain("## Recent Messages (verbatim)");
+    expect(s.probe_score).toBeGreaterThanOrEqual(s.probe_score_before);
+    expect(s.probe_score).toBe(1);
+  });
+
+  it("keeps the committed probes of real sessions before re-insertion, at a ratio of at least 10", () => {
+    for (const file of ["tftbot-claude-code.md", "rfp-platform-aider.md", "harmony-codex-fix-476.md"]) {
+      const { deps } = store();
+      const r = compressContext(deps, { transcript_path: shared(file) });
+      const score = checkProbes(probesOf(file), r.draft).score;
+      expect(score, file).toBeGreaterThanOrEqual(0.8);
+      expect(r.stats.ratio, file).toBeGreaterThanOrEqual(10);
+    }
+  });
+
+  it("gives the same probe score compressed in two halves as compressed whole", () => {
+    const file = "aider__brezzy1337__wiseqrpay.md";
+    const whole = compressContext(store().deps, { transcript_path: shared(file) });
+    const { deps } = store();
+    const first = compressContext(
+      { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
+      { transcript_path: shared(file) },
+    );
+    const second = compressContext(deps, { transcript_path: shared(file) });
+    expect(first.stats.compression).toBe(1);
+    expect(second.stats.compression).toBe(2);
+    // The second call reads only the turns after the first one's last summarized turn.
+    expect(first.stats.turns_summarized + second.stats.turns_summarized).toBe(whole.stats.turns_summarized);
+    const a = checkProbes(probesOf(file), whole.draft).score;
+    const b = checkProbes(probesOf(file), second.draft).score;
+    expect(Math.abs(a - b)).toBeLessThanOrEqual(0.05);
+    // Files are a union with operations appended; intent accumulates.
+    expect(Object.keys(second.summary.sections.files).length).toBeGreaterThanOrEqual(
+      Object.keys(first.summary.sections.files).length,
+    );
+    expect(second.summary.sections.intent.length).toBeGreaterThanOrEqual(first.summary.sections.intent.length);
+  });
+
+  it("reads a transcript that is still being written, and later picks up where it stopped", () => {
+    const { deps, dir } = store();
+    const path = join(dir, "live.jsonl");
+    const rec = (uuid: string, type: "user" | "assistant", text: string) =>
+      JSON.stringify({
+        type,
+        uuid,
+        sessionId: "live-1",
+        isSidechain: false,
+        message: { role: type, content: type === "user" ? text : [{ type: "text", text }] },
+      });
+    const lines: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      lines.push(rec(`u${i}`, "user", `Step ${i}: please never touch config/prod.yaml while fixing src/mod${i}.ts.`));
+      lines.push(rec(`a${i}`, "assistant", `I decided to fix src/mod${i}.ts instead of rewriting it.`));
+    }
+    writeFileSync(path, `${lines.join("\n")}\n{"type":"user","uuid":"u99","mess`);
+    const r1 = compressContext(deps, { transcript_path: path, keep_recent: 2 });
+    expect(r1.session_id).toBe("live-1");
+    expect(r1.partial_tail).toBe(true);
+    expect(r1.notes.join(" ")).toMatch(/still being written/);
+    expect(r1.stats.turns_summarized).toBe(22);
+    // The line gets finished and the session goes on.
+    appendFileSync(
+      path,
+      `age":{"role":"user","content":"Now add tests for mod99."},"sessionId":"live-1"}\n${rec("a99", "assistant", "Added tests.")}\n`,
+    );
+    const r2 = compressContext(deps, { transcript_path: path, keep_recent: 2 });
+    expect(r2.stats.compression).toBe(2);
+    expect(r2.stats.turns_summarized).toBe(2);
+    expect(r2.summary.sections.constraints.map((c) => c.turn)).toContain("u0");
+    const stored = getSummary(deps.db, deps.projectId, "live-1");
+    expect(stored.compression).toBe(2);
+    expect(stored.markdown).toBe(r2.summary.markdown);
+  });
+
+  it("accepts short message arrays and appends them to the session", () => {
+    const { deps } = store();
+    const r = compressContext(deps, {
+      session_id: "chat",
+      keep_recent: 0,
+      messages: [
+        { role: "user", content: "Use zod instead of yup for validation. Never commit secrets." },
+        { role: "assistant", content: "I'll use zod instead of yup because it infers types." },
+      ],
+    });
+    expect(r.summary.sections.constraints[0]?.text).toContain("Use zod instead of yup");
+    expect(r.summary.sections.decisions[0]?.text).toContain("zod instead of yup");
+    const r2 = compressContext(deps, {
+      session_id: "chat",
+      keep_recent: 0,
+      messages: [{ role: "user", content: "Also support Node 20." }],
+    });
+    expect(r2.stats.compression).toBe(2);
+    expect(r2.summary.sections.constraints.map((c) => c.text)).toEqual([
+      "Use zod instead of yup for validation. Never commit secrets.",
+      "Also support Node 20.",
+    ]);
+  });
+
+  it("steers with focus and honours a small budget", () => {
+    const { deps } = store();
+    const r = compressContext(deps, {
+      transcript_path: shared("rfp-platform-aider.md"),
+      budget_tokens: 600,
+      focus: "postgres",
+    });
+    expect(r.stats.tokens_after).toBeLessThan(1400);
+    expect(r.draft.toLowerCase()).toContain("postgres");
+  });
+
+  it("falls back to the newest Claude Code transcript of the project, and says so", () => {
+    const { deps, dir } = store();
+    const projDir = join(dir, ".claude", "projects", dir.replace(/[/\\.:]/g, "-"));
+    mkdirSync(projDir, { recursive: true });
+    copyFileSync(shared("harmony-claude-pr341.jsonl"), join(projDir, "abc.jsonl"));
+    const r = compressContext(deps, {});
+    expect(r.source.kind).toBe("newest_claude_code");
+    expect(r.notes[0]).toMatch(/newest Claude Code transcript/);
+  });
+
+  it("explains what is missing when there is nothing to read", () => {
+    const { deps } = store();
+    expect(() => compressContext(deps, {})).toThrow(/no transcript to compress/);
+    expect(() => compressContext(deps, { messages: [] })).toThrow(/messages is empty/);
+  });
+});
