@@ -1,5 +1,5 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
-import { displayPath, fileEvents } from "./ledger.js";
+import { commandText, displayPath, fileEvents } from "./ledger.js";
 import type { Fact, Failure, Metric, Sections, Turn } from "./schema.js";
 
 /** Turns that are conversation (not injected instructions, not a subagent talking to its parent). */
@@ -252,7 +252,7 @@ export function completed(turns: Turn[]): Fact[] {
   for (const t of turns) {
     for (const c of t.tool_calls) {
       if (c.name === "git_commit") add(`commit ${String(c.input.sha)}: ${String(c.input.message)}`, t.id);
-      const cmd = typeof c.input.command === "string" ? c.input.command : "";
+      const cmd = commandText(c.input);
       const m = COMMIT_MSG.exec(cmd);
       if (m) {
         const sha = t.tool_results.map((r) => SHA_LINE.exec(r.output)?.[1]).find(Boolean);
@@ -261,7 +261,7 @@ export function completed(turns: Turn[]): Fact[] {
     }
     for (const r of t.tool_results) {
       const sha = SHA_LINE.exec(r.output);
-      if (sha && !t.tool_calls.some((c) => COMMIT_MSG.test(String(c.input.command ?? ""))))
+      if (sha && !t.tool_calls.some((c) => COMMIT_MSG.test(commandText(c.input))))
         add(`commit ${sha[1]}: ${sha[2]}`, t.id);
       const pass = PASSING.exec(r.output);
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);

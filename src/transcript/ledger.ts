@@ -72,6 +72,14 @@ export function shellFiles(cmd: string): { path: string; op: string }[] {
   return out;
 }
 
+/** A tool call's command as one string: Codex passes argv arrays (`["apply_patch", "*** Begin Patch…"]`). */
+export function commandText(input: Record<string, unknown>): string {
+  const c = input.command ?? input.cmd;
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) return c.map(String).join("\n");
+  return "";
+}
+
 function callEvents(call: ToolCall, openFile: string | undefined): { path: string; op: string }[] {
   const name = call.name.toLowerCase();
   const input = call.input;
@@ -81,7 +89,7 @@ function callEvents(call: ToolCall, openFile: string | undefined): { path: strin
     (typeof input.notebook_path === "string" && input.notebook_path) ||
     (typeof input.filename === "string" && input.filename) ||
     undefined;
-  const command = typeof input.command === "string" ? input.command : typeof input.cmd === "string" ? input.cmd : "";
+  const command = commandText(input);
   if (name === "str_replace_editor" || name === "str_replace_based_edit_tool") {
     const sub = command.split(/\s+/)[0] ?? "";
     if (path && ["create", "str_replace", "insert", "undo_edit"].includes(sub))
@@ -103,9 +111,16 @@ function callEvents(call: ToolCall, openFile: string | undefined): { path: strin
     return [{ path, op }];
   }
   if (WRITE_TOOLS.has(name) && path) return [{ path, op: "written" }];
-  // SWE-agent commands act on the open file.
-  if (name === "edit" && /^edit\s+\d+:\d+/.test(command) && openFile) {
-    return [{ path: openFile, op: `edited lines ${/^edit\s+(\d+:\d+)/.exec(command)![1]}` }];
+  // SWE-agent commands act on the open file: `edit 12:14` (line range) or `edit <search> <replace>`.
+  if (name === "edit" && openFile) {
+    const range = /^edit\s+(\d+:\d+)/.exec(command);
+    if (range) return [{ path: openFile, op: `edited lines ${range[1]}` }];
+    if (typeof input.search === "string") {
+      return [
+        { path: openFile, op: `edited: \`${firstLine(input.search, 50)}\` → \`${firstLine(input.replace, 50)}\`` },
+      ];
+    }
+    if (command.startsWith("edit")) return [{ path: openFile, op: "edited" }];
   }
   if (name === "create" && command) {
     const p = command.split(/\s+/)[1];
@@ -150,7 +165,7 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
       if (m && m[1] !== "n/a") openFile = m[1]!.trim();
     }
     for (const c of t.tool_calls) {
-      const cmd = typeof c.input.command === "string" ? c.input.command : "";
+      const cmd = commandText(c.input);
       if ((c.name === "open" || c.name === "create") && cmd) {
         const p = cmd.split(/\s+/)[1];
         if (p) openFile = p.replace(/^["']|["']$/g, "");

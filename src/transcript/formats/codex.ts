@@ -46,6 +46,10 @@ export function parseCodexRollout(text: string): Transcript {
     const r = asRecord(rec);
     // Current rollouts wrap each line as {timestamp, type, payload}; the oldest wrote bare items.
     const enveloped = typeof r.type === "string" && "payload" in r;
+    if (!enveloped && typeof r.record_type === "string") {
+      sink.ignore(`record_${r.record_type}`);
+      continue;
+    }
     const type = enveloped ? str(r.type) : "response_item";
     const p = enveloped ? asRecord(r.payload) : r;
     const ts = str(r.timestamp);

@@ -28,7 +28,7 @@ const WRITE_PATH =
 export const PATH_TOKEN =
   /(?:[A-Za-z]:)?(?:[\w.@-]+[/\\])*[\w@-][\w.@-]*\.(?:[a-z]{1,5}x?|ya?ml|json|toml|cfg|ini|sql|env|mdc)\b/gi;
 const INLINE_CMD = /^`([^`\n]+)`\s*$/m;
-const ERROR_OUT = /(^|\n)\s*(Error|error:|<tool_use_error>|Traceback|Exit code [1-9])/;
+const ERROR_OUT = /(^|\n)\s*(Error(?!: \(none\))|error:|<tool_use_error>|Traceback|Exit [Cc]ode:? [1-9])/;
 
 function toolUse(attrs: string, inner: string): { call: ToolCall; result?: ToolResult } {
   const a: Record<string, string> = {};
