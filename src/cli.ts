@@ -16,6 +16,7 @@ import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
 import { evalCompress, renderCompressEval } from "./eval/compress.js";
+import { benchCompress, renderCompressBench } from "./eval/compress-bench.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
@@ -242,6 +243,26 @@ evalCmd
       });
       line.done();
       print(opts.json ?? false, result, renderIndexBench(result));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+evalCmd
+  .command("bench")
+  .description("time compress_context on a ~200k-token transcript against the tokenize floor, in one run")
+  .option(
+    "--source <file>",
+    "a Claude Code JSONL session to inflate",
+    "../shared/data/transcripts/harmony-claude-pr341.jsonl",
+  )
+  .option("--tokens <n>", "target size in tokens", (v) => Number.parseInt(v, 10), 200_000)
+  .option("--json", "print JSON")
+  .action((opts: { source: string; tokens: number; json?: boolean }) => {
+    const workDir = mkdtempSync(join(tmpdir(), "memcards-bench-"));
+    try {
+      const b = benchCompress({ source: resolvePath(opts.source), workDir, targetTokens: opts.tokens });
+      print(opts.json ?? false, b, renderCompressBench(b));
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
