@@ -138,12 +138,12 @@ const f2 = (x: number) => x.toFixed(2);
 
 export function renderCompressEval(rows: CompressEvalRow[]): string {
   const head =
-    "| transcript | format | turns (summarized) | tokens before → after | ratio | probes: summary | by type | probes: summary + recent (tokens) | window of that size | two halves | own probes before → after | ms |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|";
+    "| transcript | format | turns (summarized, skipped) | tokens before → after | ratio | probes: summary | by type | probes: summary + recent (tokens) | window of that size | two halves | own probes before → after | ms |\n|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|";
   const body = rows.map((r) =>
     [
       r.file,
       r.format,
-      `${r.turns} (${r.summarized})`,
+      `${r.turns} (${r.summarized}, ${r.skipped})`,
       `${r.tokens_before} → ${r.tokens_after}`,
       r.ratio.toFixed(1),
       r.probes ? `${f2(r.probes.score)} (${r.probes.total})` : "—",

@@ -20,30 +20,69 @@ export function rebuildSimilarEdges(
   const dim = items[0]!.vector.length;
   const flat = new Float32Array(items.length * dim);
   items.forEach((it, i) => flat.set(it.vector, i * dim));
-  const out: { src: number; edges: { dst: number; weight: number }[] }[] = [];
+  const n = items.length;
   const only = opts.onlyNodeIds ? new Set(opts.onlyNodeIds) : undefined;
-  for (let i = 0; i < items.length; i++) {
-    if (only && !only.has(items[i]!.nodeId)) continue;
-    const best: { j: number; s: number }[] = [];
-    const oi = i * dim;
-    for (let j = 0; j < items.length; j++) {
-      if (j === i) continue;
-      let s = 0;
-      const oj = j * dim;
-      for (let d = 0; d < dim; d++) s += flat[oi + d]! * flat[oj + d]!;
-      if (s < min) continue;
-      if (best.length < k) {
-        best.push({ j, s });
-        best.sort((a, b) => b.s - a.s);
-      } else if (s > best[k - 1]!.s) {
-        best[k - 1] = { j, s };
-        best.sort((a, b) => b.s - a.s);
+  // Top-k per node as parallel arrays kept sorted by score (k is small: insertion beats sorting).
+  const topJ = new Int32Array(n * k).fill(-1);
+  const topS = new Float32Array(n * k).fill(-Infinity);
+  const offer = (i: number, j: number, s: number): void => {
+    const o = i * k;
+    if (s <= topS[o + k - 1]!) return;
+    let p = k - 1;
+    while (p > 0 && topS[o + p - 1]! < s) {
+      topS[o + p] = topS[o + p - 1]!;
+      topJ[o + p] = topJ[o + p - 1]!;
+      p--;
+    }
+    topS[o + p] = s;
+    topJ[o + p] = j;
+  };
+  const dot = (oi: number, oj: number): number => {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let d = 0;
+    for (; d + 3 < dim; d += 4) {
+      s0 += flat[oi + d]! * flat[oj + d]!;
+      s1 += flat[oi + d + 1]! * flat[oj + d + 1]!;
+      s2 += flat[oi + d + 2]! * flat[oj + d + 2]!;
+      s3 += flat[oi + d + 3]! * flat[oj + d + 3]!;
+    }
+    for (; d < dim; d++) s0 += flat[oi + d]! * flat[oj + d]!;
+    return s0 + s1 + s2 + s3;
+  };
+  if (only) {
+    for (let i = 0; i < n; i++) {
+      if (!only.has(items[i]!.nodeId)) continue;
+      for (let j = 0; j < n; j++) {
+        if (j === i) continue;
+        const s = dot(i * dim, j * dim);
+        if (s >= min) offer(i, j, s);
       }
     }
-    out.push({
-      src: items[i]!.nodeId,
-      edges: best.map((b) => ({ dst: items[b.j]!.nodeId, weight: Math.round(b.s * 1000) / 1000 })),
-    });
+  } else {
+    // Similarity is symmetric: each pair is scored once and offered to both ends.
+    for (let i = 0; i < n; i++) {
+      const oi = i * dim;
+      for (let j = i + 1; j < n; j++) {
+        const s = dot(oi, j * dim);
+        if (s < min) continue;
+        offer(i, j, s);
+        offer(j, i, s);
+      }
+    }
+  }
+  const out: { src: number; edges: { dst: number; weight: number }[] }[] = [];
+  for (let i = 0; i < n; i++) {
+    if (only && !only.has(items[i]!.nodeId)) continue;
+    const edges: { dst: number; weight: number }[] = [];
+    for (let p = 0; p < k; p++) {
+      const j = topJ[i * k + p]!;
+      if (j < 0) break;
+      edges.push({ dst: items[j]!.nodeId, weight: Math.round(topS[i * k + p]! * 1000) / 1000 });
+    }
+    out.push({ src: items[i]!.nodeId, edges });
   }
   if (only) {
     writeTx(db, () => {

@@ -1,6 +1,7 @@
 // Identifier-aware tokenization shared by lexical search and the offline embedder.
 
-const WORD = /[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+/g;
+/** Words of code and prose: identifiers and digit runs. */
+export const WORD = /[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+/g;
 
 /** Splits one identifier into lower-case parts: `parseHTTPResponse_v2` → [parse, http, response, v2]. */
 export function splitIdentifier(ident: string): string[] {
@@ -36,7 +37,7 @@ export function identifierTokens(text: string): string[] {
 const memo = new Map<string, readonly string[]>();
 const MEMO_MAX = 200_000;
 
-function wordTokens(word: string): readonly string[] {
+export function wordTokens(word: string): readonly string[] {
   let toks = memo.get(word);
   if (toks) return toks;
   const lower = word.toLowerCase();
