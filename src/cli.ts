@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Command, Option } from "commander";
 
 import { createApp } from "./app.js";
+import { getMemoryCards, recordOutcome, renderCards } from "./cards/service.js";
 import type { Config, ConfigFlags } from "./config.js";
 import { resolveConfig } from "./config.js";
 import { renderChecks, runDoctor } from "./doctor.js";
@@ -27,10 +28,13 @@ import { renderBuild, renderNeighbourhood } from "./graph/render.js";
 import { watchUntilSignal } from "./graph/watch.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
+import { cardsDeps } from "./mcp/tools/get-memory-cards.js";
 import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { serve } from "./serve.js";
 import { getStatus, renderStatus } from "./status.js";
+import { servedCard } from "./storage/cards.js";
+import { graphCounts } from "./storage/graph.js";
 import { compressContext } from "./transcript/compress.js";
 import { renderCompressFooter, renderStoredSummary } from "./transcript/report.js";
 import { getSummary } from "./transcript/summaries.js";
@@ -189,6 +193,78 @@ program
       }
     },
   );
+
+program
+  .command("cards <task>")
+  .description("decision-aware memory cards for a task (indexes the project first if it has no graph)")
+  .option("--repo <path>", "project root (default: the resolved root)")
+  .option("--budget <tokens>", "token budget", (v) => Number.parseInt(v, 10), 1200)
+  .addOption(
+    new Option("--mode <mode>", "packing mode").choices(["post_selection", "pre_budget"]).default("post_selection"),
+  )
+  .option("--file <paths...>", "files you are looking at")
+  .option("--session <id>", "include this session's constraints and failures")
+  .option("--json", "print JSON (cards, both modes' selections, audit, ranking)")
+  .action(
+    async (
+      task: string,
+      opts: {
+        repo?: string;
+        budget: number;
+        mode: "post_selection" | "pre_budget";
+        file?: string[];
+        session?: string;
+        json?: boolean;
+      },
+      cmd: Command,
+    ) => {
+      const app = openApp(configFrom(cmd, opts.repo ? { root: resolvePath(opts.repo) } : {}));
+      try {
+        if (graphCounts(app.db).files === 0) {
+          const line = createProgressLine(true);
+          await buildGraph(app, {
+            onProgress: (p) => line.update(`indexing ${app.location.root}: ${p.phase} ${p.done}/${p.total}`),
+          });
+          line.done();
+        }
+        const r = await getMemoryCards(cardsDeps(app), {
+          task,
+          budget_tokens: opts.budget,
+          mode: opts.mode,
+          ...(opts.file ? { files: opts.file } : {}),
+          ...(opts.session ? { session_id: opts.session } : {}),
+        });
+        print(opts.json ?? false, r, renderCards(r));
+      } finally {
+        await app.close();
+      }
+    },
+  );
+
+program
+  .command("outcome")
+  .description("report which served cards helped and which files were finally edited")
+  .option("--helped <ids...>", "card ids that helped")
+  .option("--not-helpful <ids...>", "card ids that did not")
+  .option("--edited <paths...>", "files finally edited")
+  .action(async (opts: { helped?: string[]; notHelpful?: string[]; edited?: string[] }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const r = recordOutcome(
+        {
+          db: app.db,
+          projectId: app.project.id,
+          unitKeyOfCard: (id) => servedCard(app.db, app.project.id, id)?.unit_key,
+        },
+        { helped: opts.helped ?? [], not_helpful: opts.notHelpful ?? [], edited_files: opts.edited ?? [] },
+      );
+      console.log(
+        `recorded ${r.recorded} outcome(s)${r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : ""}`,
+      );
+    } finally {
+      await app.close();
+    }
+  });
 
 program
   .command("summary")

@@ -8,6 +8,7 @@ import type { Config } from "../config.js";
 import { buildGraph } from "../graph/job.js";
 import type { Logger } from "../log.js";
 import { resolveProjectRoot } from "../project/root.js";
+import { rankFilesByUtility } from "../cards/service.js";
 import { createRanker, type Ranker, Rung, RUNGS } from "../retrieval/rank.js";
 import { type LocalizeReport, runLocalizeEval } from "./localize/run.js";
 import type { Task } from "./localize/tasks.js";
@@ -69,7 +70,10 @@ export async function runLocalize(opts: {
         throw err;
       }
     },
-    rank: async ({ ranker }, rung, query) => (await ranker.rank(query, Rung.parse(rung), DEPTH)).map((r) => r.path),
+    rank: async ({ app, ranker }, rung, query) =>
+      rung === "memcards"
+        ? rankFilesByUtility({ db: app.db, projectId: app.project.id, root: app.location.root, ranker }, query, DEPTH)
+        : (await ranker.rank(query, Rung.parse(rung), DEPTH)).map((r) => r.path),
     dispose: async ({ app, storeDir }) => {
       await app.close();
       if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });

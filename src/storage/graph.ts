@@ -481,3 +481,9 @@ export function fileNeighbours(db: Db, id: number): { id: number; type: string; 
      UNION ALL SELECT src AS id, type, 'in' AS dir FROM edges WHERE dst = ? AND type IN ('imports','test_covers')`,
   ).all(id, id) as { id: number; type: string; dir: "out" | "in" }[];
 }
+
+/** Size and mtime recorded when a file was indexed. */
+export function fileStamp(db: Db, path: string): { mtime_ms: number; size: number } | undefined {
+  return stmt(db, "SELECT mtime_ms, size FROM files WHERE path = ?").get(path) as
+    { mtime_ms: number; size: number } | undefined;
+}

@@ -12,6 +12,8 @@ export const RANKING_DIRS = [
   "src/storage",
   "src/text",
   "src/embeddings",
+  "src/cards",
+  "src/scoring",
 ] as const;
 
 const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs|sql)$/;

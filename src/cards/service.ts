@@ -1,0 +1,210 @@
+// get_memory_cards: candidates → utility → packing → cards, with the audit; and record_outcome.
+import { createHash } from "node:crypto";
+
+import { z } from "zod";
+
+import { AppError } from "../errors.js";
+import { assertIndexed } from "../graph/build.js";
+import type { RankedFile, Ranker } from "../retrieval/rank.js";
+import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
+import { pack, type PackResult } from "../scoring/pack.js";
+import { type Card, PackMode, UnitKind } from "../scoring/schema.js";
+import { components, utilityOf } from "../scoring/utility.js";
+import { recordOutcomes, recordServed } from "../storage/cards.js";
+import type { Db } from "../storage/db.js";
+import { latestSummary } from "../storage/summaries.js";
+import { Sections } from "../transcript/schema.js";
+import { gatherCandidates } from "./candidates.js";
+
+/** Retrieval reads at most this much of a task (a pasted log can be huge); anchors come from the same text. */
+export const MAX_TASK_CHARS = 20_000;
+
+export const CardsInput = z
+  .object({
+    task: z.string().max(1_000_000).describe("the issue or instruction, stack traces included"),
+    files: z.array(z.string().min(1)).max(50).optional().describe("repo-relative paths you are looking at"),
+    budget_tokens: z.number().int().min(50).max(20_000).default(1200).describe("token budget for all cards"),
+    mode: PackMode.default("post_selection").describe(
+      "post_selection: choose on raw unit cost, then compress; pre_budget: compress first so more fit",
+    ),
+    kinds: z.array(UnitKind).optional().describe("only these card kinds"),
+    session_id: z.string().min(1).optional().describe("include this session's user constraints and failures"),
+    verbose: z.boolean().default(false).describe("include utility components, the audit and the ranking"),
+  })
+  .strict();
+export type CardsInput = z.input<typeof CardsInput>;
+
+export interface CardsResult {
+  task_chars: number;
+  cards: Card[];
+  mode: PackMode;
+  budget: number;
+  tokens: number;
+  /** The ids each packing mode selected, so the two can be compared. */
+  selected: Record<PackMode, string[]>;
+  skipped: PackResult["skipped"];
+  audit: CardAudit;
+  ranking: { path: string; channels: Record<string, number> }[];
+  route: "deterministic";
+  notes: string[];
+  candidates: number;
+}
+
+export interface CardsDeps {
+  db: Db;
+  projectId: number;
+  root: string;
+  ranker: Ranker;
+}
+
+export function cardId(key: string): string {
+  return `c${createHash("sha1").update(key).digest("hex").slice(0, 10)}`;
+}
+
+/** Scores every candidate and builds its card (utility needs the card's own token cost). */
+export async function scoreCandidates(
+  deps: CardsDeps,
+  task: string,
+  files: readonly string[],
+  kinds: ReadonlySet<UnitKind>,
+  session?: Sections,
+  preRanked?: readonly RankedFile[],
+) {
+  const { candidates, ranked } = await gatherCandidates(
+    { ...deps, ...(session ? { session } : {}) },
+    task,
+    files,
+    kinds,
+    preRanked,
+  );
+  const cards = candidates.map((c) => {
+    const id = cardId(c.key);
+    const draft = makeCard(c, components(c, 0), 0, id);
+    const k = components(c, draft.tokens);
+    return { candidate: c, card: makeCard(c, k, utilityOf(k), id) };
+  });
+  return { cards, ranked };
+}
+
+/** The cards for a task, packed under the budget. */
+export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<CardsResult> {
+  const input = CardsInput.parse(raw);
+  const notes: string[] = [];
+  if (!input.task.trim())
+    throw new AppError("BAD_INPUT", "task is empty: pass the issue or instruction you are about to work on");
+  assertIndexed(deps.db);
+  let task = input.task;
+  if (task.length > MAX_TASK_CHARS) {
+    notes.push(`The task is ${task.length} characters; its first ${MAX_TASK_CHARS} were used.`);
+    task = task.slice(0, MAX_TASK_CHARS);
+  }
+  let session: Sections | undefined;
+  if (input.session_id) {
+    const row = latestSummary(deps.db, input.session_id);
+    if (row) session = Sections.parse(JSON.parse(row.sections));
+    else
+      notes.push(
+        `Session ${input.session_id} has no stored summary yet; its constraints and failures are not included.`,
+      );
+  }
+  const kinds = new Set<UnitKind>(input.kinds ?? UnitKind.options);
+  const { cards, ranked } = await scoreCandidates(deps, task, input.files ?? [], kinds, session);
+  const governingRules = new Set(
+    cards.filter((c) => c.candidate.kind === "rule" && !c.candidate.signals.off_scope).map((c) => c.card.id),
+  );
+  const items = cards.map((c) => ({
+    card: c.card,
+    governing: governingRules.has(c.card.id),
+    blocked: c.candidate.signals.conflict && c.card.components.risk >= 0.5,
+  }));
+  const packs = {
+    post_selection: pack(items, input.budget_tokens, "post_selection"),
+    pre_budget: pack(items, input.budget_tokens, "pre_budget"),
+  };
+  const chosen = packs[input.mode];
+  const byId = new Map(cards.map((c) => [c.card.id, c.card]));
+  const served = chosen.selected.map((id) => byId.get(id)!);
+  const stale = served.filter((c) => c.stale).length;
+  if (stale > 0)
+    notes.push(
+      `${stale} card(s) come from files changed since indexing (marked ⚠ stale); run build_context_graph to refresh.`,
+    );
+  recordServed(
+    deps.db,
+    deps.projectId,
+    input.session_id,
+    task,
+    served.map((c) => ({ id: c.id, unitKey: c.source, card: JSON.stringify(c) })),
+  );
+  return {
+    task_chars: input.task.length,
+    cards: served,
+    mode: input.mode,
+    budget: input.budget_tokens,
+    tokens: chosen.tokens,
+    selected: { post_selection: packs.post_selection.selected, pre_budget: packs.pre_budget.selected },
+    skipped: chosen.skipped,
+    audit: auditCards(served),
+    ranking: ranked.slice(0, 10).map((r) => ({ path: r.path, channels: r.channels })),
+    route: "deterministic",
+    notes,
+    candidates: cards.length,
+  };
+}
+
+/** Files ranked by the utility of their file cards: the `memcards` rung of the localization ladder. */
+export async function rankFilesByUtility(deps: CardsDeps, task: string, limit: number): Promise<string[]> {
+  const q = task.slice(0, MAX_TASK_CHARS);
+  const full = await deps.ranker.rank(q, "+expansion", limit);
+  const { cards, ranked } = await scoreCandidates(deps, q, [], new Set<UnitKind>(["file"]), undefined, full);
+  const util = new Map(cards.map((c) => [c.candidate.path!, c.card.utility]));
+  // The head (where cards are built) is re-ordered by utility; the tail keeps its retrieval order.
+  const head = ranked.filter((r) => util.has(r.path)).sort((a, b) => util.get(b.path)! - util.get(a.path)!);
+  const seen = new Set(head.map((r) => r.path));
+  return [...head.map((r) => r.path), ...full.filter((r) => !seen.has(r.path)).map((r) => r.path)].slice(0, limit);
+}
+
+export function renderCards(r: CardsResult): string {
+  if (r.cards.length === 0)
+    return `No card fits: ${r.candidates} candidates, none useful within ${r.budget} tokens.${r.notes.length ? `\n${r.notes.join("\n")}` : ""}`;
+  const body = r.cards.map((c, i) => cardMarkdown(c, i + 1)).join("\n\n");
+  const foot = `— ${r.cards.length} cards, ${r.tokens}/${r.budget} tokens (${r.mode}); report what helped with record_outcome.`;
+  return [body, foot, ...r.notes].join("\n\n");
+}
+
+export const OutcomeInput = z
+  .object({
+    helped: z.array(z.string()).max(100).default([]).describe("ids of cards that helped"),
+    not_helpful: z.array(z.string()).max(100).default([]).describe("ids of cards that did not"),
+    edited_files: z.array(z.string()).max(100).default([]).describe("repo-relative paths you finally edited"),
+    session_id: z.string().optional(),
+  })
+  .strict();
+export type OutcomeInput = z.input<typeof OutcomeInput>;
+
+/** Records which cards helped (by card id) and which files were finally edited (as helpful file units). */
+export function recordOutcome(
+  deps: { db: Db; projectId: number; unitKeyOfCard: (id: string) => string | undefined },
+  raw: OutcomeInput,
+): { recorded: number; unknown: string[] } {
+  const input = OutcomeInput.parse(raw);
+  const unknown: string[] = [];
+  const units: { unitKey: string; helped: boolean }[] = [];
+  for (const [ids, helped] of [
+    [input.helped, true],
+    [input.not_helpful, false],
+  ] as const) {
+    for (const id of ids) {
+      const key = deps.unitKeyOfCard(id);
+      if (key) units.push({ unitKey: key, helped });
+      else unknown.push(id);
+    }
+  }
+  for (const f of input.edited_files) units.push({ unitKey: `file:${f.replace(/^\.\//, "")}`, helped: true });
+  if (units.length === 0 && unknown.length > 0) {
+    throw new AppError("NOT_FOUND", `no card with id ${unknown.join(", ")} was served in this project`);
+  }
+  if (units.length === 0)
+    throw new AppError("BAD_INPUT", "nothing to record: pass helped, not_helpful or edited_files");
+  return { recorded: recordOutcomes(deps.db, deps.projectId, raw.session_id, units), unknown };
+}

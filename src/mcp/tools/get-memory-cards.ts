@@ -1,0 +1,79 @@
+// Tool `get_memory_cards` and resource `memcards://cards/{id}`: decision-aware cards before an edit.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import type { App } from "../../app.js";
+import { CardsInput, getMemoryCards, renderCards } from "../../cards/service.js";
+import { AppError } from "../../errors.js";
+import { createRanker } from "../../retrieval/rank.js";
+import { servedCard } from "../../storage/cards.js";
+import type { ToolDeps } from "../context.js";
+import { guard, ok } from "../result.js";
+
+export function cardsDeps(app: App) {
+  return {
+    db: app.db,
+    projectId: app.project.id,
+    root: app.location.root,
+    ranker: createRanker(app.db, { embedder: app.embedding.embedder, vectorsEnabled: app.embedding.vectorsEnabled }),
+  };
+}
+
+export function registerGetMemoryCards(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    "get_memory_cards",
+    {
+      title: "Memory cards for the next edit",
+      description:
+        "Before editing, pass the task (issue text, instruction, stack trace) and optionally the files you are looking at. Returns a few typed cards — the file and symbol to edit, the test covering it, the rule governing the path, the session's user constraints and past failures — ranked by their expected effect on your next action and packed under budget_tokens. Needs the context graph (build_context_graph). Report what helped with record_outcome.",
+      inputSchema: CardsInput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guard(async () => {
+        const app = await deps.app();
+        const r = await getMemoryCards(cardsDeps(app), args);
+        return ok(renderCards(r), {
+          cards: r.cards.map((c) => ({ id: c.id, kind: c.kind, scope: c.scope, utility: c.utility })),
+          tokens: r.tokens,
+          budget: r.budget,
+          mode: r.mode,
+          route: r.route,
+          ...(args.verbose
+            ? {
+                selected: r.selected,
+                audit: r.audit,
+                ranking: r.ranking,
+                components: r.cards.map((c) => ({ id: c.id, ...c.components })),
+                skipped: r.skipped,
+              }
+            : {}),
+        });
+      }, deps.logger),
+  );
+
+  server.registerResource(
+    "card",
+    new ResourceTemplate("memcards://cards/{id}", { list: undefined }),
+    {
+      title: "Memory card",
+      description: "A served card with its utility components, source and the task it was served for.",
+      mimeType: "application/json",
+    },
+    async (uri, vars) => {
+      const app = await deps.app();
+      const row = servedCard(app.db, app.project.id, String(vars.id));
+      if (!row) throw new AppError("NOT_FOUND", `no card ${String(vars.id)} was served in this project`);
+      const card = JSON.parse(row.card) as Record<string, unknown>;
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: "application/json",
+            text: JSON.stringify({ ...card, task: row.task, served_at: row.served_at }, null, 2),
+          },
+        ],
+      };
+    },
+  );
+}

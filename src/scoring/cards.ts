@@ -1,0 +1,157 @@
+// Cards: the five mandatory fields written from a candidate's facts, their markdown, and the structural audit.
+import { countTokens } from "../text/tokens.js";
+import type { Candidate, Card, Components } from "./schema.js";
+
+const lines = (c: Candidate) => (c.lines ? `:${c.lines[0]}-${c.lines[1]}` : "");
+const clip = (s: string, n: number) => {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+};
+
+function channelsText(c: Candidate): string {
+  const ch = Object.entries(c.signals.channels)
+    .sort((a, b) => a[1] - b[1])
+    .map(([k, r]) => `${k} #${r}`);
+  return ch.length ? ch.join(", ") : "graph neighbourhood";
+}
+
+/** The five fields of a card. Kept to exact identifiers and spans; no prose that could be a placeholder. */
+export function cardFields(
+  c: Candidate,
+): Pick<Card, "trigger" | "evidence" | "action_hint" | "failure_if_ignored" | "scope"> {
+  const where = `${c.path ?? ""}${lines(c)}`;
+  switch (c.kind) {
+    case "file":
+      return {
+        trigger: `Before editing code for this task in ${c.path}`,
+        evidence: `${c.path} ranks #${c.signals.fused_rank ?? "?"} (${channelsText(c)})${c.about.defines ? `; defines ${c.about.defines}` : ""}${c.signals.anchor_hit ? "; named in the task" : ""}`,
+        action_hint: `Open ${c.path}${c.about.defines ? ` and start at ${c.about.defines.split(", ")[0]}` : ""}`,
+        failure_if_ignored: `The fix may land in the wrong file; ${c.path} is where the task's identifiers live.`,
+        scope: c.path ?? "repository",
+      };
+    case "symbol":
+      return {
+        trigger: `When changing ${c.name}`,
+        evidence: `${c.about.kind ?? "symbol"} ${c.name} at ${where}${c.text ? `: \`${clip(c.text, 100)}\`` : ""}`,
+        action_hint: `Edit ${c.name} in ${where}`,
+        failure_if_ignored: `Callers of ${c.name} keep the old behaviour, or the edit misses the definition.`,
+        scope: where,
+      };
+    case "test":
+      return {
+        trigger: `After editing ${c.about.covers ?? "the covered module"}`,
+        evidence: `${c.path} covers ${c.about.covers ?? "it"} (imports or is named after it)`,
+        action_hint: `Run ${c.path} and add a case for this task`,
+        failure_if_ignored: `A regression in ${c.about.covers ?? "the module"} goes unnoticed until CI.`,
+        scope: c.about.covers ?? c.path ?? "tests",
+      };
+    case "rule":
+      return {
+        trigger: `Before touching ${c.about.governs ?? "files under its scope"}`,
+        evidence: `${c.path}: ${clip(c.text, 220)}`,
+        action_hint: `Follow ${c.path} for ${c.about.governs ?? "this scope"}`,
+        failure_if_ignored: `The change breaks a project rule and is rejected in review.`,
+        scope: c.about.governs ?? c.path ?? "repository",
+      };
+    case "constraint":
+      return {
+        trigger: `Whenever the work touches what the user constrained`,
+        evidence: `user (${c.about.turn ?? "earlier"}): "${clip(c.text, 240)}"`,
+        action_hint: `Respect the user's instruction: ${clip(c.text, 120)}`,
+        failure_if_ignored: `The user has to repeat the correction; trust is lost.`,
+        scope: c.about.scope ?? "this session",
+      };
+    case "failure":
+      return {
+        trigger: `Before repeating the step that failed`,
+        evidence: `${clip(c.text, 220)} (${c.about.turn ?? "earlier"})${c.about.remediation ? `; ${c.about.remediation}` : ""}`,
+        action_hint: `Check this failure's cause before the next attempt${c.about.remediation ? ` (${clip(c.about.remediation, 80)})` : ""}`,
+        failure_if_ignored: `The same error comes back and costs another round.`,
+        scope: c.about.scope ?? "this session",
+      };
+  }
+}
+
+/** A card's compact markdown: what `content` shows and what its token cost counts. */
+export function cardMarkdown(card: Omit<Card, "tokens">, n?: number): string {
+  return [
+    `### ${n !== undefined ? `${n}. ` : ""}${card.kind}: ${card.scope}${card.stale ? " ⚠ stale" : ""} (utility ${card.utility.toFixed(2)}, id ${card.id})`,
+    `- when: ${card.trigger}`,
+    `- evidence: ${card.evidence}`,
+    `- do: ${card.action_hint}`,
+    `- if ignored: ${card.failure_if_ignored}`,
+  ].join("\n");
+}
+
+export function makeCard(c: Candidate, k: Components, utility: number, id: string): Card {
+  const fields = cardFields(c);
+  const base = {
+    id,
+    kind: c.kind,
+    ...fields,
+    utility: Math.round(utility * 1000) / 1000,
+    components: Object.fromEntries(Object.entries(k).map(([a, v]) => [a, Math.round(v * 1000) / 1000])) as Components,
+    raw_tokens: c.raw_tokens,
+    source: c.key,
+    stale: c.signals.stale,
+  };
+  return { ...base, tokens: countTokens(cardMarkdown(base)) };
+}
+
+export const ACTION_VERBS = [
+  "Open",
+  "Edit",
+  "Run",
+  "Follow",
+  "Respect",
+  "Check",
+  "Read",
+  "Update",
+  "Avoid",
+  "Verify",
+  "Add",
+  "Use",
+  "Keep",
+];
+const PLACEHOLDER = /\b(TODO|TBD|FIXME|lorem ipsum|undefined|null|NaN)\b|\{\w+\}|<placeholder>|\?\?\?/;
+
+export interface CardAudit {
+  cards: number;
+  /** Share of cards with all five fields non-empty. */
+  field_completeness: number;
+  /** Share whose action hint starts with a next-action verb. */
+  action_hints: number;
+  /** Share free of placeholder text. */
+  no_placeholders: number;
+  /** Card tokens / raw unit tokens, summed over the cards. */
+  token_ratio: number;
+  problems: string[];
+}
+
+/** The paper's structural audit over a set of cards. */
+export function auditCards(cards: readonly Card[]): CardAudit {
+  const problems: string[] = [];
+  let complete = 0;
+  let verbs = 0;
+  let clean = 0;
+  for (const c of cards) {
+    const fields = [c.trigger, c.evidence, c.action_hint, c.failure_if_ignored, c.scope];
+    if (fields.every((f) => f.trim().length > 0)) complete++;
+    else problems.push(`${c.id}: empty field`);
+    if (ACTION_VERBS.some((v) => c.action_hint.startsWith(`${v} `))) verbs++;
+    else problems.push(`${c.id}: action hint without a verb: ${c.action_hint.slice(0, 40)}`);
+    if (fields.some((f) => PLACEHOLDER.test(f))) problems.push(`${c.id}: placeholder text`);
+    else clean++;
+  }
+  const n = Math.max(1, cards.length);
+  const raw = cards.reduce((a, c) => a + c.raw_tokens, 0);
+  const tok = cards.reduce((a, c) => a + c.tokens, 0);
+  return {
+    cards: cards.length,
+    field_completeness: cards.length ? complete / n : 1,
+    action_hints: cards.length ? verbs / n : 1,
+    no_placeholders: cards.length ? clean / n : 1,
+    token_ratio: raw > 0 ? Math.round((tok / raw) * 1000) / 1000 : 0,
+    problems,
+  };
+}

@@ -1,0 +1,69 @@
+// Shapes of cards and of the candidates they are made from; zod schemas are the single source of these types.
+import { z } from "zod";
+
+export const UnitKind = z.enum(["file", "symbol", "test", "rule", "constraint", "failure"]);
+export type UnitKind = z.infer<typeof UnitKind>;
+
+/** What the run time knows about a candidate: every utility component is estimated from these only. */
+export const Signals = z.object({
+  /** 1-based rank in the fused retrieval list (files and their symbols), if it was retrieved. */
+  fused_rank: z.number().int().positive().optional(),
+  /** 1-based rank per retrieval channel that found it. */
+  channels: z.record(z.string(), z.number().int()),
+  /** Named in the task: its path, or an identifier it defines. */
+  anchor_hit: z.boolean(),
+  /** Hops from the nearest anchored or top-ranked file (0: itself). */
+  graph_distance: z.number().int().min(0),
+  /** Share of the task's terms that the unit's text contains, 0–1. */
+  overlap: z.number().min(0).max(1),
+  stale: z.boolean(),
+  conflict: z.boolean(),
+  off_scope: z.boolean(),
+  outcome: z.object({ helped: z.number().int(), total: z.number().int() }).optional(),
+});
+export type Signals = z.infer<typeof Signals>;
+
+export const Candidate = z.object({
+  /** Stable identity: the graph node key or a session unit key. */
+  key: z.string(),
+  kind: UnitKind,
+  path: z.string().optional(),
+  name: z.string().optional(),
+  lines: z.tuple([z.number().int(), z.number().int()]).optional(),
+  /** The raw unit's text (a symbol's signature, a rule's text, a quote) and its size in tokens. */
+  text: z.string(),
+  raw_tokens: z.number().int().nonnegative(),
+  signals: Signals,
+  /** Kind-specific facts for the card: the file a test covers, the paths a rule governs, a turn id. */
+  about: z.record(z.string(), z.string()).default({}),
+});
+export type Candidate = z.infer<typeof Candidate>;
+
+export const Components = z.object({
+  action_shift: z.number(),
+  necessity: z.number(),
+  outcome_uplift: z.number(),
+  risk: z.number(),
+  cost: z.number(),
+});
+export type Components = z.infer<typeof Components>;
+
+export const Card = z.object({
+  id: z.string(),
+  kind: UnitKind,
+  trigger: z.string(),
+  evidence: z.string(),
+  action_hint: z.string(),
+  failure_if_ignored: z.string(),
+  scope: z.string(),
+  utility: z.number(),
+  components: Components,
+  tokens: z.number().int(),
+  raw_tokens: z.number().int(),
+  source: z.string(),
+  stale: z.boolean(),
+});
+export type Card = z.infer<typeof Card>;
+
+export const PackMode = z.enum(["post_selection", "pre_budget"]);
+export type PackMode = z.infer<typeof PackMode>;

@@ -1,0 +1,75 @@
+// Served cards and reported outcomes.
+import type { Db } from "./db.js";
+import { stmt, writeTx } from "./db.js";
+
+export interface ServedCard {
+  id: string;
+  unitKey: string;
+  card: string;
+}
+
+/** Records the cards of one answer (replacing earlier rows with the same card id). */
+export function recordServed(
+  db: Db,
+  projectId: number,
+  sessionId: string | undefined,
+  task: string,
+  cards: ServedCard[],
+): void {
+  const now = new Date().toISOString();
+  const ins = stmt(
+    db,
+    `INSERT INTO cards_served (id, project_id, session_id, unit_key, task, card, served_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(project_id, id) DO UPDATE SET session_id = excluded.session_id, task = excluded.task,
+       card = excluded.card, served_at = excluded.served_at`,
+  );
+  writeTx(db, () => {
+    for (const c of cards) ins.run(c.id, projectId, sessionId ?? null, c.unitKey, task.slice(0, 2000), c.card, now);
+  });
+}
+
+export function servedCard(
+  db: Db,
+  projectId: number,
+  id: string,
+): { unit_key: string; task: string; card: string; served_at: string } | undefined {
+  return stmt(db, "SELECT unit_key, task, card, served_at FROM cards_served WHERE project_id = ? AND id = ?").get(
+    projectId,
+    id,
+  ) as { unit_key: string; task: string; card: string; served_at: string } | undefined;
+}
+
+export function recordOutcomes(
+  db: Db,
+  projectId: number,
+  sessionId: string | undefined,
+  units: { unitKey: string; helped: boolean }[],
+): number {
+  const now = new Date().toISOString();
+  const ins = stmt(
+    db,
+    "INSERT INTO outcomes (project_id, unit_key, helped, session_id, created_at) VALUES (?, ?, ?, ?, ?)",
+  );
+  return writeTx(db, () => {
+    for (const u of units) ins.run(projectId, u.unitKey, u.helped ? 1 : 0, sessionId ?? null, now);
+    return units.length;
+  });
+}
+
+/** Helped / reported counts per unit key. */
+export function outcomeCounts(
+  db: Db,
+  projectId: number,
+  unitKeys: readonly string[],
+): Map<string, { helped: number; total: number }> {
+  const out = new Map<string, { helped: number; total: number }>();
+  const st = stmt(
+    db,
+    "SELECT SUM(helped) AS helped, COUNT(*) AS total FROM outcomes WHERE project_id = ? AND unit_key = ?",
+  );
+  for (const k of unitKeys) {
+    const r = st.get(projectId, k) as { helped: number | null; total: number };
+    if (r.total > 0) out.set(k, { helped: r.helped ?? 0, total: r.total });
+  }
+  return out;
+}
