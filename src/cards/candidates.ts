@@ -166,7 +166,7 @@ export async function gatherCandidates(
           text: t.path,
           raw_tokens: Math.min(t.tokens, 400),
           signals: base({
-            graph_distance: 1,
+            graph_distance: f === top[0] ? 0 : 1, // a test of the top-ranked file is as close to the edit as the file
             overlap: overlap(taskTerms, t.path),
             stale: staleOnDisk(db, ctx.root, t.path),
           }),

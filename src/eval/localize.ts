@@ -4,11 +4,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 
 import { type App, createApp } from "../app.js";
+import { rankFilesByUtility } from "../cards/service.js";
 import type { Config } from "../config.js";
 import { buildGraph } from "../graph/job.js";
 import type { Logger } from "../log.js";
 import { resolveProjectRoot } from "../project/root.js";
-import { rankFilesByUtility } from "../cards/service.js";
 import { createRanker, type Ranker, Rung, RUNGS } from "../retrieval/rank.js";
 import { type LocalizeReport, runLocalizeEval } from "./localize/run.js";
 import type { Task } from "./localize/tasks.js";

@@ -7,10 +7,12 @@ export function conversational(t: Turn): boolean {
   return t.kind === "message" && !t.sidechain;
 }
 
-const SENTENCE = /[^.!?\n]+(?:[.!?]+|\n|$)/g;
-
+/** Sentences end at . ! ? followed by a space or the end, or at a line break: `Circle.area` stays whole. */
 function sentences(text: string): string[] {
-  return (text.match(SENTENCE) ?? []).map((s) => s.trim()).filter((s) => s.length > 2);
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 2);
 }
 
 function clip(s: string, max: number): string {

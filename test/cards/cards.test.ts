@@ -1,0 +1,173 @@
+// get_memory_cards on the polyglot fixture: the file, symbol, test and rule for a task; session units;
+// staleness; outcomes changing a later ranking; bad input.
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import type { App } from "../../src/app.js";
+import { getMemoryCards, recordOutcome } from "../../src/cards/service.js";
+import { buildGraph } from "../../src/graph/job.js";
+import { cardsDeps } from "../../src/mcp/tools/get-memory-cards.js";
+import { servedCard } from "../../src/storage/cards.js";
+import { compressContext } from "../../src/transcript/compress.js";
+import { openTestApp } from "../graph/helpers.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { copyPolyglot } from "../repo/fixture.js";
+
+const TASK = "Circle.area in pyproj/shapes/geometry.py returns a negative value when the radius is negative";
+
+describe("memory cards on the polyglot fixture", () => {
+  let root: string;
+  let app: App;
+  beforeAll(async () => {
+    root = copyPolyglot();
+    app = openTestApp(root);
+    await buildGraph(app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("serves the file and symbol to edit, the covering test and the governing rule, within the budget", async () => {
+    const r = await getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: 1600, mode: "pre_budget" });
+    expect(r.tokens).toBeLessThanOrEqual(1600);
+    expect(r.cards.reduce((a, c) => a + c.tokens, 0)).toBe(r.tokens);
+    const top = r.cards[0]!;
+    expect(top.scope).toMatch(/^pyproj\/shapes\/geometry\.py/);
+    const kinds = new Set(r.cards.map((c) => c.kind));
+    expect([...kinds]).toEqual(expect.arrayContaining(["file", "symbol", "test", "rule"]));
+    const test = r.cards.find((c) => c.kind === "test")!;
+    expect(test.action_hint).toBe("Run pyproj/tests/test_geometry.py and add a case for this task");
+    const rule = r.cards.find((c) => c.kind === "rule" && c.evidence.startsWith(".cursor/rules/python-style.mdc"));
+    expect(rule?.scope).toContain("pyproj/shapes/geometry.py");
+    const sym = r.cards.find((c) => c.kind === "symbol" && c.scope.startsWith("pyproj/shapes/geometry.py:"))!;
+    expect(sym.evidence).toMatch(/^method area at pyproj\/shapes\/geometry\.py:\d+-\d+/);
+    expect(r.audit).toMatchObject({ field_completeness: 1, action_hints: 1, no_placeholders: 1 });
+    // Both modes are reported; choosing on raw cost fits no more units than compressing first.
+    expect(r.selected.post_selection.length).toBeLessThanOrEqual(r.selected.pre_budget.length);
+    expect(servedCard(app.db, app.project.id, top.id)?.unit_key).toBe(top.source);
+  });
+
+  it("holds any budget from 50 tokens up", async () => {
+    for (const budget of [50, 120, 200, 400, 800]) {
+      for (const mode of ["post_selection", "pre_budget"] as const) {
+        const r = await getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: budget, mode });
+        expect(r.tokens).toBeLessThanOrEqual(budget);
+      }
+    }
+  });
+
+  it("takes part the session's user constraints and failures", async () => {
+    compressContext(
+      { db: app.db, projectId: app.project.id, root },
+      {
+        session_id: "s-geo",
+        keep_recent: 0,
+        messages: [
+          {
+            role: "user",
+            content: "Never change the public signature of Circle.area in geometry.py; keep the float return type.",
+          },
+          { role: "assistant", content: "Understood." },
+        ],
+      },
+    );
+    const r = await getMemoryCards(cardsDeps(app), {
+      task: TASK,
+      session_id: "s-geo",
+      budget_tokens: 1600,
+      mode: "pre_budget",
+    });
+    const c = r.cards.find((x) => x.kind === "constraint");
+    expect(c?.evidence).toContain("Never change the public signature of Circle.area");
+    expect(c?.action_hint).toMatch(/^Respect /);
+    const none = await getMemoryCards(cardsDeps(app), { task: TASK, session_id: "nope" });
+    expect(none.notes.join(" ")).toMatch(/no stored summary/);
+  });
+
+  it("flags a card whose file changed since indexing as stale, never silently", async () => {
+    const own = copyPolyglot("stale");
+    const a = openTestApp(own);
+    try {
+      await buildGraph(a, { lexicalOnly: true });
+      appendFileSync(join(own, "pyproj/shapes/geometry.py"), "\n# edited after indexing\n");
+      const r = await getMemoryCards(cardsDeps(a), { task: TASK, budget_tokens: 1600 });
+      const geo = r.cards.filter(
+        (c) => (c.kind === "file" || c.kind === "symbol") && c.scope.startsWith("pyproj/shapes/geometry.py"),
+      );
+      expect(geo.length).toBeGreaterThan(0);
+      for (const c of geo) {
+        expect(c.stale).toBe(true);
+        expect(c.components.risk).toBeGreaterThan(0);
+      }
+      expect(r.notes.join(" ")).toMatch(/changed since indexing/);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it("lets reported outcomes change a later ranking", async () => {
+    const own = copyPolyglot("outcomes");
+    const a = openTestApp(own);
+    try {
+      await buildGraph(a, { lexicalOnly: true });
+      const task = "the area of a circle is wrong";
+      const before = await getMemoryCards(cardsDeps(a), {
+        task,
+        kinds: ["file"],
+        budget_tokens: 2000,
+        mode: "pre_budget",
+      });
+      const order = before.cards.map((c) => c.scope);
+      const loser = before.cards[0]!;
+      const winner = before.cards.find((c) => c.scope === "pyproj/shapes/geometry.py") ?? before.cards[1]!;
+      expect(loser.id).not.toBe(winner.id);
+      const deps = {
+        db: a.db,
+        projectId: a.project.id,
+        unitKeyOfCard: (id: string) => servedCard(a.db, a.project.id, id)?.unit_key,
+      };
+      for (let i = 0; i < 4; i++) recordOutcome(deps, { helped: [winner.id], not_helpful: [loser.id] });
+      const after = await getMemoryCards(cardsDeps(a), {
+        task,
+        kinds: ["file"],
+        budget_tokens: 2000,
+        mode: "pre_budget",
+      });
+      const w = after.cards.find((c) => c.id === winner.id)!;
+      const l = after.cards.find((c) => c.id === loser.id)!;
+      expect(w.components.outcome_uplift).toBeGreaterThan(
+        before.cards.find((c) => c.id === winner.id)!.components.outcome_uplift,
+      );
+      expect(after.cards.map((c) => c.scope).indexOf(w.scope)).toBeLessThan(
+        after.cards.map((c) => c.scope).indexOf(l.scope),
+      );
+      expect(order.indexOf(winner.scope)).toBeGreaterThan(order.indexOf(loser.scope));
+      expect(() => recordOutcome(deps, { helped: ["cnope"] })).toThrow(/no card with id cnope/);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it("gives clear errors: empty task, tiny budget, unindexed project; reads a 1 MB task in part", async () => {
+    await expect(getMemoryCards(cardsDeps(app), { task: "   " })).rejects.toThrow(/task is empty/);
+    await expect(getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: 0 })).rejects.toThrow(
+      /budget_tokens|>=50/,
+    );
+    await expect(getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: -5 })).rejects.toThrow();
+    const huge = `${TASK}\n${"log line with noise 12345\n".repeat(40_000)}`;
+    expect(huge.length).toBeGreaterThan(1_000_000 - 100_000);
+    const r = await getMemoryCards(cardsDeps(app), { task: huge.slice(0, 1_000_000) });
+    expect(r.notes[0]).toMatch(/first 20000 were used/);
+    expect(r.cards[0]?.scope).toMatch(/^pyproj\/shapes\/geometry\.py/);
+    const empty = tmpDir();
+    writeFileSync(join(empty, "x.py"), "x = 1\n");
+    const fresh = openTestApp(empty);
+    try {
+      await expect(getMemoryCards(cardsDeps(fresh), { task: TASK })).rejects.toThrow(/build_context_graph/);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

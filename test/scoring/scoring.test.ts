@@ -1,0 +1,176 @@
+// Utility components, packing and the card audit: pure functions, tested with tables of cases.
+import { describe, expect, it } from "vitest";
+
+import { auditCards, makeCard } from "../../src/scoring/cards.js";
+import { pack, type PackInput } from "../../src/scoring/pack.js";
+import type { Candidate } from "../../src/scoring/schema.js";
+import { components, utilityOf } from "../../src/scoring/utility.js";
+
+function cand(over: Partial<Candidate> & { signals?: Partial<Candidate["signals"]> } = {}): Candidate {
+  const { signals, ...rest } = over;
+  return {
+    key: "file:src/a.py",
+    kind: "file",
+    path: "src/a.py",
+    text: "def parse(x)",
+    raw_tokens: 120,
+    about: {},
+    ...rest,
+    signals: {
+      channels: { bm25: 1 },
+      anchor_hit: false,
+      graph_distance: 0,
+      overlap: 0.2,
+      stale: false,
+      conflict: false,
+      off_scope: false,
+      fused_rank: 3,
+      ...signals,
+    },
+  };
+}
+
+const u = (c: Candidate, tokens = 80) => utilityOf(components(c, tokens));
+
+describe("utility components", () => {
+  it("respond to their own signals", () => {
+    const plain = cand();
+    const k = components(plain, 80);
+    expect(components(cand({ signals: { anchor_hit: true } }), 80).action_shift).toBeGreaterThan(k.action_shift);
+    expect(components(cand({ signals: { fused_rank: 1 } }), 80).action_shift).toBeGreaterThan(k.action_shift);
+    expect(
+      components(cand({ signals: { channels: { bm25: 1, anchors: 1, symbols: 2 } } }), 80).necessity,
+    ).toBeGreaterThan(k.necessity);
+    expect(components(cand({ signals: { outcome: { helped: 4, total: 4 } } }), 80).outcome_uplift).toBeGreaterThan(
+      k.outcome_uplift,
+    );
+    expect(components(cand({ signals: { outcome: { helped: 0, total: 4 } } }), 80).outcome_uplift).toBeLessThan(
+      k.outcome_uplift,
+    );
+    expect(components(cand({ signals: { stale: true } }), 80).risk).toBeGreaterThan(0);
+    expect(components(cand({ signals: { conflict: true } }), 80).risk).toBeGreaterThan(0);
+    expect(components(cand({ signals: { off_scope: true } }), 80).risk).toBeGreaterThan(0);
+    expect(components(plain, 900).cost).toBeGreaterThan(k.cost);
+    expect(k.risk).toBe(0);
+  });
+
+  it("rank stale, conflicting and off-scope units below the same unit without the risk", () => {
+    const clean = u(cand());
+    for (const risk of [{ stale: true }, { conflict: true }, { off_scope: true }])
+      expect(u(cand({ signals: risk }))).toBeLessThan(clean);
+    // The weights of design.md §4.
+    const k = { action_shift: 1, necessity: 1, outcome_uplift: 1, risk: 1, cost: 1 };
+    expect(utilityOf(k)).toBeCloseTo(0.34 + 0.26 + 0.28 - 0.22 - 0.08, 10);
+  });
+
+  it("give a user constraint that the task touches more weight than an unrelated one", () => {
+    const on = cand({
+      kind: "constraint",
+      key: "constraint:t1",
+      signals: { overlap: 0.8, graph_distance: 0, fused_rank: undefined, channels: {} },
+    });
+    const off = cand({
+      kind: "constraint",
+      key: "constraint:t2",
+      signals: { overlap: 0, graph_distance: 2, fused_rank: undefined, channels: {} },
+    });
+    expect(u(on)).toBeGreaterThan(u(off));
+  });
+});
+
+function item(
+  id: string,
+  utility: number,
+  tokens: number,
+  over: Partial<PackInput> & { raw?: number; evidence?: string; kind?: Candidate["kind"] } = {},
+): PackInput {
+  const card = makeCard(
+    cand({ key: id, kind: over.kind ?? "file", raw_tokens: over.raw ?? tokens, path: `src/${id}.py` }),
+    components(cand(), tokens),
+    utility,
+    id,
+  );
+  return {
+    card: { ...card, tokens, evidence: over.evidence ?? `${id} evidence words ${id}` },
+    governing: over.governing ?? false,
+    blocked: over.blocked ?? false,
+  };
+}
+
+describe("packing", () => {
+  it("never exceeds the budget, in either mode, for any budget", () => {
+    const items = Array.from({ length: 30 }, (_, i) =>
+      item(`u${i}`, 0.2 + ((i * 37) % 50) / 100, 40 + ((i * 53) % 200), { raw: 60 + ((i * 71) % 900) }),
+    );
+    for (const budget of [50, 120, 200, 400, 800, 1600, 5000]) {
+      for (const mode of ["post_selection", "pre_budget"] as const) {
+        const r = pack(items, budget, mode);
+        const spent = r.selected.reduce((a, id) => a + items.find((x) => x.card.id === id)!.card.tokens, 0);
+        expect(spent).toBe(r.tokens);
+        expect(spent).toBeLessThanOrEqual(budget);
+      }
+    }
+  });
+
+  it("fits more units when compressing first than when choosing on raw cost", () => {
+    const items = Array.from({ length: 12 }, (_, i) => item(`u${i}`, 0.5, 60, { raw: 300 }));
+    const post = pack(items, 600, "post_selection");
+    const pre = pack(items, 600, "pre_budget");
+    expect(post.selected.length).toBe(2);
+    expect(pre.selected.length).toBe(10);
+  });
+
+  it("reserves room for governing rules, skips near-duplicates and blocked conflicts", () => {
+    const items = [
+      item("big", 0.9, 380),
+      item("rule", 0.2, 90, { governing: true, kind: "rule" }),
+      item("dup1", 0.6, 50, { evidence: "same words about parse in src/x.py" }),
+      item("dup2", 0.55, 50, { evidence: "same words about parse in src/x.py" }),
+      item("bad", 0.95, 30, { blocked: true }),
+    ];
+    const r = pack(items, 500, "pre_budget");
+    expect(r.selected).toContain("rule");
+    expect(r.selected).toContain("dup1");
+    expect(r.selected).not.toContain("dup2");
+    expect(r.selected).not.toContain("bad");
+    expect(r.skipped).toEqual(
+      expect.arrayContaining([
+        { id: "dup2", reason: "duplicate" },
+        { id: "bad", reason: "conflict" },
+      ]),
+    );
+    // Without the reserve the rule would lose to the big card.
+    const noReserve = pack(items, 500, "pre_budget", { ruleReserve: 0 });
+    expect(noReserve.selected).not.toContain("rule");
+  });
+});
+
+describe("card audit", () => {
+  it("passes generated cards of every kind and flags broken ones", () => {
+    const kinds: Candidate["kind"][] = ["file", "symbol", "test", "rule", "constraint", "failure"];
+    const cards = kinds.map((kind, i) =>
+      makeCard(
+        cand({
+          kind,
+          key: `k${i}`,
+          name: "parse",
+          lines: [3, 9],
+          about: { covers: "src/a.py", governs: "src/", turn: "t4", kind: "function" },
+        }),
+        components(cand(), 60),
+        0.5,
+        `c${i}`,
+      ),
+    );
+    const a = auditCards(cards);
+    expect(a).toMatchObject({ cards: 6, field_completeness: 1, action_hints: 1, no_placeholders: 1, problems: [] });
+    const broken = auditCards([
+      { ...cards[0]!, action_hint: "maybe look at it", scope: "" },
+      { ...cards[1]!, evidence: "see {path}" },
+    ]);
+    expect(broken.field_completeness).toBe(0.5);
+    expect(broken.action_hints).toBe(0.5);
+    expect(broken.no_placeholders).toBe(0.5);
+    expect(broken.problems.length).toBe(3);
+  });
+});
