@@ -6,7 +6,7 @@ import { pack, type PackInput } from "../../src/scoring/pack.js";
 import type { Candidate } from "../../src/scoring/schema.js";
 import { components, utilityOf } from "../../src/scoring/utility.js";
 
-function cand(over: Partial<Candidate> & { signals?: Partial<Candidate["signals"]> } = {}): Candidate {
+function cand(over: Omit<Partial<Candidate>, "signals"> & { signals?: Partial<Candidate["signals"]> } = {}): Candidate {
   const { signals, ...rest } = over;
   return {
     key: "file:src/a.py",
