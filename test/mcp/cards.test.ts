@@ -1,0 +1,71 @@
+// get_memory_cards, record_outcome and memcards://cards/{id} through a real MCP client.
+import { describe, expect, it } from "vitest";
+
+import { countTokens } from "../../src/text/tokens.js";
+import { connect, textOf } from "../helpers/mcp.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { copyPolyglot } from "../repo/fixture.js";
+
+type Structured = Record<string, unknown>;
+const TASK = "Circle.area in pyproj/shapes/geometry.py returns a negative value when the radius is negative";
+
+describe("cards over MCP", () => {
+  it("asks for an index first, then serves small results, records outcomes and serves each card by id", async () => {
+    const root = copyPolyglot();
+    const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
+    try {
+      const early = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK } });
+      expect(early.isError).toBe(true);
+      expect(textOf(early)).toMatch(/^NOT_INDEXED: .*build_context_graph/);
+
+      const built = await c.client.callTool({ name: "build_context_graph", arguments: {} }, undefined, {
+        timeout: 120_000,
+      });
+      expect(built.isError).toBeFalsy();
+
+      const res = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK } });
+      expect(res.isError).toBeFalsy();
+      const text = textOf(res);
+      expect(text).toMatch(/^### 1\. (file|symbol): pyproj\/shapes\/geometry\.py/);
+      expect(text).toContain("- do: ");
+      const s = res.structuredContent as Structured;
+      const cards = s.cards as { id: string; kind: string; scope: string; utility: number }[];
+      expect(cards.length).toBeGreaterThan(2);
+      expect(s.tokens as number).toBeLessThanOrEqual(1200);
+      expect(s.route).toBe("deterministic");
+      expect(s.audit).toBeUndefined();
+      // Results stay small: the cards as markdown within the budget, the structured part a list of ids.
+      expect(countTokens(text)).toBeLessThan(1200 + 100);
+      expect(countTokens(JSON.stringify(s))).toBeLessThan(60 * cards.length + 60);
+
+      const verbose = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK, verbose: true } });
+      const vs = verbose.structuredContent as Structured;
+      expect(vs.audit).toMatchObject({ field_completeness: 1, action_hints: 1 });
+      expect(Object.keys(vs.selected as object).sort()).toEqual(["post_selection", "pre_budget"]);
+
+      const card = await c.client.readResource({ uri: `memcards://cards/${cards[0]!.id}` });
+      const body = JSON.parse((card.contents[0] as { text: string }).text) as Structured;
+      expect(body.id).toBe(cards[0]!.id);
+      expect(body.task).toBe(TASK);
+      expect(body.components).toBeDefined();
+
+      const rec = await c.client.callTool({
+        name: "record_outcome",
+        arguments: { helped: [cards[0]!.id], edited_files: ["pyproj/shapes/geometry.py"] },
+      });
+      expect(textOf(rec)).toBe("Recorded 2 outcome(s).");
+      const bad = await c.client.callTool({ name: "record_outcome", arguments: { helped: ["cnope"] } });
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toMatch(/^NOT_FOUND: no card with id cnope/);
+
+      const zero = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK, budget_tokens: 0 } });
+      expect(zero.isError).toBe(true);
+      expect(textOf(zero)).toMatch(/budget_tokens/);
+      const empty = await c.client.callTool({ name: "get_memory_cards", arguments: { task: "" } });
+      expect(empty.isError).toBe(true);
+      expect(textOf(empty)).toMatch(/task is empty/);
+    } finally {
+      await c.close();
+    }
+  });
+});
