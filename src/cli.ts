@@ -16,6 +16,7 @@ import { pullModel } from "./embeddings/pull.js";
 import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
+import { renderCardsEval, runCardsEval } from "./eval/cards.js";
 import { evalCompress, renderCompressEval } from "./eval/compress.js";
 import { benchCompress, renderCompressBench } from "./eval/compress-bench.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
@@ -31,6 +32,7 @@ import { createLogger } from "./log.js";
 import { cardsDeps } from "./mcp/tools/get-memory-cards.js";
 import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
+import { Rung, RUNGS } from "./retrieval/rank.js";
 import { serve } from "./serve.js";
 import { getStatus, renderStatus } from "./status.js";
 import { servedCard } from "./storage/cards.js";
@@ -383,10 +385,12 @@ evalCmd
   .option("--only <substring>", "only tasks whose id contains this")
   .option("--out <dir>", "also write report.json and report.md there")
   .option("--keep-stores", "keep one index per tree in the cache between runs (fast re-runs while tuning)")
+  .option("--rungs <names...>", `only these rungs, in ladder order (${RUNGS.join(", ")})`)
   .option("--json", "print JSON")
   .action(
     async (
       opts: {
+        rungs?: string[];
         tasks: string;
         repos?: string;
         cache: string;
@@ -408,6 +412,7 @@ evalCmd
         ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
         cacheDir: resolvePath(opts.cache),
         keepStores: opts.keepStores ?? false,
+        ...(opts.rungs ? { rungs: opts.rungs.map((r) => Rung.parse(r)) } : {}),
         config,
         logger,
         onTask: (i, n, id, note) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`),
@@ -417,6 +422,57 @@ evalCmd
         mkdirSync(opts.out, { recursive: true });
         writeFileSync(join(opts.out, "report.json"), JSON.stringify(report, null, 2));
         writeFileSync(join(opts.out, "report.md"), text + "\n");
+      }
+      print(opts.json ?? false, report, text);
+    },
+  );
+
+evalCmd
+  .command("cards")
+  .description(
+    "what the packed cards hold for real tasks: budget sweep, removal, formats at equal budget, planted harm, audit, latency",
+  )
+  .requiredOption("--tasks <file>", "JSONL tasks, as for eval localize")
+  .option("--repos <dir>", "directory holding the repositories' git directories")
+  .option("--cache <dir>", "where trees (and kept stores) live", join(tmpdir(), "memcards-eval"))
+  .option("--limit <n>", "only the first n tasks")
+  .option("--keep-stores", "reuse one index per tree between runs")
+  .option("--latency-repo <dir>", "also time get_memory_cards on this (large) repository, indexed once")
+  .option("--out <dir>", "also write cards.json and cards.md there")
+  .option("--json", "print JSON")
+  .action(
+    async (
+      opts: {
+        tasks: string;
+        repos?: string;
+        cache: string;
+        limit?: string;
+        keepStores?: boolean;
+        latencyRepo?: string;
+        out?: string;
+        json?: boolean;
+      },
+      cmd: Command,
+    ) => {
+      const config = configFrom(cmd);
+      const logger = createLogger((config.logLevel === "info" ? "warn" : config.logLevel) as LogLevel);
+      let tasks = loadTasks(opts.tasks);
+      if (opts.limit) tasks = tasks.slice(0, Number(opts.limit));
+      const report = await runCardsEval({
+        tasks,
+        ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
+        cacheDir: resolvePath(opts.cache),
+        keepStores: opts.keepStores ?? false,
+        ...(opts.latencyRepo ? { latencyRepo: resolvePath(opts.latencyRepo) } : {}),
+        config,
+        logger,
+        onTask: (i, n, id, note) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`),
+      });
+      const text = renderCardsEval(report);
+      if (opts.out) {
+        mkdirSync(opts.out, { recursive: true });
+        writeFileSync(join(opts.out, "cards.json"), JSON.stringify(report, null, 2));
+        writeFileSync(join(opts.out, "cards.md"), text + "\n");
       }
       print(opts.json ?? false, report, text);
     },

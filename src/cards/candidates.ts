@@ -88,6 +88,7 @@ export async function gatherCandidates(
   for (const f of files) if (!ranked.some((r) => r.path === f)) ranked.push({ path: f, score: 0, channels: {} });
 
   const out: Candidate[] = [];
+  const bestScore = ranked[0]?.score ?? 0;
   const fileNodes = new Map<string, NodeRow>();
   for (const [i, r] of ranked.entries()) {
     const nodes = findNodes(db, { path: r.path, limit: 400 });
@@ -118,6 +119,7 @@ export async function gatherCandidates(
         raw_tokens: Math.min(fileNode.tokens, 400),
         signals: base({
           fused_rank: r.score > 0 ? i + 1 : undefined,
+          ...(r.score > 0 && bestScore > 0 ? { relative_score: Math.min(1, r.score / bestScore) } : {}),
           channels: r.channels,
           anchor_hit: anchorHit,
           overlap: overlap(taskTerms, `${r.path} ${hits.map((h) => h.s.name).join(" ")}`),

@@ -20,6 +20,28 @@ export { loadTasks, Task } from "./localize/tasks.js";
 /** How many ranked files each rung returns: enough for coverage@50. */
 const DEPTH = 50;
 
+/** Opens the index of one task's tree: a fresh store per task, or one per tree kept between runs. */
+export async function openTaskStore(
+  tree: string,
+  task: { id: string; repo: string; commit: string },
+  opts: { cacheDir: string; config: Config; logger: Logger; keepStores?: boolean },
+): Promise<{ app: App; storeDir: string }> {
+  const key = opts.keepStores ? `${task.repo.replace("/", "+")}@${task.commit.slice(0, 12)}` : task.id;
+  const storeDir = join(opts.cacheDir, "stores", key.replace(/[^\w.@+-]/g, "_"));
+  if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });
+  const config: Config = { ...opts.config, root: tree, db: join(storeDir, "memcards.db") };
+  const location = resolveProjectRoot({ explicit: tree, cwd: tree, userDir: config.userDir });
+  const app = createApp(config, location, opts.logger);
+  try {
+    await buildGraph(app);
+    return { app, storeDir };
+  } catch (err) {
+    await app.close();
+    rmSync(storeDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
 interface Prepared {
   app: App;
   ranker: Ranker;
@@ -51,24 +73,12 @@ export async function runLocalize(opts: {
     logger: opts.logger,
     rungs: opts.rungs ?? RUNGS,
     prepare: async (tree, task) => {
-      const key = opts.keepStores ? `${task.repo.replace("/", "+")}@${task.commit.slice(0, 12)}` : task.id;
-      const storeDir = join(opts.cacheDir, "stores", key.replace(/[^\w.@+-]/g, "_"));
-      if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });
-      const config: Config = { ...opts.config, root: tree, db: join(storeDir, "memcards.db") };
-      const location = resolveProjectRoot({ explicit: tree, cwd: tree, userDir: config.userDir });
-      const app = createApp(config, location, opts.logger);
-      try {
-        await buildGraph(app);
-        const ranker = createRanker(app.db, {
-          embedder: app.embedding.embedder,
-          vectorsEnabled: app.embedding.vectorsEnabled,
-        });
-        return { app, ranker, storeDir };
-      } catch (err) {
-        await app.close();
-        rmSync(storeDir, { recursive: true, force: true });
-        throw err;
-      }
+      const { app, storeDir } = await openTaskStore(tree, task, opts);
+      const ranker = createRanker(app.db, {
+        embedder: app.embedding.embedder,
+        vectorsEnabled: app.embedding.vectorsEnabled,
+      });
+      return { app, ranker, storeDir };
     },
     rank: async ({ app, ranker }, rung, query) =>
       rung === "memcards"

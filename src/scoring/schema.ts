@@ -8,6 +8,8 @@ export type UnitKind = z.infer<typeof UnitKind>;
 export const Signals = z.object({
   /** 1-based rank in the fused retrieval list (files and their symbols), if it was retrieved. */
   fused_rank: z.number().int().positive().optional(),
+  /** Fused retrieval score relative to the best candidate's (1 for the best), if retrieved. */
+  relative_score: z.number().min(0).max(1).optional(),
   /** 1-based rank per retrieval channel that found it. */
   channels: z.record(z.string(), z.number().int()),
   /** Named in the task: its path, or an identifier it defines. */

@@ -43,7 +43,8 @@ const KIND_OUTCOME: Record<UnitKind, number> = {
 export function components(c: Candidate, cardTokens: number): Components {
   const s = c.signals;
   // Retrieval rank and being named in the task are both evidence; neither alone is certainty.
-  const retrieved = 0.6 * rankConfidence(s.fused_rank) + 0.4 * (s.anchor_hit ? 1 : 0);
+  const fused = s.relative_score ?? rankConfidence(s.fused_rank, 2);
+  const retrieved = 0.95 * fused + 0.05 * (s.anchor_hit ? 1 : 0);
   const proximity = s.graph_distance === 0 ? 1 : s.graph_distance === 1 ? 0.6 : 0.25;
   let act: number;
   switch (c.kind) {
