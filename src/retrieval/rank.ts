@@ -202,7 +202,7 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
 
   return {
     async rank(query, rung = "memcards", limit = 50) {
-      const terms = queryTerms(query);
+      const terms = queryTerms(query, 32);
       const lists: Record<string, Ranked> = {};
       const w = CHANNEL_WEIGHTS;
       const level = RUNGS.indexOf(rung);

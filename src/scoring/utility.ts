@@ -50,7 +50,9 @@ export function components(c: Candidate, cardTokens: number): Components {
   switch (c.kind) {
     case "file":
     case "symbol":
-      act = retrieved * (0.7 + 0.3 * s.overlap);
+      // Measured on the localization dev sets: term overlap and channel agreement re-order files worse than
+      // the fused retrieval score already does, so for code units the evidence is the retrieval itself.
+      act = retrieved;
       break;
     case "test":
     case "rule":
@@ -62,7 +64,10 @@ export function components(c: Candidate, cardTokens: number): Components {
   act = clamp(KIND_ACTION[c.kind] * act);
   // Necessity: independent channels agreeing, an anchor, or a unit kind that is binding.
   const agreement = Math.min(1, Object.keys(s.channels).length / 3);
-  const need = clamp(KIND_NEED[c.kind] * (s.anchor_hit ? 1 : 0.5 + 0.5 * Math.max(agreement, s.overlap)));
+  const code = c.kind === "file" || c.kind === "symbol";
+  const need = clamp(
+    KIND_NEED[c.kind] * (code ? 0.5 + 0.5 * retrieved : s.anchor_hit ? 1 : 0.5 + 0.5 * Math.max(agreement, s.overlap)),
+  );
   // Outcome uplift: the kind's prior, moved by what the agent reported for this unit before (Laplace-smoothed).
   let out = KIND_OUTCOME[c.kind];
   if (s.outcome && s.outcome.total > 0) {

@@ -458,7 +458,7 @@ export function symbolsNamed(
 ): { id: number; path: string; kind: string; name: string }[] {
   return stmt(
     db,
-    "SELECT id, path, kind, name FROM nodes WHERE name = ? COLLATE NOCASE AND type = 'symbol' LIMIT ?",
+    "SELECT id, path, kind, name FROM nodes WHERE name = ? COLLATE NOCASE AND +type = 'symbol' LIMIT ?",
   ).all(name, limit) as { id: number; path: string; kind: string; name: string }[];
 }
 

@@ -38,9 +38,11 @@ describe("utility components", () => {
     const k = components(plain, 80);
     expect(components(cand({ signals: { anchor_hit: true } }), 80).action_shift).toBeGreaterThan(k.action_shift);
     expect(components(cand({ signals: { fused_rank: 1 } }), 80).action_shift).toBeGreaterThan(k.action_shift);
-    expect(
-      components(cand({ signals: { channels: { bm25: 1, anchors: 1, symbols: 2 } } }), 80).necessity,
-    ).toBeGreaterThan(k.necessity);
+    expect(components(cand({ signals: { fused_rank: 1 } }), 80).necessity).toBeGreaterThan(k.necessity);
+    const rule = cand({ kind: "rule", key: "rule:AGENTS.md" });
+    expect(components({ ...rule, signals: { ...rule.signals, anchor_hit: true } }, 80).necessity).toBeGreaterThan(
+      components(rule, 80).necessity,
+    );
     expect(components(cand({ signals: { outcome: { helped: 4, total: 4 } } }), 80).outcome_uplift).toBeGreaterThan(
       k.outcome_uplift,
     );
