@@ -22,6 +22,11 @@ export interface QueryTerms {
 }
 
 /** Tokens for lexical search: identifier-aware, stop words and one-letter tokens dropped, capped in number. */
+/** The FTS5 MATCH expression for a set of tokens. */
+export function matchOf(tokens: readonly string[]): QueryTerms {
+  return { tokens: [...tokens], match: tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ") };
+}
+
 export function queryTerms(text: string, maxTerms = 64): QueryTerms {
   const counts = new Map<string, number>();
   for (const t of identifierTokens(text)) {

@@ -9,13 +9,15 @@ import {
   fileLevelNodes,
   fileNeighbours,
   type FileNodeRef,
+  nodeCount,
   searchFts,
   symbolPaths,
   symbolsNamed,
+  termDocFrequency,
 } from "../storage/graph.js";
 import { nearestVectors } from "../storage/vectors.js";
 import { expand, type Ranked, rollUp, rrf, toRanked } from "./fuse.js";
-import { type Anchor, extractAnchors, queryTerms } from "./query.js";
+import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";
 
 export const Rung = z.enum(["bm25", "+anchors", "+symbols", "+vectors", "+expansion", "memcards"]);
 export type Rung = z.infer<typeof Rung>;
@@ -200,9 +202,31 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
     });
   };
 
+  /**
+   * Drops terms that a fifth or more of the indexed nodes contain: their BM25 weight is near zero and their
+   * posting lists are what makes a query slow on a large repository. The rarest few always stay.
+   */
+  const df = new Map<string, number>();
+  let total: number | undefined;
+  const commonDropped = (terms: ReturnType<typeof queryTerms>) => {
+    total ??= nodeCount(db);
+    const n = total;
+    if (n < 500) return terms;
+    const docs = new Map<string, number>();
+    for (const t of terms.tokens) {
+      let c = df.get(t);
+      if (c === undefined) df.set(t, (c = termDocFrequency(db, t)));
+      docs.set(t, c);
+    }
+    const kept = terms.tokens.filter((t) => (docs.get(t) ?? 0) < 0.2 * n);
+    if (kept.length >= Math.min(4, terms.tokens.length))
+      return kept.length === terms.tokens.length ? terms : matchOf(kept);
+    return matchOf([...terms.tokens].sort((a, b) => (docs.get(a) ?? 0) - (docs.get(b) ?? 0)).slice(0, 4));
+  };
+
   return {
     async rank(query, rung = "memcards", limit = 50) {
-      const terms = queryTerms(query, 32);
+      const terms = commonDropped(queryTerms(query, 32));
       const lists: Record<string, Ranked> = {};
       const w = CHANNEL_WEIGHTS;
       const level = RUNGS.indexOf(rung);

@@ -487,3 +487,17 @@ export function fileStamp(db: Db, path: string): { mtime_ms: number; size: numbe
   return stmt(db, "SELECT mtime_ms, size FROM files WHERE path = ?").get(path) as
     { mtime_ms: number; size: number } | undefined;
 }
+
+/** How many indexed nodes contain `term` (its FTS document frequency). */
+export function termDocFrequency(db: Db, term: string): number {
+  return (
+    stmt(db, "SELECT count(*) AS n FROM nodes_fts WHERE nodes_fts MATCH ?").get(`"${term.replace(/"/g, '""')}"`) as {
+      n: number;
+    }
+  ).n;
+}
+
+/** How many nodes the index holds. */
+export function nodeCount(db: Db): number {
+  return (stmt(db, "SELECT COUNT(*) AS n FROM nodes").get() as { n: number }).n;
+}
