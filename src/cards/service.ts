@@ -7,8 +7,9 @@ import { AppError } from "../errors.js";
 import { assertIndexed } from "../graph/build.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
+import { blendComponents, type JudgeFn, judgePrompt, parseJudgeAnswer } from "../scoring/judge.js";
 import { pack, type PackResult } from "../scoring/pack.js";
-import { type Card, PackMode, UnitKind } from "../scoring/schema.js";
+import { type Candidate, type Card, PackMode, UnitKind } from "../scoring/schema.js";
 import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
@@ -30,6 +31,12 @@ export const CardsInput = z
     kinds: z.array(UnitKind).optional().describe("only these card kinds"),
     session_id: z.string().min(1).optional().describe("include this session's user constraints and failures"),
     verbose: z.boolean().default(false).describe("include utility components, the audit and the ranking"),
+    judge: z
+      .boolean()
+      .default(true)
+      .describe(
+        "let the client's model judge the top candidates when the client offers sampling (bounded in count and time)",
+      ),
   })
   .strict();
 export type CardsInput = z.input<typeof CardsInput>;
@@ -45,7 +52,9 @@ export interface CardsResult {
   skipped: PackResult["skipped"];
   audit: CardAudit;
   ranking: { path: string; channels: Record<string, number> }[];
-  route: "deterministic";
+  /** Which route estimated the components: the client's model through sampling, or run-time signals alone. */
+  route: "judge" | "deterministic";
+  judged: number;
   notes: string[];
   candidates: number;
 }
@@ -55,6 +64,48 @@ export interface CardsDeps {
   projectId: number;
   root: string;
   ranker: Ranker;
+  /** Present only when the client offers MCP sampling. */
+  judge?: JudgeFn;
+}
+
+/** At most this many candidates are judged, within this time; the rest keep their deterministic estimates. */
+export const JUDGE_MAX = 6;
+export const JUDGE_TIMEOUT_MS = 15_000;
+
+async function applyJudge(
+  judge: JudgeFn,
+  task: string,
+  cards: { candidate: Candidate; card: Card }[],
+  notes: string[],
+): Promise<number> {
+  const top = [...cards].sort((a, b) => b.card.utility - a.card.utility).slice(0, JUDGE_MAX);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), JUDGE_TIMEOUT_MS);
+  let judged = 0;
+  let failed = 0;
+  try {
+    const answers = await Promise.allSettled(
+      top.map((c) => judge(judgePrompt(task, c.candidate, c.card), controller.signal)),
+    );
+    answers.forEach((a, i) => {
+      const parsed = a.status === "fulfilled" ? parseJudgeAnswer(a.value) : undefined;
+      if (!parsed) {
+        failed++;
+        return;
+      }
+      const entry = top[i]!;
+      const k = blendComponents(entry.card.components, parsed);
+      entry.card = { ...makeCard(entry.candidate, k, utilityOf(k), entry.card.id) };
+      judged++;
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (failed > 0)
+    notes.push(
+      `The client's model answered ${judged} of ${top.length} judge requests; the rest kept deterministic estimates.`,
+    );
+  return judged;
 }
 
 export function cardId(key: string): string {
@@ -109,6 +160,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   }
   const kinds = new Set<UnitKind>(input.kinds ?? UnitKind.options);
   const { cards, ranked } = await scoreCandidates(deps, task, input.files ?? [], kinds, session);
+  const judged = deps.judge && input.judge ? await applyJudge(deps.judge, task, cards, notes) : 0;
   const governingRules = new Set(
     cards.filter((c) => c.candidate.kind === "rule" && !c.candidate.signals.off_scope).map((c) => c.card.id),
   );
@@ -146,7 +198,8 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     skipped: chosen.skipped,
     audit: auditCards(served),
     ranking: ranked.slice(0, 10).map((r) => ({ path: r.path, channels: r.channels })),
-    route: "deterministic",
+    route: judged > 0 ? "judge" : "deterministic",
+    judged,
     notes,
     candidates: cards.length,
   };

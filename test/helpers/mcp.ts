@@ -1,7 +1,7 @@
 // A real MCP SDK client connected to memcards over the in-memory transport.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { createAppCache } from "../../src/app-cache.js";
 import type { ConfigFlags } from "../../src/config.js";
@@ -16,15 +16,30 @@ export interface Connected {
 
 /** Connects a client; `roots` (file:// URIs) are offered through the roots capability when given. */
 export async function connect(
-  opts: { flags?: ConfigFlags; env?: NodeJS.ProcessEnv; roots?: string[]; cwd?: string } = {},
+  opts: {
+    flags?: ConfigFlags;
+    env?: NodeJS.ProcessEnv;
+    roots?: string[];
+    cwd?: string;
+    /** Offer sampling and answer each createMessage request's text with this. */
+    sampling?: (prompt: string) => string | Promise<string>;
+  } = {},
 ): Promise<Connected> {
   const config = resolveConfig(opts.flags ?? {}, { ...process.env, ...opts.env });
   const apps = createAppCache(config, silentLogger);
   const server = createServer({ config, apps, logger: silentLogger, version: "test", cwd: opts.cwd ?? "/" });
   const client = new Client(
     { name: "memcards-test", version: "1.0.0" },
-    { capabilities: opts.roots ? { roots: {} } : {} },
+    { capabilities: { ...(opts.roots ? { roots: {} } : {}), ...(opts.sampling ? { sampling: {} } : {}) } },
   );
+  if (opts.sampling) {
+    const answer = opts.sampling;
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      const first = req.params.messages[0]?.content;
+      const prompt = first && !Array.isArray(first) && first.type === "text" ? first.text : "";
+      return { role: "assistant", model: "test-judge", content: { type: "text", text: await answer(prompt) } };
+    });
+  }
   if (opts.roots) {
     const roots = opts.roots;
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((uri) => ({ uri })) }));

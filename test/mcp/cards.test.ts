@@ -69,3 +69,49 @@ describe("cards over MCP", () => {
     }
   });
 });
+
+describe("the judge route", () => {
+  const answer = (shift: number) =>
+    JSON.stringify({
+      no_context_action: "edit the wrong file",
+      with_context_action: "edit geometry.py",
+      action_shift: shift,
+      necessity: 0.9,
+      expected_outcome_uplift: 0.9,
+      negative_transfer_risk: 0,
+      reason: "names the method",
+      confidence: 1,
+    });
+
+  it("lets a sampling client's model judge the top candidates, and falls back when it answers badly", async () => {
+    const root = copyPolyglot();
+    const prompts: string[] = [];
+    const c = await connect({
+      flags: { root, embedder: "offline" },
+      env: { MEMCARDS_HOME: tmpDir() },
+      sampling: (p) => {
+        prompts.push(p);
+        return /Context \((file|symbol) pyproj\/shapes\/geometry\.py/.test(p) ? `Here you go: ${answer(1)}` : "no idea";
+      },
+    });
+    try {
+      await c.client.callTool({ name: "build_context_graph", arguments: {} }, undefined, { timeout: 120_000 });
+      const res = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK, verbose: true } });
+      const s = res.structuredContent as Structured;
+      expect(prompts.length).toBeGreaterThan(0);
+      expect(prompts.length).toBeLessThanOrEqual(6);
+      expect(prompts[0]).toContain('"action_shift": 0-1');
+      expect(s.route).toBe("judge");
+      expect(s.judged as number).toBeGreaterThan(0);
+      expect(s.judged as number).toBeLessThan(prompts.length);
+      const comps = s.components as { id: string; action_shift: number }[];
+      expect(comps.some((k) => k.action_shift === 1)).toBe(true);
+      expect(textOf(res)).toMatch(/answered \d+ of \d+ judge requests/);
+
+      const off = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK, judge: false } });
+      expect((off.structuredContent as Structured).route).toBe("deterministic");
+    } finally {
+      await c.close();
+    }
+  });
+});

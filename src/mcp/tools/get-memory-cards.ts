@@ -3,9 +3,10 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import type { App } from "../../app.js";
-import { CardsInput, getMemoryCards, renderCards } from "../../cards/service.js";
+import { CardsInput, getMemoryCards, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
 import { AppError } from "../../errors.js";
 import { createRanker, type Ranker } from "../../retrieval/rank.js";
+import type { JudgeFn } from "../../scoring/judge.js";
 import { servedCard } from "../../storage/cards.js";
 import { getMeta } from "../../storage/meta.js";
 import type { ToolDeps } from "../context.js";
@@ -27,6 +28,20 @@ export function cardsDeps(app: App) {
   return { db: app.db, projectId: app.project.id, root: app.location.root, ranker: cached.ranker };
 }
 
+/** The judge route, when this client offers sampling (VS Code does; Claude Code and Claude Desktop do not). */
+function judgeOf(server: McpServer): { judge?: JudgeFn } {
+  if (!server.server.getClientCapabilities()?.sampling) return {};
+  return {
+    judge: async (prompt, signal) => {
+      const r = await server.server.createMessage(
+        { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 400 },
+        { signal, timeout: JUDGE_TIMEOUT_MS },
+      );
+      return r.content.type === "text" ? r.content.text : "";
+    },
+  };
+}
+
 export function registerGetMemoryCards(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
     "get_memory_cards",
@@ -40,13 +55,14 @@ export function registerGetMemoryCards(server: McpServer, deps: ToolDeps): void 
     (args) =>
       guard(async () => {
         const app = await deps.app();
-        const r = await getMemoryCards(cardsDeps(app), args);
+        const r = await getMemoryCards({ ...cardsDeps(app), ...judgeOf(server) }, args);
         return ok(renderCards(r), {
           cards: r.cards.map((c) => ({ id: c.id, kind: c.kind, scope: c.scope, utility: c.utility })),
           tokens: r.tokens,
           budget: r.budget,
           mode: r.mode,
           route: r.route,
+          judged: r.judged,
           ...(args.verbose
             ? {
                 selected: r.selected,
