@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // memcards CLI: parses argv, calls the same functions the MCP tools call, prints. Nothing else.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
+import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 
 import { Command, Option } from "commander";
@@ -27,6 +28,9 @@ import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
 import { renderBuild, renderNeighbourhood } from "./graph/render.js";
 import { watchUntilSignal } from "./graph/watch.js";
+import { ClientId, CLIENTS } from "./integrate/clients.js";
+import { HookEvent, HookInput, logHook, runHook } from "./integrate/hooks.js";
+import { applyChange, planHooks, planRegistration } from "./integrate/init.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
 import { cardsDeps } from "./mcp/tools/get-memory-cards.js";
@@ -63,6 +67,28 @@ function openApp(config: Config) {
   const app = createApp(config, location, logger);
   if (app.embedding.note) logger.warn(app.embedding.note);
   return app;
+}
+
+/** Reads stdin to the end, or gives up after `ms` (a hook must never hang on an open pipe). */
+function readStdin(ms: number): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const done = () => resolve(Buffer.concat(chunks).toString("utf8"));
+    const timer = setTimeout(() => {
+      process.stdin.pause();
+      done();
+    }, ms);
+    process.stdin.on("data", (c: Buffer) => chunks.push(c));
+    process.stdin.on("end", () => {
+      clearTimeout(timer);
+      done();
+    });
+    process.stdin.on("error", () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
 }
 
 function print(json: boolean, data: unknown, text: string): void {
@@ -126,13 +152,17 @@ program
   .option("--json", "print JSON")
   .option("--lexical-only", "skip vectors (the lexical index and graph only)")
   .option("--watch", "keep the graph fresh as files change, until Ctrl-C")
+  .addOption(
+    new Option("--release-lock <file>", "remove this lock file when done (used by the PostToolUse hook)").hideHelp(),
+  )
   .action(
     async (
       path: string | undefined,
-      opts: { json?: boolean; lexicalOnly?: boolean; watch?: boolean },
+      opts: { json?: boolean; lexicalOnly?: boolean; watch?: boolean; releaseLock?: string },
       cmd: Command,
     ) => {
       const app = openApp(configFrom(cmd, path ? { root: resolvePath(path) } : {}));
+      if (opts.releaseLock) app.onClose(() => rmSync(opts.releaseLock!, { force: true }));
       try {
         const line = createProgressLine(!opts.json || process.stderr.isTTY);
         const result = await buildGraph(app, {
@@ -263,6 +293,102 @@ program
       console.log(
         `recorded ${r.recorded} outcome(s)${r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : ""}`,
       );
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("init [client]")
+  .description("register memcards with an MCP client: claude-code (default), claude-desktop, cursor, vscode")
+  .option("--print", "only show the change")
+  .option("--yes", "write without asking")
+  .option("--remove", "take memcards out again (other entries are kept)")
+  .option("--hooks", "also add the Claude Code hooks to .claude/settings.json")
+  .action(
+    async (
+      client: string | undefined,
+      opts: { print?: boolean; yes?: boolean; remove?: boolean; hooks?: boolean },
+      cmd: Command,
+    ) => {
+      const config = configFrom(cmd);
+      const location = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
+      const id = ClientId.safeParse(client ?? "claude-code");
+      if (!id.success)
+        throw new AppError("BAD_INPUT", `unknown client ${client}; choose one of ${ClientId.options.join(", ")}`);
+      const cli = fileURLToPath(import.meta.url);
+      const changes = [planRegistration(id.data, { root: location.root, cli, remove: opts.remove ?? false })];
+      if (opts.hooks) changes.push(planHooks({ root: location.root, cli, remove: opts.remove ?? false }));
+      for (const c of changes) {
+        console.log(`${c.changed ? (c.before === undefined ? "create" : "update") : "unchanged"}: ${c.path}`);
+        if (c.changed) console.log(c.after);
+      }
+      const pending = changes.filter((c) => c.changed);
+      if (opts.print || pending.length === 0) return;
+      let go = opts.yes ?? false;
+      if (!go && process.stdin.isTTY) {
+        const rl = createInterface({ input: process.stdin, output: process.stderr });
+        go = /^y(es)?$/i.test((await rl.question("Write these files? [y/N] ")).trim());
+        rl.close();
+      }
+      if (!go) {
+        console.log("nothing written; run again with --yes to write");
+        return;
+      }
+      for (const c of pending) applyChange(c);
+      console.log(
+        `written. ${opts.remove ? "memcards is no longer registered" : `restart ${CLIENTS[id.data].title} to pick memcards up`}.`,
+      );
+    },
+  );
+
+program
+  .command("hook <event>")
+  .description(
+    "run a Claude Code hook (PreCompact, SessionStart, SessionEnd, PostToolUse) with its JSON on stdin; always exits 0",
+  )
+  .action(async (event: string, _opts: unknown, cmd: Command) => {
+    let logTo = join(homedir(), ".memcards", "hooks.log");
+    let session: string | undefined;
+    try {
+      const ev = HookEvent.parse(event);
+      const input = HookInput.parse(JSON.parse((await readStdin(3000)) || "{}"));
+      session = input.session_id;
+      const g = cmd.optsWithGlobals<GlobalOpts>();
+      const config = resolveConfig({ root: g.root ?? input.cwd, db: g.db, logLevel: "silent", embedder: g.embedder });
+      const location = resolveProjectRoot({
+        explicit: config.root,
+        cwd: input.cwd ?? process.cwd(),
+        userDir: config.userDir,
+      });
+      const app = createApp(config, location, createLogger("silent"));
+      logTo = app.dbPath;
+      try {
+        const r = await runHook(ev, input, { app, cli: fileURLToPath(import.meta.url) });
+        if (r.stdout) process.stdout.write(`${r.stdout}\n`);
+        logHook(app.dbPath, ev, session, r.log);
+      } finally {
+        await app.close();
+      }
+    } catch (err) {
+      logHook(logTo, event, session, `error: ${(err as Error).message}`);
+    }
+    process.exitCode = 0;
+  });
+
+program
+  .command("log")
+  .description("what memcards' hooks did: summaries stored, context injected into which session, re-indexing")
+  .option("--lines <n>", "last n lines", (v) => Number.parseInt(v, 10), 40)
+  .action(async (opts: { lines: number }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const file = join(dirname(app.dbPath), "hooks.log");
+      if (!existsSync(file)) {
+        console.log(`no hook activity recorded yet (${file})`);
+        return;
+      }
+      console.log(readFileSync(file, "utf8").trimEnd().split("\n").slice(-opts.lines).join("\n"));
     } finally {
       await app.close();
     }

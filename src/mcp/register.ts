@@ -2,6 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import type { ToolDeps } from "./context.js";
+import { registerPrompts } from "./prompts.js";
 import { registerCompressContext } from "./tools/compress-context.js";
 import { registerGetMemoryCards } from "./tools/get-memory-cards.js";
 import { registerGetSummary } from "./tools/get-summary.js";
@@ -17,4 +18,5 @@ export function registerAll(server: McpServer, deps: ToolDeps): void {
   registerGetSummary(server, deps);
   registerGetMemoryCards(server, deps);
   registerRecordOutcome(server, deps);
+  registerPrompts(server);
 }

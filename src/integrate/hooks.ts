@@ -1,0 +1,170 @@
+// Claude Code hooks: `memcards hook <event>` reads the hook's JSON on stdin. It never blocks or fails the agent:
+// heavy work goes to a detached process, and any error exits 0 with nothing printed, logged to .memcards/hooks.log.
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+import { z } from "zod";
+
+import type { App } from "../app.js";
+import { touchSession } from "../storage/projects.js";
+import { summarizedSessions } from "../storage/summaries.js";
+import { compressContext } from "../transcript/compress.js";
+import { getSummary } from "../transcript/summaries.js";
+
+/** Claude Code replaces larger SessionStart output with a short preview. */
+export const MAX_HOOK_OUTPUT = 9500;
+
+export const HookInput = z
+  .object({
+    session_id: z.string().optional(),
+    transcript_path: z.string().optional(),
+    cwd: z.string().optional(),
+    hook_event_name: z.string().optional(),
+    source: z.string().optional(),
+    trigger: z.string().optional(),
+    tool_name: z.string().optional(),
+    tool_input: z.record(z.string(), z.unknown()).optional(),
+  })
+  .passthrough();
+export type HookInput = z.infer<typeof HookInput>;
+
+export const HookEvent = z.enum(["PreCompact", "SessionStart", "SessionEnd", "PostToolUse"]);
+export type HookEvent = z.infer<typeof HookEvent>;
+
+export interface HookContext {
+  app: App;
+  /** The CLI entry (dist/cli.js) for detached follow-up work. */
+  cli: string;
+  /** Starts a detached process; tests pass a recorder. */
+  spawnDetached?: (args: string[]) => void;
+}
+
+export interface HookResult {
+  stdout: string;
+  log: string;
+}
+
+function detached(cli: string): (args: string[]) => void {
+  return (args) => {
+    const child = spawn(process.execPath, [cli, ...args], { detached: true, stdio: "ignore" });
+    child.unref();
+  };
+}
+
+/** Sections in order of what a fresh context needs first, cut to the hook output limit. */
+function cap(text: string, max = MAX_HOOK_OUTPUT): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 60);
+  return `${cut.slice(0, cut.lastIndexOf("\n"))}\n… (cut; the full summary: get_summary)`;
+}
+
+const BRIEF_ORDER = [
+  "Next Steps",
+  "User Constraints",
+  "Current State",
+  "Blockers / Open Questions",
+  "Failures",
+  "Files Modified",
+  "Decisions Made",
+  "Completed",
+  "Session Intent",
+  "Metrics",
+];
+
+/** Reorders a summary's sections so the most important come first (they survive the cap). */
+export function briefOf(markdown: string): string {
+  const parts = markdown.split(/\n(?=## )/);
+  const title = (p: string) => /^## (.+)$/m.exec(p)?.[1] ?? "";
+  const rank = (p: string) => {
+    const i = BRIEF_ORDER.indexOf(title(p));
+    return i < 0 ? BRIEF_ORDER.length : i;
+  };
+  return parts
+    .filter((p) => !/_None recorded\._\s*$/.test(p.trim()))
+    .sort((a, b) => rank(a) - rank(b))
+    .join("\n\n");
+}
+
+export async function runHook(event: HookEvent, input: HookInput, ctx: HookContext): Promise<HookResult> {
+  const { app } = ctx;
+  const sessionId = input.session_id;
+  const transcript = input.transcript_path;
+  const spawnIt = ctx.spawnDetached ?? detached(ctx.cli);
+  if (sessionId)
+    touchSession(app.db, app.project.id, sessionId, {
+      client: "claude-code",
+      ...(transcript ? { transcriptPath: transcript } : {}),
+    });
+  switch (event) {
+    case "PreCompact": {
+      if (!transcript) return { stdout: "", log: "no transcript_path" };
+      // Store the anchored summary before the client's own compaction; stdout is not shown to the model.
+      const r = compressContext(
+        { db: app.db, projectId: app.project.id, root: app.location.root },
+        { transcript_path: transcript, ...(sessionId ? { session_id: sessionId } : {}) },
+      );
+      return {
+        stdout: "",
+        log: `compressed ${r.stats.turns_summarized} turns, ${r.stats.tokens_before} → ${r.stats.tokens_after} tokens, probes ${r.stats.probe_score_before}`,
+      };
+    }
+    case "SessionStart": {
+      if (input.source === "compact" && sessionId) {
+        try {
+          const s = getSummary(app.db, app.project.id, sessionId);
+          const out = cap(
+            `# memcards: this session before compaction (compression #${s.compression})\n\n${briefOf(s.markdown)}`,
+          );
+          return { stdout: out, log: `injected the session summary, ${out.length} chars` };
+        } catch {
+          return { stdout: "", log: "no summary for this session" };
+        }
+      }
+      // startup, resume, clear: the project brief from the most recent other session's summary.
+      const other = summarizedSessions(app.db, app.project.id, 5).find((s) => s.id !== sessionId);
+      if (!other) return { stdout: "", log: "no earlier session summary" };
+      const s = getSummary(app.db, app.project.id, other.id);
+      const out = cap(
+        `# memcards: where the last session (${other.id}, ${s.created_at.slice(0, 16)}) left off\n\n${briefOf(s.markdown)}`,
+      );
+      return { stdout: out, log: `injected the project brief from ${other.id}, ${out.length} chars` };
+    }
+    case "SessionEnd": {
+      if (!transcript) return { stdout: "", log: "no transcript_path" };
+      spawnIt([
+        "compress",
+        transcript,
+        "--root",
+        app.location.root,
+        "--log-level",
+        "silent",
+        ...(sessionId ? ["--session", sessionId] : []),
+      ]);
+      return { stdout: "", log: "queued compression of the transcript" };
+    }
+    case "PostToolUse": {
+      const file = input.tool_input?.file_path ?? input.tool_input?.notebook_path;
+      if (typeof file !== "string") return { stdout: "", log: "no file in tool_input" };
+      // One re-index at a time: a lock younger than a minute means one is running and will see this change.
+      const lock = join(dirname(app.dbPath), "reindex.lock");
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs < 60_000)
+        return { stdout: "", log: `re-index already queued (${file})` };
+      writeFileSync(lock, String(Date.now()));
+      spawnIt(["index", app.location.root, "--lexical-only", "--log-level", "silent", "--release-lock", lock]);
+      return { stdout: "", log: `queued re-index for ${file}` };
+    }
+  }
+}
+
+/** Appends a line to the project's hook log; secrets never reach it (no transcript content is logged). */
+export function logHook(dbPath: string, event: string, sessionId: string | undefined, line: string): void {
+  try {
+    appendFileSync(
+      join(dirname(dbPath), "hooks.log"),
+      `${new Date().toISOString()} ${event} ${sessionId ?? "-"} ${line.replace(/\s+/g, " ").slice(0, 500)}\n`,
+    );
+  } catch {
+    /* the log is best effort */
+  }
+}

@@ -1,0 +1,104 @@
+// `memcards init`: adds (or removes) memcards in a client's MCP configuration and, for Claude Code, its hooks,
+// keeping every other entry of the file as it was.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+import { AppError } from "../errors.js";
+import { type ClientId, CLIENTS } from "./clients.js";
+
+export const SERVER_NAME = "memcards";
+
+export interface FileChange {
+  path: string;
+  before: string | undefined;
+  after: string;
+  changed: boolean;
+}
+
+function readJson(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  const text = readFileSync(path, "utf8");
+  if (!text.trim()) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch (err) {
+    throw new AppError(
+      "BAD_INPUT",
+      `${path} is not valid JSON (${(err as Error).message}); fix or move it, then run init again`,
+      { cause: err },
+    );
+  }
+  throw new AppError("BAD_INPUT", `${path} does not hold a JSON object; fix or move it, then run init again`);
+}
+
+const show = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+function change(path: string, next: Record<string, unknown>): FileChange {
+  const before = existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  const after = show(next);
+  return { path, before, after, changed: before !== after };
+}
+
+/** The registration change for a client (nothing is written). */
+export function planRegistration(
+  client: ClientId,
+  opts: { root: string; cli: string; remove?: boolean; env?: Parameters<(typeof CLIENTS)[ClientId]["path"]>[1] },
+): FileChange {
+  const spec = CLIENTS[client];
+  const path = spec.path(opts.root, opts.env);
+  const doc = readJson(path);
+  const servers = { ...((doc[spec.key] as Record<string, unknown> | undefined) ?? {}) };
+  if (opts.remove) delete servers[SERVER_NAME];
+  else servers[SERVER_NAME] = spec.entry(opts.cli, opts.root);
+  return change(path, { ...doc, [spec.key]: servers });
+}
+
+/** Claude Code hook events memcards handles, with the matchers it registers. */
+export const HOOK_EVENTS = [
+  { event: "PreCompact", matcher: "manual|auto", timeout: 120 },
+  { event: "SessionStart", matcher: "startup|resume|clear|compact", timeout: 15 },
+  { event: "SessionEnd", matcher: "", timeout: 15 },
+  { event: "PostToolUse", matcher: "Edit|MultiEdit|Write|NotebookEdit", timeout: 15 },
+] as const;
+
+interface HookGroup {
+  matcher?: string;
+  hooks: { type: string; command: string; timeout?: number }[];
+}
+
+const isOurs = (cmd: string) => /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook");
+
+/** The hooks change for `.claude/settings.json`: memcards' commands added (or removed), others kept. */
+export function planHooks(opts: { root: string; cli: string; remove?: boolean }): FileChange {
+  const path = `${opts.root}/.claude/settings.json`;
+  const doc = readJson(path);
+  const hooks = { ...((doc.hooks as Record<string, HookGroup[]> | undefined) ?? {}) };
+  for (const h of HOOK_EVENTS) {
+    const groups = (hooks[h.event] ?? [])
+      .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command)) }))
+      .filter((g) => g.hooks.length > 0);
+    if (!opts.remove) {
+      const command = `"${process.execPath}" "${opts.cli}" hook ${h.event}`;
+      groups.push({
+        ...(h.matcher ? { matcher: h.matcher } : {}),
+        hooks: [{ type: "command", command, timeout: h.timeout }],
+      });
+    }
+    if (groups.length > 0) hooks[h.event] = groups;
+    else delete hooks[h.event];
+  }
+  const next: Record<string, unknown> = { ...doc };
+  if (Object.keys(hooks).length > 0) next.hooks = hooks;
+  else delete next.hooks;
+  return change(path, next);
+}
+
+/** Writes a planned change atomically (temp file, then rename). */
+export function applyChange(c: FileChange): void {
+  if (!c.changed) return;
+  mkdirSync(dirname(c.path), { recursive: true });
+  const tmp = `${c.path}.memcards-tmp`;
+  writeFileSync(tmp, c.after);
+  renameSync(tmp, c.path);
+}

@@ -1,0 +1,97 @@
+// Claude Code hook commands run as Claude Code runs them: JSON on stdin, exit 0 always, stdout only where it counts.
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { MAX_HOOK_OUTPUT } from "../../src/integrate/hooks.js";
+import { runCli } from "../helpers/cli.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { shared } from "../transcript/data.js";
+
+function project() {
+  const root = tmpDir();
+  const transcript = join(root, "session.jsonl");
+  copyFileSync(shared("harmony-claude-pr341.jsonl"), transcript);
+  const home = tmpDir();
+  const hook = (event: string, input: Record<string, unknown>) =>
+    runCli(["hook", event], {
+      cwd: root,
+      env: { HOME: home, MEMCARDS_HOME: join(home, ".memcards") },
+      input: JSON.stringify({ cwd: root, hook_event_name: event, ...input }),
+    });
+  return { root, transcript, hook, home };
+}
+
+describe("hook commands", () => {
+  it("PreCompact stores a summary silently; SessionStart after compact injects it, within the size limit", () => {
+    const { root, transcript, hook } = project();
+    const pre = hook("PreCompact", { session_id: "s1", transcript_path: transcript, trigger: "auto" });
+    expect(pre.code).toBe(0);
+    expect(pre.stdout).toBe("");
+    const start = hook("SessionStart", { session_id: "s1", transcript_path: transcript, source: "compact" });
+    expect(start.code).toBe(0);
+    expect(start.stdout).toMatch(/^# memcards: this session before compaction \(compression #1\)/);
+    expect(start.stdout.indexOf("## Next Steps")).toBeLessThan(start.stdout.indexOf("## Files Modified"));
+    expect(start.stdout.length).toBeLessThanOrEqual(MAX_HOOK_OUTPUT + 1);
+    // A new session starts with the brief of the last one.
+    const fresh = hook("SessionStart", { session_id: "s2", source: "startup" });
+    expect(fresh.stdout).toMatch(/^# memcards: where the last session \(s1, /);
+    const log = readFileSync(join(root, ".memcards", "hooks.log"), "utf8");
+    expect(log).toMatch(/PreCompact s1 compressed \d+ turns/);
+    expect(log).toMatch(/SessionStart s2 injected the project brief from s1/);
+    const shown = runCli(["log", "--root", root], { env: { MEMCARDS_HOME: tmpDir() } });
+    expect(shown.stdout).toContain("injected the session summary");
+  });
+
+  it("never fails the agent: corrupt transcript, missing file, bad JSON, unknown event, no database yet", () => {
+    const { root, hook } = project();
+    const corrupt = join(root, "corrupt.jsonl");
+    writeFileSync(corrupt, Buffer.from([0, 1, 2, 3, 0, 255]));
+    for (const r of [
+      hook("PreCompact", { session_id: "s1", transcript_path: corrupt }),
+      hook("PreCompact", { session_id: "s1", transcript_path: join(root, "missing.jsonl") }),
+      hook("SessionStart", { session_id: "s9", source: "compact" }),
+      hook("Nonsense", {}),
+    ]) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("");
+    }
+    const bad = runCli(["hook", "SessionStart"], { cwd: root, env: { MEMCARDS_HOME: tmpDir() }, input: "{ not json" });
+    expect(bad.code).toBe(0);
+    expect(bad.stdout).toBe("");
+    const log = readFileSync(join(root, ".memcards", "hooks.log"), "utf8");
+    expect(log).toMatch(/PreCompact s1 error: UNKNOWN_FORMAT|binary/);
+    expect(log).toMatch(/transcript not found/);
+  });
+
+  it("PostToolUse re-indexes in the background, one run at a time; SessionEnd queues compression", async () => {
+    const { root, transcript, hook, home } = project();
+    writeFileSync(join(root, "a.py"), "def alpha_beta():\n    return 1\n");
+    const first = hook("PostToolUse", {
+      session_id: "s1",
+      tool_name: "Write",
+      tool_input: { file_path: join(root, "a.py") },
+    });
+    expect(first.code).toBe(0);
+    const lock = join(root, ".memcards", "reindex.lock");
+    for (let i = 0; i < 100 && existsSync(lock); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(lock)).toBe(false);
+    const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
+    expect(runCli(["graph", "neighbors", "alpha_beta", "--root", root], { env }).stdout).toContain("a.py");
+    writeFileSync(lock, String(Date.now())); // a run in progress
+    const second = hook("PostToolUse", {
+      session_id: "s1",
+      tool_name: "Edit",
+      tool_input: { file_path: join(root, "a.py") },
+    });
+    expect(second.code).toBe(0);
+    const end = hook("SessionEnd", { session_id: "s1", transcript_path: transcript, reason: "exit" });
+    expect(end.code).toBe(0);
+    const log = readFileSync(join(root, ".memcards", "hooks.log"), "utf8");
+    expect(log).toMatch(/PostToolUse s1 queued re-index/);
+    expect(log).toMatch(/PostToolUse s1 re-index already queued/);
+    expect(log).toMatch(/SessionEnd s1 queued compression/);
+    expect(existsSync(join(root, ".memcards", "memcards.db"))).toBe(true);
+  });
+});
