@@ -1,0 +1,104 @@
+// The MCP Inspector's CLI mode against `memcards serve` over stdio: lists everything, calls every tool.
+import { spawnSync } from "node:child_process";
+import { cpSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { cliPath } from "../helpers/cli.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { POLYGLOT } from "../repo/fixture.js";
+import { fixture } from "../transcript/data.js";
+
+const require = createRequire(import.meta.url);
+const inspector = join(
+  dirname(require.resolve("@modelcontextprotocol/inspector/package.json")),
+  "cli",
+  "build",
+  "cli.js",
+);
+
+function inspect(root: string, home: string, args: string[]): Record<string, unknown> {
+  const r = spawnSync(
+    process.execPath,
+    [inspector, "--cli", process.execPath, cliPath, "serve", "--root", root, "--embedder", "offline", ...args],
+    {
+      encoding: "utf8",
+      env: { ...process.env, MEMCARDS_HOME: home },
+      timeout: 120_000,
+    },
+  );
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+const call = (root: string, home: string, tool: string, args: Record<string, string> = {}) =>
+  inspect(root, home, [
+    "--method",
+    "tools/call",
+    "--tool-name",
+    tool,
+    ...Object.entries(args).flatMap(([k, v]) => ["--tool-arg", `${k}=${v}`]),
+  ]) as {
+    content: { text: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
+
+describe("MCP Inspector CLI against memcards serve", () => {
+  it("lists tools, resources, templates and prompts, and calls each tool", () => {
+    const root = join(tmpDir(), "repo");
+    cpSync(POLYGLOT, root, { recursive: true });
+    const home = tmpDir();
+    const tools = (inspect(root, home, ["--method", "tools/list"]).tools as { name: string }[])
+      .map((t) => t.name)
+      .sort();
+    expect(tools).toEqual([
+      "build_context_graph",
+      "compress_context",
+      "get_memory_cards",
+      "get_summary",
+      "graph_neighbors",
+      "record_outcome",
+      "status",
+    ]);
+    const prompts = (inspect(root, home, ["--method", "prompts/list"]).prompts as { name: string }[])
+      .map((p) => p.name)
+      .sort();
+    expect(prompts).toEqual(["before-edit", "compact"]);
+    const resources = (inspect(root, home, ["--method", "resources/list"]).resources as { uri: string }[]).map(
+      (r) => r.uri,
+    );
+    expect(resources).toContain("memcards://graph/stats");
+    const templates = (
+      inspect(root, home, ["--method", "resources/templates/list"]).resourceTemplates as { uriTemplate: string }[]
+    )
+      .map((t) => t.uriTemplate)
+      .sort();
+    expect(templates).toEqual(["memcards://cards/{id}", "memcards://sessions/{id}/summary"]);
+
+    expect(call(root, home, "status").content[0]!.text).toContain(root);
+    expect(call(root, home, "build_context_graph").content[0]!.text).toMatch(/Indexed .* 48 files/);
+    expect(call(root, home, "graph_neighbors", { ref: "pyproj/shapes/geometry.py" }).content[0]!.text).toContain(
+      "test_covers",
+    );
+    const compressed = call(root, home, "compress_context", {
+      transcript_path: fixture("claude-code.jsonl"),
+      keep_recent: "2",
+    });
+    expect(compressed.isError).toBeFalsy();
+    expect(compressed.content[0]!.text).toMatch(/^## Session Intent/);
+    expect(call(root, home, "get_summary").content[0]!.text).toMatch(/^# Session /);
+    const cards = call(root, home, "get_memory_cards", {
+      task: "Circle.area in pyproj/shapes/geometry.py is wrong",
+      budget_tokens: "600",
+    });
+    const first = (cards.structuredContent!.cards as { id: string }[])[0]!.id;
+    expect(call(root, home, "record_outcome", { helped: JSON.stringify([first]) }).content[0]!.text).toBe(
+      "Recorded 1 outcome(s).",
+    );
+    const card = inspect(root, home, ["--method", "resources/read", "--uri", `memcards://cards/${first}`]);
+    expect(JSON.stringify(card)).toContain(first);
+  });
+});
