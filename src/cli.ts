@@ -23,6 +23,7 @@ import { benchCompress, renderCompressBench } from "./eval/compress-bench.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
+import { measureToolSize, renderToolSize } from "./eval/tool-size.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
@@ -603,6 +604,15 @@ evalCmd
       print(opts.json ?? false, report, text);
     },
   );
+
+evalCmd
+  .command("toolsize")
+  .description("count the tokens memcards' tools/list and instructions cost in every session")
+  .option("--json", "print JSON")
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const s = await measureToolSize(configFrom(cmd), version);
+    print(opts.json ?? false, s, renderToolSize(s));
+  });
 
 evalCmd
   .command("audit")

@@ -262,6 +262,9 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     }
   }
   if (kept < input.keep_recent) cut = Math.max(start, cut);
+  // In tool-heavy sessions five messages can span most of the transcript: the kept region is bounded.
+  if (input.keep_recent > 0) cut = Math.max(cut, Math.min(turns.length, turns.length - 6 * input.keep_recent), start);
+  else cut = turns.length;
   const span = turns.slice(start, cut);
   const keptRegion = turns.slice(cut);
   const keptTurns = keptRegion.filter(

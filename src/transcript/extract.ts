@@ -64,9 +64,15 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
 
 const ERROR_LINE =
   /(\b[A-Z]\w*(?:Error|Exception|Failed|Failure)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror\b|\bfailed\b|\bFAIL(?:ED)?\b|\bpanic(?:ked)?\b|\bfatal\b|not defined|does not exist|has no attribute|no attribute|No such|cannot|can't|Cannot|Could not|could not|is not|rejected|denied|refused|timed out|Missing|unsupported|not supported|not found|CORS|readonly|read-only|Invalid|invalid)/;
+/** Lines of code (declarations, statements, comments) mention error words without being errors. */
+const CODE_LINE =
+  /^(\/\/|#(?!\s*\d)|\*|\?\?|(public|private|protected|internal|readonly|static|const|let|var|def|class|import|from|return|throw|if|else|catch|try|function|async|await)\b)|[;{]\s*$/;
+/** Phrases that say what went wrong, found inside long log lines past the part kept. */
+const INNER =
+  /(No such host is known|Name or service not known|Connection refused|connection refused|Permission denied|permission denied|not found|timed out|unreachable|does not exist|is not defined)[^.;,"'{}]{0,60}/g;
 const SPECIFIC =
   /(has no attribute|is not defined|does not exist|cannot (?:find|read|load|import)|not supported|readonly|read-only|timed out)/;
-const NOISE = /^(\s*at |\s*File "|\s*\^|\s*~|\s*\d+\s*\||\s*-{3,}|\s*\.\.\.|\s*\[\d+\/\d+\])/;
+const NOISE = /^(\s*at |\s*File "|\s*\^|\s*~|\s*\d+\s*\||\s*-{3,}\s*$|\s*\.\.\.|\s*\[\d+\/\d+\])/;
 const STRONG = /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\bFAIL(?:ED)?\b|\bpanic/;
 
 export function signature(line: string): string {
@@ -98,7 +104,20 @@ function errorLines(text: string, role: Turn["role"], isError: boolean, max = 6)
   const out: ErrorHit[] = [];
   // Strong lines (named exceptions) first, so a long paste still yields its exception.
   const all = text.split("\n");
-  const ordered = [...all.filter((l) => STRONG.test(l)), ...all.filter((l) => !STRONG.test(l))];
+  // One line per distinct exception first (a stack of nested causes names several), then the rest.
+  const seenExc = new Set<string>();
+  const firstOfKind: string[] = [];
+  const repeats: string[] = [];
+  for (const l of all) {
+    const m = STRONG.exec(l);
+    if (!m) continue;
+    if (seenExc.has(m[0])) repeats.push(l);
+    else {
+      seenExc.add(m[0]);
+      firstOfKind.push(l);
+    }
+  }
+  const ordered = [...firstOfKind, ...repeats, ...all.filter((l) => !STRONG.test(l))];
   for (const raw of ordered) {
     if (out.length >= max) break;
     let line = raw.trim().replace(/^#{1,6}\s+/, "");
@@ -106,9 +125,16 @@ function errorLines(text: string, role: Turn["role"], isError: boolean, max = 6)
     const hit = ERROR_LINE.exec(line);
     if (!hit) continue;
     const strong = STRONG.test(line) || isError;
+    if (!strong && CODE_LINE.test(line)) continue;
     // Long log lines: keep the part around the error.
     const at = STRONG.exec(line)?.index ?? hit.index;
-    if (line.length > 220 && at > 60) line = `…${line.slice(at - 40)}`;
+    if (line.length > 220) {
+      // What a long log line says beyond the kept window is kept as its own short failures.
+      for (const m of line.slice(Math.max(0, at - 40) + 220).matchAll(INNER)) {
+        if (out.length < max) out.push({ line: m[0].trim(), strong, role });
+      }
+      if (at > 60) line = `…${line.slice(at - 40)}`;
+    }
     // Prose mentions of "error" count only in user messages and failed tool results, or when specific.
     if (!strong && role === "assistant" && !SPECIFIC.test(line)) continue;
     out.push({ line: clip(line, 220), strong, role });

@@ -53,7 +53,12 @@ export function generateProbes(turns: Turn[], cwd: string | undefined, max = 60)
       const m = EXC.exec(text);
       if (m) add("error", [m[1]!], t.id, `- ${head(m[0], 160)} (${t.id})`);
       else {
-        const first = text.split("\n").find((l) => /error|failed|cannot|not found/i.test(l));
+        // A failed tool call: its error line, or its first line when it names no error word.
+        const lines = text
+          .split("\n")
+          .map((l) => l.replace(/<\/?tool_use_error>/g, "").trim())
+          .filter(Boolean);
+        const first = lines.find((l) => /error|failed|cannot|not found/i.test(l)) ?? lines[0];
         if (first && t.tool_results.some((r) => r.is_error))
           add("error", [head(first.trim(), 50)], t.id, `- ${head(first.trim(), 200)} (${t.id})`);
       }

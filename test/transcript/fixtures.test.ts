@@ -16,7 +16,7 @@ interface Case {
   format: string;
   /** Paths (suffixes) the ledger must hold. */
   files: string[];
-  /** Strings the compressed context (summary + recent) must hold. */
+  /** Strings the returned context (summary after re-insertion, then recent messages) must hold. */
   keeps: string[];
   check?: (t: ReturnType<typeof parseTranscriptFile>) => void;
 }
@@ -116,7 +116,7 @@ describe("committed fixtures, one per format", () => {
         { db, projectId: project.id, root: dir },
         { transcript_path: fixture(c.file), keep_recent: 2 },
       );
-      for (const k of c.keeps) expect(r.draft_context, k).toContain(k);
+      for (const k of c.keeps) expect(r.markdown, k).toContain(k);
       for (const f of c.files) expect(r.markdown).toContain(f);
       db.close();
     });
