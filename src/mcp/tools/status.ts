@@ -22,7 +22,11 @@ export function registerStatusTool(server: McpServer, deps: ToolDeps): void {
     () =>
       guard(async () => {
         const status = getStatus(await deps.app(), deps.version);
-        return ok(renderStatus(status), {
+        // Whether this client lets memcards ask its model (the judge route of get_memory_cards).
+        const sampling = Boolean(server.server.getClientCapabilities()?.sampling);
+        const note = `client sampling: ${sampling ? "offered (get_memory_cards uses the judge route)" : "not offered (deterministic routes only)"}`;
+        return ok(`${renderStatus(status)}\n${note}`, {
+          clientSampling: sampling,
           root: status.root,
           db: status.db.path,
           schemaVersion: status.db.schemaVersion,
