@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { distill, type DistillResult } from "../memory/distill.js";
 import type { Db } from "../storage/db.js";
 import { appendSummary, latestSummary, sessionTranscript } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
@@ -86,6 +87,8 @@ export interface CompressResult {
   probes: { before: ProbeReport; after: ProbeReport };
   notes: string[];
   partial_tail: boolean;
+  /** Memory units written from this span: added, merged, superseded, in conflict, dropped; turns archived. */
+  memories?: DistillResult;
 }
 
 export interface CompressDeps {
@@ -314,6 +317,7 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     compression: (prev?.seq ?? 0) + (span.length > 0 ? 1 : 0),
     ms: Math.round(performance.now() - started),
   };
+  let memories: DistillResult | undefined;
   if (span.length > 0) {
     const last = span[span.length - 1]!;
     appendSummary(
@@ -330,6 +334,8 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
       },
       source.path,
     );
+    // What outlives the session: typed memory units from the same span (CBDP).
+    memories = distill(deps.db, deps.projectId, sessionId, span, sections);
   }
   return {
     session_id: sessionId,
@@ -344,6 +350,7 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     probes: { before, after },
     notes,
     partial_tail: transcript.partial_tail,
+    ...(memories ? { memories } : {}),
   };
 }
 

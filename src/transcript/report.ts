@@ -21,6 +21,12 @@ export function renderCompressFooter(r: CompressResult): string {
         .join("; ")}${r.probes.before.failed.length > 8 ? "; …" : ""}.`,
     );
   }
+  if (r.memories) {
+    const m = r.memories;
+    lines.push(
+      `Memory: ${m.added} new unit(s) (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${m.conflicts} conflict(s); ${m.archived} turn(s) archived.`,
+    );
+  }
   for (const n of r.notes) lines.push(n);
   return lines.join("\n");
 }

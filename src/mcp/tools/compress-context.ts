@@ -26,6 +26,7 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
           source: r.source,
           stats: { ...stats, probes_failed: probes_failed.length },
           notes: r.notes,
+          ...(r.memories ? { memories: r.memories } : {}),
         });
       }, deps.logger),
   );

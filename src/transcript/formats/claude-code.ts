@@ -6,6 +6,17 @@ import { asRecord, blockText, jsonLines, str, TurnSink } from "../turns.js";
 /** User texts the client injects rather than the person typing them. */
 const INJECTED = /^\s*<(local-command-caveat|system-reminder|command-stdout|local-command-stdout)>/;
 
+/** A slash command as the user typed it: `<command-name>/x</command-name><command-args>y</command-args>` → `/x y`. */
+function commandText(body: string): string {
+  const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(body)?.[1]?.trim();
+  if (!name) return body;
+  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(body)?.[1]?.trim();
+  return `${name.startsWith("/") ? name : `/${name}`}${args ? ` ${args}` : ""}`;
+}
+
+/** The user ran a shell command in the prompt (`!cmd`): its input and output, not an instruction. */
+const LOCAL_SHELL = /^\s*<bash-(input|stdout|stderr)>/;
+
 function resultText(content: unknown): string {
   if (typeof content === "string") return content;
   return blockText(content);
@@ -95,13 +106,13 @@ export function parseClaudeCode(text: string): Transcript {
       sink.skip("bad_message_content");
       continue;
     }
-    const body = texts.join("\n");
+    const body = commandText(texts.join("\n"));
     if (!body.trim() && calls.length === 0 && results.length === 0) {
       sink.ignore("empty_message");
       continue;
     }
     const compact = r.isCompactSummary === true;
-    const meta = r.isMeta === true || (type === "user" && INJECTED.test(body));
+    const meta = r.isMeta === true || (type === "user" && (INJECTED.test(body) || LOCAL_SHELL.test(body)));
     const role = type === "assistant" ? "assistant" : results.length > 0 && !body.trim() ? "tool" : "user";
     sink.turn({
       id: uuid,

@@ -1,0 +1,321 @@
+// Distillation: the summarized span becomes typed memory units (CBDP), cross-referenced against what is
+// stored (merge, supersede, conflict), tiered, linked to the files they cite; the redacted raw turns are archived.
+import type { Db } from "../storage/db.js";
+import { writeTx } from "../storage/db.js";
+import { getNodeByKey, replaceEdgesFrom, upsertLooseNode } from "../storage/graph.js";
+import {
+  archiveTurns,
+  insertMemory,
+  memoriesByKey,
+  type MemoryRow,
+  recentMemories,
+  updateMemory,
+} from "../storage/memories.js";
+import { identifierTokens } from "../text/identifiers.js";
+import { countTokens } from "../text/tokens.js";
+import { signature } from "../transcript/extract.js";
+import type { Sections, Turn } from "../transcript/schema.js";
+import { redact } from "./redact.js";
+import type { Evidence, UnitDraft } from "./schema.js";
+import { segmentTurns } from "./segment.js";
+
+/** How much each category matters when nothing else is known (background is never stored as a unit). */
+export const CATEGORY_WEIGHT: Record<UnitDraft["category"], number> = {
+  commitment: 1,
+  failure: 0.9,
+  preference: 0.85,
+  performance: 0.7,
+  learning: 0.7,
+  reasoning: 0.5,
+};
+/** importance ≥ WARM: served by default; ≥ COLD: kept and searchable on request; below: dropped. */
+export const WARM = 0.5;
+export const COLD = 0.15;
+const HALF_LIFE_DAYS = 30;
+
+/** importance = recency_weight × category_weight × novelty. */
+export function importance(category: UnitDraft["category"], ageDays: number, novelty: number): number {
+  const recency = Math.pow(0.5, ageDays / HALF_LIFE_DAYS);
+  return recency * CATEGORY_WEIGHT[category] * novelty;
+}
+
+export function tierOf(imp: number): "warm" | "cold" | "dropped" {
+  return imp >= WARM ? "warm" : imp >= COLD ? "cold" : "dropped";
+}
+
+const PATHISH =
+  /(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z0-9]{1,6}|\b[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|rb|c|h|cpp|cs|md|json|toml|yaml|yml)\b/g;
+
+function filesIn(text: string): string[] {
+  return [...new Set(text.match(PATHISH) ?? [])].slice(0, 10);
+}
+
+const NEGATION = /\b(not|never|no|don'?t|do not|without|avoid|stop|instead)\b/i;
+
+function words(text: string): Set<string> {
+  return new Set(
+    identifierTokens(text).filter(
+      (w) => w.length > 2 && !["the", "and", "for", "that", "this", "with", "not", "don", "never"].includes(w),
+    ),
+  );
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let inter = 0;
+  for (const w of a) if (b.has(w)) inter++;
+  return inter / Math.max(1, a.size + b.size - inter);
+}
+
+/** The drafts of one span: constraints, promises, failures, metrics, learnings, preferences, decisions. */
+export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+  const ev = (turn: string, quote: string): Evidence[] => [
+    { session: sessionId, turn, quote: redact(quote).slice(0, 500) },
+  ];
+  const spanIds = new Set(span.map((t) => t.id));
+  const inSpan = (turn: string) => spanIds.has(turn);
+  const out: UnitDraft[] = [];
+  for (const c of sections.constraints.filter((x) => inSpan(x.turn))) {
+    const text = redact(c.text);
+    out.push({
+      category: "commitment",
+      text,
+      record: { by: "user", scope: filesIn(text).join(", ") || "project", caveats: "" },
+      key: signature(text),
+      confidence: 0.8,
+      evidence: ev(c.turn, c.text),
+      files: filesIn(text),
+    });
+  }
+  for (const f of sections.failures.filter((x) => inSpan(x.last_turn) || inSpan(x.turn))) {
+    const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
+    out.push({
+      category: "failure",
+      text: redact(f.text),
+      record: { category: f.category, severity, remediation: f.remediation ?? "", count: f.count },
+      key: f.signature,
+      confidence: 0.7,
+      evidence: ev(f.turn, f.text),
+      files: filesIn(`${f.text} ${f.remediation ?? ""}`),
+    });
+  }
+  for (const [metric, m] of Object.entries(sections.metrics)) {
+    if (!inSpan(m.turn)) continue;
+    const [value, ...unit] = m.value.split(" ");
+    out.push({
+      category: "performance",
+      text: `${metric}: ${m.value}`,
+      record: { metric, value: Number(value), unit: unit.join(" "), context: metric, timestamp: m.turn },
+      key: signature(metric),
+      confidence: 0.7,
+      evidence: ev(m.turn, `${metric}: ${m.value}`),
+      files: [],
+    });
+  }
+  for (const d of sections.decisions.filter((x) => inSpan(x.turn))) {
+    out.push({
+      category: "reasoning",
+      text: redact(d.text),
+      record: { outcome: redact(d.text) },
+      key: signature(d.text),
+      confidence: 0.5,
+      evidence: ev(d.turn, d.text),
+      files: filesIn(d.text),
+    });
+  }
+  for (const s of segmentTurns(span)) {
+    if (s.category === "COMMITMENT" && s.role === "assistant") {
+      out.push({
+        category: "commitment",
+        text: redact(s.text),
+        record: { by: "agent", scope: filesIn(s.text).join(", ") || "session", caveats: "" },
+        key: signature(s.text),
+        confidence: s.confidence,
+        evidence: ev(s.turn, s.text),
+        files: filesIn(s.text),
+      });
+    } else if (s.category === "LEARNING") {
+      out.push({
+        category: "learning",
+        text: redact(s.text),
+        record: { proposition: redact(s.text) },
+        key: signature(s.text),
+        confidence: s.confidence,
+        evidence: ev(s.turn, s.text),
+        files: filesIn(s.text),
+      });
+    } else if (s.category === "PREFERENCE" && s.role === "user") {
+      out.push({
+        category: "preference",
+        text: redact(s.text),
+        record: { summary: redact(s.text).slice(0, 200) },
+        key: signature(s.text),
+        confidence: s.confidence,
+        evidence: ev(s.turn, s.text),
+        files: [],
+      });
+    }
+  }
+  return out;
+}
+
+export interface DistillResult {
+  added: number;
+  merged: number;
+  superseded: number;
+  conflicts: number;
+  dropped: number;
+  archived: number;
+  warm: number;
+  cold: number;
+}
+
+function mergeEvidence(a: string, b: Evidence[]): string {
+  const old = JSON.parse(a) as Evidence[];
+  const seen = new Set(old.map((e) => `${e.session}:${e.turn}`));
+  return JSON.stringify([...old, ...b.filter((e) => !seen.has(`${e.session}:${e.turn}`))].slice(-20));
+}
+
+/** Writes drafts with cross-referencing, in one transaction; archives the span's redacted turns. */
+export function writeUnits(
+  db: Db,
+  projectId: number,
+  sessionId: string,
+  span: readonly Turn[],
+  drafts: readonly UnitDraft[],
+): DistillResult {
+  const r: DistillResult = {
+    added: 0,
+    merged: 0,
+    superseded: 0,
+    conflicts: 0,
+    dropped: 0,
+    archived: 0,
+    warm: 0,
+    cold: 0,
+  };
+  const now = new Date().toISOString();
+  writeTx(db, () => {
+    for (const d of drafts) {
+      const same = memoriesByKey(db, projectId, d.category, d.key);
+      let similar: MemoryRow | undefined = same[0];
+      if (!similar && d.category === "learning") {
+        const w = words(d.text);
+        similar = recentMemories(db, projectId, "learning", 300).find((m) => jaccard(w, words(m.text)) >= 0.7);
+      }
+      if (similar && d.category !== "performance") {
+        // The same unit again: evidence chains concatenated, confidence raised.
+        const conf = 1 - (1 - similar.confidence) * (1 - d.confidence);
+        const imp = Math.max(similar.importance, importance(d.category, 0, 0.8));
+        updateMemory(db, similar.id, {
+          evidence: mergeEvidence(similar.evidence, d.evidence),
+          confidence: conf,
+          importance: imp,
+          tier: tierOf(imp) === "dropped" ? "cold" : tierOf(imp),
+          updated_at: now,
+        });
+        r.merged++;
+        continue;
+      }
+      const imp = importance(d.category, 0, 1);
+      const tier = tierOf(imp);
+      if (tier === "dropped") {
+        r.dropped++;
+        continue;
+      }
+      const record = { ...d.record } as Record<string, unknown>;
+      const previous = d.category === "performance" ? same.find((m) => m.status === "active") : undefined;
+      if (previous) {
+        const prevRecord = JSON.parse(previous.record) as { value?: unknown; history?: unknown[]; timestamp?: unknown };
+        record.history = [
+          ...(prevRecord.history ?? []),
+          { value: prevRecord.value, timestamp: prevRecord.timestamp, id: previous.id },
+        ].slice(-10);
+      }
+      const id = insertMemory(db, {
+        project_id: projectId,
+        session_id: sessionId,
+        category: d.category,
+        text: d.text,
+        record: JSON.stringify(record),
+        merge_key: d.key,
+        confidence: d.confidence,
+        importance: imp,
+        tier,
+        status: "active",
+        superseded_by: null,
+        conflicts_with: null,
+        evidence: JSON.stringify(d.evidence),
+        files: JSON.stringify(d.files),
+        created_at: now,
+        updated_at: now,
+      });
+      r.added++;
+      if (tier === "warm") r.warm++;
+      else r.cold++;
+      if (previous) {
+        updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
+        r.superseded++;
+      }
+      if (d.category === "commitment") {
+        // A commitment about the same things with the opposite polarity contradicts a stored one: both kept,
+        // the more recent one wins unless the older is much more certain.
+        const w = words(d.text);
+        const neg = NEGATION.test(d.text);
+        const clash = recentMemories(db, projectId, "commitment", 300).find(
+          (m) =>
+            m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
+        );
+        if (clash) {
+          const olderWins = clash.confidence >= d.confidence + 0.3;
+          updateMemory(db, olderWins ? id : clash.id, {
+            status: "conflict",
+            conflicts_with: olderWins ? clash.id : id,
+            updated_at: now,
+          });
+          updateMemory(db, olderWins ? clash.id : id, { conflicts_with: olderWins ? id : clash.id, updated_at: now });
+          r.conflicts++;
+        }
+      }
+      // task_memory edges: the unit cites files the graph knows.
+      const memNode = upsertLooseNode(db, projectId, {
+        key: `memory:${id}`,
+        type: "memory",
+        path: null,
+        name: d.category,
+        kind: d.category,
+        startLine: null,
+        endLine: null,
+        summary: d.text.slice(0, 300),
+        tokens: countTokens(d.text),
+        contentHash: null,
+        source: "distill",
+        fts: { name: d.category, path: "", body: identifierTokens(d.text).join(" ") },
+      });
+      const targets = d.files.flatMap((f) => {
+        const n = getNodeByKey(db, `file:${f.replace(/^\.\//, "")}`);
+        return n ? [{ dst: n.id, weight: 1 }] : [];
+      });
+      if (targets.length > 0) replaceEdgesFrom(db, memNode, "task_memory", targets);
+    }
+    r.archived = archiveTurns(
+      db,
+      projectId,
+      sessionId,
+      span
+        .filter((t) => t.kind === "message" && (t.role === "user" || t.role === "assistant") && t.text.trim())
+        .map((t) => ({ id: t.id, role: t.role, text: redact(t.text) })),
+    );
+  });
+  return r;
+}
+
+/** Distils a compressed span into memory units. */
+export function distill(
+  db: Db,
+  projectId: number,
+  sessionId: string,
+  span: readonly Turn[],
+  sections: Sections,
+): DistillResult {
+  return writeUnits(db, projectId, sessionId, span, draftUnits(sessionId, span, sections));
+}
