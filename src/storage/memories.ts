@@ -99,9 +99,13 @@ export function listMemories(
 ): MemoryRow[] {
   const where = ["project_id = ?"];
   const args: unknown[] = [projectId];
-  if (opts.category) (where.push("category = ?"), args.push(opts.category));
-  if (opts.tier) (where.push("tier = ?"), args.push(opts.tier));
-  if (opts.session) (where.push("session_id = ?"), args.push(opts.session));
+  const add = (clause: string, value: unknown) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (opts.category) add("category = ?", opts.category);
+  if (opts.tier) add("tier = ?", opts.tier);
+  if (opts.session) add("session_id = ?", opts.session);
   if (!opts.includeInactive) where.push("status = 'active'");
   return stmt(db, `SELECT * FROM memories WHERE ${where.join(" AND ")} ORDER BY importance DESC, id DESC LIMIT ?`).all(
     ...args,
