@@ -42,6 +42,7 @@ import { serve } from "./serve.js";
 import { getStatus, renderStatus } from "./status.js";
 import { servedCard } from "./storage/cards.js";
 import { graphCounts } from "./storage/graph.js";
+import { listMemories } from "./storage/memories.js";
 import { compressContext } from "./transcript/compress.js";
 import { renderCompressFooter, renderStoredSummary } from "./transcript/report.js";
 import { getSummary } from "./transcript/summaries.js";
@@ -394,6 +395,41 @@ program
       await app.close();
     }
   });
+
+program
+  .command("memories")
+  .description(
+    "list the project's memory units (warm by default): commitments, failures, metrics, learnings, preferences, decisions",
+  )
+  .option("--category <c>", "commitment | performance | learning | failure | preference | reasoning")
+  .option("--tier <t>", "warm | cold (default: warm)", "warm")
+  .option("--all", "include superseded units and units in conflict")
+  .option("--limit <n>", "at most n units", (v) => Number.parseInt(v, 10), 50)
+  .option("--json", "print JSON")
+  .action(
+    async (opts: { category?: string; tier: string; all?: boolean; limit: number; json?: boolean }, cmd: Command) => {
+      const app = openApp(configFrom(cmd));
+      try {
+        const rows = listMemories(app.db, app.project.id, {
+          ...(opts.category ? { category: opts.category } : {}),
+          tier: opts.tier,
+          includeInactive: opts.all ?? false,
+          limit: opts.limit,
+        });
+        const text = rows.length
+          ? rows
+              .map(
+                (m) =>
+                  `#${m.id} ${m.category} [${m.tier}${m.status !== "active" ? `, ${m.status}` : ""}] ${m.text.replace(/\s+/g, " ").slice(0, 160)}`,
+              )
+              .join("\n")
+          : "no memory units yet: they are distilled on each compression (compress_context, memcards compress, the hooks)";
+        print(opts.json ?? false, rows, text);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
 program
   .command("summary")

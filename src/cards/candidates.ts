@@ -9,6 +9,7 @@ import type { Candidate, UnitKind } from "../scoring/schema.js";
 import { outcomeCounts } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
 import { edgesTo, fileNeighbours, fileStamp, findNodes, getNodes, type NodeRow } from "../storage/graph.js";
+import { listMemories } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
 import type { Sections } from "../transcript/schema.js";
@@ -236,6 +237,37 @@ export async function gatherCandidates(
         });
       }
     }
+  }
+  // Warm memory units of the project (earlier sessions): commitments and failures that cite the top files
+  // or share the task's terms.
+  const memories = [
+    ...(kinds.has("constraint")
+      ? listMemories(db, ctx.projectId, { category: "commitment", tier: "warm", limit: 200 })
+      : []),
+    ...(kinds.has("failure") ? listMemories(db, ctx.projectId, { category: "failure", tier: "warm", limit: 200 }) : []),
+  ];
+  const topPaths = ranked.slice(0, 5).map((r) => r.path);
+  const seenText = new Set(out.map((c) => c.text));
+  for (const m of memories) {
+    if (seenText.has(m.text)) continue;
+    const files = JSON.parse(m.files) as string[];
+    const cited = files.some((f) => topPaths.some((p) => p.endsWith(f) || f.endsWith(p)));
+    const ov = overlap(taskTerms, m.text);
+    if (!cited && ov < 0.34) continue;
+    const ev = (JSON.parse(m.evidence) as { session?: string; turn: string }[])[0];
+    const record = JSON.parse(m.record) as { remediation?: string };
+    out.push({
+      key: `memory:${m.id}`,
+      kind: m.category === "commitment" ? "constraint" : "failure",
+      text: m.text,
+      raw_tokens: countTokens(m.text),
+      signals: base({ graph_distance: cited ? 0 : 2, overlap: ov }),
+      about: {
+        turn: `${ev?.session ? `${ev.session} ` : ""}${ev?.turn ?? ""}`.trim(),
+        scope: files.join(", ") || "project",
+        ...(record.remediation ? { remediation: record.remediation } : {}),
+      },
+    });
   }
   const counts = outcomeCounts(
     db,

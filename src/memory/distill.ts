@@ -216,7 +216,8 @@ export function writeUnits(
         r.merged++;
         continue;
       }
-      const imp = importance(d.category, 0, 1);
+      // The agent's own announcements ("I'll update X") are kept cold: searchable, not served by default.
+      const imp = importance(d.category, 0, 1) * (d.category === "commitment" && d.record.by === "agent" ? 0.45 : 1);
       const tier = tierOf(imp);
       if (tier === "dropped") {
         r.dropped++;

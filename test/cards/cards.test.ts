@@ -82,6 +82,11 @@ describe("memory cards on the polyglot fixture", () => {
     const c = r.cards.find((x) => x.kind === "constraint");
     expect(c?.evidence).toContain("Never change the public signature of Circle.area");
     expect(c?.action_hint).toMatch(/^Respect /);
+    // Without a session: the project's warm memory units from earlier sessions take part too.
+    const later = await getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: 1600, mode: "pre_budget" });
+    expect(later.cards.find((x) => x.kind === "constraint")?.evidence).toContain(
+      "Never change the public signature of Circle.area",
+    );
     const none = await getMemoryCards(cardsDeps(app), { task: TASK, session_id: "nope" });
     expect(none.notes.join(" ")).toMatch(/no stored summary/);
   });

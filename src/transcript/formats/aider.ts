@@ -51,10 +51,22 @@ export function parseAider(text: string): Transcript {
   let session = 0;
   const flush = (): void => {
     if (!cur) return;
-    const body = cur.lines.join("\n").trim();
+    const joined = cur.lines.join("\n").trim();
     if (cur.kind === "start") {
-      sink.turn({ id: `s${session}`, role: "system", kind: "meta", text: body });
+      sink.turn({ id: `s${session}`, role: "system", kind: "meta", text: joined });
     } else if (cur.kind === "user") {
+      // aider echoes a mode command's message on the next line (`/architect X`, then `X`) and writes empty
+      // lines of multi-line input as `<blank>`.
+      const seen = new Set<string>();
+      const lines = cur.lines
+        .filter((l) => l.trim() !== "<blank>")
+        .filter((l) => {
+          const k = l.replace(/^\/(ask|code|architect|context)\s+/, "").trim();
+          if (k && seen.has(k)) return false;
+          seen.add(k);
+          return true;
+        });
+      const body = lines.join("\n").trim();
       const run = /^\/(run|test|lint)\s+([\s\S]+)$/.exec(body);
       const cmd = /^\/(\w+)\s*([\s\S]*)$/.exec(body);
       if (run)
@@ -71,7 +83,7 @@ export function parseAider(text: string): Transcript {
         tool_calls: calls,
         tool_results: [{ name: "aider", output: out.join("\n").trim(), is_error: false }],
       });
-    } else if (body) sink.turn({ role: "assistant", text: body });
+    } else if (joined) sink.turn({ role: "assistant", text: joined });
     cur = undefined;
   };
   for (let i = 0; i < lines.length; i++) {
