@@ -96,7 +96,7 @@ export function renderCompressBench(b: CompressBench): string {
     `transcript: ${b.source} inflated to ${(b.bytes / 1048576).toFixed(1)} MB, ${b.tokens} conversation tokens, ${b.turns} turns`,
     `floor, parsing into turns:         ${b.ms.parse} ms`,
     `floor, counting every turn's tokens: ${b.ms.tokenize} ms`,
-    `compress_context (parse, summarize, probes, store): ${b.ms.compress} ms  (${b.ratios.compressToTokenize}x tokenize floor), ${b.tokensPerSecond} tokens/s → ${b.summaryTokens}-token summary`,
+    `compress_context (parse, summarize, probes, distil, store): ${b.ms.compress} ms  (${b.ratios.compressToTokenize}x tokenize floor), ${b.tokensPerSecond} tokens/s → ${b.summaryTokens}-token summary`,
     `again, nothing new:                ${b.ms.recompressNoChange} ms`,
     `peak RSS ${b.peakRssMb} MB (+${b.rssGrowthMb} MB during the run)`,
   ].join("\n");
