@@ -35,6 +35,7 @@ import { applyChange, planHooks, planRegistration } from "./integrate/init.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
 import { cardsDeps } from "./mcp/tools/get-memory-cards.js";
+import { forget, recall, type RecordInput, recordMemory, searchMemory } from "./memory/service.js";
 import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { Rung, RUNGS } from "./retrieval/rank.js";
@@ -430,6 +431,92 @@ program
       }
     },
   );
+
+program
+  .command("remember <category> <text>")
+  .description(
+    "store a memory unit: commitment, performance (`name: value unit`), learning, failure, preference, decision or rule",
+  )
+  .option("--file <paths...>", "files it concerns")
+  .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const r = recordMemory(
+        { db: app.db, projectId: app.project.id, root: app.location.root },
+        { category: category as RecordInput["category"], text, ...(opts.file ? { files: opts.file } : {}) },
+      );
+      console.log(`${r.outcome}${r.id ? ` (#${r.id})` : ""}`);
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("search <query>")
+  .description("search memory units (and with --raw the archive of past turns)")
+  .option("--raw", "also the raw turn archive")
+  .option("--all", "include superseded units and units in conflict")
+  .option("--json", "print JSON")
+  .action(async (query: string, opts: { raw?: boolean; all?: boolean; json?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const r = searchMemory(
+        { db: app.db, projectId: app.project.id, root: app.location.root },
+        { query, include_raw: opts.raw ?? false, include_inactive: opts.all ?? false },
+      );
+      const text = [
+        ...r.hits.map(
+          (h) =>
+            `#${h.id} [${h.category}, ${h.tier}${h.status !== "active" ? `, ${h.status}` : ""}] ${h.text.replace(/\s+/g, " ").slice(0, 200)}`,
+        ),
+        ...r.raw.map((x) => `raw ${x.session_id} ${x.turn_id} ${x.role}: ${x.text.replace(/\s+/g, " ").slice(0, 200)}`),
+      ].join("\n");
+      print(opts.json ?? false, r, text || "no match");
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("recall")
+  .description("what this project's memory says the work at hand needs (the SessionStart brief)")
+  .option("--budget <tokens>", "token budget", (v) => Number.parseInt(v, 10), 1500)
+  .action(async (opts: { budget: number }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      console.log(
+        recall({ db: app.db, projectId: app.project.id, root: app.location.root }, { budget_tokens: opts.budget })
+          .markdown,
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("forget")
+  .description("delete memory for real: --id N, --session ID, --file PATH or --all")
+  .option("--id <n>", "one unit", (v) => Number.parseInt(v, 10))
+  .option("--session <id>", "a session's units, raw turns and summaries")
+  .option("--file <path>", "units citing this file")
+  .option("--all", "everything memcards remembers for this project")
+  .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const r = forget(
+        { db: app.db, projectId: app.project.id, root: app.location.root },
+        {
+          ...(opts.id !== undefined ? { id: opts.id } : {}),
+          ...(opts.session ? { session_id: opts.session } : {}),
+          ...(opts.file ? { file: opts.file } : {}),
+          all: opts.all ?? false,
+        },
+      );
+      console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+    } finally {
+      await app.close();
+    }
+  });
 
 program
   .command("summary")

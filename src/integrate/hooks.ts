@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 
 import type { App } from "../app.js";
+import { recall } from "../memory/service.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { compressContext } from "../transcript/compress.js";
@@ -121,14 +122,14 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
           return { stdout: "", log: "no summary for this session" };
         }
       }
-      // startup, resume, clear: the project brief from the most recent other session's summary.
-      const other = summarizedSessions(app.db, app.project.id, 5).find((s) => s.id !== sessionId);
-      if (!other) return { stdout: "", log: "no earlier session summary" };
-      const s = getSummary(app.db, app.project.id, other.id);
-      const out = cap(
-        `# memcards: where the last session (${other.id}, ${s.created_at.slice(0, 16)}) left off\n\n${briefOf(s.markdown)}`,
-      );
-      return { stdout: out, log: `injected the project brief from ${other.id}, ${out.length} chars` };
+      // startup, resume, clear: the project brief (recall): the last session's next steps, constraints,
+      // failures and metrics that the work at hand most likely needs.
+      const brief = recall({ db: app.db, projectId: app.project.id, root: app.location.root }, { budget_tokens: 2000 });
+      if (brief.units.length === 0 && !summarizedSessions(app.db, app.project.id, 1).some((x) => x.id !== sessionId)) {
+        return { stdout: "", log: "no memory yet" };
+      }
+      const out = cap(`# memcards: what this project's memory says the work needs\n\n${brief.markdown}`);
+      return { stdout: out, log: `injected the project brief (${brief.units.length} units), ${out.length} chars` };
     }
     case "SessionEnd": {
       if (!transcript) return { stdout: "", log: "no transcript_path" };

@@ -7,6 +7,7 @@ import { registerCompressContext } from "./tools/compress-context.js";
 import { registerGetMemoryCards } from "./tools/get-memory-cards.js";
 import { registerGetSummary } from "./tools/get-summary.js";
 import { registerGraphTools } from "./tools/graph.js";
+import { registerMemoryTools } from "./tools/memory.js";
 import { registerRecordOutcome } from "./tools/record-outcome.js";
 import { registerStatusTool } from "./tools/status.js";
 
@@ -18,5 +19,6 @@ export function registerAll(server: McpServer, deps: ToolDeps): void {
   registerGetSummary(server, deps);
   registerGetMemoryCards(server, deps);
   registerRecordOutcome(server, deps);
+  registerMemoryTools(server, deps);
   registerPrompts(server);
 }

@@ -5,6 +5,7 @@ import { writeTx } from "../storage/db.js";
 import { getNodeByKey, replaceEdgesFrom, upsertLooseNode } from "../storage/graph.js";
 import {
   archiveTurns,
+  indexMemory,
   insertMemory,
   memoriesByKey,
   type MemoryRow,
@@ -52,12 +53,27 @@ function filesIn(text: string): string[] {
 
 const NEGATION = /\b(not|never|no|don'?t|do not|without|avoid|stop|instead)\b/i;
 
+const FILLER = new Set([
+  "the",
+  "and",
+  "for",
+  "that",
+  "this",
+  "with",
+  "not",
+  "don",
+  "never",
+  "a",
+  "an",
+  "of",
+  "to",
+  "in",
+  "is",
+]);
+
+/** Content words, numbers and identifiers kept (two facts that differ only in a number are different facts). */
 function words(text: string): Set<string> {
-  return new Set(
-    identifierTokens(text).filter(
-      (w) => w.length > 2 && !["the", "and", "for", "that", "this", "with", "not", "don", "never"].includes(w),
-    ),
-  );
+  return new Set(identifierTokens(text).filter((w) => !FILLER.has(w)));
 }
 
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -200,7 +216,7 @@ export function writeUnits(
       let similar: MemoryRow | undefined = same[0];
       if (!similar && d.category === "learning") {
         const w = words(d.text);
-        similar = recentMemories(db, projectId, "learning", 300).find((m) => jaccard(w, words(m.text)) >= 0.7);
+        similar = recentMemories(db, projectId, "learning", 300).find((m) => jaccard(w, words(m.text)) >= 0.85);
       }
       if (similar && d.category !== "performance") {
         // The same unit again: evidence chains concatenated, confidence raised.
@@ -250,6 +266,7 @@ export function writeUnits(
         created_at: now,
         updated_at: now,
       });
+      indexMemory(db, id, identifierTokens(`${d.category} ${d.text}`).join(" "));
       r.added++;
       if (tier === "warm") r.warm++;
       else r.cold++;
@@ -304,7 +321,10 @@ export function writeUnits(
       sessionId,
       span
         .filter((t) => t.kind === "message" && (t.role === "user" || t.role === "assistant") && t.text.trim())
-        .map((t) => ({ id: t.id, role: t.role, text: redact(t.text) })),
+        .map((t) => {
+          const text = redact(t.text);
+          return { id: t.id, role: t.role, text, tokens: identifierTokens(text).join(" ") };
+        }),
     );
   });
   return r;

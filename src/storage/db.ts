@@ -39,6 +39,8 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
       db.pragma("synchronous = NORMAL");
     }
     db.pragma("foreign_keys = ON");
+    // Deleted content is overwritten, not left in free pages: `forget` must leave no trace in the file.
+    db.pragma("secure_delete = ON");
     loadVec(db);
     checkFts5(db);
     if (!opts.readonly) migrate(db, opts.migrationsDir);

@@ -66,6 +66,12 @@ export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   );
 }
 
+/** Indexes a unit's text for search (pre-tokenized identifier-aware tokens). */
+export function indexMemory(db: Db, id: number, tokens: string): void {
+  stmt(db, "DELETE FROM memories_fts WHERE rowid = ?").run(id);
+  stmt(db, "INSERT INTO memories_fts (rowid, body) VALUES (?, ?)").run(id, tokens);
+}
+
 export function updateMemory(
   db: Db,
   id: number,
@@ -128,14 +134,176 @@ export function archiveTurns(
   db: Db,
   projectId: number,
   sessionId: string,
-  turns: { id: string; role: string; text: string }[],
+  turns: { id: string; role: string; text: string; tokens: string }[],
 ): number {
   const now = new Date().toISOString();
   const ins = stmt(
     db,
     "INSERT OR IGNORE INTO raw_turns (project_id, session_id, turn_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?)",
   );
+  const fts = stmt(db, "INSERT INTO raw_turns_fts (rowid, body) VALUES (?, ?)");
   let n = 0;
-  for (const t of turns) n += ins.run(projectId, sessionId, t.id, t.role, t.text, now).changes;
+  for (const t of turns) {
+    const r = ins.run(projectId, sessionId, t.id, t.role, t.text, now);
+    if (r.changes > 0) {
+      fts.run(Number(r.lastInsertRowid), t.tokens);
+      n++;
+    }
+  }
   return n;
+}
+
+export interface RawTurnRow {
+  id: number;
+  session_id: string;
+  turn_id: string;
+  role: string;
+  text: string;
+  created_at: string;
+}
+
+/** BM25 over memory units (higher is better), restricted to a project. */
+export function searchMemoryFts(
+  db: Db,
+  projectId: number,
+  match: string,
+  limit: number,
+): { id: number; score: number }[] {
+  if (!match) return [];
+  return stmt(
+    db,
+    `SELECT f.rowid AS id, -bm25(memories_fts) AS score FROM memories_fts f JOIN memories m ON m.id = f.rowid
+     WHERE memories_fts MATCH ? AND m.project_id = ? ORDER BY bm25(memories_fts) LIMIT ?`,
+  ).all(match, projectId, limit) as { id: number; score: number }[];
+}
+
+/** BM25 over the raw turn archive of a project. */
+export function searchRawFts(
+  db: Db,
+  projectId: number,
+  match: string,
+  limit: number,
+): (RawTurnRow & { score: number })[] {
+  if (!match) return [];
+  return stmt(
+    db,
+    `SELECT r.id, r.session_id, r.turn_id, r.role, r.text, r.created_at, -bm25(raw_turns_fts) AS score
+     FROM raw_turns_fts f JOIN raw_turns r ON r.id = f.rowid
+     WHERE raw_turns_fts MATCH ? AND r.project_id = ? ORDER BY bm25(raw_turns_fts) LIMIT ?`,
+  ).all(match, projectId, limit) as (RawTurnRow & { score: number })[];
+}
+
+export function getMemory(db: Db, id: number): MemoryRow | undefined {
+  return stmt(db, "SELECT * FROM memories WHERE id = ?").get(id) as MemoryRow | undefined;
+}
+
+/** Ids of units matching a forget request, within a project. */
+export function memoryIdsFor(
+  db: Db,
+  projectId: number,
+  q: { id?: number; session?: string; file?: string; all?: boolean },
+): number[] {
+  if (q.all)
+    return (stmt(db, "SELECT id FROM memories WHERE project_id = ?").all(projectId) as { id: number }[]).map(
+      (r) => r.id,
+    );
+  if (q.id !== undefined)
+    return (
+      stmt(db, "SELECT id FROM memories WHERE project_id = ? AND id = ?").all(projectId, q.id) as { id: number }[]
+    ).map((r) => r.id);
+  if (q.session)
+    return (
+      stmt(db, "SELECT id FROM memories WHERE project_id = ? AND session_id = ?").all(projectId, q.session) as {
+        id: number;
+      }[]
+    ).map((r) => r.id);
+  if (q.file) {
+    return (
+      stmt(db, "SELECT m.id FROM memories m, json_each(m.files) f WHERE m.project_id = ? AND f.value = ?").all(
+        projectId,
+        q.file,
+      ) as { id: number }[]
+    ).map((r) => r.id);
+  }
+  return [];
+}
+
+/**
+ * Deletes memory units (their FTS rows, graph nodes, vectors and edges too) and, for a session or the whole
+ * project, the raw turns and summaries; then overwrites freed pages and truncates the WAL.
+ */
+export function deleteMemories(
+  db: Db,
+  projectId: number,
+  ids: readonly number[],
+  scope: { session?: string; all?: boolean },
+): { memories: number; rawTurns: number; summaries: number } {
+  let rawTurns = 0;
+  let summaries = 0;
+  const tx = db.transaction(() => {
+    const delFts = stmt(db, "DELETE FROM memories_fts WHERE rowid = ?");
+    const nodeOf = stmt(db, "SELECT id FROM nodes WHERE key = ?");
+    const delNodeFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
+    const delEdges = stmt(db, "DELETE FROM edges WHERE src = ? OR dst = ?");
+    const vecItem = stmt(db, "SELECT id FROM vector_items WHERE owner_type = 'node' AND owner_id = ?");
+    const delVecItem = stmt(db, "DELETE FROM vector_items WHERE id = ?");
+    const hasVec = stmt(db, "SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
+    const delNode = stmt(db, "DELETE FROM nodes WHERE id = ?");
+    stmt(db, "UPDATE memories SET superseded_by = NULL WHERE superseded_by IN (SELECT value FROM json_each(?))").run(
+      JSON.stringify(ids),
+    );
+    stmt(db, "UPDATE memories SET conflicts_with = NULL WHERE conflicts_with IN (SELECT value FROM json_each(?))").run(
+      JSON.stringify(ids),
+    );
+    for (const id of ids) {
+      delFts.run(id);
+      const node = nodeOf.get(`memory:${id}`) as { id: number } | undefined;
+      if (node) {
+        delNodeFts.run(node.id);
+        delEdges.run(node.id, node.id);
+        const item = vecItem.get(node.id) as { id: number } | undefined;
+        if (item) {
+          if (hasVec) db.prepare("DELETE FROM vectors WHERE rowid = ?").run(BigInt(item.id));
+          delVecItem.run(item.id);
+        }
+        delNode.run(node.id);
+      }
+      stmt(db, "DELETE FROM memories WHERE id = ?").run(id);
+    }
+    if (scope.session || scope.all) {
+      const raws = (
+        scope.all
+          ? stmt(db, "SELECT id FROM raw_turns WHERE project_id = ?").all(projectId)
+          : stmt(db, "SELECT id FROM raw_turns WHERE project_id = ? AND session_id = ?").all(projectId, scope.session)
+      ) as { id: number }[];
+      const delRawFts = stmt(db, "DELETE FROM raw_turns_fts WHERE rowid = ?");
+      const delRaw = stmt(db, "DELETE FROM raw_turns WHERE id = ?");
+      for (const r of raws) {
+        delRawFts.run(r.id);
+        delRaw.run(r.id);
+      }
+      rawTurns = raws.length;
+      const sessions = (
+        scope.all
+          ? stmt(db, "SELECT id FROM sessions WHERE project_id = ?").all(projectId)
+          : stmt(db, "SELECT id FROM sessions WHERE project_id = ? AND id = ?").all(projectId, scope.session)
+      ) as { id: string }[];
+      for (const s of sessions) {
+        summaries += stmt(db, "DELETE FROM summaries WHERE session_id = ?").run(s.id).changes;
+        stmt(db, "DELETE FROM cards_served WHERE session_id = ?").run(s.id);
+        stmt(db, "DELETE FROM outcomes WHERE session_id = ?").run(s.id);
+      }
+    }
+  });
+  tx.immediate();
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  return { memories: ids.length, rawTurns, summaries };
+}
+
+/** Units a unit superseded (its history). */
+export function supersededBy(db: Db, id: number, limit = 5): { id: number; text: string }[] {
+  return stmt(db, "SELECT id, text FROM memories WHERE superseded_by = ? ORDER BY id DESC LIMIT ?").all(id, limit) as {
+    id: number;
+    text: string;
+  }[];
 }

@@ -57,10 +57,14 @@ describe("MCP Inspector CLI against memcards serve", () => {
     expect(tools).toEqual([
       "build_context_graph",
       "compress_context",
+      "forget",
       "get_memory_cards",
       "get_summary",
       "graph_neighbors",
+      "recall",
+      "record_memory",
       "record_outcome",
+      "search_memory",
       "status",
     ]);
     const prompts = (inspect(root, home, ["--method", "prompts/list"]).prompts as { name: string }[])
@@ -70,7 +74,7 @@ describe("MCP Inspector CLI against memcards serve", () => {
     const resources = (inspect(root, home, ["--method", "resources/list"]).resources as { uri: string }[]).map(
       (r) => r.uri,
     );
-    expect(resources).toContain("memcards://graph/stats");
+    expect(resources).toEqual(expect.arrayContaining(["memcards://graph/stats", "memcards://project/brief"]));
     const templates = (
       inspect(root, home, ["--method", "resources/templates/list"]).resourceTemplates as { uriTemplate: string }[]
     )
@@ -98,6 +102,15 @@ describe("MCP Inspector CLI against memcards serve", () => {
     expect(call(root, home, "record_outcome", { helped: JSON.stringify([first]) }).content[0]!.text).toBe(
       "Recorded 1 outcome(s).",
     );
+    expect(
+      call(root, home, "record_memory", { category: "preference", text: "Prefer small pull requests" }).content[0]!
+        .text,
+    ).toMatch(/^stored \(#\d+\)\.$/);
+    expect(call(root, home, "search_memory", { query: "pull requests" }).content[0]!.text).toContain(
+      "Prefer small pull requests",
+    );
+    expect(call(root, home, "recall").content[0]!.text).toContain("## Preferences");
+    expect(call(root, home, "forget", { all: "true" }).content[0]!.text).toMatch(/^Forgot \d+ memory unit/);
     const card = inspect(root, home, ["--method", "resources/read", "--uri", `memcards://cards/${first}`]);
     expect(JSON.stringify(card)).toContain(first);
   });

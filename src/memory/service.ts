@@ -1,0 +1,314 @@
+// Cross-session memory: record a unit, search units (and the raw archive), recall what the work at hand
+// needs under a budget, forget for real.
+import { execFileSync } from "node:child_process";
+
+import { z } from "zod";
+
+import { AppError } from "../errors.js";
+import { queryTerms } from "../retrieval/query.js";
+import type { Db } from "../storage/db.js";
+import {
+  deleteMemories,
+  getMemory,
+  listMemories,
+  memoryIdsFor,
+  type MemoryRow,
+  searchMemoryFts,
+  searchRawFts,
+  supersededBy,
+} from "../storage/memories.js";
+import { summarizedSessions } from "../storage/summaries.js";
+import { countTokens } from "../text/tokens.js";
+import { getSummary } from "../transcript/summaries.js";
+import { writeUnits } from "./distill.js";
+import { redact } from "./redact.js";
+import type { UnitDraft } from "./schema.js";
+
+export interface MemoryDeps {
+  db: Db;
+  projectId: number;
+  root: string;
+}
+
+export const RecordInput = z
+  .object({
+    category: z.enum(["commitment", "performance", "learning", "failure", "preference", "decision", "rule"]),
+    text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
+    files: z.array(z.string()).max(20).optional().describe("repo-relative paths it concerns"),
+    scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
+    confidence: z.number().min(0).max(1).default(0.9),
+    session_id: z.string().optional(),
+  })
+  .strict();
+export type RecordInput = z.input<typeof RecordInput>;
+
+/** Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). */
+export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number | undefined; outcome: string } {
+  const input = RecordInput.parse(raw);
+  const text = redact(input.text).trim();
+  if (!text || text === "[private]")
+    throw new AppError("BAD_INPUT", "nothing left to store after removing private and secret content");
+  const category: UnitDraft["category"] =
+    input.category === "decision" ? "reasoning" : input.category === "rule" ? "commitment" : input.category;
+  const metric = /^(.+?):\s*(-?\d+(?:\.\d+)?)\s*(.*)$/.exec(text);
+  const record: Record<string, unknown> =
+    category === "performance" && metric
+      ? {
+          metric: metric[1]!.trim(),
+          value: Number(metric[2]),
+          unit: metric[3]!.trim(),
+          context: input.scope ?? "",
+          timestamp: new Date().toISOString(),
+        }
+      : { by: input.category === "rule" ? "rule" : "user", kind: input.category, scope: input.scope ?? "project" };
+  const key =
+    category === "performance" && metric ? metric[1]!.trim().toLowerCase() : text.toLowerCase().replace(/\s+/g, " ");
+  const draft: UnitDraft = {
+    category,
+    text,
+    record,
+    key,
+    confidence: input.confidence,
+    evidence: [
+      { ...(input.session_id ? { session: input.session_id } : {}), turn: "recorded", quote: text.slice(0, 500) },
+    ],
+    files: input.files ?? [],
+  };
+  const r = writeUnits(deps.db, deps.projectId, input.session_id ?? "recorded", [], [draft]);
+  const latest = listMemories(deps.db, deps.projectId, { category, includeInactive: true, limit: 1 })[0];
+  const outcome = r.merged
+    ? "merged with an existing unit"
+    : r.superseded
+      ? "stored; it supersedes the previous value"
+      : r.conflicts
+        ? "stored; it conflicts with an earlier commitment (both kept)"
+        : "stored";
+  return { id: r.merged ? undefined : latest?.id, outcome };
+}
+
+export const SearchInput = z
+  .object({
+    query: z.string().min(1).max(4000),
+    category: z.enum(["commitment", "performance", "learning", "failure", "preference", "reasoning"]).optional(),
+    session_id: z.string().optional(),
+    file: z.string().optional().describe("only units citing this path"),
+    tier: z.enum(["warm", "cold", "any"]).default("any"),
+    include_inactive: z.boolean().default(false).describe("also superseded units and units in conflict"),
+    include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
+    limit: z.number().int().min(1).max(50).default(10),
+  })
+  .strict();
+export type SearchInput = z.input<typeof SearchInput>;
+
+export interface MemoryHit {
+  id: number;
+  category: string;
+  tier: string;
+  status: string;
+  text: string;
+  score: number;
+  evidence: { session?: string; turn: string; quote: string }[];
+  files: string[];
+  history: { supersedes: { id: number; text: string }[]; conflicts_with?: { id: number; text: string } };
+}
+
+export interface RawHit {
+  session_id: string;
+  turn_id: string;
+  role: string;
+  text: string;
+  score: number;
+}
+
+function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
+  const supersedes = supersededBy(db, m.id);
+  const conflict = m.conflicts_with ? getMemory(db, m.conflicts_with) : undefined;
+  return {
+    id: m.id,
+    category: m.category,
+    tier: m.tier,
+    status: m.status,
+    text: m.text,
+    score: Math.round(score * 1000) / 1000,
+    evidence: JSON.parse(m.evidence) as MemoryHit["evidence"],
+    files: JSON.parse(m.files) as string[],
+    history: { supersedes, ...(conflict ? { conflicts_with: { id: conflict.id, text: conflict.text } } : {}) },
+  };
+}
+
+/** Hybrid-ready search over memory units (BM25 over identifier-aware tokens), filtered; optionally the raw archive. */
+export function searchMemory(deps: MemoryDeps, raw: SearchInput): { hits: MemoryHit[]; raw: RawHit[] } {
+  const input = SearchInput.parse(raw);
+  const { match } = queryTerms(input.query, 32);
+  const hits: MemoryHit[] = [];
+  for (const h of searchMemoryFts(deps.db, deps.projectId, match, 200)) {
+    const m = getMemory(deps.db, h.id);
+    if (!m) continue;
+    if (!input.include_inactive && m.status !== "active") continue;
+    if (input.category && m.category !== input.category) continue;
+    if (input.session_id && m.session_id !== input.session_id) continue;
+    if (input.tier !== "any" && m.tier !== input.tier) continue;
+    if (
+      input.file &&
+      !(JSON.parse(m.files) as string[]).some((f) => f.endsWith(input.file!) || input.file!.endsWith(f))
+    )
+      continue;
+    hits.push(hitOf(deps.db, m, h.score * (m.tier === "warm" ? 1 : 0.8)));
+    if (hits.length >= input.limit) break;
+  }
+  hits.sort((a, b) => b.score - a.score);
+  const rawHits = input.include_raw
+    ? searchRawFts(deps.db, deps.projectId, match, input.limit).map((r) => ({
+        session_id: r.session_id,
+        turn_id: r.turn_id,
+        role: r.role,
+        text: r.text.slice(0, 600),
+        score: Math.round(r.score * 1000) / 1000,
+      }))
+    : [];
+  return { hits, raw: rawHits };
+}
+
+function git(root: string, args: string[]): string {
+  try {
+    return execFileSync("git", ["-C", root, ...args], {
+      encoding: "utf8",
+      timeout: 2000,
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return "";
+  }
+}
+
+export const RecallInput = z.object({ budget_tokens: z.number().int().min(100).max(10_000).default(1500) }).strict();
+
+/**
+ * What the work at hand most likely needs, under a budget: the user's standing constraints, recent failures
+ * and their fixes, latest metrics, units about the files changed in the work tree and the branch, and the
+ * last session's Next Steps — selected with queries that anticipate the work, not just the newest entries.
+ */
+export function recall(
+  deps: MemoryDeps,
+  raw: z.input<typeof RecallInput> = {},
+): { markdown: string; tokens: number; units: number[] } {
+  const { budget_tokens: budget } = RecallInput.parse(raw);
+  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"]);
+  const changed = git(deps.root, ["status", "--porcelain"])
+    .split("\n")
+    .map((l) => l.slice(3).trim())
+    .filter(Boolean)
+    .slice(0, 30);
+  const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
+  const used = new Set<number>();
+  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${m.text.replace(/\s+/g, " ").slice(0, 300)} (#${m.id})` });
+  const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
+  // The last session's open work first: it is where the next session starts.
+  const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
+  if (last) {
+    const s = getSummary(deps.db, deps.projectId, last.id);
+    const next = s.sections.next.map((f) => ({ text: `- ${f.text}` }));
+    const state = s.sections.state.map((f) => ({ text: f.text.slice(0, 400) }));
+    if (next.length)
+      sections.push({ title: `Next steps left by the last session (${last.id})`, lines: next.slice(0, 8) });
+    if (state.length) sections.push({ title: "Where it stood", lines: state.slice(0, 1) });
+  }
+  const constraints = pick(
+    listMemories(deps.db, deps.projectId, { category: "commitment", tier: "warm", limit: 100 }),
+    12,
+  );
+  constraints.forEach((m) => used.add(m.id));
+  if (constraints.length) sections.push({ title: "User constraints and rules", lines: constraints.map(line) });
+  if (changed.length || (branch && branch !== "HEAD")) {
+    const q = [...changed, branch].join(" ");
+    const related = searchMemory(deps, { query: q, limit: 8, tier: "any" }).hits.filter((h) => !used.has(h.id));
+    related.forEach((h) => used.add(h.id));
+    if (related.length) {
+      sections.push({
+        title: `About the work in progress (${branch || "no branch"}${changed.length ? `, ${changed.length} changed file(s)` : ""})`,
+        lines: related.map((h) => ({
+          id: h.id,
+          text: `- [${h.category}] ${h.text.replace(/\s+/g, " ").slice(0, 300)} (#${h.id})`,
+        })),
+      });
+    }
+  }
+  const failures = pick(listMemories(deps.db, deps.projectId, { category: "failure", tier: "warm", limit: 100 }), 6);
+  failures.forEach((m) => used.add(m.id));
+  if (failures.length) {
+    sections.push({
+      title: "Recent failures and fixes",
+      lines: failures.map((m) => {
+        const r = JSON.parse(m.record) as { remediation?: string };
+        return {
+          id: m.id,
+          text: `- ${m.text.replace(/\s+/g, " ").slice(0, 240)}${r.remediation ? ` → ${r.remediation}` : ""} (#${m.id})`,
+        };
+      }),
+    });
+  }
+  const metrics = pick(listMemories(deps.db, deps.projectId, { category: "performance", limit: 50 }), 6);
+  if (metrics.length) sections.push({ title: "Latest measurements", lines: metrics.map(line) });
+  const prefs = pick(listMemories(deps.db, deps.projectId, { category: "preference", tier: "warm", limit: 20 }), 5);
+  if (prefs.length) sections.push({ title: "Preferences", lines: prefs.map(line) });
+  // Fill under the budget, section by section, most important first.
+  const out: string[] = [];
+  const units: number[] = [];
+  let tokens = 0;
+  for (const s of sections) {
+    const head = `## ${s.title}`;
+    const ht = countTokens(head) + 2;
+    if (tokens + ht > budget) break;
+    const body: string[] = [];
+    let t = ht;
+    for (const l of s.lines) {
+      const c = countTokens(l.text) + 1;
+      if (tokens + t + c > budget) break;
+      body.push(l.text);
+      if (l.id !== undefined) units.push(l.id);
+      t += c;
+    }
+    if (body.length === 0) continue;
+    out.push(`${head}\n${body.join("\n")}`);
+    tokens += t;
+  }
+  const markdown = out.length
+    ? out.join("\n\n")
+    : "_No memory for this project yet: it builds up as conversations are compressed._";
+  return { markdown, tokens: countTokens(markdown), units };
+}
+
+export const ForgetInput = z
+  .object({
+    id: z.number().int().positive().optional(),
+    session_id: z.string().optional(),
+    file: z.string().optional(),
+    all: z
+      .boolean()
+      .default(false)
+      .describe("everything memcards remembers for this project (memories, raw turns, summaries)"),
+  })
+  .strict();
+export type ForgetInput = z.input<typeof ForgetInput>;
+
+/** Deletes for real: every table, the FTS and vector indexes, freed pages overwritten, WAL truncated. */
+export function forget(deps: MemoryDeps, raw: ForgetInput): { memories: number; rawTurns: number; summaries: number } {
+  const input = ForgetInput.parse(raw);
+  const chosen = [input.id !== undefined, Boolean(input.session_id), Boolean(input.file), input.all].filter(
+    Boolean,
+  ).length;
+  if (chosen !== 1)
+    throw new AppError("BAD_INPUT", "say what to forget: exactly one of id, session_id, file or all: true");
+  const ids = memoryIdsFor(deps.db, deps.projectId, {
+    ...(input.id !== undefined ? { id: input.id } : {}),
+    ...(input.session_id ? { session: input.session_id } : {}),
+    ...(input.file ? { file: input.file } : {}),
+    all: input.all,
+  });
+  if (input.id !== undefined && ids.length === 0)
+    throw new AppError("NOT_FOUND", `no memory unit #${input.id} in this project`);
+  return deleteMemories(deps.db, deps.projectId, ids, {
+    ...(input.session_id ? { session: input.session_id } : {}),
+    all: input.all,
+  });
+}
