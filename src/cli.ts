@@ -23,6 +23,7 @@ import { benchCompress, renderCompressBench } from "./eval/compress-bench.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
+import { renderRecallEval, runRecallEval } from "./eval/recall.js";
 import { measureToolSize, renderToolSize } from "./eval/tool-size.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
@@ -735,6 +736,29 @@ evalCmd
   .action(async (opts: { json?: boolean }, cmd: Command) => {
     const s = await measureToolSize(configFrom(cmd), version);
     print(opts.json ?? false, s, renderToolSize(s));
+  });
+
+evalCmd
+  .command("recall")
+  .description(
+    "LoCoMo: ingest conversations session by session, search each question, evidence recall@5/@10 against BM25",
+  )
+  .requiredOption("--locomo <file>", "LoCoMo-format JSON (e.g. ../shared/data/locomo-dev-5.json)")
+  .option("--json", "print JSON")
+  .action((opts: { locomo: string; json?: boolean }) => {
+    const workDir = mkdtempSync(join(tmpdir(), "memcards-recall-"));
+    try {
+      const line = createProgressLine(true);
+      const r = runRecallEval({
+        file: resolvePath(opts.locomo),
+        workDir,
+        onConversation: (i, n) => line.update(`conversation ${i}/${n}…`),
+      });
+      line.done();
+      print(opts.json ?? false, r, renderRecallEval(r));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
   });
 
 evalCmd
