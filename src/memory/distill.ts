@@ -308,6 +308,8 @@ export function writeUnits(
         contentHash: null,
         source: "distill",
         fts: { name: d.category, path: "", body: identifierTokens(d.text).join(" ") },
+        // Queued for a vector; embedded by the next search or graph build.
+        embedText: `${d.category}: ${d.text}`.slice(0, 2000),
       });
       const targets = d.files.flatMap((f) => {
         const n = getNodeByKey(db, `file:${f.replace(/^\.\//, "")}`);

@@ -13,6 +13,7 @@ import {
   listMemories,
   memoryIdsFor,
   type MemoryRow,
+  nearestMemoryIds,
   searchMemoryFts,
   searchRawFts,
   supersededBy,
@@ -95,6 +96,8 @@ export const SearchInput = z
     tier: z.enum(["warm", "cold", "any"]).default("any"),
     include_inactive: z.boolean().default(false).describe("also superseded units and units in conflict"),
     include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
+    since: z.string().max(40).optional().describe("ISO time: only units updated since"),
+    until: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(50).default(10),
   })
   .strict();
@@ -136,24 +139,48 @@ function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
   };
 }
 
-/** Hybrid-ready search over memory units (BM25 over identifier-aware tokens), filtered; optionally the raw archive. */
-export function searchMemory(deps: MemoryDeps, raw: SearchInput): { hits: MemoryHit[]; raw: RawHit[] } {
+/**
+ * Search over memory units: BM25 over identifier-aware tokens, fused (reciprocal rank) with the nearest unit
+ * vectors when `vector` (the query embedded by the project's embedder) is given; filtered; optionally the
+ * raw archive too.
+ */
+export function searchMemory(
+  deps: MemoryDeps,
+  raw: SearchInput,
+  vector?: Float32Array,
+): { hits: MemoryHit[]; raw: RawHit[] } {
   const input = SearchInput.parse(raw);
   const { match } = queryTerms(input.query, 32);
   const hits: MemoryHit[] = [];
-  for (const h of searchMemoryFts(deps.db, deps.projectId, match, 200)) {
-    const m = getMemory(deps.db, h.id);
+  const fused = new Map<number, number>();
+  searchMemoryFts(deps.db, deps.projectId, match, 200).forEach((h, i) => fused.set(h.id, 1 / (10 + i + 1)));
+  if (vector) {
+    nearestMemoryIds(deps.db, deps.projectId, vector, 50).forEach((id, i) =>
+      fused.set(id, (fused.get(id) ?? 0) + 1 / (10 + i + 1)),
+    );
+  }
+  const time = (v: string | undefined, name: string) => {
+    if (!v) return undefined;
+    const t = Date.parse(v);
+    if (Number.isNaN(t))
+      throw new AppError("BAD_INPUT", `${name} is not a date or time: ${v} (use ISO 8601, e.g. 2026-11-01)`);
+    return t;
+  };
+  const since = time(input.since, "since");
+  const until = time(input.until, "until");
+  const cites = (m: MemoryRow) =>
+    (JSON.parse(m.files) as string[]).some((f) => f.endsWith(input.file!) || input.file!.endsWith(f));
+  for (const [id, score] of [...fused.entries()].sort((x, y) => y[1] - x[1])) {
+    const m = getMemory(deps.db, id);
     if (!m) continue;
     if (!input.include_inactive && m.status !== "active") continue;
     if (input.category && m.category !== input.category) continue;
     if (input.session_id && m.session_id !== input.session_id) continue;
     if (input.tier !== "any" && m.tier !== input.tier) continue;
-    if (
-      input.file &&
-      !(JSON.parse(m.files) as string[]).some((f) => f.endsWith(input.file!) || input.file!.endsWith(f))
-    )
-      continue;
-    hits.push(hitOf(deps.db, m, h.score * (m.tier === "warm" ? 1 : 0.8)));
+    if (input.file && !cites(m)) continue;
+    const at = Date.parse(m.updated_at);
+    if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
+    hits.push(hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8)));
     if (hits.length >= input.limit) break;
   }
   hits.sort((a, b) => b.score - a.score);

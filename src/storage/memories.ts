@@ -1,6 +1,7 @@
 // Memory units and the raw turn archive.
 import type { Db } from "./db.js";
 import { stmt } from "./db.js";
+import { nearestVectors } from "./vectors.js";
 
 export interface MemoryRow {
   id: number;
@@ -306,4 +307,20 @@ export function supersededBy(db: Db, id: number, limit = 5): { id: number; text:
     id: number;
     text: string;
   }[];
+}
+
+/** Memory unit ids nearest to a query vector (through their graph nodes' vectors), best first, one project. */
+export function nearestMemoryIds(db: Db, projectId: number, query: Float32Array, k: number): number[] {
+  const near = nearestVectors(db, query, Math.max(k * 4, 100), "node");
+  const out: number[] = [];
+  const keyOf = stmt(db, "SELECT key FROM nodes WHERE id = ? AND type = 'memory'");
+  const inProject = stmt(db, "SELECT 1 FROM memories WHERE id = ? AND project_id = ?");
+  for (const n of near) {
+    const row = keyOf.get(n.ownerId) as { key: string } | undefined;
+    if (!row) continue;
+    const id = Number(row.key.slice("memory:".length));
+    if (inProject.get(id, projectId)) out.push(id);
+    if (out.length >= k) break;
+  }
+  return out;
 }

@@ -6,9 +6,12 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { embedPending } from "../../src/embeddings/embed-pending.js";
+import { createOfflineEmbedder } from "../../src/embeddings/offline.js";
 import { forget, recall, recordMemory, searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
+import { bindEmbedder } from "../../src/storage/meta.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { compressContext } from "../../src/transcript/compress.js";
 import { cliPath } from "../helpers/cli.js";
@@ -151,4 +154,23 @@ describe("two processes writing at once", () => {
     const units = listMemories(db, deps.projectId, { category: "learning", limit: 100 });
     expect(units.length).toBe(24);
   }, 120_000);
+});
+
+describe("hybrid search and time filters", () => {
+  it("finds a unit by meaning through its vector when no word matches, and filters by time", async () => {
+    const { db, deps } = store();
+    const embedder = createOfflineEmbedder();
+    bindEmbedder(db, { id: embedder.id, dimension: embedder.dimension });
+    recordMemory(deps, { category: "learning", text: "The caching layer must be invalidated on every deploy" });
+    recordMemory(deps, { category: "preference", text: "Prefer small pull requests" });
+    await embedPending(db, embedder, { projectId: deps.projectId });
+    const query = "invalidation of caches";
+    expect(searchMemory(deps, { query }).hits).toHaveLength(0);
+    const [vector] = await embedder.embed([query]);
+    const hybrid = searchMemory(deps, { query }, vector);
+    expect(hybrid.hits[0]?.text).toBe("The caching layer must be invalidated on every deploy");
+    expect(searchMemory(deps, { query: "pull requests", since: "2000-01-01" }).hits).toHaveLength(1);
+    expect(searchMemory(deps, { query: "pull requests", until: "2000-01-01" }).hits).toHaveLength(0);
+    expect(() => searchMemory(deps, { query: "x", since: "yesterday-ish" })).toThrow(/not a date/);
+  });
 });

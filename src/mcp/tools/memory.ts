@@ -44,7 +44,12 @@ export function registerMemoryTools(server: McpServer, deps: ToolDeps): void {
     },
     (args) =>
       guard(async () => {
-        const r = searchMemory(memDeps(await deps.app()), args);
+        const app = await deps.app();
+        // Hybrid when the project has vectors: unit vectors are computed with the graph's (build_context_graph).
+        const vector = app.embedding.vectorsEnabled
+          ? (await app.embedding.embedder.embed([args.query.slice(0, 4000)]))[0]
+          : undefined;
+        const r = searchMemory(memDeps(app), args, vector);
         const lines = r.hits.map((h) => {
           const ev = h.evidence[0];
           const hist = h.history.supersedes.length
