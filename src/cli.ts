@@ -36,6 +36,7 @@ import { applyChange, planHooks, planRegistration } from "./integrate/init.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
 import { cardsDeps } from "./mcp/tools/get-memory-cards.js";
+import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "./memory/admin.js";
 import { forget, recall, type RecordInput, recordMemory, searchMemory } from "./memory/service.js";
 import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
@@ -514,6 +515,77 @@ program
         },
       );
       console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("pause")
+  .description("stop storing anything from conversations for this project (summaries, memory units, raw turns)")
+  .action(async (_o: unknown, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      setPaused(app.db, app.project.id, true);
+      console.log(`memory paused for ${app.location.root}; memcards resume to undo`);
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("resume")
+  .description("store conversations' summaries and memory units again")
+  .action(async (_o: unknown, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      setPaused(app.db, app.project.id, false);
+      console.log(`memory resumed for ${app.location.root}`);
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("audit")
+  .description(
+    "memory hygiene: duplicates, stale units (cited code changed), superseded units, conflicts, units without evidence",
+  )
+  .option("--json", "print JSON")
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const a = auditMemory(app.db, app.project.id);
+      print(opts.json ?? false, a, renderAudit(a));
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("export")
+  .description("write the project's memory units as JSONL (to stdout, or --out FILE)")
+  .option("--out <file>", "write here instead of stdout")
+  .option("--all", "include superseded units and units in conflict")
+  .action(async (opts: { out?: string; all?: boolean }, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const text = exportMemory(app.db, app.project.id, opts.all ?? false);
+      if (opts.out) writeFileSync(opts.out, text ? `${text}\n` : "");
+      else if (text) console.log(text);
+    } finally {
+      await app.close();
+    }
+  });
+
+program
+  .command("import <file>")
+  .description("read memory units from a JSONL export (duplicates merge; bad lines are counted)")
+  .action(async (file: string, _o: unknown, cmd: Command) => {
+    const app = openApp(configFrom(cmd));
+    try {
+      const r = importMemory(app.db, app.project.id, resolvePath(file));
+      console.log(`imported ${r.imported}, merged ${r.merged}, skipped ${r.skipped} line(s)`);
     } finally {
       await app.close();
     }

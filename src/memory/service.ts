@@ -21,6 +21,7 @@ import {
 import { summarizedSessions } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { getSummary } from "../transcript/summaries.js";
+import { isPaused } from "./admin.js";
 import { writeUnits } from "./distill.js";
 import { redact } from "./redact.js";
 import type { UnitDraft } from "./schema.js";
@@ -46,6 +47,8 @@ export type RecordInput = z.input<typeof RecordInput>;
 /** Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). */
 export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number | undefined; outcome: string } {
   const input = RecordInput.parse(raw);
+  if (isPaused(deps.db, deps.projectId))
+    return { id: undefined, outcome: "not stored: memory is paused for this project (memcards resume)" };
   const text = redact(input.text).trim();
   if (!text || text === "[private]")
     throw new AppError("BAD_INPUT", "nothing left to store after removing private and secret content");

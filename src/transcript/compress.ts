@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { isPaused } from "../memory/admin.js";
 import { distill, type DistillResult } from "../memory/distill.js";
 import type { Db } from "../storage/db.js";
 import { appendSummary, latestSummary, sessionTranscript } from "../storage/summaries.js";
@@ -318,7 +319,9 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     ms: Math.round(performance.now() - started),
   };
   let memories: DistillResult | undefined;
-  if (span.length > 0) {
+  const paused = isPaused(deps.db, deps.projectId);
+  if (paused) notes.push("Memory is paused for this project (memcards resume): this summary was not stored.");
+  if (span.length > 0 && !paused) {
     const last = span[span.length - 1]!;
     appendSummary(
       deps.db,
