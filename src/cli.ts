@@ -96,6 +96,16 @@ function readStdin(ms: number): Promise<string> {
   });
 }
 
+/** Opens the project's app for one command and always closes it. */
+async function withApp(cmd: Command, fn: (app: ReturnType<typeof openApp>) => Promise<void> | void): Promise<void> {
+  const app = openApp(configFrom(cmd));
+  try {
+    await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
 function print(json: boolean, data: unknown, text: string): void {
   console.log(json ? JSON.stringify(data, null, 2) : text);
 }
@@ -132,13 +142,10 @@ program
   .description("show the project root, database, row counts and active embedder")
   .option("--json", "print JSON")
   .action(async (opts: { json?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const status = getStatus(app, version);
       print(opts.json ?? false, status, renderStatus(status));
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -208,8 +215,7 @@ program
       opts: { session?: string; budget?: number; focus?: string; keep: number; json?: boolean },
       cmd: Command,
     ) => {
-      const app = openApp(configFrom(cmd));
-      try {
+      await withApp(cmd, async (app) => {
         const r = compressContext(
           { db: app.db, projectId: app.project.id, root: app.location.root },
           {
@@ -225,9 +231,7 @@ program
           { session_id: r.session_id, source: r.source, summary: r.summary, stats: r.stats, notes: r.notes },
           `${r.markdown}\n\n${renderCompressFooter(r)}`,
         );
-      } finally {
-        await app.close();
-      }
+      });
     },
   );
 
@@ -285,8 +289,7 @@ program
   .option("--not-helpful <ids...>", "card ids that did not")
   .option("--edited <paths...>", "files finally edited")
   .action(async (opts: { helped?: string[]; notHelpful?: string[]; edited?: string[] }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const r = recordOutcome(
         {
           db: app.db,
@@ -298,9 +301,7 @@ program
       console.log(
         `recorded ${r.recorded} outcome(s)${r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : ""}`,
       );
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -386,17 +387,14 @@ program
   .description("what memcards' hooks did: summaries stored, context injected into which session, re-indexing")
   .option("--lines <n>", "last n lines", (v) => Number.parseInt(v, 10), 40)
   .action(async (opts: { lines: number }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const file = join(dirname(app.dbPath), "hooks.log");
       if (!existsSync(file)) {
         console.log(`no hook activity recorded yet (${file})`);
         return;
       }
       console.log(readFileSync(file, "utf8").trimEnd().split("\n").slice(-opts.lines).join("\n"));
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -411,8 +409,7 @@ program
   .option("--json", "print JSON")
   .action(
     async (opts: { category?: string; tier: string; all?: boolean; limit: number; json?: boolean }, cmd: Command) => {
-      const app = openApp(configFrom(cmd));
-      try {
+      await withApp(cmd, async (app) => {
         const rows = listMemories(app.db, app.project.id, {
           ...(opts.category ? { category: opts.category } : {}),
           tier: opts.tier,
@@ -428,9 +425,7 @@ program
               .join("\n")
           : "no memory units yet: they are distilled on each compression (compress_context, memcards compress, the hooks)";
         print(opts.json ?? false, rows, text);
-      } finally {
-        await app.close();
-      }
+      });
     },
   );
 
@@ -441,16 +436,13 @@ program
   )
   .option("--file <paths...>", "files it concerns")
   .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const r = recordMemory(
         { db: app.db, projectId: app.project.id, root: app.location.root },
         { category: category as RecordInput["category"], text, ...(opts.file ? { files: opts.file } : {}) },
       );
       console.log(`${r.outcome}${r.id ? ` (#${r.id})` : ""}`);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -460,8 +452,7 @@ program
   .option("--all", "include superseded units and units in conflict")
   .option("--json", "print JSON")
   .action(async (query: string, opts: { raw?: boolean; all?: boolean; json?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const r = searchMemory(
         { db: app.db, projectId: app.project.id, root: app.location.root },
         { query, include_raw: opts.raw ?? false, include_inactive: opts.all ?? false },
@@ -474,9 +465,7 @@ program
         ...r.raw.map((x) => `raw ${x.session_id} ${x.turn_id} ${x.role}: ${x.text.replace(/\s+/g, " ").slice(0, 200)}`),
       ].join("\n");
       print(opts.json ?? false, r, text || "no match");
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -484,15 +473,12 @@ program
   .description("what this project's memory says the work at hand needs (the SessionStart brief)")
   .option("--budget <tokens>", "token budget", (v) => Number.parseInt(v, 10), 1500)
   .action(async (opts: { budget: number }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       console.log(
         recall({ db: app.db, projectId: app.project.id, root: app.location.root }, { budget_tokens: opts.budget })
           .markdown,
       );
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -503,8 +489,7 @@ program
   .option("--file <path>", "units citing this file")
   .option("--all", "everything memcards remembers for this project")
   .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const r = forget(
         { db: app.db, projectId: app.project.id, root: app.location.root },
         {
@@ -515,35 +500,27 @@ program
         },
       );
       console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
   .command("pause")
   .description("stop storing anything from conversations for this project (summaries, memory units, raw turns)")
   .action(async (_o: unknown, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       setPaused(app.db, app.project.id, true);
       console.log(`memory paused for ${app.location.root}; memcards resume to undo`);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
   .command("resume")
   .description("store conversations' summaries and memory units again")
   .action(async (_o: unknown, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       setPaused(app.db, app.project.id, false);
       console.log(`memory resumed for ${app.location.root}`);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -553,13 +530,10 @@ program
   )
   .option("--json", "print JSON")
   .action(async (opts: { json?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const a = auditMemory(app.db, app.project.id);
       print(opts.json ?? false, a, renderAudit(a));
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -568,27 +542,21 @@ program
   .option("--out <file>", "write here instead of stdout")
   .option("--all", "include superseded units and units in conflict")
   .action(async (opts: { out?: string; all?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const text = exportMemory(app.db, app.project.id, opts.all ?? false);
       if (opts.out) writeFileSync(opts.out, text ? `${text}\n` : "");
       else if (text) console.log(text);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
   .command("import <file>")
   .description("read memory units from a JSONL export (duplicates merge; bad lines are counted)")
   .action(async (file: string, _o: unknown, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const r = importMemory(app.db, app.project.id, resolvePath(file));
       console.log(`imported ${r.imported}, merged ${r.merged}, skipped ${r.skipped} line(s)`);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program
@@ -598,13 +566,10 @@ program
   .option("--full", "every stored item, not just what fit the budget")
   .option("--json", "print JSON")
   .action(async (opts: { session?: string; full?: boolean; json?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const s = getSummary(app.db, app.project.id, opts.session);
       print(opts.json ?? false, s, renderStoredSummary(s, opts.full ?? false));
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 const graph = program.command("graph").description("inspect the context graph");
@@ -613,14 +578,11 @@ graph
   .description("a node's one-hop neighbourhood: give a repo path, a symbol name (or Parent.name) or a node id")
   .option("--json", "print JSON")
   .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       assertIndexed(app.db);
       const n = neighbourhood(app.db, ref);
       print(opts.json ?? false, n, renderNeighbourhood(n));
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 const evalCmd = program.command("eval").description("benchmarks and evaluations");
@@ -871,17 +833,14 @@ program
     if (Boolean(opts.model) === Boolean(opts.offline)) {
       throw new AppError("BAD_INPUT", "pass exactly one of --model <id> or --offline");
     }
-    const app = openApp(configFrom(cmd));
-    try {
+    await withApp(cmd, async (app) => {
       const result = await reembed(app, opts.offline ? { offline: true } : { model: opts.model ?? DEFAULT_MODEL });
       print(
         opts.json ?? false,
         result,
         `re-embedded ${result.items} items with ${result.to} (was ${result.from ?? "unbound"}) in ${result.ms} ms`,
       );
-    } finally {
-      await app.close();
-    }
+    });
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -11,6 +11,7 @@ import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { compressContext } from "../../src/transcript/compress.js";
+import { emptySections } from "../../src/transcript/merge.js";
 import type { Turn } from "../../src/transcript/schema.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { shared } from "../transcript/data.js";
@@ -179,18 +180,7 @@ describe("cross-referencing and tiers", () => {
       turn("u1", "user", "my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345, never commit it"),
       turn("a1", "assistant", "Understood."),
     ];
-    const empty = {
-      intent: [],
-      files: {},
-      decisions: [],
-      state: [],
-      blockers: [],
-      next: [],
-      constraints: [{ text: span[0]!.text, turn: "u1" }],
-      completed: [],
-      failures: [],
-      metrics: {},
-    };
+    const empty = { ...emptySections(), constraints: [{ text: span[0]!.text, turn: "u1" }] };
     const r1 = distill(db, projectId, "s1", span, empty);
     expect(r1.archived).toBe(2);
     expect(distill(db, projectId, "s1", span, empty).archived).toBe(0);
