@@ -1,4 +1,6 @@
 // Per-connection project context: resolves the root once, using the client's MCP roots when it offers them.
+import { fileURLToPath } from "node:url";
+
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import type { App } from "../app.js";
@@ -10,6 +12,8 @@ import { resolveProjectRoot } from "../project/root.js";
 export interface ToolDeps {
   /** The app for this connection's project, opened on first use. */
   app(): Promise<App>;
+  /** The client's MCP roots as local paths (empty when it offers none). */
+  roots(): Promise<string[]>;
   logger: Logger;
   version: string;
 }
@@ -32,9 +36,16 @@ export function createToolDeps(
       return [];
     }
   };
+  let rootsPending: Promise<string[]> | undefined;
   return {
     logger: opts.logger,
     version: opts.version,
+    roots() {
+      rootsPending ??= clientRoots().then((uris) =>
+        uris.flatMap((u) => (u.startsWith("file://") ? [fileURLToPath(u)] : [])),
+      );
+      return rootsPending;
+    },
     app() {
       pending ??= (async () => {
         const location = resolveProjectRoot({

@@ -4,6 +4,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { compressContext, CompressInput } from "../../transcript/compress.js";
 import { renderCompressFooter } from "../../transcript/report.js";
 import type { ToolDeps } from "../context.js";
+import { checkReadable } from "../paths.js";
 import { guard, ok } from "../result.js";
 
 export function registerCompressContext(server: McpServer, deps: ToolDeps): void {
@@ -19,7 +20,18 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
     (args) =>
       guard(async () => {
         const app = await deps.app();
-        const r = compressContext({ db: app.db, projectId: app.project.id, root: app.location.root }, args);
+        const transcript = args.transcript_path
+          ? {
+              transcript_path: checkReadable(args.transcript_path, {
+                root: app.location.root,
+                roots: await deps.roots(),
+              }),
+            }
+          : {};
+        const r = compressContext(
+          { db: app.db, projectId: app.project.id, root: app.location.root },
+          { ...args, ...transcript },
+        );
         const { probes_failed, ...stats } = r.stats;
         return ok(`${r.markdown}\n\n${renderCompressFooter(r)}`, {
           session_id: r.session_id,
