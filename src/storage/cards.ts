@@ -73,3 +73,14 @@ export function outcomeCounts(
   }
   return out;
 }
+
+/** Ids of served cards starting with `prefix`, newest first (resource completion). */
+export function servedCardIds(db: Db, projectId: number, prefix: string, limit = 20): string[] {
+  return (
+    stmt(db, "SELECT id FROM cards_served WHERE project_id = ? AND id LIKE ? ORDER BY served_at DESC LIMIT ?").all(
+      projectId,
+      `${prefix.replace(/[%_]/g, "")}%`,
+      limit,
+    ) as { id: string }[]
+  ).map((r) => r.id);
+}

@@ -45,6 +45,11 @@ describe("cards over MCP", () => {
       expect(vs.audit).toMatchObject({ field_completeness: 1, action_hints: 1 });
       expect(Object.keys(vs.selected as object).sort()).toEqual(["post_selection", "pre_budget"]);
 
+      const done = await c.client.complete({
+        ref: { type: "ref/resource", uri: "memcards://cards/{id}" },
+        argument: { name: "id", value: cards[0]!.id.slice(0, 4) },
+      });
+      expect(done.completion.values).toContain(cards[0]!.id);
       const card = await c.client.readResource({ uri: `memcards://cards/${cards[0]!.id}` });
       const body = JSON.parse((card.contents[0] as { text: string }).text) as Structured;
       expect(body.id).toBe(cards[0]!.id);

@@ -7,7 +7,7 @@ import { CardsInput, getMemoryCards, JUDGE_TIMEOUT_MS, renderCards } from "../..
 import { AppError } from "../../errors.js";
 import { createRanker, type Ranker } from "../../retrieval/rank.js";
 import type { JudgeFn } from "../../scoring/judge.js";
-import { servedCard } from "../../storage/cards.js";
+import { servedCard, servedCardIds } from "../../storage/cards.js";
 import { getMeta } from "../../storage/meta.js";
 import type { ToolDeps } from "../context.js";
 import { guard, ok } from "../result.js";
@@ -48,7 +48,7 @@ export function registerGetMemoryCards(server: McpServer, deps: ToolDeps): void 
     {
       title: "Memory cards for the next edit",
       description:
-        "Before editing, pass the task (issue text, instruction, stack trace) and optionally the files you are looking at. Returns a few typed cards — the file and symbol to edit, the test covering it, the rule governing the path, the session's user constraints and past failures — ranked by their expected effect on your next action and packed under budget_tokens. Needs the context graph (build_context_graph). Report what helped with record_outcome.",
+        'Before editing, pass the task (issue text, instruction, stack trace) and optionally the files you are looking at. Returns a few typed cards — the file and symbol to edit, the test covering it, the rule governing the path, the session\'s user constraints and past failures — ranked by their expected effect on your next action and packed under budget_tokens. Needs the context graph (build_context_graph). Report what helped with record_outcome. Example: {"task": "TypeError in parse_args when --verbose is set", "files": ["cli/args.py"]}.',
       inputSchema: CardsInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -78,7 +78,15 @@ export function registerGetMemoryCards(server: McpServer, deps: ToolDeps): void 
 
   server.registerResource(
     "card",
-    new ResourceTemplate("memcards://cards/{id}", { list: undefined }),
+    new ResourceTemplate("memcards://cards/{id}", {
+      list: undefined,
+      complete: {
+        id: async (value) => {
+          const app = await deps.app();
+          return servedCardIds(app.db, app.project.id, value);
+        },
+      },
+    }),
     {
       title: "Memory card",
       description: "A served card with its utility components, source and the task it was served for.",

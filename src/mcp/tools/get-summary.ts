@@ -21,7 +21,7 @@ export function registerGetSummary(server: McpServer, deps: ToolDeps): void {
     {
       title: "Latest session summary",
       description:
-        "Return the latest anchored summary stored by compress_context for a session (default: the most recently compressed session of this project). full: true lists every stored item of every section.",
+        'Return the latest anchored summary stored by compress_context for a session (default: the most recently compressed session of this project). full: true lists every stored item of every section. Example: {"full": true}.',
       inputSchema: Input,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -42,6 +42,18 @@ export function registerGetSummary(server: McpServer, deps: ToolDeps): void {
   server.registerResource(
     "session-summary",
     new ResourceTemplate("memcards://sessions/{id}/summary", {
+      complete: {
+        id: async (value) => {
+          const app = await deps.app();
+          try {
+            return getSummary(app.db, app.project.id)
+              .sessions.map((x) => x.id)
+              .filter((id) => id.startsWith(value));
+          } catch {
+            return [];
+          }
+        },
+      },
       list: async () => {
         const app = await deps.app();
         try {

@@ -23,7 +23,7 @@ export function registerMemoryTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Remember a fact",
       description:
-        "Store one memory unit for this project: a commitment or rule, a decision, a learning, a failure and its fix, a preference, or a metric (`name: value unit`). Merges duplicates, supersedes old metric values, flags contradicting commitments. Secrets are redacted.",
+        'Store one memory unit for this project: a commitment or rule, a decision, a learning, a failure and its fix, a preference, or a metric (`name: value unit`). Merges duplicates, supersedes old metric values, flags contradicting commitments. Secrets are redacted. Example: {"category": "commitment", "text": "Never edit generated files under gen/"}.',
       inputSchema: RecordInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -38,7 +38,7 @@ export function registerMemoryTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Search memory",
       description:
-        'Search this project\'s memory units (and, with include_raw, the archive of past turns): "did we promise X?", "what did Y measure?", "has Z failed before?". Each hit has its evidence (session, turn, quote) and history (what it superseded, what it conflicts with).',
+        'Search this project\'s memory units (and, with include_raw, the archive of past turns): "did we promise X?", "what did Y measure?", "has Z failed before?". Each hit has its evidence (session, turn, quote) and history (what it superseded, what it conflicts with). Example: {"query": "flaky login test", "category": "failure"}.',
       inputSchema: SearchInput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -76,7 +76,7 @@ export function registerMemoryTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Recall for this session",
       description:
-        "At the start of a session: under a budget, what this project's memory says the work at hand needs — the last session's next steps, user constraints, units about the changed files and branch, recent failures and fixes, latest metrics.",
+        "At the start of a session: under a budget, what this project's memory says the work at hand needs — the last session's next steps, user constraints, units about the changed files and branch, recent failures and fixes, latest metrics. Example: {\"budget_tokens\": 1000}.",
       inputSchema: RecallInput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -91,7 +91,7 @@ export function registerMemoryTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Forget",
       description:
-        "Delete memory for real — one unit (id), a session's units, raw turns and summaries (session_id), units citing a file (file), or everything of this project (all: true) — from every table and index, with the freed pages overwritten.",
+        'Delete memory for real — one unit (id), a session\'s units, raw turns and summaries (session_id), units citing a file (file), or everything of this project (all: true) — from every table and index, with the freed pages overwritten. Example: {"session_id": "3f2a"}.',
       inputSchema: ForgetInput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -12,7 +12,7 @@ export function registerRecordOutcome(server: McpServer, deps: ToolDeps): void {
     {
       title: "Report what helped",
       description:
-        "After acting on memory cards, report the ids of cards that helped (and any that did not) and the files you finally edited. Later get_memory_cards calls in this project rank those units accordingly.",
+        'After acting on memory cards, report the ids of cards that helped (and any that did not) and the files you finally edited. Later get_memory_cards calls in this project rank those units accordingly. Example: {"helped": ["c51c21dcc8a"], "edited_files": ["src/geometry.py"]}.',
       inputSchema: OutcomeInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
