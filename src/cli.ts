@@ -20,6 +20,7 @@ import { AppError, toAppError } from "./errors.js";
 import { renderCardsEval, runCardsEval } from "./eval/cards.js";
 import { evalCompress, renderCompressEval } from "./eval/compress.js";
 import { benchCompress, renderCompressBench } from "./eval/compress-bench.js";
+import { benchHooks, renderHookBench } from "./eval/hook-bench.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
@@ -790,6 +791,31 @@ evalCmd
       });
       line.done();
       print(opts.json ?? false, r, renderRecallEval(r));
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+evalCmd
+  .command("hooks")
+  .description("time each Claude Code hook command (new process, JSON on stdin) against a warm database")
+  .option(
+    "--transcript <file>",
+    "a Claude Code session to seed the project with",
+    "../shared/data/transcripts/harmony-claude-pr341.jsonl",
+  )
+  .option("--runs <n>", "runs per hook", (v) => Number.parseInt(v, 10), 10)
+  .option("--json", "print JSON")
+  .action((opts: { transcript: string; runs: number; json?: boolean }) => {
+    const workDir = mkdtempSync(join(tmpdir(), "memcards-hooks-"));
+    try {
+      const b = benchHooks({
+        cli: fileURLToPath(import.meta.url),
+        workDir,
+        transcript: resolvePath(opts.transcript),
+        runs: opts.runs,
+      });
+      print(opts.json ?? false, b, renderHookBench(b));
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
