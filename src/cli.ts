@@ -312,10 +312,11 @@ program
   .option("--yes", "write without asking")
   .option("--remove", "take memcards out again (other entries are kept)")
   .option("--hooks", "also add the Claude Code hooks to .claude/settings.json")
+  .option("--card-hooks", "with --hooks: also inject cards before each prompt and each edit (off by default)")
   .action(
     async (
       client: string | undefined,
-      opts: { print?: boolean; yes?: boolean; remove?: boolean; hooks?: boolean },
+      opts: { print?: boolean; yes?: boolean; remove?: boolean; hooks?: boolean; cardHooks?: boolean },
       cmd: Command,
     ) => {
       const config = configFrom(cmd);
@@ -325,7 +326,11 @@ program
         throw new AppError("BAD_INPUT", `unknown client ${client}; choose one of ${ClientId.options.join(", ")}`);
       const cli = fileURLToPath(import.meta.url);
       const changes = [planRegistration(id.data, { root: location.root, cli, remove: opts.remove ?? false })];
-      if (opts.hooks) changes.push(planHooks({ root: location.root, cli, remove: opts.remove ?? false }));
+      if (opts.hooks) {
+        changes.push(
+          planHooks({ root: location.root, cli, remove: opts.remove ?? false, cards: opts.cardHooks ?? false }),
+        );
+      }
       for (const c of changes) {
         console.log(`${c.changed ? (c.before === undefined ? "create" : "update") : "unchanged"}: ${c.path}`);
         if (c.changed) console.log(c.after);

@@ -2,16 +2,22 @@
 // heavy work goes to a detached process, and any error exits 0 with nothing printed, logged to .memcards/hooks.log.
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 import { z } from "zod";
 
 import type { App } from "../app.js";
+import { getMemoryCards, renderCards } from "../cards/service.js";
 import { recall } from "../memory/service.js";
+import { createRanker } from "../retrieval/rank.js";
+import { graphCounts } from "../storage/graph.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { compressContext } from "../transcript/compress.js";
 import { getSummary } from "../transcript/summaries.js";
+
+/** Cards injected by the optional prompt and pre-edit hooks stay small. */
+export const CARD_HOOK_BUDGET = 400;
 
 /** Claude Code replaces larger SessionStart output with a short preview. */
 export const MAX_HOOK_OUTPUT = 9500;
@@ -26,11 +32,19 @@ export const HookInput = z
     trigger: z.string().optional(),
     tool_name: z.string().optional(),
     tool_input: z.record(z.string(), z.unknown()).optional(),
+    prompt: z.string().optional(),
   })
   .passthrough();
 export type HookInput = z.infer<typeof HookInput>;
 
-export const HookEvent = z.enum(["PreCompact", "SessionStart", "SessionEnd", "PostToolUse"]);
+export const HookEvent = z.enum([
+  "PreCompact",
+  "SessionStart",
+  "SessionEnd",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "PreToolUse",
+]);
 export type HookEvent = z.infer<typeof HookEvent>;
 
 export interface HookContext {
@@ -143,6 +157,33 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
         ...(sessionId ? ["--session", sessionId] : []),
       ]);
       return { stdout: "", log: "queued compression of the transcript" };
+    }
+    case "UserPromptSubmit":
+    case "PreToolUse": {
+      // Optional (off by default): the top cards for the prompt, or for the file about to be edited.
+      const file = input.tool_input?.file_path;
+      const task = event === "UserPromptSubmit" ? (input.prompt ?? "") : typeof file === "string" ? `edit ${file}` : "";
+      if (!task.trim() || graphCounts(app.db).files === 0) return { stdout: "", log: "no task or no graph" };
+      const ranker = createRanker(app.db, {
+        embedder: app.embedding.embedder,
+        vectorsEnabled: app.embedding.vectorsEnabled,
+      });
+      const r = await getMemoryCards(
+        { db: app.db, projectId: app.project.id, root: app.location.root, ranker },
+        {
+          task,
+          budget_tokens: CARD_HOOK_BUDGET,
+          mode: "pre_budget",
+          ...(typeof file === "string" ? { files: [relative(app.location.root, file)] } : {}),
+          ...(sessionId ? { session_id: sessionId } : {}),
+        },
+      );
+      if (r.cards.length === 0) return { stdout: "", log: "no card" };
+      const out = cap(
+        `# memcards: cards for ${event === "UserPromptSubmit" ? "this prompt" : relative(app.location.root, String(file))}\n\n${renderCards(r)}`,
+        4000,
+      );
+      return { stdout: out, log: `injected ${r.cards.length} card(s), ${out.length} chars` };
     }
     case "PostToolUse": {
       const file = input.tool_input?.file_path ?? input.tool_input?.notebook_path;

@@ -69,16 +69,23 @@ interface HookGroup {
 
 const isOurs = (cmd: string) => /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook");
 
+/** Optional hooks that inject cards before a prompt or an edit (off unless asked for). */
+export const CARD_HOOK_EVENTS = [
+  { event: "UserPromptSubmit", matcher: "", timeout: 15 },
+  { event: "PreToolUse", matcher: "Edit|MultiEdit|Write", timeout: 15 },
+] as const;
+
 /** The hooks change for `.claude/settings.json`: memcards' commands added (or removed), others kept. */
-export function planHooks(opts: { root: string; cli: string; remove?: boolean }): FileChange {
+export function planHooks(opts: { root: string; cli: string; remove?: boolean; cards?: boolean }): FileChange {
   const path = `${opts.root}/.claude/settings.json`;
   const doc = readJson(path);
   const hooks = { ...((doc.hooks as Record<string, HookGroup[]> | undefined) ?? {}) };
-  for (const h of HOOK_EVENTS) {
+  for (const h of [...HOOK_EVENTS, ...CARD_HOOK_EVENTS]) {
+    const wanted = !opts.remove && (HOOK_EVENTS.some((x) => x.event === h.event) || opts.cards === true);
     const groups = (hooks[h.event] ?? [])
       .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command)) }))
       .filter((g) => g.hooks.length > 0);
-    if (!opts.remove) {
+    if (wanted) {
       const command = `"${process.execPath}" "${opts.cli}" hook ${h.event}`;
       groups.push({
         ...(h.matcher ? { matcher: h.matcher } : {}),

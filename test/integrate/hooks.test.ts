@@ -1,12 +1,14 @@
 // Claude Code hook commands run as Claude Code runs them: JSON on stdin, exit 0 always, stdout only where it counts.
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
 import { MAX_HOOK_OUTPUT } from "../../src/integrate/hooks.js";
+import { planHooks } from "../../src/integrate/init.js";
 import { runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { POLYGLOT } from "../repo/fixture.js";
 import { shared } from "../transcript/data.js";
 
 function project() {
@@ -94,5 +96,45 @@ describe("hook commands", () => {
     expect(log).toMatch(/PostToolUse s1 re-index already queued/);
     expect(log).toMatch(/SessionEnd s1 queued compression/);
     expect(existsSync(join(root, ".memcards", "memcards.db"))).toBe(true);
+  });
+});
+
+describe("optional card hooks", () => {
+  it("inject cards before a prompt and before an edit once the project is indexed, and stay quiet before", () => {
+    const root = join(tmpDir(), "repo");
+    cpSync(POLYGLOT, root, { recursive: true });
+    const home = tmpDir();
+    const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
+    const hook = (event: string, input: Record<string, unknown>) =>
+      runCli(["hook", event], {
+        cwd: root,
+        env,
+        input: JSON.stringify({ cwd: root, session_id: "s1", hook_event_name: event, ...input }),
+      });
+    expect(hook("UserPromptSubmit", { prompt: "Circle.area is wrong" }).stdout).toBe("");
+    expect(runCli(["index", root, "--lexical-only"], { env }).code).toBe(0);
+    const prompt = hook("UserPromptSubmit", {
+      prompt: "Circle.area in pyproj/shapes/geometry.py returns a negative value",
+    });
+    expect(prompt.code).toBe(0);
+    expect(prompt.stdout).toMatch(/^# memcards: cards for this prompt/);
+    expect(prompt.stdout).toContain("pyproj/shapes/geometry.py");
+    const edit = hook("PreToolUse", {
+      tool_name: "Edit",
+      tool_input: { file_path: join(root, "pyproj/shapes/geometry.py") },
+    });
+    expect(edit.stdout).toMatch(/^# memcards: cards for pyproj\/shapes\/geometry\.py/);
+    expect(edit.stdout.length).toBeLessThan(4100);
+  });
+
+  it("are added to the settings only when asked for", () => {
+    const root = tmpDir();
+    const without = JSON.parse(planHooks({ root, cli: "/x/cli.js" }).after) as { hooks: Record<string, unknown> };
+    expect(Object.keys(without.hooks)).not.toContain("UserPromptSubmit");
+    const withCards = JSON.parse(planHooks({ root, cli: "/x/cli.js", cards: true }).after) as {
+      hooks: Record<string, { matcher?: string }[]>;
+    };
+    expect(withCards.hooks.PreToolUse![0]!.matcher).toBe("Edit|MultiEdit|Write");
+    expect(Object.keys(withCards.hooks)).toContain("UserPromptSubmit");
   });
 });
