@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Command, Option } from "commander";
 
 import { createApp } from "./app.js";
+import { cardsDeps } from "./cards/deps.js";
 import { getMemoryCards, recordOutcome, renderCards } from "./cards/service.js";
 import type { Config, ConfigFlags } from "./config.js";
 import { resolveConfig } from "./config.js";
@@ -25,7 +26,6 @@ import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
 import { renderRecallEval, runRecallEval } from "./eval/recall.js";
-import { measureToolSize, renderToolSize } from "./eval/tool-size.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
@@ -36,13 +36,11 @@ import { HookEvent, HookInput, logHook, runHook } from "./integrate/hooks.js";
 import { applyChange, planHooks, planRegistration } from "./integrate/init.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
-import { cardsDeps } from "./mcp/tools/get-memory-cards.js";
 import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "./memory/admin.js";
 import { forget, recall, type RecordInput, recordMemory, searchMemory } from "./memory/service.js";
 import { bar, createProgressLine } from "./progress.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { Rung, RUNGS } from "./retrieval/rank.js";
-import { serve } from "./serve.js";
 import { getStatus, renderStatus } from "./status.js";
 import { servedCard } from "./storage/cards.js";
 import { graphCounts } from "./storage/graph.js";
@@ -134,6 +132,8 @@ program
   .action(async (opts: { http?: boolean; port?: string; host?: string; token?: string }, cmd: Command) => {
     const config = configFrom(cmd, { port: opts.port, host: opts.host, token: opts.token });
     const logger = createLogger(config.logLevel as LogLevel);
+    // The MCP SDK loads only for the server: every other command (and each hook) starts faster without it.
+    const { serve } = await import("./serve.js");
     await serve({ config, logger, version, cwd: process.cwd(), http: opts.http ?? false, exampleConfigPath });
     process.exit(0);
   });
@@ -774,6 +774,7 @@ evalCmd
   .description("count the tokens memcards' tools/list and instructions cost in every session")
   .option("--json", "print JSON")
   .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { measureToolSize, renderToolSize } = await import("./eval/tool-size.js");
     const s = await measureToolSize(configFrom(cmd), version);
     print(opts.json ?? false, s, renderToolSize(s));
   });

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
+import { cardsDeps } from "../../src/cards/deps.js";
 import { getMemoryCards, recordOutcome } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/job.js";
-import { cardsDeps } from "../../src/mcp/tools/get-memory-cards.js";
 import { servedCard } from "../../src/storage/cards.js";
 import { compressContext } from "../../src/transcript/compress.js";
 import { openTestApp } from "../graph/helpers.js";

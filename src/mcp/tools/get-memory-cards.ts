@@ -2,31 +2,13 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import type { App } from "../../app.js";
+import { cardsDeps } from "../../cards/deps.js";
 import { CardsInput, getMemoryCards, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
 import { AppError } from "../../errors.js";
-import { createRanker, type Ranker } from "../../retrieval/rank.js";
 import type { JudgeFn } from "../../scoring/judge.js";
 import { servedCard, servedCardIds } from "../../storage/cards.js";
-import { getMeta } from "../../storage/meta.js";
 import type { ToolDeps } from "../context.js";
 import { guard, ok } from "../result.js";
-
-const rankers = new WeakMap<App, { stamp: string | undefined; ranker: Ranker }>();
-
-/** The app's ranker, rebuilt only after the graph changed (its caches hold the file universe and term counts). */
-export function cardsDeps(app: App) {
-  const stamp = getMeta(app.db, "graph.last_run");
-  let cached = rankers.get(app);
-  if (!cached || cached.stamp !== stamp) {
-    cached = {
-      stamp,
-      ranker: createRanker(app.db, { embedder: app.embedding.embedder, vectorsEnabled: app.embedding.vectorsEnabled }),
-    };
-    rankers.set(app, cached);
-  }
-  return { db: app.db, projectId: app.project.id, root: app.location.root, ranker: cached.ranker };
-}
 
 /** The judge route, when this client offers sampling (VS Code does; Claude Code and Claude Desktop do not). */
 function judgeOf(server: McpServer): { judge?: JudgeFn } {
