@@ -1,4 +1,5 @@
 // One typed error for the whole app: a stable string code plus a message that names the bad value and the fix.
+import { ZodError } from "zod";
 
 /** Catalog of error codes. Add here, never inline a new string elsewhere. */
 export const ErrorCodes = [
@@ -37,6 +38,11 @@ export class AppError extends Error {
 /** Normalizes anything thrown into an AppError, keeping the original as cause. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // Input that failed a schema is the caller's to fix: name each field and what is wrong with it.
+  if (err instanceof ZodError) {
+    const parts = err.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`);
+    return new AppError("BAD_INPUT", parts.join("; "), { cause: err });
+  }
   const message = err instanceof Error ? err.message : String(err);
   return new AppError("INTERNAL", message, { cause: err });
 }

@@ -16,6 +16,7 @@ import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
 import { signature } from "../transcript/extract.js";
 import type { Sections, Turn } from "../transcript/schema.js";
+import type { Tier } from "../vocab.js";
 import { redact } from "./redact.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
@@ -40,7 +41,7 @@ export function importance(category: UnitDraft["category"], ageDays: number, nov
   return recency * CATEGORY_WEIGHT[category] * novelty;
 }
 
-export function tierOf(imp: number): "warm" | "cold" | "dropped" {
+export function tierOf(imp: number): Tier {
   return imp >= WARM ? "warm" : imp >= COLD ? "cold" : "dropped";
 }
 

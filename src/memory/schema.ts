@@ -1,6 +1,8 @@
 // Memory units: the seven functional categories of CBDP and the typed records kept for each.
 import { z } from "zod";
 
+import { MemoryCategory } from "../vocab.js";
+
 export const Category = z.enum([
   "COMMITMENT",
   "PERFORMANCE",
@@ -26,7 +28,7 @@ export type Evidence = z.infer<typeof Evidence>;
 
 /** A unit ready to be written: cross-referencing decides whether it is new, merged, superseding or conflicting. */
 export const UnitDraft = z.object({
-  category: z.enum(["commitment", "performance", "learning", "failure", "preference", "reasoning"]),
+  category: MemoryCategory.extract(["commitment", "performance", "learning", "failure", "preference", "reasoning"]),
   text: z.string(),
   record: z.record(z.string(), z.unknown()),
   key: z.string(),

@@ -21,6 +21,7 @@ import {
 import { summarizedSessions } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { getSummary } from "../transcript/summaries.js";
+import { MemoryCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnits } from "./distill.js";
 import { redact } from "./redact.js";
@@ -34,7 +35,15 @@ export interface MemoryDeps {
 
 export const RecordInput = z
   .object({
-    category: z.enum(["commitment", "performance", "learning", "failure", "preference", "decision", "rule"]),
+    category: MemoryCategory.extract([
+      "commitment",
+      "performance",
+      "learning",
+      "failure",
+      "preference",
+      "decision",
+      "rule",
+    ]),
     text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
     files: z.array(z.string()).max(20).optional().describe("repo-relative paths it concerns"),
     scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
@@ -93,7 +102,14 @@ export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number |
 export const SearchInput = z
   .object({
     query: z.string().min(1).max(4000),
-    category: z.enum(["commitment", "performance", "learning", "failure", "preference", "reasoning"]).optional(),
+    category: MemoryCategory.extract([
+      "commitment",
+      "performance",
+      "learning",
+      "failure",
+      "preference",
+      "reasoning",
+    ]).optional(),
     session_id: z.string().optional(),
     file: z.string().optional().describe("only units citing this path"),
     tier: z.enum(["warm", "cold", "any"]).default("any"),
