@@ -19,13 +19,15 @@ import { reembed } from "./embeddings/reembed.js";
 import { DEFAULT_MODEL } from "./embeddings/transformers.js";
 import { AppError, toAppError } from "./errors.js";
 import { renderCardsEval, runCardsEval } from "./eval/cards.js";
-import { evalCompress, renderCompressEval } from "./eval/compress.js";
+import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "./eval/compress/five.js";
+import { evalCompress, renderCompressEval } from "./eval/compress/probes-committed.js";
 import { benchCompress, renderCompressBench } from "./eval/compress-bench.js";
 import { benchHooks, renderHookBench } from "./eval/hook-bench.js";
 import { benchIndex, renderIndexBench } from "./eval/index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./eval/localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./eval/localize/audit.js";
 import { renderRecallEval, runRecallEval } from "./eval/recall.js";
+import { evalSegment, renderSegmentEval } from "./eval/segment.js";
 import { assertIndexed } from "./graph/build.js";
 import { buildGraph } from "./graph/job.js";
 import { neighbourhood } from "./graph/neighbors.js";
@@ -638,29 +640,95 @@ evalCmd
   });
 
 evalCmd
+  .command("segment")
+  .description("per-category precision and recall of the segmenter on the hand-labelled turns")
+  .option(
+    "--set <file>",
+    "labelled turns (JSONL)",
+    fileURLToPath(new URL("../test/fixtures/segment/turns.jsonl", import.meta.url)),
+  )
+  .option("--second <file>", "a second labeller's labels of some of the same turns: agreement and kappa")
+  .option("--json", "print JSON")
+  .action((opts: { set: string; second?: string; json?: boolean }) => {
+    const second =
+      opts.second ?? (opts.set.endsWith("turns.jsonl") ? opts.set.replace(/turns\.jsonl$/, "second.jsonl") : undefined);
+    const r = evalSegment(resolvePath(opts.set), second && existsSync(second) ? resolvePath(second) : undefined);
+    print(opts.json ?? false, r, renderSegmentEval(r));
+  });
+
+evalCmd
   .command("compress")
   .description(
-    "compress real transcripts; score each summary with the probes committed beside them, against a same-size window",
+    "five systems at one budget (window, uniform extractive, TF-IDF, embedding retrieval, memcards) scored by ground-truth probes (--transcripts), or the summaries against the probes committed beside them (--dir)",
   )
-  .option("--dir <dir>", "folder of transcripts (with probes.json)", "../shared/data/transcripts")
+  .option("--transcripts <dir>", "folder of transcripts: the five-system evaluation")
+  .option("--budget <n>", "tokens per system and transcript (five-system)", (v) => Number.parseInt(v, 10), 2000)
+  .option("--query-budget <n>", "tokens of search results per question (query set)", (v) => Number.parseInt(v, 10), 300)
+  .option(
+    "--labelled <file>",
+    "hand-labelled turns whose commitment quotes become commitment probes",
+    fileURLToPath(new URL("../test/fixtures/segment/turns.jsonl", import.meta.url)),
+  )
+  .option("--out <dir>", "write compress-systems.json and compress-systems.svg there (five-system)")
+  .option(
+    "--dir <dir>",
+    "folder of transcripts with probes.json: the committed-probe table",
+    "../shared/data/transcripts",
+  )
   .option("--only <names...>", "only these files of the folder")
   .option("--json", "print JSON")
-  .action((opts: { dir: string; only?: string[]; json?: boolean }) => {
-    const workDir = mkdtempSync(join(tmpdir(), "memcards-compress-"));
-    try {
-      const line = createProgressLine(true);
-      const rows = evalCompress({
-        dir: resolvePath(opts.dir),
-        workDir,
-        ...(opts.only ? { files: opts.only } : {}),
-        onFile: (f) => line.update(`${f}…`),
-      });
-      line.done();
-      print(opts.json ?? false, rows, renderCompressEval(rows));
-    } finally {
-      rmSync(workDir, { recursive: true, force: true });
-    }
-  });
+  .action(
+    (opts: {
+      transcripts?: string;
+      budget: number;
+      queryBudget: number;
+      labelled: string;
+      out?: string;
+      dir: string;
+      only?: string[];
+      json?: boolean;
+    }) => {
+      const workDir = mkdtempSync(join(tmpdir(), "memcards-compress-"));
+      try {
+        const line = createProgressLine(true);
+        if (opts.transcripts) {
+          if (!Number.isInteger(opts.budget) || opts.budget < 100)
+            throw new AppError("BAD_INPUT", `--budget must be a whole number of tokens ≥ 100 (got ${opts.budget})`);
+          const dir = resolvePath(opts.transcripts);
+          if (!existsSync(dir)) throw new AppError("NOT_FOUND", `no such folder: ${dir}`);
+          const r = runFiveSystems({
+            dir,
+            workDir,
+            budget: opts.budget,
+            queryBudget: opts.queryBudget,
+            ...(existsSync(opts.labelled) ? { labelled: resolvePath(opts.labelled) } : {}),
+            ...(opts.only ? { files: opts.only } : {}),
+            onFile: (f) => line.update(`${f}…`),
+          });
+          line.done();
+          if (opts.out) {
+            const out = resolvePath(opts.out);
+            mkdirSync(out, { recursive: true });
+            writeFileSync(join(out, "compress-systems.json"), `${JSON.stringify(r, null, 2)}\n`);
+            writeFileSync(join(out, "compress-systems.svg"), fiveSystemsSvg(r));
+            console.error(`wrote ${join(out, "compress-systems.json")} and ${join(out, "compress-systems.svg")}`);
+          }
+          print(opts.json ?? false, r, renderFiveSystems(r));
+          return;
+        }
+        const rows = evalCompress({
+          dir: resolvePath(opts.dir),
+          workDir,
+          ...(opts.only ? { files: opts.only } : {}),
+          onFile: (f) => line.update(`${f}…`),
+        });
+        line.done();
+        print(opts.json ?? false, rows, renderCompressEval(rows));
+      } finally {
+        rmSync(workDir, { recursive: true, force: true });
+      }
+    },
+  );
 
 evalCmd
   .command("localize")

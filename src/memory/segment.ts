@@ -19,7 +19,8 @@ const LEARNING =
 const REASONING =
   /\b(decided|decision|instead of|chose|choose|going with|approach|option|trade-?off|let me think|first,|then,|plan)\b/i;
 
-function sentences(text: string): string[] {
+/** The sentences the segmenter classifies: fenced code removed, split at sentence ends and line breaks. */
+export function sentences(text: string): string[] {
   return text
     .replace(/```[\s\S]*?(```|$)/g, " ")
     .split(/(?<=[.!?])\s+|\n+/)
@@ -58,6 +59,11 @@ export function classify(text: string, role: string): { category: Category; conf
   if (PREFERENCE.test(text)) return { category: "PREFERENCE", confidence: 0.4 };
   if (REASONING.test(text)) return { category: "REASONING", confidence: 0.5 };
   return { category: "BACKGROUND", confidence: 0.5 };
+}
+
+/** Segments one message's text (the unit the labelled set and `memcards eval segment` use). */
+export function segmentText(text: string, role: string): { text: string; category: Category; confidence: number }[] {
+  return sentences(text).map((s) => ({ text: s, ...classify(s, role) }));
 }
 
 /** Segments the conversational turns of a span (sidechains and injected instructions are not the user). */

@@ -90,6 +90,8 @@ export interface CompressResult {
   partial_tail: boolean;
   /** Memory units written from this span: added, merged, superseded, in conflict, dropped; turns archived. */
   memories?: DistillResult;
+  /** Turns handed to the background distiller (the units appear in search_memory when it is done). */
+  memories_queued?: number;
 }
 
 export interface CompressDeps {
@@ -100,6 +102,16 @@ export interface CompressDeps {
   home?: string;
   /** Reads only the first N turns (evaluation of incremental use: compress a transcript in parts). */
   limitTurns?: number;
+  /** Distils in the background instead of inline (the server's worker); inline when absent. */
+  distill?: (job: DistillJob) => void;
+}
+
+/** What a background distillation needs: the compressed span and its sections. */
+export interface DistillJob {
+  projectId: number;
+  sessionId: string;
+  span: Turn[];
+  sections: Sections;
 }
 
 const PROBE_SECTION: Record<ProbeType, SectionKey> = {
@@ -319,6 +331,7 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     ms: Math.round(performance.now() - started),
   };
   let memories: DistillResult | undefined;
+  let memoriesQueued = 0;
   const paused = isPaused(deps.db, deps.projectId);
   if (paused) notes.push("Memory is paused for this project (memcards resume): this summary was not stored.");
   if (span.length > 0 && !paused) {
@@ -338,7 +351,10 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
       source.path,
     );
     // What outlives the session: typed memory units from the same span (CBDP).
-    memories = distill(deps.db, deps.projectId, sessionId, span, sections);
+    if (deps.distill) {
+      deps.distill({ projectId: deps.projectId, sessionId, span, sections });
+      memoriesQueued = span.length;
+    } else memories = distill(deps.db, deps.projectId, sessionId, span, sections);
   }
   return {
     session_id: sessionId,
@@ -354,6 +370,7 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     notes,
     partial_tail: transcript.partial_tail,
     ...(memories ? { memories } : {}),
+    ...(memoriesQueued ? { memories_queued: memoriesQueued } : {}),
   };
 }
 

@@ -27,6 +27,10 @@ export function renderCompressFooter(r: CompressResult): string {
       `Memory: ${m.added} new unit(s) (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${m.conflicts} conflict(s); ${m.archived} turn(s) archived.`,
     );
   }
+  if (r.memories_queued)
+    lines.push(
+      `Memory: ${r.memories_queued} turn(s) are being distilled in the background; the units appear in search_memory and recall when done.`,
+    );
   for (const n of r.notes) lines.push(n);
   return lines.join("\n");
 }

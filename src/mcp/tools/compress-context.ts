@@ -1,6 +1,7 @@
 // Tool `compress_context`: the anchored, probe-checked summary of the current conversation.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
+import { distillerFor } from "../../memory/background.js";
 import { compressContext, CompressInput } from "../../transcript/compress.js";
 import { renderCompressFooter } from "../../transcript/report.js";
 import type { ToolDeps } from "../context.js";
@@ -29,7 +30,12 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
             }
           : {};
         const r = compressContext(
-          { db: app.db, projectId: app.project.id, root: app.location.root },
+          {
+            db: app.db,
+            projectId: app.project.id,
+            root: app.location.root,
+            distill: (job) => distillerFor(app).enqueue(job),
+          },
           { ...args, ...transcript },
         );
         const { probes_failed, ...stats } = r.stats;
@@ -39,6 +45,7 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
           stats: { ...stats, probes_failed: probes_failed.length },
           notes: r.notes,
           ...(r.memories ? { memories: r.memories } : {}),
+          ...(r.memories_queued ? { memories_queued: r.memories_queued } : {}),
         });
       }, deps.logger),
   );

@@ -2,6 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 
+import { distillerFor } from "../../memory/background.js";
 import { getStatus, renderStatus } from "../../status.js";
 import type { ToolDeps } from "../context.js";
 import { guard, ok } from "../result.js";
@@ -21,11 +22,16 @@ export function registerStatusTool(server: McpServer, deps: ToolDeps): void {
     },
     () =>
       guard(async () => {
-        const status = getStatus(await deps.app(), deps.version);
+        const app = await deps.app();
+        const status = getStatus(app, deps.version);
+        const distiller = distillerFor(app);
+        const d = { pending: distiller.pending(), ...distiller.stats() };
         // Whether this client lets memcards ask its model (the judge route of get_memory_cards).
         const sampling = Boolean(server.server.getClientCapabilities()?.sampling);
         const note = `client sampling: ${sampling ? "offered (get_memory_cards uses the judge route)" : "not offered (deterministic routes only)"}`;
-        return ok(`${renderStatus(status)}\n${note}`, {
+        const distilling = `background distillation: ${d.pending} running or queued; ${d.done} done (${d.added} unit(s) added), ${d.failed} failed since start`;
+        return ok(`${renderStatus(status)}\n${note}\n${distilling}`, {
+          distillation: d,
           clientSampling: sampling,
           root: status.root,
           db: status.db.path,

@@ -5,12 +5,13 @@ import { join } from "node:path";
 
 import { z } from "zod";
 
-import { openDatabase } from "../storage/db.js";
-import { upsertProject } from "../storage/projects.js";
-import { countTokens } from "../text/tokens.js";
-import { compressContext, turnTokens } from "../transcript/compress.js";
-import { checkProbes } from "../transcript/probes.js";
-import type { Probe, Turn } from "../transcript/schema.js";
+import { openDatabase } from "../../storage/db.js";
+import { upsertProject } from "../../storage/projects.js";
+import { countTokens } from "../../text/tokens.js";
+import { compressContext } from "../../transcript/compress.js";
+import { checkProbes } from "../../transcript/probes.js";
+import type { Probe } from "../../transcript/schema.js";
+import { slidingWindow } from "./systems.js";
 
 const ProbeFile = z.record(
   z.string(),
@@ -37,31 +38,6 @@ export interface CompressEvalRow {
   /** The summary's own probes (generated from the turns): before and after re-insertion, per type before. */
   own: { before: number; after: number; total: number; by_type: Record<string, string> };
   ms: number;
-}
-
-function renderTurn(t: Turn): string {
-  const calls = t.tool_calls.map((c) => `${c.name} ${JSON.stringify(c.input)}`);
-  const outs = t.tool_results.map((r) => r.output);
-  return [`${t.role}: ${t.text}`, ...calls, ...outs].join("\n");
-}
-
-/** The last `budget` tokens of the turns, whole turns where they fit: a same-size baseline. */
-export function slidingWindow(turns: Turn[], budget: number): string {
-  const parts: string[] = [];
-  let used = 0;
-  for (let i = turns.length - 1; i >= 0 && used < budget; i--) {
-    const text = renderTurn(turns[i]!);
-    const n = turnTokens(turns[i]!);
-    if (used + n <= budget) {
-      parts.unshift(text);
-      used += n;
-    } else {
-      const keep = Math.floor(((budget - used) / Math.max(1, n)) * text.length);
-      parts.unshift(text.slice(text.length - keep));
-      used = budget;
-    }
-  }
-  return parts.join("\n");
 }
 
 function asProbes(list: { type: string; expect: string }[]): Probe[] {

@@ -1,0 +1,19 @@
+// The distillation worker: one connection to the store, one job at a time (see background.ts).
+import { parentPort, workerData } from "node:worker_threads";
+
+import { type Db,openDatabase } from "../storage/db.js";
+import type { DistillJob } from "../transcript/compress.js";
+import { distill } from "./distill.js";
+
+const { dbPath } = workerData as { dbPath: string };
+let db: Db | undefined;
+
+parentPort!.on("message", (m: { id: number; job: DistillJob }) => {
+  try {
+    db ??= openDatabase(dbPath);
+    const result = distill(db, m.job.projectId, m.job.sessionId, m.job.span, m.job.sections);
+    parentPort!.postMessage({ id: m.id, result });
+  } catch (err) {
+    parentPort!.postMessage({ id: m.id, error: (err as Error).message });
+  }
+});

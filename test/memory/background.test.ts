@@ -1,0 +1,54 @@
+// Distillation runs in a worker after compress_context returns: tool calls are served meanwhile, the units land.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { inflateClaudeTranscript } from "../../src/eval/compress-bench.js";
+import { connect, textOf } from "../helpers/mcp.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { shared } from "../transcript/data.js";
+
+type Structured = Record<string, unknown>;
+
+describe("background distillation", () => {
+  it("does not hold up the compression result or a concurrent tool call, and its units arrive", async () => {
+    const root = tmpDir();
+    // A long real session (about 120k tokens): distilling it takes the worker a while.
+    const { text } = inflateClaudeTranscript(readFileSync(shared("harmony-claude-pr341.jsonl"), "utf8"), 120_000);
+    const path = join(root, "session.jsonl");
+    writeFileSync(path, text);
+    const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
+    try {
+      const [res, during] = await Promise.all([
+        c.client.callTool({ name: "compress_context", arguments: { transcript_path: path } }),
+        c.client.callTool({ name: "search_memory", arguments: { query: "sitemap" } }),
+      ]);
+      expect(res.isError).toBeFalsy();
+      expect(during.isError).toBeFalsy();
+      const s = res.structuredContent as Structured;
+      expect(s.memories_queued as number).toBeGreaterThan(100);
+      expect(textOf(res)).toMatch(/turn\(s\) are being distilled in the background/);
+
+      // Right after the summary came back the worker is still distilling, and status is answered meanwhile.
+      const status = await c.client.callTool({ name: "status", arguments: {} });
+      const d = (status.structuredContent as Structured).distillation as Record<string, number>;
+      expect(d.pending).toBe(1);
+      expect(d.done).toBe(0);
+
+      let after = d;
+      for (let i = 0; i < 300 && after.pending > 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const st = await c.client.callTool({ name: "status", arguments: {} });
+        after = (st.structuredContent as Structured).distillation as Record<string, number>;
+      }
+      expect(after).toMatchObject({ pending: 0, done: 1, failed: 0 });
+      expect(after.added).toBeGreaterThan(0);
+      const found = await c.client.callTool({ name: "search_memory", arguments: { query: "sitemap", limit: 5 } });
+      expect(found.isError).toBeFalsy();
+      expect((found.structuredContent as { hits: unknown[] }).hits.length).toBeGreaterThan(0);
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
+});
