@@ -1,7 +1,7 @@
 // The distillation worker: one connection to the store, one job at a time (see background.ts).
 import { parentPort, workerData } from "node:worker_threads";
 
-import { type Db,openDatabase } from "../storage/db.js";
+import { type Db, openDatabase } from "../storage/db.js";
 import type { DistillJob } from "../transcript/compress.js";
 import { distill } from "./distill.js";
 

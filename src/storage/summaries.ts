@@ -80,3 +80,8 @@ export function summarizedSessions(
      WHERE s.project_id = ? GROUP BY s.id ORDER BY created_at DESC LIMIT ?`,
   ).all(projectId, limit) as { id: string; seq: number; created_at: string }[];
 }
+
+/** Replaces the markdown of one stored summary (the client-model route rewrites its narrative sections). */
+export function replaceSummaryMarkdown(db: Db, sessionId: string, seq: number, markdown: string): void {
+  stmt(db, "UPDATE summaries SET markdown = ? WHERE session_id = ? AND seq = ?").run(markdown, sessionId, seq);
+}

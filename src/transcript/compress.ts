@@ -21,7 +21,7 @@ import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes } from "./probes.js";
 import type { SectionKey } from "./render.js";
 import { renderSections, SECTION_TITLES } from "./render.js";
-import type { ProbeType, Transcript, Turn } from "./schema.js";
+import type { Probe, ProbeType, Transcript, Turn } from "./schema.js";
 import { Message, Sections, TranscriptFormat } from "./schema.js";
 
 export const CompressInput = z
@@ -48,6 +48,10 @@ export const CompressInput = z
       .describe("target summary size (default: ~1/13 of what is summarized, 500–6,000)"),
     focus: z.string().max(500).optional().describe("what to keep first, like /compact <focus>"),
     format: TranscriptFormat.optional().describe("force a transcript format instead of detecting it"),
+    route: z
+      .enum(["auto", "deterministic"])
+      .default("auto")
+      .describe("auto: where the client offers sampling, its model rewrites intent/state/next steps (checked)"),
   })
   .strict();
 export type CompressInput = z.input<typeof CompressInput>;
@@ -90,6 +94,10 @@ export interface CompressResult {
   partial_tail: boolean;
   /** Memory units written from this span: added, merged, superseded, in conflict, dropped; turns archived. */
   memories?: DistillResult;
+  /** The stored summary's sequence number in its session (absent when nothing was stored). */
+  seq?: number;
+  /** The probes generated from the summarized span. */
+  probe_list: Probe[];
   /** Turns handed to the background distiller (the units appear in search_memory when it is done). */
   memories_queued?: number;
 }
@@ -332,11 +340,12 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
   };
   let memories: DistillResult | undefined;
   let memoriesQueued = 0;
+  let seq: number | undefined;
   const paused = isPaused(deps.db, deps.projectId);
   if (paused) notes.push("Memory is paused for this project (memcards resume): this summary was not stored.");
   if (span.length > 0 && !paused) {
     const last = span[span.length - 1]!;
-    appendSummary(
+    seq = appendSummary(
       deps.db,
       deps.projectId,
       {
@@ -371,6 +380,8 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     partial_tail: transcript.partial_tail,
     ...(memories ? { memories } : {}),
     ...(memoriesQueued ? { memories_queued: memoriesQueued } : {}),
+    ...(seq !== undefined ? { seq } : {}),
+    probe_list: probes,
   };
 }
 

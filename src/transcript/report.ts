@@ -5,7 +5,7 @@ import type { StoredSummary } from "./summaries.js";
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-export function renderCompressFooter(r: CompressResult): string {
+export function renderCompressFooter(r: CompressResult & { route?: { route: string; ms: number } }): string {
   const s = r.stats;
   const lines = [
     `---`,
@@ -13,6 +13,11 @@ export function renderCompressFooter(r: CompressResult): string {
     `Summarized ${s.turns_summarized} of ${s.turns_total} turns: ${s.tokens_before} → ${s.tokens_after} tokens (ratio ${s.ratio}); next context ${s.tokens_total_after} tokens instead of ${s.tokens_total_before}.`,
     `Probes: ${pct(s.probe_score_before)} before re-insertion, ${pct(s.probe_score)} after (${s.probes_total} probes).`,
   ];
+  if (r.route?.route === "model")
+    lines.push(
+      `Route: the client's model rewrote Session Intent, Current State and Next Steps (${r.route.ms} ms), no probe lost.`,
+    );
+  else if (r.route) lines.push("Route: deterministic.");
   if (r.probes.before.failed.length > 0) {
     lines.push(
       `Re-inserted: ${r.probes.before.failed

@@ -37,7 +37,7 @@ describe("background distillation", () => {
       expect(d.done).toBe(0);
 
       let after = d;
-      for (let i = 0; i < 300 && after.pending > 0; i++) {
+      for (let i = 0; i < 300 && (after.pending ?? 0) > 0; i++) {
         await new Promise((r) => setTimeout(r, 100));
         const st = await c.client.callTool({ name: "status", arguments: {} });
         after = (st.structuredContent as Structured).distillation as Record<string, number>;

@@ -147,7 +147,8 @@ export function sessionQuery(turns: Turn[]): string {
 
 /**
  * memcards: the anchored summary of the whole transcript (scored as first rendered, before re-insertion)
- * with `share` of the budget, then warm memory units while the budget lasts. Runs in a fresh store.
+ * with `share` of the budget, then warm memory units while the budget lasts, then the latest turns
+ * verbatim in what is left (as compress_context returns them). Runs in a fresh store.
  */
 export function memcardsContext(
   path: string,
@@ -173,7 +174,10 @@ export function memcardsContext(
       lines.push(line);
       used += n;
     }
-    const text = lines.length ? `${r.draft}\n\n## Memories\n${lines.join("\n")}` : r.draft;
+    let text = lines.length ? `${r.draft}\n\n## Memories\n${lines.join("\n")}` : r.draft;
+    // What compress_context returns after the summary: the latest messages verbatim, here up to the budget.
+    const room = budget - countTokens(text) - 8;
+    if (room > 50) text += `\n\n## Recent Messages (verbatim)\n${slidingWindow(r.all_turns, room)}`;
     // Its searchable memory: the summary's lines and every active unit (warm and cold).
     const memory = [
       ...r.draft.split("\n").filter((l) => l.trim()),

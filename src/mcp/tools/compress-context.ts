@@ -3,10 +3,23 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import { distillerFor } from "../../memory/background.js";
 import { compressContext, CompressInput } from "../../transcript/compress.js";
+import { type AskModel, withModelRoute } from "../../transcript/model-route.js";
 import { renderCompressFooter } from "../../transcript/report.js";
 import type { ToolDeps } from "../context.js";
 import { checkReadable } from "../paths.js";
 import { guard, ok } from "../result.js";
+
+/** The client's model, when this client offers sampling (VS Code does; Claude Code and Claude Desktop do not). */
+function askOf(server: McpServer): AskModel | undefined {
+  if (!server.server.getClientCapabilities()?.sampling) return undefined;
+  return async (prompt, { maxTokens, timeoutMs }) => {
+    const r = await server.server.createMessage(
+      { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens },
+      { timeout: timeoutMs },
+    );
+    return r.content.type === "text" ? r.content.text : "";
+  };
+}
 
 export function registerCompressContext(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
@@ -29,7 +42,7 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
               }),
             }
           : {};
-        const r = compressContext(
+        const det = compressContext(
           {
             db: app.db,
             projectId: app.project.id,
@@ -38,12 +51,14 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
           },
           { ...args, ...transcript },
         );
+        const r = await withModelRoute(app.db, det, args.route ?? "auto", askOf(server));
         const { probes_failed, ...stats } = r.stats;
         return ok(`${r.markdown}\n\n${renderCompressFooter(r)}`, {
           session_id: r.session_id,
           source: r.source,
           stats: { ...stats, probes_failed: probes_failed.length },
           notes: r.notes,
+          route: r.route.route,
           ...(r.memories ? { memories: r.memories } : {}),
           ...(r.memories_queued ? { memories_queued: r.memories_queued } : {}),
         });
