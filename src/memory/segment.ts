@@ -7,6 +7,9 @@ const USER_COMMIT =
   /\b(must|never|always|don'?t|do not|should(?:n'?t)?|need(?:s)? to|make sure|ensure|only|instead|without|keep|avoid|stop|please|required?|has to|have to|not allowed|no more|remove|revert|use)\b/i;
 const AGENT_PROMISE =
   /\b(I will|I'll|I am going to|I'm going to|I promise|I guarantee|we will|we'll|from now on|going forward)\b/i;
+/** What turns an agent's "I'll …" from a plan into a promise about the result. */
+const GUARANTEE =
+  /\b(keep|make sure|ensure|guarantee|never|always|won'?t|will not|preserv|backward|compatib|from now on|going forward|promise|without (?:breaking|changing))/i;
 const TRIVIAL_PROMISE =
   /\b(I'll|I will) (check|look|start|read|open|run|search|take a look|examine|inspect|now|first|also)\b/i;
 const PREFERENCE =
@@ -28,29 +31,56 @@ export function sentences(text: string): string[] {
     .filter((s) => s.length > 3);
 }
 
+/** Verbs a user starts an instruction with ("add …", "also check …", "then update … and push"). */
+const IMPERATIVE =
+  /^(?:(?:ok(?:ay)?|so|and|also|then|now|just|pls|please|bruh|great|nice|cool|alright|next|finally|first)[,!.]?\s+)*(add|make|check|write|insert|fix|create|remove|update|move|rename|delete|run|use|ensure|give|implement|change|refactor|clean|prune|test|build|push|commit|merge|deploy|install|set|put|replace|convert|split|analy[sz]e|explain|tell|show|help|understand|apply|resolve|review|keep|stop|try|go|do(?!\s+(?:we|you|i|they|it|these|those)\b)|don'?t|continue|modify|improve|integrate|generate|document|include|exclude|adjust|handle|revert|undo(?!\s+itself)|open|close|start|finish|wire|port|migrate|switch|enable|disable|allow|limit|increase|decrease|sort|format|lint|debug|investigate|look|find|search|read|get|let'?s|lets|send|call|return|print|log|save|load|store|fetch|upload|download|drop|skip|ignore|hide|display|render|rewrite|simplify|optimi[sz]e|reduce|extend|support|avoid|verify|validate|compare|mock|stub|bump|upgrade|downgrade|pin|publish|release|tag|ship|land|cherry-pick|rebase|squash|stash|reset|restore|retry|rerun|repeat|redo|copy|paste|extract|inline|wrap|unwrap|expose|export|import|declare|define|describe|list|count|measure|benchmark|profile|trace|monitor|watch|schedule|configure|setup|init|initiali[sz]e|bootstrap|scaffold|design|plan|draft|propose|suggest|summari[sz]e|answer|reply|respond|post|comment|address|tackle|solve|finish|complete)\b/i;
+const USER_WANTS =
+  /\b(I want|I need|I'd like|I would like|we need|we want|we should|I don'?t want|let'?s|lets|is there a way to|how can (?:I|we) (?:make|add|get|have|change|set)|you'?re going to|your task|go ahead)\b|^\s*(?:\/[a-z][\w-]*|\[\$[\w-]+\])/i;
+const STRONG_COMMIT =
+  /\b(must|never|always|don'?t|do not|make sure|ensure|need(?:s)? to|has to|have to|should(?:n'?t)?|not allowed|no more|on your own)\b/i;
+const PLEASANTRY =
+  /^(thanks?|thank you|ok(?:ay)?|great|nice|cool|perfect|awesome|yes|no|yep|nope|sure|good|lgtm)\b[\s!.]*$/i;
+const INFO_QUESTION =
+  /^(what|why|where|who|which|when|whats|what's|how (?:do|does|did|is|are|many|much)|is|are|was|were|do|does|did|has|have)\b[^?]*\?*$/i;
+const LOG_LINE =
+  /^([A-Za-z]:\\|\/[\w.-]+\/|FAIL\s|\s*\d+\s*\||\s*at\s|\s*File "|Traceback|\d{4}-\d\d-\d\d[ T]\d\d:|\[(?:INFO|ERROR|WARN|DEBUG)\]|(?:fail|info|warn|error|dbug|crit):\s|npm ERR!|\$ |>\s|[A-Z]\w*(?:Error|Exception)\b)/;
+
+/**
+ * A user's sentence. Nearly everything a user says to a coding agent binds it, so COMMITMENT is the default
+ * for instructions, requests and wishes; pasted logs and errors are FAILURE, plain questions and thanks BACKGROUND.
+ */
+function classifyUser(text: string): { category: Category; confidence: number } {
+  const t = text.trim();
+  if (PREFERENCE.test(t) && !/\b(must|never|always|don'?t|do not)\b/i.test(t))
+    return { category: "PREFERENCE", confidence: 0.7 };
+  if (LOG_LINE.test(t)) return { category: "FAILURE", confidence: 0.8 };
+  const lead = t.replace(/^(?:https?:\/\/\S+|@\S+)\s+/, "");
+  if (
+    IMPERATIVE.test(lead) ||
+    (USER_WANTS.test(lead) && !/^(do|does|did)\b/i.test(lead)) ||
+    /^(can|could|would|will) (you|we)\b/i.test(lead)
+  )
+    return { category: "COMMITMENT", confidence: 0.8 };
+  if (STRONG_COMMIT.test(t) && !INFO_QUESTION.test(t)) return { category: "COMMITMENT", confidence: 0.75 };
+  if (FAILURE.test(t)) return { category: "FAILURE", confidence: 0.7 };
+  if (USER_COMMIT.test(t) && !INFO_QUESTION.test(t)) return { category: "COMMITMENT", confidence: 0.6 };
+  if (PLEASANTRY.test(t)) return { category: "BACKGROUND", confidence: 0.8 };
+  if (PERFORMANCE.test(t)) return { category: "PERFORMANCE", confidence: 0.6 };
+  if (INFO_QUESTION.test(t) || t.endsWith("?")) return { category: "BACKGROUND", confidence: 0.6 };
+  return { category: "BACKGROUND", confidence: 0.5 };
+}
+
 /** The category of one sentence said by `role`, with a confidence. */
 export function classify(text: string, role: string): { category: Category; confidence: number } {
-  if (role === "user") {
-    if (PREFERENCE.test(text)) return { category: "PREFERENCE", confidence: 0.75 };
-    if (USER_COMMIT.test(text)) return { category: "COMMITMENT", confidence: 0.8 };
-    if (FAILURE.test(text)) return { category: "FAILURE", confidence: 0.7 };
-    if (PERFORMANCE.test(text)) return { category: "PERFORMANCE", confidence: 0.6 };
-    // What the user asks for is a commitment of the session even without a modal verb.
-    if (
-      /^(can|could|would|will) you\b|^(please\s+)?(add|fix|make|change|update|create|implement|write|move|rename|delete|remove|build|run|test)\b/i.test(
-        text,
-      )
-    ) {
-      return { category: "COMMITMENT", confidence: 0.65 };
-    }
-    return { category: "BACKGROUND", confidence: 0.5 };
-  }
+  if (role === "user") return classifyUser(text);
   if (role === "tool") {
     if (FAILURE.test(text)) return { category: "FAILURE", confidence: 0.8 };
     if (PERFORMANCE.test(text)) return { category: "PERFORMANCE", confidence: 0.7 };
     return { category: "BACKGROUND", confidence: 0.6 };
   }
-  if (AGENT_PROMISE.test(text) && !TRIVIAL_PROMISE.test(text)) return { category: "COMMITMENT", confidence: 0.6 };
+  if (AGENT_PROMISE.test(text) && GUARANTEE.test(text)) return { category: "COMMITMENT", confidence: 0.7 };
+  if (AGENT_PROMISE.test(text) || /^(now|next|then|first)?,?\s*(let me|let's|I need to|I should)\b/i.test(text))
+    return { category: "REASONING", confidence: 0.6 };
   if (FAILURE.test(text) && /\b([A-Z]\w*(?:Error|Exception)|failed|fails)\b/.test(text))
     return { category: "FAILURE", confidence: 0.6 };
   if (PERFORMANCE.test(text) && /\b(passed|failed|ms|seconds|%|MB)\b/i.test(text))
@@ -62,8 +92,33 @@ export function classify(text: string, role: string): { category: Category; conf
 }
 
 /** Segments one message's text (the unit the labelled set and `memcards eval segment` use). */
-export function segmentText(text: string, role: string): { text: string; category: Category; confidence: number }[] {
-  return sentences(text).map((s) => ({ text: s, ...classify(s, role) }));
+export function segmentText(
+  text: string,
+  role: string,
+): { text: string; category: Category; confidence: number; also: Category[] }[] {
+  return sentences(text).map((s) => {
+    const c = classify(s, role);
+    return { text: s, ...c, also: secondary(s, role).filter((x) => x !== c.category) };
+  });
+}
+
+const FAILURE_TOPIC =
+  /\b(issue|problem|error|fail\w*|bug|broken|stall\w*|crash\w*|hang\w*|mismatch|malformed|wrong|warning|doesn'?t (?:work|appear|show)|not (?:working|showing|appearing)|still (?:doing|getting|fail\w*|broken)|no such file|not found|timeout|timed out|exception)\b/i;
+const CAUSE =
+  /\b(because|root cause|the (?:issue|problem|error|failure) (?:is|was)|is caused|caused by|due to|which means|this means|turns out|so the|exposed|confirmed)\b/i;
+const AGENT_ACTION =
+  /\b(I'?m|I am|we'?re|I'?ll|I will|we'?ll|let me|let's|we need to|to (?:resolve|fix|address) this|next,|then I)\b/i;
+
+/**
+ * Other categories a sentence also carries, for turn-level labelling: "The CI failure is a type mismatch in
+ * the new route" is a FAILURE and a LEARNING. Distillation keeps one category per sentence.
+ */
+export function secondary(text: string, role: string): Category[] {
+  const out: Category[] = [];
+  if (FAILURE_TOPIC.test(text) || FAILURE.test(text)) out.push("FAILURE");
+  if (role === "assistant" && CAUSE.test(text)) out.push("LEARNING");
+  if (role === "assistant" && (AGENT_ACTION.test(text) || REASONING.test(text))) out.push("REASONING");
+  return out;
 }
 
 /** Segments the conversational turns of a span (sidechains and injected instructions are not the user). */

@@ -3,7 +3,7 @@
 // bootstrap over transcripts; and the CBDP query set: questions generated from known events, answered by
 // a search over each system's memory.
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 import { countTokens } from "../../text/tokens.js";
 import { turnTokens } from "../../transcript/compress.js";
@@ -265,11 +265,11 @@ export function runFiveSystems(opts: FiveSystemOptions): FiveSystemReport {
     msPer[s] = Math.round(results.reduce((a, r) => a + r.ms[s], 0) / Math.max(1, results.length));
   }
   const notes = [
-    `Budget ${budget} tokens per transcript for every system; memcards gives 80% to the summary and fills the rest with warm memories.`,
+    `Budget ${budget} tokens per transcript for every system; memcards gives at most 80% to the summary (scored before re-insertion), then warm memories (commitments first), then the latest messages verbatim.`,
     "Retrieval uses the built-in offline embedder (hashed features), with the session's first and last requests as its query.",
-    `Query set: each system answers from its own memory with ${queryBudget} tokens of BM25 search results; memcards' memory is its summary and all active units, retrieval's is the raw transcript.`,
+    `Query set: each system answers from its own memory with ${queryBudget} tokens of BM25 search results; memcards' memory is its summary and all active units, retrieval's is the whole raw transcript (nothing compressed), the others' their ${budget}-token context.`,
     labelled.length
-      ? `Commitment probes are the hand-labelled commitment quotes of ${opts.labelled}.`
+      ? `Commitment probes are the hand-labelled commitment quotes of ${relative(process.cwd(), opts.labelled ?? "") || opts.labelled}.`
       : "Commitment probes are user sentences with a binding word (no labelled set given).",
   ];
   return {

@@ -257,7 +257,7 @@ export function groundTruth(t: Transcript, opts: GroundTruthOptions = {}): Groun
 
 /** Whether `text` answers the probe. `text` is matched lower-cased with whitespace collapsed. */
 export function probeHolds(p: GroundProbe, text: string): boolean {
-  const hay = text.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ");
+  const hay = text.toLowerCase().replace(/[`*]/g, "").replace(/\s+/g, " ");
   if (p.kind === "cooccur") {
     const first = p.groups[0]!.map((g) => g.toLowerCase());
     for (const alt of first) {

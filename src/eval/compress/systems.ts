@@ -167,7 +167,12 @@ export function memcardsContext(
     const summaryTokens = countTokens(r.draft);
     let used = summaryTokens;
     const lines: string[] = [];
-    for (const m of listMemories(db, project.id, { tier: "warm", limit: 500 })) {
+    // Commitments first: a dropped constraint is the costliest loss; then by importance.
+    const warm = listMemories(db, project.id, { tier: "warm", limit: 500 }).sort(
+      (a, b) =>
+        Number(b.category === "commitment") - Number(a.category === "commitment") || b.importance - a.importance,
+    );
+    for (const m of warm) {
       const line = `- [${m.category}] ${m.text}`;
       const n = countTokens(line);
       if (used + n > budget) continue;
