@@ -10,8 +10,6 @@ const AGENT_PROMISE =
 /** What turns an agent's "I'll …" from a plan into a promise about the result. */
 const GUARANTEE =
   /\b(keep|make sure|ensure|guarantee|never|always|won'?t|will not|preserv|backward|compatib|from now on|going forward|promise|without (?:breaking|changing))/i;
-const TRIVIAL_PROMISE =
-  /\b(I'll|I will) (check|look|start|read|open|run|search|take a look|examine|inspect|now|first|also)\b/i;
 const PREFERENCE =
   /\b(I prefer|I'd prefer|I'd rather|I like|I love|I hate|I don'?t like|my preference|prefer(?:ably)?|rather than)\b/i;
 const PERFORMANCE = /\b\d+(?:\.\d+)?\s*(?:%|ms|s|sec|seconds|minutes|MB|KB|GB|tests?|passed|failed|files?|lines?)\b/i;
