@@ -239,6 +239,30 @@ program
   );
 
 program
+  .command("distill [transcript]")
+  .description(
+    "distil a transcript into typed memory units (it is compressed too, so the next compression merges); what the SessionEnd hook runs",
+  )
+  .option("--session <id>", "session to merge into (default: the transcript's own id)")
+  .option("--json", "print {session_id, memories, stats}")
+  .action(async (transcript: string | undefined, opts: { session?: string; json?: boolean }, cmd: Command) => {
+    await withApp(cmd, async (app) => {
+      const r = compressContext(
+        { db: app.db, projectId: app.project.id, root: app.location.root },
+        {
+          ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
+          ...(opts.session ? { session_id: opts.session } : {}),
+        },
+      );
+      const m = r.memories;
+      const text = m
+        ? `Distilled ${r.stats.turns_summarized} turn(s) of session ${r.session_id}: ${m.added} new unit(s) (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${m.conflicts} conflict(s); ${m.archived} turn(s) archived.`
+        : `Nothing distilled for session ${r.session_id}: ${r.notes.join(" ") || "no new turns."}`;
+      print(opts.json ?? false, { session_id: r.session_id, memories: m ?? null, stats: r.stats }, text);
+    });
+  });
+
+program
   .command("cards <task>")
   .description("decision-aware memory cards for a task (indexes the project first if it has no graph)")
   .option("--repo <path>", "project root (default: the resolved root)")

@@ -148,7 +148,7 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
     case "SessionEnd": {
       if (!transcript) return { stdout: "", log: "no transcript_path" };
       spawnIt([
-        "compress",
+        "distill",
         transcript,
         "--root",
         app.location.root,
@@ -156,7 +156,7 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
         "silent",
         ...(sessionId ? ["--session", sessionId] : []),
       ]);
-      return { stdout: "", log: "queued compression of the transcript" };
+      return { stdout: "", log: "queued distillation of the transcript" };
     }
     case "UserPromptSubmit":
     case "PreToolUse": {

@@ -68,7 +68,7 @@ describe("hook commands", () => {
     expect(log).toMatch(/transcript not found/);
   });
 
-  it("PostToolUse re-indexes in the background, one run at a time; SessionEnd queues compression", async () => {
+  it("PostToolUse re-indexes in the background, one run at a time; SessionEnd queues distillation", async () => {
     const { root, transcript, hook, home } = project();
     writeFileSync(join(root, "a.py"), "def alpha_beta():\n    return 1\n");
     const first = hook("PostToolUse", {
@@ -94,7 +94,7 @@ describe("hook commands", () => {
     const log = readFileSync(join(root, ".memcards", "hooks.log"), "utf8");
     expect(log).toMatch(/PostToolUse s1 queued re-index/);
     expect(log).toMatch(/PostToolUse s1 re-index already queued/);
-    expect(log).toMatch(/SessionEnd s1 queued compression/);
+    expect(log).toMatch(/SessionEnd s1 queued distillation/);
     expect(existsSync(join(root, ".memcards", "memcards.db"))).toBe(true);
   });
 });
