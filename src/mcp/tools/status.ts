@@ -28,7 +28,7 @@ export function registerStatusTool(server: McpServer, deps: ToolDeps): void {
         const d = { pending: distiller.pending(), ...distiller.stats() };
         // Whether this client lets memcards ask its model (the judge route of get_memory_cards).
         const sampling = Boolean(server.server.getClientCapabilities()?.sampling);
-        const note = `client sampling: ${sampling ? "offered (get_memory_cards uses the judge route)" : "not offered (deterministic routes only)"}`;
+        const note = `client sampling: ${sampling ? "offered (get_memory_cards judges with the client's model; compress_context lets it rewrite intent, state and next steps)" : "not offered (deterministic routes only)"}`;
         const distilling = `background distillation: ${d.pending} running or queued; ${d.done} done (${d.added} unit(s) added), ${d.failed} failed since start`;
         return ok(`${renderStatus(status)}\n${note}\n${distilling}`, {
           distillation: d,
