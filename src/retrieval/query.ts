@@ -40,7 +40,7 @@ export function queryTerms(text: string, maxTerms = 64): QueryTerms {
   return { tokens, match: tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ") };
 }
 
-export type AnchorKind = "path" | "module" | "frame" | "identifier" | "test";
+export type AnchorKind = "path" | "module" | "frame" | "identifier" | "test" | "phrase" | "member";
 
 export interface Anchor {
   kind: AnchorKind;
@@ -50,6 +50,8 @@ export interface Anchor {
   line?: number;
   /** Rough specificity before matching: compound and longer names are worth more. */
   weight: number;
+  /** A capitalized prose word that may be a class name: only a definition confirms it, not a file name. */
+  weak?: boolean;
 }
 
 const PATH_RE =
@@ -108,17 +110,45 @@ export function extractAnchors(text: string): Anchor[] {
     } else if (
       /^[A-Z][a-z]{2,}[a-z0-9]*$/.test(w) &&
       m.index > 0 &&
-      !/[.!?\n]\s*$/.test(text.slice(Math.max(0, m.index - 4), m.index))
+      !/[.!?\n]\s*$/.test(text.slice(Math.max(0, m.index - 4), m.index)) &&
+      // Title Case runs ("Language Card", "Total Commits") are headings and names of features, not classes.
+      !/\b[A-Z][a-z]+\s+$/.test(text.slice(Math.max(0, m.index - 30), m.index)) &&
+      !/^\s+[A-Z][a-z]+\b/.test(text.slice(m.index + w.length, m.index + w.length + 30))
     ) {
       // A capitalized word inside a sentence is often a class name (Dataset, Session); matching against
       // definitions decides whether it is one.
-      add({ kind: "identifier", text: w, weight: 0.45 });
+      add({ kind: "identifier", text: w, weight: 0.45, weak: true });
     }
   }
   // Calls and attribute access mark plain words as code: `merge(`, `.to_netcdf`, `obj.attrs`.
   for (const m of text.matchAll(/(?:\.|\b)([A-Za-z_][\w]{2,})(?=\()|\.([A-Za-z_][\w]{2,})\b/g)) {
     const w = (m[1] ?? m[2])!;
     add({ kind: "identifier", text: w, weight: 0.55 });
+  }
+  // Two or three words in a row may name a file in kebab, snake or Pascal case: "stats card" →
+  // stats-card.js, "pretty printer" → pretty_printer.rs, "type adapter" → TypeAdapter.java.
+  for (const sentence of text.split(/[.,;:!?()[\]{}"'`<>\n]+/)) {
+    // Runs of plain words only: `duck_array_ops` or `a.b` is an identifier, handled above.
+    const tokens = sentence.split(/\s+/);
+    for (let n = 3; n >= 2; n--) {
+      for (let i = 0; i + n <= tokens.length; i++) {
+        const raw = tokens.slice(i, i + n);
+        if (!raw.every((x) => /^[A-Za-z][a-z0-9]*$/.test(x))) continue;
+        const w = raw.map((x) => x.toLowerCase());
+        if (STOP.has(w[0]!) || STOP.has(w[n - 1]!) || w.some((x) => x.length < 2)) continue;
+        add({ kind: "phrase", text: w.join(""), weight: n === 3 ? 0.8 : 0.7 });
+        if (w[n - 1]!.endsWith("s") && w[n - 1]!.length > 3)
+          add({ kind: "phrase", text: w.join("").slice(0, -1), weight: n === 3 ? 0.8 : 0.7 });
+      }
+    }
+  }
+  // `Type::method` (Rust, C++) and `Type.method(` name a member of a type: the file defining both is meant.
+  for (const m of text.matchAll(/\b([A-Z][A-Za-z0-9_]*)(?:::|\.)([a-z_][A-Za-z0-9_]{2,})\b/g)) {
+    add({ kind: "member", text: `${m[1]}::${m[2]}`, weight: 1 });
+  }
+  // Annotations and decorators (`@Captor`, `@Component`) are code names.
+  for (const m of text.matchAll(/(?:^|[\s(`])@([A-Z][A-Za-z0-9_]{2,})\b/g)) {
+    add({ kind: "identifier", text: m[1]!, weight: 0.8 });
   }
   // Text in backticks or code spans is code.
   for (const m of text.matchAll(/`([A-Za-z_][\w]*)`/g)) {

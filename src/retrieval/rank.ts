@@ -44,6 +44,8 @@ interface Universe {
   /** Path without extension → paths (e.g. `requests/sessions` → `requests/sessions.py`). */
   stems: { stem: string; path: string }[];
   byBase: Map<string, string[]>;
+  /** File name without extension, lower case, separators removed (`stats-card.js` → `statscard`) → paths. */
+  byFlatStem: Map<string, string[]>;
 }
 
 function buildUniverse(db: Db): Universe {
@@ -58,7 +60,17 @@ function buildUniverse(db: Db): Universe {
     if (arr) arr.push(n.path);
     else byBase.set(base, [n.path]);
   }
-  return { byPath, byId, stems, byBase };
+  const byFlatStem = new Map<string, string[]>();
+  for (const n of nodes) {
+    if (!isSource(n)) continue;
+    const base = n.path.slice(n.path.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "");
+    const flat = base.toLowerCase().replace(/[-_.]/g, "");
+    if (flat.length < 5) continue;
+    const arr = byFlatStem.get(flat);
+    if (arr) arr.push(n.path);
+    else byFlatStem.set(flat, [n.path]);
+  }
+  return { byPath, byId, stems, byBase, byFlatStem };
 }
 
 const isSource = (n: FileNodeRef | undefined) =>
@@ -76,6 +88,14 @@ function pathMatches(u: Universe, raw: string): string[] {
     if (hits.length) return hits;
   }
   return [];
+}
+
+/** Folders whose files are rarely what a task changes: examples, scripts, docs, benchmarks. */
+const PERIPHERAL = /(?:^|\/)(?:examples?|scripts|docs?|benchmarks?|bench|asv_bench|samples?|demos?)\//;
+
+/** Scales down files in peripheral folders (a prior from the path's role, like tests versus source). */
+export function pathPrior(path: string): number {
+  return PERIPHERAL.test(path) ? 0.75 : 1;
 }
 
 const INDEX_STEMS = ["__init__", "index", "mod", "lib", "main"];
@@ -114,6 +134,24 @@ export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): R
           }
         } else add(h, s);
       }
+    } else if (a.kind === "member") {
+      const [type, member] = a.text.split("::") as [string, string];
+      const typeFiles = new Set(
+        symbolsNamed(db, type, 50)
+          .filter((d) => d.name === type)
+          .map((d) => d.path),
+      );
+      const both = [
+        ...new Set(
+          symbolsNamed(db, member, 200)
+            .filter((d) => d.name === member && typeFiles.has(d.path))
+            .map((d) => d.path),
+        ),
+      ];
+      if (both.length > 0 && both.length <= 3) for (const f of both) add(f, a.weight / both.length);
+    } else if (a.kind === "phrase") {
+      const hits = u.byFlatStem.get(a.text) ?? [];
+      if (hits.length > 0 && hits.length <= 3) for (const h of hits) add(h, a.weight / hits.length);
     } else if (a.kind === "module") {
       const hits = moduleMatches(u, a.text);
       for (const h of hits) add(h.path, (a.weight * (0.5 + 0.5 * h.frac)) / hits.length);
@@ -132,7 +170,7 @@ export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): R
       }
       // An identifier that is a file's stem (e.g. `sessions`, `Gson`) names that file.
       const stemHits = u.stems.filter((s) => s.stem === a.text || s.stem.endsWith("/" + a.text));
-      if (stemHits.length > 0 && stemHits.length <= 5)
+      if (stemHits.length > 0 && stemHits.length <= 5 && !a.weak)
         for (const h of stemHits) add(h.path, (0.6 * a.weight) / stemHits.length);
     }
   }
@@ -244,6 +282,10 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
         lists.expansion = expand(fused.slice(0, 10), neighbours);
         fused = rrf([...channels, { list: lists.expansion, weight: w.expansion }], RRF_K);
       }
+      if (level >= 1)
+        fused = fused
+          .map((f) => ({ key: f.key, score: f.score * pathPrior(f.key) }))
+          .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
       const ranks = new Map<string, Record<string, number>>();
       for (const [name, list] of Object.entries(lists)) {
         list.forEach((item, i) => {

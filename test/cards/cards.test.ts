@@ -126,7 +126,8 @@ describe("memory cards on the polyglot fixture", () => {
       });
       const order = before.cards.map((c) => c.scope);
       const loser = before.cards[0]!;
-      const winner = before.cards.find((c) => c.scope === "pyproj/shapes/geometry.py") ?? before.cards[1]!;
+      const winner =
+        before.cards.find((c) => c.id !== loser.id && c.scope === "pyproj/shapes/geometry.py") ?? before.cards[1]!;
       expect(loser.id).not.toBe(winner.id);
       const deps = {
         db: a.db,

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 
 import { extractAnchors, looksLikeCode, queryTerms } from "../../src/retrieval/query.js";
+import { pathPrior } from "../../src/retrieval/rank.js";
 
 const kinds = (text: string) => extractAnchors(text).map((a) => `${a.kind}:${a.text}`);
 
@@ -41,5 +42,20 @@ describe("anchors", () => {
     expect(looksLikeCode("snake_case")).toBe(true);
     expect(looksLikeCode("camelCase")).toBe(true);
     expect(kinds("e.g. this is i.e. prose")).toEqual([]);
+  });
+
+  it("names files by phrases, types' members, annotations; Title Case is not a class name", () => {
+    const a = extractAnchors(
+      "The Language Card breaks: in the stats card, `Buf::get_int()` and @Captor fail. duck_array_ops is fine",
+    );
+    const has = (kind: string, text: string) => a.some((x) => x.kind === kind && x.text === text);
+    expect(has("phrase", "statscard")).toBe(true);
+    expect(has("member", "Buf::get_int")).toBe(true);
+    expect(has("identifier", "Captor")).toBe(true);
+    expect(has("identifier", "Card")).toBe(false);
+    // A snake_case identifier is not also read as a phrase of plain words.
+    expect(has("phrase", "duckarrayops")).toBe(false);
+    expect(pathPrior("examples/view-constructor/index.js")).toBeLessThan(1);
+    expect(pathPrior("lib/application.js")).toBe(1);
   });
 });
