@@ -252,6 +252,8 @@ program
         {
           ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
+          // The session has ended: nothing is kept back as recent messages.
+          keep_recent: 0,
         },
       );
       const m = r.memories;

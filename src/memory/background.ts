@@ -14,6 +14,7 @@ export interface DistillReply {
 }
 
 export interface Distiller {
+  /** Hands the job to the worker; throws (leaving nothing queued) when no worker can take it. */
   enqueue(job: DistillJob): void;
   /** Jobs queued or running. */
   pending(): number;
@@ -28,7 +29,8 @@ export interface Distiller {
 export function createDistiller(dbPath: string, logger: Logger): Distiller {
   let worker: Worker | undefined;
   let next = 1;
-  const inFlight = new Set<number>();
+  /** Jobs queued or running, with the worker each was sent to. */
+  const inFlight = new Map<number, Worker>();
   const totals = { done: 0, failed: 0, added: 0 };
   let waiters: (() => void)[] = [];
   const settle = (id: number) => {
@@ -39,8 +41,9 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
       for (const f of w) f();
     }
   };
-  const failAll = (message: string) => {
-    for (const id of [...inFlight]) {
+  const failAll = (w: Worker, message: string) => {
+    for (const [id, sentTo] of [...inFlight]) {
+      if (sentTo !== w) continue;
       totals.failed++;
       logger.error(`distillation ${id} failed: ${message} (the summary is stored; run compress again to retry)`);
       settle(id);
@@ -64,13 +67,14 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
       }
       settle(m.id);
     });
+    // Only this worker's jobs fail with it; a worker started after it is left alone.
     w.on("error", (err) => {
-      failAll(err.message);
-      worker = undefined;
+      failAll(w, err.message);
+      if (worker === w) worker = undefined;
     });
     w.on("exit", (code) => {
-      if (inFlight.size) failAll(`distillation worker exited with code ${code}`);
-      worker = undefined;
+      failAll(w, `distillation worker exited with code ${code}`);
+      if (worker === w) worker = undefined;
     });
     worker = w;
     return w;
@@ -78,12 +82,15 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
   const idle = () => (inFlight.size === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r)));
   return {
     enqueue(job) {
-      const id = next++;
-      inFlight.add(id);
+      // Throws when no worker can take the job (the caller distils inline); nothing is left counted.
       const w = ensure();
-      w.ref();
+      const id = next++;
       w.postMessage({ id, job });
-      void idle().then(() => worker?.unref());
+      inFlight.set(id, w);
+      w.ref();
+      void idle().then(() => {
+        if (inFlight.size === 0) worker?.unref();
+      });
     },
     pending: () => inFlight.size,
     stats: () => ({ ...totals }),

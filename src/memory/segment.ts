@@ -18,7 +18,7 @@ const FAILURE =
 const LEARNING =
   /\b(turns out|it seems|I (?:see|found|noticed|learned)|the (?:root )?cause|because|so the|which means|this means|apparently|the issue (?:is|was)|the problem (?:is|was))\b/i;
 const REASONING =
-  /\b(decided|decision|instead of|chose|choose|going with|approach|option|trade-?off|let me think|first,|then,|plan)\b/i;
+  /\b(decided|decision|instead of|chose|choose|going with|approach|option|trade-?off|let me think|plan)\b|\b(?:first|then|next),/i;
 
 /** The sentences the segmenter classifies: fenced code removed, split at sentence ends and line breaks. */
 export function sentences(text: string): string[] {
@@ -41,7 +41,7 @@ const PLEASANTRY =
 const INFO_QUESTION =
   /^(what|why|where|who|which|when|whats|what's|how (?:do|does|did|is|are|many|much)|is|are|was|were|do|does|did|has|have)\b[^?]*\?*$/i;
 const LOG_LINE =
-  /^([A-Za-z]:\\|\/[\w.-]+\/|FAIL\s|\s*\d+\s*\||\s*at\s|\s*File "|Traceback|\d{4}-\d\d-\d\d[ T]\d\d:|\[(?:INFO|ERROR|WARN|DEBUG)\]|(?:fail|info|warn|error|dbug|crit):\s|npm ERR!|\$ |>\s|[A-Z]\w*(?:Error|Exception)\b)/;
+  /^([A-Za-z]:\\|\/[\w.-]+\/|FAIL\s|\s*\d+\s*\||\s*at\s|\s*File "|Traceback|\d{4}-\d\d-\d\d[ T]\d\d:|\[(?:INFO|ERROR|WARN|DEBUG)\]|(?:fail|info|warn|error|dbug|crit):\s|npm ERR!|\$ |[A-Z]\w*(?:Error|Exception)\b)/;
 
 /**
  * A user's sentence. Nearly everything a user says to a coding agent binds it, so COMMITMENT is the default
@@ -105,7 +105,7 @@ const FAILURE_TOPIC =
 const CAUSE =
   /\b(because|root cause|the (?:issue|problem|error|failure) (?:is|was)|is caused|caused by|due to|which means|this means|turns out|so the|exposed|confirmed)\b/i;
 const AGENT_ACTION =
-  /\b(I'?m|I am|we'?re|I'?ll|I will|we'?ll|let me|let's|we need to|to (?:resolve|fix|address) this|next,|then I)\b/i;
+  /\b(I'?m|I am|we'?re|I'?ll|I will|we'?ll|let me|let's|we need to|to (?:resolve|fix|address) this|then I)\b|\bnext,/i;
 
 /**
  * Other categories a sentence also carries, for turn-level labelling: "The CI failure is a type mismatch in

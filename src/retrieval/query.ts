@@ -74,6 +74,21 @@ export function looksLikeCode(word: string): boolean {
   return false;
 }
 
+/**
+ * Whether the capitalized word at `at` sits in a Title Case run ("Language Card", "Total Commits"): a
+ * capitalized neighbour that is not itself the first word of a sentence. "The Session object" is not a run.
+ */
+function inTitleCaseRun(text: string, at: number, len: number): boolean {
+  const before = text.slice(Math.max(0, at - 60), at);
+  const prev = /([A-Z][a-z]+)\s+$/.exec(before);
+  if (prev) {
+    const lead = before.slice(0, prev.index).trimEnd();
+    const sentenceStart = lead === "" ? at - before.length === 0 : /[.!?:\n#*>-]$/.test(lead);
+    if (!sentenceStart) return true;
+  }
+  return /^\s+[A-Z][a-z]+\b/.test(text.slice(at + len, at + len + 30));
+}
+
 /** Anchors named in the task: explicit paths and frames first, then dotted module names and code identifiers. */
 export function extractAnchors(text: string): Anchor[] {
   const out = new Map<string, Anchor>();
@@ -111,9 +126,7 @@ export function extractAnchors(text: string): Anchor[] {
       /^[A-Z][a-z]{2,}[a-z0-9]*$/.test(w) &&
       m.index > 0 &&
       !/[.!?\n]\s*$/.test(text.slice(Math.max(0, m.index - 4), m.index)) &&
-      // Title Case runs ("Language Card", "Total Commits") are headings and names of features, not classes.
-      !/\b[A-Z][a-z]+\s+$/.test(text.slice(Math.max(0, m.index - 30), m.index)) &&
-      !/^\s+[A-Z][a-z]+\b/.test(text.slice(m.index + w.length, m.index + w.length + 30))
+      !inTitleCaseRun(text, m.index, w.length)
     ) {
       // A capitalized word inside a sentence is often a class name (Dataset, Session); matching against
       // definitions decides whether it is one.

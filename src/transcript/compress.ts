@@ -110,8 +110,11 @@ export interface CompressDeps {
   home?: string;
   /** Reads only the first N turns (evaluation of incremental use: compress a transcript in parts). */
   limitTurns?: number;
-  /** Distils in the background instead of inline (the server's worker); inline when absent. */
-  distill?: (job: DistillJob) => void;
+  /**
+   * Distils in the background instead of inline (the server's worker); inline when absent. Returns the
+   * result when it had to distil inline after all.
+   */
+  distill?: (job: DistillJob) => DistillResult | undefined;
 }
 
 /** What a background distillation needs: the compressed span and its sections. */
@@ -361,8 +364,8 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     );
     // What outlives the session: typed memory units from the same span (CBDP).
     if (deps.distill) {
-      deps.distill({ projectId: deps.projectId, sessionId, span, sections });
-      memoriesQueued = span.length;
+      memories = deps.distill({ projectId: deps.projectId, sessionId, span, sections });
+      if (!memories) memoriesQueued = span.length;
     } else memories = distill(deps.db, deps.projectId, sessionId, span, sections);
   }
   return {

@@ -56,6 +56,12 @@ export function modelPrompt(summary: string, span: readonly Turn[]): string {
   ].join("\n\n");
 }
 
+/** An answer wrapped whole in a ```markdown fence is unwrapped. */
+function unwrapFence(text: string): string {
+  const m = /^\s*```[a-z]*\n([\s\S]*?)\n```\s*$/.exec(text);
+  return m ? m[1]! : text;
+}
+
 /** The bodies of the three headings in the model's answer; undefined when one is missing or empty. */
 export function parseNarrative(text: string): Record<(typeof NARRATIVE)[number], string> | undefined {
   const out: Partial<Record<(typeof NARRATIVE)[number], string>> = {};
@@ -76,7 +82,7 @@ export function replaceSections(summary: string, bodies: Record<(typeof NARRATIV
     const title = SECTION_TITLES[k].replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
     md = md.replace(
       new RegExp(`(^## ${title}\\s*\\n)([\\s\\S]*?)(?=^## |$(?![\\s\\S]))`, "m"),
-      (_m, head: string) => `${head}${bodies[k]} _(client model)_\n\n`,
+      (_m, head: string) => `${head}${bodies[k]}\n\n_(client model)_\n\n`,
     );
   }
   return md.trimEnd();
@@ -110,23 +116,25 @@ export async function runModelRoute(
       },
     };
   }
-  const bodies = parseNarrative(text);
+  const bodies = parseNarrative(unwrapFence(text));
   if (!bodies)
     return {
       markdown: summary,
       route: { route: "deterministic", reason: "the model's answer lacked one of the three sections", ms: ms() },
     };
-  const rewritten = replaceSections(summary, bodies);
-  const before = checkProbes(probes, summary);
-  const after = checkProbes(probes, rewritten);
-  if (after.passed < before.passed)
+  if (NARRATIVE.some((k) => bodies[k].includes("```")))
     return {
       markdown: summary,
-      route: {
-        route: "deterministic",
-        reason: `the rewrite lost ${before.passed - after.passed} fact(s) the summary held`,
-        ms: ms(),
-      },
+      route: { route: "deterministic", reason: "the rewrite contained code blocks", ms: ms() },
+    };
+  const rewritten = replaceSections(summary, bodies);
+  // Every probe the deterministic summary passes must still pass (gaining another does not make up for it).
+  const failedBefore = new Set(checkProbes(probes, summary).failed);
+  const lost = checkProbes(probes, rewritten).failed.filter((p) => !failedBefore.has(p));
+  if (lost.length > 0)
+    return {
+      markdown: summary,
+      route: { route: "deterministic", reason: `the rewrite lost ${lost.length} fact(s) the summary held`, ms: ms() },
     };
   if (countTokens(rewritten) > countTokens(summary) * 1.25 + 100)
     return {

@@ -46,7 +46,7 @@ describe("compress_context client-model route", () => {
       expect(textOf(res)).toMatch(/Route: the client's model rewrote/);
       const stored = await c.client.callTool({ name: "get_summary", arguments: {} });
       expect(textOf(stored)).toContain(
-        "MODEL-STATE: the routes are patched and the tests pass locally. _(client model)_",
+        "MODEL-STATE: the routes are patched and the tests pass locally.\n\n_(client model)_",
       );
 
       // Asked for the deterministic route: no request reaches the model.

@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { inflateClaudeTranscript } from "../../src/eval/compress-bench.js";
+import { silentLogger } from "../../src/log.js";
+import { createDistiller } from "../../src/memory/background.js";
+import { emptySections } from "../../src/transcript/merge.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { shared } from "../transcript/data.js";
@@ -51,4 +54,14 @@ describe("background distillation", () => {
       await c.close();
     }
   }, 60_000);
+
+  it("counts a job the worker could not run as failed and still closes", async () => {
+    const d = createDistiller("/proc/no-such-dir/memcards.db", silentLogger);
+    d.enqueue({ projectId: 1, sessionId: "s", span: [], sections: emptySections() });
+    expect(d.pending()).toBe(1);
+    await d.idle();
+    expect(d.stats()).toEqual({ done: 0, failed: 1, added: 0 });
+    await d.close();
+    expect(d.pending()).toBe(0);
+  });
 });

@@ -26,8 +26,49 @@ describe("compression model route", () => {
     expect(bodies).toEqual({ intent: "A", state: "B", next: "- C" });
     const md = replaceSections(SUMMARY, bodies!);
     expect(md).toContain("## Files Modified\n- `src/parse.ts` — edited");
-    expect(md).toContain("## Current State\nB _(client model)_");
+    expect(md).toContain("## Current State\nB\n\n_(client model)_");
     expect(md).not.toContain("tests red");
     expect(parseNarrative("## Session Intent\nA\n## Next Steps\n- C")).toBeUndefined();
+  });
+
+  it("refuses a rewrite that drops a fact even when it gains another, or carries code blocks", async () => {
+    const probes = [
+      { type: "artifact" as const, expect: ["src/parse.ts"], turn: "t1", fact: "- src/parse.ts" },
+      { type: "next" as const, expect: ["use sqlite"], turn: "t2", fact: "- use sqlite" },
+    ];
+    const summary = SUMMARY.replace("- run `npm test`", "- run `npm test` on src/parse.ts");
+    const swap = await runModelRoute(
+      () => Promise.resolve("## Session Intent\nA\n## Current State\nB\n## Next Steps\n- use sqlite"),
+      summary,
+      [],
+      probes,
+    );
+    // The ledger line still names src/parse.ts, so nothing is lost here: the rewrite is kept.
+    expect(swap.route.route).toBe("model");
+    const lossy = await runModelRoute(
+      () => Promise.resolve("## Session Intent\nA\n## Current State\nB\n## Next Steps\n- use sqlite"),
+      "## Session Intent\n- x\n## Current State\n- y\n## Next Steps\n- edit src/parse.ts",
+      [],
+      probes,
+    );
+    expect(lossy.route).toMatchObject({
+      route: "deterministic",
+      reason: "the rewrite lost 1 fact(s) the summary held",
+    });
+    const fenced = await runModelRoute(
+      () => Promise.resolve("## Session Intent\nA\n## Current State\nB\n## Next Steps\n- run:\n```\nnpm test\n```"),
+      SUMMARY,
+      [],
+      [],
+    );
+    expect(fenced.route).toMatchObject({ route: "deterministic", reason: "the rewrite contained code blocks" });
+    const wrapped = await runModelRoute(
+      () => Promise.resolve("```markdown\n## Session Intent\nA\n## Current State\nB\n## Next Steps\n- C\n```"),
+      SUMMARY,
+      [],
+      [],
+    );
+    expect(wrapped.route.route).toBe("model");
+    expect(wrapped.markdown).not.toContain("```");
   });
 });

@@ -19,8 +19,10 @@ export type GroundProbe =
   | { category: ProbeCategory; kind: "cooccur"; groups: string[][]; window: number; label: string; turn: string }
   | { category: ProbeCategory; kind: "words"; words: string[]; need: number; label: string; turn: string };
 
+const ADD = ["added", "adding", "adds", "add "];
+/** Word starts that say what was done to a file (matched at the start of a word). */
 const OPS: Record<string, string[]> = {
-  created: ["creat", "new file", "wrote", "write", "written", "add", "generat"],
+  created: ["creat", "new file", "wrote", "write", "written", "generat", ...ADD],
   modified: [
     "edit",
     "modif",
@@ -29,13 +31,18 @@ const OPS: Record<string, string[]> = {
     "str_replace",
     "replac",
     "patch",
-    "fix",
+    "fixed",
+    "fixes",
+    "fixing",
+    "fix ",
     "applied",
-    "diff",
+    "diff ",
+    "diff:",
+    "diffs",
     "rewr",
     "refactor",
-    "add",
     "renam",
+    ...ADD,
   ],
   deleted: ["delet", "remov", "rm "],
 };
@@ -255,18 +262,32 @@ export function groundTruth(t: Transcript, opts: GroundTruthOptions = {}): Groun
   return probes;
 }
 
+/**
+ * Where `needle` occurs starting a word (`auth.ts` not inside `oauth.ts`, `add` not inside `pad`); a needle
+ * ending in a digit must also end one (`3 passed` not inside `13 passed`, `v1` not inside `v12`).
+ */
+function wordStarts(hay: string, needle: string): number[] {
+  const out: number[] = [];
+  const word = /[a-z0-9_]/;
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    if (at > 0 && word.test(hay[at - 1]!) && word.test(needle[0]!)) continue;
+    const after = hay[at + needle.length];
+    if (/[0-9]$/.test(needle) && after && /[0-9]/.test(after)) continue;
+    out.push(at);
+  }
+  return out;
+}
+
 /** Whether `text` answers the probe. `text` is matched lower-cased with whitespace collapsed. */
 export function probeHolds(p: GroundProbe, text: string): boolean {
   const hay = text.toLowerCase().replace(/[`*]/g, "").replace(/\s+/g, " ");
   if (p.kind === "cooccur") {
     const first = p.groups[0]!.map((g) => g.toLowerCase());
     for (const alt of first) {
-      let at = hay.indexOf(alt);
-      while (at >= 0) {
+      for (const at of wordStarts(hay, alt)) {
         const lo = Math.max(0, at - p.window);
         const region = hay.slice(lo, at + alt.length + p.window);
-        if (p.groups.slice(1).every((g) => g.some((x) => region.includes(x.toLowerCase())))) return true;
-        at = hay.indexOf(alt, at + 1);
+        if (p.groups.slice(1).every((g) => g.some((x) => wordStarts(region, x.toLowerCase()).length > 0))) return true;
       }
     }
     return false;

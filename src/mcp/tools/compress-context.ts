@@ -2,6 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import { distillerFor } from "../../memory/background.js";
+import { distill } from "../../memory/distill.js";
 import { compressContext, CompressInput } from "../../transcript/compress.js";
 import { type AskModel, withModelRoute } from "../../transcript/model-route.js";
 import { renderCompressFooter } from "../../transcript/report.js";
@@ -47,7 +48,15 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
             db: app.db,
             projectId: app.project.id,
             root: app.location.root,
-            distill: (job) => distillerFor(app).enqueue(job),
+            distill: (job) => {
+              try {
+                distillerFor(app).enqueue(job);
+                return undefined;
+              } catch (err) {
+                deps.logger.warn(`background distillation unavailable (${(err as Error).message}); distilling inline`);
+                return distill(app.db, job.projectId, job.sessionId, job.span, job.sections);
+              }
+            },
           },
           { ...args, ...transcript },
         );
