@@ -1,6 +1,6 @@
 // The five-system compression evaluation on real transcripts: ground truth from the raw file, every system
 // within the budget, intervals around the pooled recall, a chart.
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -58,5 +58,14 @@ describe("five-system compression evaluation", () => {
     expect(c.lo).toBeLessThan(0.5);
     expect(c.hi).toBeGreaterThan(0.5);
     expect(clusterBootstrap([{ hits: 0, total: 0 }])).toMatchObject({ total: 0, recall: 0 });
+  });
+
+  it("skips an unreadable transcript with its reason and scores the rest", () => {
+    const dir = mkdtempSync(join(tmpdir(), "memcards-five-in-"));
+    copyFileSync(shared("swe-agent__pydicom__pydicom-1458.traj"), join(dir, "pydicom.traj"));
+    writeFileSync(join(dir, "broken.jsonl"), '{"not": "a transcript"');
+    const r = runFiveSystems({ dir, workDir: mkdtempSync(join(tmpdir(), "memcards-five-")), budget: 800 });
+    expect(r.transcripts.map((t) => t.file)).toEqual(["pydicom.traj"]);
+    expect(r.notes[0]).toMatch(/^Skipped \(unreadable\): broken\.jsonl: cannot tell the transcript format/);
   });
 });

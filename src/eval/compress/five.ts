@@ -182,10 +182,17 @@ export function runFiveSystems(opts: FiveSystemOptions): FiveSystemReport {
   const labelled = opts.labelled ? loadLabelled(opts.labelled) : [];
   const files = (opts.files ?? readdirSync(opts.dir).sort()).filter((f) => !f.endsWith(".json") && !f.startsWith("."));
   const results: TranscriptResult[] = [];
+  const skipped: string[] = [];
   files.forEach((file, idx) => {
     opts.onFile?.(file);
     const path = join(opts.dir, file);
-    const t = parseTranscriptFile(path);
+    let t: ReturnType<typeof parseTranscriptFile>;
+    try {
+      t = parseTranscriptFile(path);
+    } catch (err) {
+      skipped.push(`${file}: ${(err as Error).message}`);
+      return;
+    }
     const commitments = new Map<string, string[]>();
     for (const l of labelled) if (l.source === file && l.commitments.length) commitments.set(l.turn, l.commitments);
     const probes = groundTruth(t, { commitments, path });
@@ -265,6 +272,7 @@ export function runFiveSystems(opts: FiveSystemOptions): FiveSystemReport {
     msPer[s] = Math.round(results.reduce((a, r) => a + r.ms[s], 0) / Math.max(1, results.length));
   }
   const notes = [
+    ...(skipped.length ? [`Skipped (unreadable): ${skipped.join("; ")}.`] : []),
     `Budget ${budget} tokens per transcript for every system; memcards gives at most 80% to the summary (scored before re-insertion), then warm memories (commitments first), then the latest messages verbatim.`,
     "Retrieval uses the built-in offline embedder (hashed features), with the session's first and last requests as its query.",
     `Query set: each system answers from its own memory with ${queryBudget} tokens of BM25 search results; memcards' memory is its summary and all active units, retrieval's is the whole raw transcript (nothing compressed), the others' their ${budget}-token context.`,
