@@ -48,7 +48,7 @@ function ensureStoreDir(dbPath: string): void {
 export function createApp(config: Config, location: ProjectLocation, logger: Logger): App {
   const dbPath = resolve(config.db ?? location.defaultDbPath);
   ensureStoreDir(dbPath);
-  const db = openDatabase(dbPath);
+  const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
     const project = upsertProject(db, location.key, location.root);
     const embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);

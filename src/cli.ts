@@ -153,10 +153,11 @@ program
 
 program
   .command("doctor")
-  .description("check Node, native modules, FTS5, sqlite-vec, the embedder and write access")
+  .description("check Node, native modules, FTS5, sqlite-vec, the embedder, the store's health and write access")
   .option("--json", "print JSON")
-  .action(async (opts: { json?: boolean }, cmd: Command) => {
-    const checks = await runDoctor(configFrom(cmd), process.cwd());
+  .option("--fix", "move a corrupt store aside (renamed to <file>.corrupt-<time>, never deleted) so a fresh one starts")
+  .action(async (opts: { json?: boolean; fix?: boolean }, cmd: Command) => {
+    const checks = await runDoctor(configFrom(cmd), process.cwd(), { fix: opts.fix ?? false });
     print(opts.json ?? false, checks, renderChecks(checks));
     if (checks.some((c) => c.level === "fail")) process.exitCode = 1;
   });

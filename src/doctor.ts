@@ -1,15 +1,17 @@
-// `memcards doctor`: checks the runtime, native modules, SQLite features, embedder and write access.
+// `memcards doctor`: checks the runtime, native modules, SQLite features, embedder, the store's health and write access.
 import { accessSync, constants, existsSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 
 import { z } from "zod";
 
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { DEFAULT_MODEL, isModelCached } from "./embeddings/transformers.js";
+import { toAppError } from "./errors.js";
 import { silentLogger } from "./log.js";
-import { resolveProjectRoot } from "./project/root.js";
-import { openDatabase } from "./storage/db.js";
+import { type ProjectLocation, resolveProjectRoot } from "./project/root.js";
+import { inspectStore, openDatabase } from "./storage/db.js";
+import { checkStoreFile, moveStoreAside } from "./storage/health.js";
 
 export const CheckLevel = z.enum(["ok", "warn", "fail"]);
 export const Check = z.object({
@@ -85,39 +87,83 @@ async function transformersCheck(config: Config): Promise<Check> {
   };
 }
 
-function storeCheck(config: Config, cwd: string): Check[] {
+const CORRUPT_FIX =
+  "restore the store from a backup, or run `memcards doctor --fix` to move it aside (the old file is kept) and start a fresh store";
+const NEWER_FIX =
+  "upgrade memcards (`npm install -g memcards@latest`), or pass --db with another file; --fix leaves this store alone";
+const PERMISSION_FIX = "pass --db with a writable path, or fix the folder's permissions";
+
+/** The store's health, then write access; a corrupt store is moved aside first when `fix` is set. */
+function storeChecks(config: Config, cwd: string, fix: boolean): Check[] {
+  let dbPath: string;
+  let location: ProjectLocation;
+  const out: Check[] = [];
   try {
-    const location = resolveProjectRoot({ explicit: config.root, cwd, userDir: config.userDir });
-    const rootCheck: Check =
-      location.source === "user-store"
-        ? {
-            name: "project root",
-            level: "warn",
-            detail: `no project found from ${cwd}; the per-user store ${location.root} is used`,
-            fix: "run inside a git repository, or pass --root",
-          }
-        : { name: "project root", level: "ok", detail: `${location.root} (from ${location.source})` };
-    const dbPath = config.db ?? location.defaultDbPath;
+    location = resolveProjectRoot({ explicit: config.root, cwd, userDir: config.userDir });
+    dbPath = resolve(config.db ?? location.defaultDbPath);
+  } catch (err) {
+    return [{ name: "project root", level: "fail", detail: (err as Error).message, fix: "pass --root with a directory" }];
+  }
+  out.push(
+    location.source === "user-store"
+      ? {
+          name: "project root",
+          level: "warn",
+          detail: `no project found from ${cwd}; the per-user store ${location.root} is used`,
+          fix: "run inside a git repository, or pass --root",
+        }
+      : { name: "project root", level: "ok", detail: `${location.root} (from ${location.source})` },
+  );
+  if (checkStoreFile(dbPath).empty) {
+    out.push({
+      name: "store",
+      level: "warn",
+      detail: `${dbPath} is an empty (0-byte) file: a new store is initialized in it`,
+      fix: "if it held data, restore it from a backup before the next memcards command",
+    });
+  } else if (existsSync(dbPath)) {
+    try {
+      inspectStore(dbPath);
+      out.push({ name: "store", level: "ok", detail: `${dbPath} passes SQLite's quick check` });
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code === "DB_CORRUPT" && fix) {
+        const kept = moveStoreAside(dbPath);
+        out.push({
+          name: "store",
+          level: "ok",
+          detail: `the corrupt store was moved aside to ${kept} (kept with its -wal/-shm files); a fresh store is created at ${dbPath}`,
+        });
+      } else {
+        const fixText = e.code === "DB_CORRUPT" ? CORRUPT_FIX : e.code === "DB_NEWER_SCHEMA" ? NEWER_FIX : PERMISSION_FIX;
+        // Nothing more is tried: a store that cannot be read safely must not be written.
+        return [...out, { name: "store", level: "fail", detail: `${e.code}: ${e.message}`, fix: fixText }];
+      }
+    }
+  }
+  try {
     const dir = dirname(dbPath);
     if (existsSync(dir)) accessSync(dir, constants.W_OK);
     const app = createApp(config, location, silentLogger);
     void app.close();
-    return [rootCheck, { name: "write access", level: "ok", detail: `database ${dbPath} opens for writing` }];
+    out.push({ name: "write access", level: "ok", detail: `database ${dbPath} opens for writing` });
   } catch (err) {
-    return [
-      {
-        name: "write access",
-        level: "fail",
-        detail: (err as Error).message,
-        fix: "pass --db with a writable path, or fix the folder's permissions",
-      },
-    ];
+    out.push({ name: "write access", level: "fail", detail: (err as Error).message, fix: PERMISSION_FIX });
   }
+  return out;
 }
 
-/** Runs every check. Failing checks mean memcards cannot work; warnings mean it works with less. */
-export async function runDoctor(config: Config, cwd: string): Promise<Check[]> {
-  return [nodeCheck(), ...sqliteChecks(), await transformersCheck(config), ...storeCheck(config, cwd)];
+/**
+ * Runs every check. Failing checks mean memcards cannot work; warnings mean it works with less. With `fix`, a
+ * corrupt store is renamed to `<file>.corrupt-<time>` (never deleted) so the next use starts a fresh one.
+ */
+export async function runDoctor(config: Config, cwd: string, opts: { fix?: boolean } = {}): Promise<Check[]> {
+  return [
+    nodeCheck(),
+    ...sqliteChecks(),
+    await transformersCheck(config),
+    ...storeChecks(config, cwd, opts.fix ?? false),
+  ];
 }
 
 /** One line a check, with its fix indented below. */

@@ -13,6 +13,7 @@ export const ErrorCodes = [
   "DB_MISSING_VEC",
   "DB_MIGRATION_FAILED",
   "DB_NEWER_SCHEMA",
+  "DB_CORRUPT",
   "EMBEDDER_MISMATCH",
   "EMBEDDER_UNAVAILABLE",
   "MODEL_PULL_FAILED",
@@ -44,5 +45,19 @@ export function toAppError(err: unknown): AppError {
     return new AppError("BAD_INPUT", parts.join("; "), { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
+  // SQLite found a damaged page after the store opened: the file, not the request, is at fault.
+  if (isCorruptionError(err)) {
+    return new AppError(
+      "DB_CORRUPT",
+      `the store is corrupt (${message}). Restore it from a backup, or run \`memcards doctor --fix\` to move it aside and start a fresh one.`,
+      { cause: err },
+    );
+  }
   return new AppError("INTERNAL", message, { cause: err });
+}
+
+/** True for the SQLite result codes that mean the file is damaged or not a database at all. */
+export function isCorruptionError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
 }

@@ -1,12 +1,13 @@
 // Opens the SQLite file: pragmas, sqlite-vec, an FTS5 check, migrations. The only place a connection is made.
-import { mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 
-import { AppError } from "../errors.js";
-import { migrate } from "./migrate.js";
+import { AppError, isCorruptionError } from "../errors.js";
+import { checkStoreFile, corruptStoreError, quickCheck } from "./health.js";
+import { assertKnownSchema, migrate } from "./migrate.js";
 
 export type Db = Database.Database;
 
@@ -17,15 +18,33 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Directory of numbered .sql migrations (tests point this at a fixture folder). */
   migrationsDir?: string;
+  /** Receives warnings about the store (an empty file initialized in place). */
+  onWarning?: (message: string) => void;
 }
 
-/** Opens (creating if needed) the database at `path`, ready for use: WAL, foreign keys, vec0, FTS5, migrated. */
+/**
+ * Opens (creating if needed) the database at `path`, ready for use: WAL, foreign keys, vec0, FTS5, migrated.
+ * A damaged file fails with DB_CORRUPT and a store from a newer memcards with DB_NEWER_SCHEMA, both before
+ * anything is written to it. An existing 0-byte file (no WAL beside it) holds nothing to lose: SQLite treats it
+ * as empty, so a new store is initialized in it, with a warning.
+ */
 export function openDatabase(path: string, opts: OpenOptions = {}): Db {
+  const onDisk = path !== ":memory:" && path !== "";
+  if (onDisk) {
+    const file = checkStoreFile(path);
+    if (file.problem) throw corruptStoreError(path, file.problem);
+    if (file.empty && !opts.readonly) {
+      opts.onWarning?.(
+        `the store ${path} is an empty (0-byte) file; a new store is initialized in it. If it held data, restore it from a backup.`,
+      );
+    }
+  }
   let db: Db;
   try {
     if (path !== ":memory:" && !opts.readonly) ensureDir(dirname(path));
     db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   } catch (err) {
+    if (isCorruptionError(err)) throw corruptStoreError(path, (err as Error).message, err);
     throw new AppError(
       "DB_OPEN_FAILED",
       `cannot open database ${path}: ${(err as Error).message}. Check the path and its permissions, or pass --db.`,
@@ -34,6 +53,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   }
   try {
     db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    // Read the schema and its version before any pragma or migration can write to the file.
+    db.prepare("SELECT COUNT(*) FROM sqlite_master").get();
+    assertKnownSchema(db, opts.migrationsDir);
     if (!opts.readonly) {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
@@ -47,7 +69,44 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     return db;
   } catch (err) {
     db.close();
-    throw err;
+    throw isCorruptionError(err) ? corruptStoreError(path, (err as Error).message, err) : err;
+  }
+}
+
+/**
+ * Checks an existing store without changing it: the file's header, its schema and version, then SQLite's quick
+ * check of every page (seconds on a very large store, so only `doctor` runs it). Throws DB_CORRUPT or
+ * DB_NEWER_SCHEMA. The connection is read-only, so a write-ahead log is never checkpointed into a damaged file;
+ * the empty -wal/-shm files such a connection leaves behind are removed when they were not there before.
+ */
+export function inspectStore(path: string, migrationsDir?: string): void {
+  const file = checkStoreFile(path);
+  if (file.problem) throw corruptStoreError(path, file.problem);
+  const hadCompanion = { wal: existsSync(path + "-wal"), shm: existsSync(path + "-shm") };
+  let db: Db;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    if (isCorruptionError(err)) throw corruptStoreError(path, (err as Error).message, err);
+    throw new AppError("DB_OPEN_FAILED", `cannot open database ${path}: ${(err as Error).message}.`, { cause: err });
+  }
+  try {
+    db.pragma("busy_timeout = 5000");
+    db.prepare("SELECT COUNT(*) FROM sqlite_master").get();
+    assertKnownSchema(db, migrationsDir);
+    const found = quickCheck(db, 1);
+    if (found.length) {
+      const first = found.flatMap((f) => f.split("\n")).find((line) => line && !line.startsWith("***"));
+      throw corruptStoreError(path, `quick check: ${first ?? found[0]}`);
+    }
+  } catch (err) {
+    throw isCorruptionError(err) ? corruptStoreError(path, (err as Error).message, err) : err;
+  } finally {
+    db.close();
+    if (!hadCompanion.wal && statSync(path + "-wal", { throwIfNoEntry: false })?.size === 0) {
+      rmSync(path + "-wal", { force: true });
+      if (!hadCompanion.shm) rmSync(path + "-shm", { force: true });
+    }
   }
 }
 

@@ -41,6 +41,29 @@ export function schemaVersion(db: Database.Database): number {
   return v.v ?? 0;
 }
 
+/**
+ * The schema version a store claims: the highest recorded migration, or SQLite's user_version when that is higher
+ * (each migration run stamps it, so a store written by a newer memcards shows it even to plain SQLite tools).
+ */
+export function storedSchemaVersion(db: Database.Database): number {
+  return Math.max(schemaVersion(db), Number(db.pragma("user_version", { simple: true })) || 0);
+}
+
+/** Throws DB_NEWER_SCHEMA when the store was written by a newer memcards; reads only. */
+export function assertKnownSchema(db: Database.Database, dir = DEFAULT_DIR): void {
+  const latest = loadMigrations(dir).at(-1)?.version ?? 0;
+  newerSchemaCheck(storedSchemaVersion(db), latest);
+}
+
+function newerSchemaCheck(current: number, latest: number): void {
+  if (current > latest) {
+    throw new AppError(
+      "DB_NEWER_SCHEMA",
+      `the database is at schema ${current} but this memcards knows only up to ${latest}. Upgrade memcards, or point --db at another file.`,
+    );
+  }
+}
+
 /** Applies every pending migration in one IMMEDIATE transaction; on any failure nothing is applied. */
 export function migrate(db: Database.Database, dir = DEFAULT_DIR): { applied: number[]; version: number } {
   const migrations = loadMigrations(dir);
@@ -48,13 +71,8 @@ export function migrate(db: Database.Database, dir = DEFAULT_DIR): { applied: nu
   const run = db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+    newerSchemaCheck(storedSchemaVersion(db), latest);
     const current = schemaVersion(db);
-    if (current > latest) {
-      throw new AppError(
-        "DB_NEWER_SCHEMA",
-        `the database is at schema ${current} but this memcards knows only up to ${latest}. Upgrade memcards, or point --db at another file.`,
-      );
-    }
     const applied: number[] = [];
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
     for (const m of migrations) {
@@ -71,7 +89,9 @@ export function migrate(db: Database.Database, dir = DEFAULT_DIR): { applied: nu
       record.run(m.version, m.name, new Date().toISOString());
       applied.push(m.version);
     }
-    return { applied, version: Math.max(current, ...applied) };
+    const version = Math.max(current, ...applied);
+    if (applied.length) db.pragma(`user_version = ${version}`);
+    return { applied, version };
   });
   return run.immediate();
 }
