@@ -189,9 +189,10 @@ program
               const rate = p.elapsedMs > 0 ? Math.round((p.done / p.elapsedMs) * 1000) : 0;
               line.update(
                 `${bar(p.done, p.total)} ${p.done}/${p.total} files, ${p.symbols} symbols, ${rate} files/s, ${secs}s`,
+                p.phase,
               );
-            } else if (p.phase === "embed") line.update(`vectors: ${p.done} embedded, ${secs}s`);
-            else line.update(`${p.phase}… ${secs}s`);
+            } else if (p.phase === "embed") line.update(`vectors: ${p.done} embedded, ${secs}s`, p.phase);
+            else line.update(`${p.phase}… ${secs}s`, p.phase);
           },
         });
         line.done();

@@ -1,7 +1,9 @@
-// A one-line progress display for the CLI on stderr (redrawn on a TTY, a line every few seconds otherwise).
+// A one-line progress display for the CLI on stderr (redrawn on a TTY; otherwise a line at each new phase and
+// every few seconds in between).
 
 export interface ProgressLine {
-  update(text: string): void;
+  /** Shows `text`; off a TTY, a `phase` other than the last shown one prints at once. */
+  update(text: string, phase?: string): void;
   done(text?: string): void;
 }
 
@@ -10,8 +12,9 @@ export function createProgressLine(enabled = true): ProgressLine {
   const tty = process.stderr.isTTY;
   let last = 0;
   let shown = false;
+  let lastPhase: string | undefined;
   return {
-    update(text) {
+    update(text, phase) {
       if (!enabled) return;
       const now = Date.now();
       if (tty) {
@@ -19,8 +22,9 @@ export function createProgressLine(enabled = true): ProgressLine {
         process.stderr.write(`\r\x1b[K${text}`);
         shown = true;
       } else {
-        if (now - last < 3000) return;
+        if (now - last < 3000 && (phase === undefined || phase === lastPhase)) return;
         process.stderr.write(text + "\n");
+        lastPhase = phase;
       }
       last = now;
     },

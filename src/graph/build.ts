@@ -24,6 +24,7 @@ import {
   writeFile,
 } from "../storage/graph.js";
 import { setMeta } from "../storage/meta.js";
+import { markPhase, phaseComplete, startBuild } from "./build-state.js";
 import { fileKey } from "./nodes.js";
 import { localPreparer, workerPreparer } from "./prepare.js";
 
@@ -73,13 +74,13 @@ export interface IndexOptions {
   onProgress?: (p: IndexProgress) => void;
 }
 
-const GRAPH_STATE = "graph.state";
 /** From this many changed files on, parsing runs in a worker thread. */
 const WORKER_THRESHOLD = 300;
 /**
  * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
- * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed.
- * Batches commit as they go, so a killed run resumes where it stopped.
+ * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed, and
+ * all of them when the previous build did not finish its edge phase. Batches commit as they go and each finished
+ * phase is recorded, so a killed run resumes where it stopped.
  */
 export async function indexRepository(opts: IndexOptions): Promise<IndexResult> {
   const { db, logger } = opts;
@@ -90,6 +91,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const cancelled = () => opts.isCancelled?.() ?? false;
 
   progress("scan", 0, 0, 0);
+  // An earlier build stopped before its edges were written: rebuild them all, whatever changed since.
+  const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
   const scan = scanRepo(opts.root, {
     withContent: true,
@@ -102,7 +105,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const removed = [...known.keys()].filter((p) => !present.has(p));
   const changed = scan.files.filter((f) => !f.unchanged);
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
-  setMeta(db, GRAPH_STATE, "building");
+  if (edgesOwed && known.size > 0) logger.info("the previous index did not finish; its derived edges are rebuilt");
+  startBuild(db);
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
 
@@ -160,12 +164,16 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     await preparer.dispose();
   }
   const tParse = elapsed();
+  if (!wasCancelled) markPhase(db, "parse", true);
 
-  if (!wasCancelled && (changed.length || removed.length || known.size === 0)) {
+  if (!wasCancelled && (changed.length || removed.length || known.size === 0 || edgesOwed)) {
     progress("edges", 0, 1, symbolCount);
     // Only modified files, none added, removed or a rule: re-resolve just their edges; else rebuild all.
     const onlyModified =
-      removed.length === 0 && changed.every((f) => known.has(f.path) && !ruleKindOf(f.path)) && known.size > 0;
+      !edgesOwed &&
+      removed.length === 0 &&
+      changed.every((f) => known.has(f.path) && !ruleKindOf(f.path)) &&
+      known.size > 0;
     if (onlyModified)
       updateDerivedEdges(
         db,
@@ -175,7 +183,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     else rebuildDerivedEdges(db, opts.root);
   }
   const tEdges = elapsed();
-  if (!wasCancelled) setMeta(db, GRAPH_STATE, "complete");
+  if (!wasCancelled) markPhase(db, "edges", true);
   setMeta(
     db,
     "graph.last_run",

@@ -4,6 +4,7 @@ import { embedPending } from "../embeddings/embed-pending.js";
 import type { RepoParser } from "../repo/parse.js";
 import { graphCounts, pendingNodeIds } from "../storage/graph.js";
 import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
+import { markPhase, phaseComplete } from "./build-state.js";
 import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";
 
 export interface GraphBuildOptions {
@@ -22,7 +23,10 @@ export interface GraphBuildResult extends IndexResult {
   embedMs: number;
 }
 
-/** Indexes the project, then (unless lexical only) embeds pending items and rebuilds similar edges. */
+/**
+ * Indexes the project, then (unless lexical only) embeds pending items and rebuilds similar edges: only those of
+ * changed nodes when few changed, all of them when many did or an earlier vectors phase was interrupted.
+ */
 export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promise<GraphBuildResult> {
   const result = await indexRepository({
     db: app.db,
@@ -37,6 +41,9 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
   let similarEdges = result.counts.edges.similar ?? 0;
   const t0 = performance.now();
   if (!opts.lexicalOnly && !result.cancelled && app.embedding.vectorsEnabled) {
+    // Vectors embedded by an interrupted phase are no longer pending, yet their similar edges were never built.
+    const owed = !phaseComplete(app.db, "vectors");
+    markPhase(app.db, "vectors", false);
     const changedFileLevel = pendingNodeIds(app.db, SIMILAR_TYPES);
     const fileLevelTotal = SIMILAR_TYPES.reduce((n, t) => n + (result.counts.nodes[t] ?? 0), 0);
     const controller = new AbortController();
@@ -51,12 +58,13 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
     } finally {
       if (timer) clearInterval(timer);
     }
-    if (changedFileLevel.length > 0) {
+    if (changedFileLevel.length > 0 || owed) {
       // A few changed files: recompute their neighbours only; many: rebuild all.
-      const incremental = changedFileLevel.length < 0.2 * fileLevelTotal;
+      const incremental = !owed && changedFileLevel.length < 0.2 * fileLevelTotal;
       const n = rebuildSimilarEdges(app.db, incremental ? { onlyNodeIds: changedFileLevel } : {});
       similarEdges = incremental ? (graphCounts(app.db).edges.similar ?? n) : n;
     }
+    if (!controller.signal.aborted) markPhase(app.db, "vectors", true);
   }
   const embedMs = Math.round(performance.now() - t0);
   if (similarEdges) result.counts.edges.similar = similarEdges;

@@ -1,0 +1,73 @@
+// Which phases of the graph build completed, kept in one meta row, so a run after an interruption (a kill, a
+// crash, a cancel) redoes what was left undone even when no file changed since.
+import { randomUUID } from "node:crypto";
+
+import { z } from "zod";
+
+import type { Db } from "../storage/db.js";
+import { writeTx } from "../storage/db.js";
+import { getMeta, setMeta } from "../storage/meta.js";
+
+export const BuildPhase = z.enum(["parse", "edges", "vectors"]);
+export type BuildPhase = z.infer<typeof BuildPhase>;
+
+/**
+ * The latest build. `complete` lists the phases whose latest run finished: parse and edges run in every build,
+ * so they start over with each one; vectors run only in builds with vectors (not `--lexical-only`), so their
+ * state carries over from build to build until a vectors phase runs again.
+ */
+export const BuildRecord = z.object({
+  id: z.string(),
+  startedAt: z.string(),
+  complete: z.array(BuildPhase),
+});
+export type BuildRecord = z.infer<typeof BuildRecord>;
+
+const KEY = "graph.build";
+/** The state flag of stores written before build records: "building" until an index finished. */
+const LEGACY_STATE = "graph.state";
+
+/** The latest build record, or undefined (none yet, or unreadable). */
+export function readBuild(db: Db): BuildRecord | undefined {
+  const raw = getMeta(db, KEY);
+  if (!raw) return undefined;
+  try {
+    const parsed = BuildRecord.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `phase` of the latest build finished (true for a store that never started a build). */
+export function phaseComplete(db: Db, phase: BuildPhase): boolean {
+  const rec = readBuild(db);
+  if (rec) return rec.complete.includes(phase);
+  return getMeta(db, LEGACY_STATE) !== "building";
+}
+
+/** Records the start of a build (a fresh id; vectors keep their state) and returns it. */
+export function startBuild(db: Db): BuildRecord {
+  const rec: BuildRecord = {
+    id: randomUUID(),
+    startedAt: new Date().toISOString(),
+    complete: phaseComplete(db, "vectors") ? ["vectors"] : [],
+  };
+  writeTx(db, () => {
+    setMeta(db, KEY, JSON.stringify(rec));
+    setMeta(db, LEGACY_STATE, "building");
+  });
+  return rec;
+}
+
+/** Marks `phase` of the current build complete (`done`) or started and not yet complete (`!done`). */
+export function markPhase(db: Db, phase: BuildPhase, done: boolean): void {
+  writeTx(db, () => {
+    const rec = readBuild(db);
+    if (!rec) return;
+    const complete = rec.complete.filter((p) => p !== phase);
+    if (done) complete.push(phase);
+    setMeta(db, KEY, JSON.stringify({ ...rec, complete }));
+    if (phase === "edges" && done) setMeta(db, LEGACY_STATE, "complete");
+  });
+}
