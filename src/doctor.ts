@@ -102,7 +102,9 @@ function storeChecks(config: Config, cwd: string, fix: boolean): Check[] {
     location = resolveProjectRoot({ explicit: config.root, cwd, userDir: config.userDir });
     dbPath = resolve(config.db ?? location.defaultDbPath);
   } catch (err) {
-    return [{ name: "project root", level: "fail", detail: (err as Error).message, fix: "pass --root with a directory" }];
+    return [
+      { name: "project root", level: "fail", detail: (err as Error).message, fix: "pass --root with a directory" },
+    ];
   }
   out.push(
     location.source === "user-store"
@@ -135,7 +137,8 @@ function storeChecks(config: Config, cwd: string, fix: boolean): Check[] {
           detail: `the corrupt store was moved aside to ${kept} (kept with its -wal/-shm files); a fresh store is created at ${dbPath}`,
         });
       } else {
-        const fixText = e.code === "DB_CORRUPT" ? CORRUPT_FIX : e.code === "DB_NEWER_SCHEMA" ? NEWER_FIX : PERMISSION_FIX;
+        const fixText =
+          e.code === "DB_CORRUPT" ? CORRUPT_FIX : e.code === "DB_NEWER_SCHEMA" ? NEWER_FIX : PERMISSION_FIX;
         // Nothing more is tried: a store that cannot be read safely must not be written.
         return [...out, { name: "store", level: "fail", detail: `${e.code}: ${e.message}`, fix: fixText }];
       }

@@ -60,7 +60,10 @@ export function checkStoreFile(path: string): StoreFileCheck {
   const pages = head.readUInt32BE(28);
   const valid = pages > 0 && head.readUInt32BE(92) === head.readUInt32BE(24);
   if (valid && walBytes === 0 && size < pages * pageSize) {
-    return { problem: `the file is truncated: ${size} bytes of the ${pages * pageSize} its header records`, empty: false };
+    return {
+      problem: `the file is truncated: ${size} bytes of the ${pages * pageSize} its header records`,
+      empty: false,
+    };
   }
   return { empty: false };
 }
