@@ -18,6 +18,7 @@ import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 
+import { toAppError } from "../../src/errors.js";
 import { indexRepository } from "../../src/graph/build.js";
 import { silentLogger } from "../../src/log.js";
 import { openTestApp } from "../graph/helpers.js";
@@ -233,6 +234,18 @@ describe("other store states", () => {
     const pageSize = new Database(sound, { readonly: true }).pragma("page_size", { simple: true }) as number;
     const pages = statSync(db).size / pageSize;
     for (let p = 2; p < pages; p++) overwrite(db, p * pageSize, Buffer.alloc(pageSize, 0x5a));
+    // What SQLite throws on reaching a damaged page maps to DB_CORRUPT, wherever it surfaces.
+    const raw = new Database(db, { readonly: true });
+    let thrown: unknown;
+    try {
+      raw.prepare("SELECT * FROM nodes").all();
+    } catch (err) {
+      thrown = err;
+    } finally {
+      raw.close();
+    }
+    expect(toAppError(thrown).code).toBe("DB_CORRUPT");
+    expect(toAppError(thrown).message).toMatch(/doctor --fix/);
     const status = cli(db, ["status"]);
     expect(status.code).toBe(1);
     expect(status.stderr).toMatch(/^memcards: DB_CORRUPT: /m);

@@ -22,6 +22,8 @@ describe("migrations", () => {
     const latest = loadMigrations().at(-1)?.version ?? 0;
     expect(latest).toBeGreaterThanOrEqual(1);
     expect(schemaVersion(db)).toBe(latest);
+    // Stamped where plain SQLite tools (and a future memcards) see it too.
+    expect(db.pragma("user_version", { simple: true })).toBe(latest);
     expect(tables(db)).toEqual(expect.arrayContaining(["meta", "projects", "sessions", "schema_migrations"]));
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
