@@ -8,6 +8,7 @@ import { chooseEmbedder } from "./embeddings/select.js";
 import { AppError } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { ProjectLocation } from "./project/root.js";
+import { checkStoreDir } from "./project/store.js";
 import type { Db } from "./storage/db.js";
 import { ensureDir, openDatabase } from "./storage/db.js";
 import { bindEmbedder, getEmbedderBinding } from "./storage/meta.js";
@@ -28,9 +29,10 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Writes `.memcards/.gitignore` so the store never ends up in the user's commits. */
-function ensureStoreDir(dbPath: string): void {
+/** Creates the store folder (never in a system folder) with a `.gitignore` so it stays out of the user's commits. */
+function ensureStoreDir(dbPath: string, userDir: string): void {
   const dir = dirname(dbPath);
+  checkStoreDir(dir, userDir);
   try {
     ensureDir(dir);
     const ignore = join(dir, ".gitignore");
@@ -47,7 +49,7 @@ function ensureStoreDir(dbPath: string): void {
 /** Opens the app for a resolved project location. */
 export function createApp(config: Config, location: ProjectLocation, logger: Logger): App {
   const dbPath = resolve(config.db ?? location.defaultDbPath);
-  ensureStoreDir(dbPath);
+  ensureStoreDir(dbPath, config.userDir);
   const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
     const project = upsertProject(db, location.key, location.root);

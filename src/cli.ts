@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // memcards CLI: parses argv, calls the same functions the MCP tools call, prints. Nothing else.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
@@ -34,7 +34,7 @@ import { neighbourhood } from "./graph/neighbors.js";
 import { renderBuild, renderNeighbourhood } from "./graph/render.js";
 import { watchUntilSignal } from "./graph/watch.js";
 import { ClientId, CLIENTS } from "./integrate/clients.js";
-import { HookEvent, HookInput, logHook, runHook } from "./integrate/hooks.js";
+import { hookCommand } from "./integrate/hook-command.js";
 import { applyChange, planHooks, planRegistration } from "./integrate/init.js";
 import type { LogLevel } from "./log.js";
 import { createLogger } from "./log.js";
@@ -390,31 +390,14 @@ program
     "run a Claude Code hook (PreCompact, SessionStart, SessionEnd, PostToolUse) with its JSON on stdin; always exits 0",
   )
   .action(async (event: string, _opts: unknown, cmd: Command) => {
-    let logTo = join(homedir(), ".memcards", "hooks.log");
-    let session: string | undefined;
-    try {
-      const ev = HookEvent.parse(event);
-      const input = HookInput.parse(JSON.parse((await readStdin(3000)) || "{}"));
-      session = input.session_id;
-      const g = cmd.optsWithGlobals<GlobalOpts>();
-      const config = resolveConfig({ root: g.root ?? input.cwd, db: g.db, logLevel: "silent", embedder: g.embedder });
-      const location = resolveProjectRoot({
-        explicit: config.root,
-        cwd: input.cwd ?? process.cwd(),
-        userDir: config.userDir,
-      });
-      const app = createApp(config, location, createLogger("silent"));
-      logTo = app.dbPath;
-      try {
-        const r = await runHook(ev, input, { app, cli: fileURLToPath(import.meta.url) });
-        if (r.stdout) process.stdout.write(`${r.stdout}\n`);
-        logHook(app.dbPath, ev, session, r.log);
-      } finally {
-        await app.close();
-      }
-    } catch (err) {
-      logHook(logTo, event, session, `error: ${(err as Error).message}`);
-    }
+    const g = cmd.optsWithGlobals<GlobalOpts>();
+    const out = await hookCommand(event, await readStdin(3000), {
+      flags: { root: g.root, db: g.db, embedder: g.embedder },
+      env: process.env,
+      cwd: process.cwd(),
+      cli: fileURLToPath(import.meta.url),
+    });
+    if (out) process.stdout.write(`${out}\n`);
     process.exitCode = 0;
   });
 

@@ -8,6 +8,7 @@ export const ErrorCodes = [
   "NOT_A_DIRECTORY",
   "NOT_INDEXED",
   "OUTSIDE_ROOTS",
+  "SYSTEM_FOLDER",
   "DB_OPEN_FAILED",
   "DB_MISSING_FTS5",
   "DB_MISSING_VEC",

@@ -1,7 +1,7 @@
 // Claude Code hooks: `memcards hook <event>` reads the hook's JSON on stdin. It never blocks or fails the agent:
 // heavy work goes to a detached process, and any error exits 0 with nothing printed, logged to .memcards/hooks.log.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 import { z } from "zod";
@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { App } from "../app.js";
 import { getMemoryCards, renderCards } from "../cards/service.js";
 import { recall } from "../memory/service.js";
+import { allowedPath, checkReadable } from "../project/confine.js";
 import { createRanker } from "../retrieval/rank.js";
 import { graphCounts } from "../storage/graph.js";
 import { touchSession } from "../storage/projects.js";
@@ -53,6 +54,8 @@ export interface HookContext {
   cli: string;
   /** Starts a detached process; tests pass a recorder. */
   spawnDetached?: (args: string[]) => void;
+  /** The home folder whose transcript folders hooks may read (default: the user's). */
+  home?: string;
 }
 
 export interface HookResult {
@@ -104,7 +107,15 @@ export function briefOf(markdown: string): string {
 export async function runHook(event: HookEvent, input: HookInput, ctx: HookContext): Promise<HookResult> {
   const { app } = ctx;
   const sessionId = input.session_id;
-  const transcript = input.transcript_path;
+  // A hook reads only inside the project and the agents' transcript folders, like the MCP tools.
+  const scope = { root: app.location.root, roots: [], home: ctx.home };
+  let transcript: string | undefined;
+  let refused: unknown;
+  try {
+    if (input.transcript_path) transcript = allowedPath(input.transcript_path, scope).path;
+  } catch (err) {
+    refused = err; // not recorded; fatal only to the hooks that read the transcript
+  }
   const spawnIt = ctx.spawnDetached ?? detached(ctx.cli);
   if (sessionId)
     touchSession(app.db, app.project.id, sessionId, {
@@ -113,10 +124,16 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
     });
   switch (event) {
     case "PreCompact": {
+      if (refused) throw refused;
       if (!transcript) return { stdout: "", log: "no transcript_path" };
       // Store the anchored summary before the client's own compaction; stdout is not shown to the model.
       const r = compressContext(
-        { db: app.db, projectId: app.project.id, root: app.location.root },
+        {
+          db: app.db,
+          projectId: app.project.id,
+          root: app.location.root,
+          readable: (path) => checkReadable(path, scope),
+        },
         { transcript_path: transcript, ...(sessionId ? { session_id: sessionId } : {}) },
       );
       return {
@@ -146,7 +163,9 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
       return { stdout: out, log: `injected the project brief (${brief.units.length} units), ${out.length} chars` };
     }
     case "SessionEnd": {
+      if (refused) throw refused;
       if (!transcript) return { stdout: "", log: "no transcript_path" };
+      checkReadable(transcript, scope);
       spawnIt([
         "distill",
         transcript,
@@ -196,17 +215,5 @@ export async function runHook(event: HookEvent, input: HookInput, ctx: HookConte
       spawnIt(["index", app.location.root, "--lexical-only", "--log-level", "silent", "--release-lock", lock]);
       return { stdout: "", log: `queued re-index for ${file}` };
     }
-  }
-}
-
-/** Appends a line to the project's hook log; secrets never reach it (no transcript content is logged). */
-export function logHook(dbPath: string, event: string, sessionId: string | undefined, line: string): void {
-  try {
-    appendFileSync(
-      join(dirname(dbPath), "hooks.log"),
-      `${new Date().toISOString()} ${event} ${sessionId ?? "-"} ${line.replace(/\s+/g, " ").slice(0, 500)}\n`,
-    );
-  } catch {
-    /* the log is best effort */
   }
 }

@@ -12,7 +12,7 @@ import { resolveProjectRoot } from "../project/root.js";
 export interface ToolDeps {
   /** The app for this connection's project, opened on first use. */
   app(): Promise<App>;
-  /** The client's MCP roots as local paths (empty when it offers none). */
+  /** The client's MCP roots as local paths (empty when it offers none), asked for even under --root. */
   roots(): Promise<string[]>;
   logger: Logger;
   version: string;
@@ -26,31 +26,38 @@ export function createToolDeps(
   opts: { config: Config; apps: AppCache; logger: Logger; version: string; cwd: string },
 ): ToolDeps {
   let pending: Promise<App> | undefined;
-  const clientRoots = async (): Promise<string[]> => {
-    if (opts.config.root || !server.server.getClientCapabilities()?.roots) return [];
-    try {
-      const res = await server.server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
-      return res.roots.map((r) => r.uri);
-    } catch (err) {
-      opts.logger.warn(`client roots unavailable: ${(err as Error).message}`);
-      return [];
-    }
-  };
-  let rootsPending: Promise<string[]> | undefined;
+  let urisPending: Promise<string[]> | undefined;
+  // Asked once per connection: they choose the project (without --root) and widen what may be read.
+  const clientRoots = (): Promise<string[]> =>
+    (urisPending ??= (async () => {
+      if (!server.server.getClientCapabilities()?.roots) return [];
+      try {
+        const res = await server.server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
+        return res.roots.map((r) => r.uri);
+      } catch (err) {
+        opts.logger.warn(`client roots unavailable: ${(err as Error).message}`);
+        return [];
+      }
+    })());
   return {
     logger: opts.logger,
     version: opts.version,
-    roots() {
-      rootsPending ??= clientRoots().then((uris) =>
-        uris.flatMap((u) => (u.startsWith("file://") ? [fileURLToPath(u)] : [])),
-      );
-      return rootsPending;
+    async roots() {
+      const uris = await clientRoots();
+      return uris.flatMap((u) => {
+        if (!u.startsWith("file://")) return [];
+        try {
+          return [fileURLToPath(u)];
+        } catch {
+          return [];
+        }
+      });
     },
     app() {
       pending ??= (async () => {
         const location = resolveProjectRoot({
           explicit: opts.config.root,
-          mcpRoots: await clientRoots(),
+          mcpRoots: opts.config.root ? [] : await clientRoots(),
           cwd: opts.cwd,
           userDir: opts.config.userDir,
         });

@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
@@ -19,6 +19,7 @@ export const SkipReason = z.enum([
   "binary",
   "oversized",
   "symlink",
+  "symlink-outside",
   "unreadable",
   "missing",
   "not-a-file",
@@ -349,7 +350,7 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
 
   const files: ScannedFile[] = [];
   for (const c of candidates) {
-    const file = inspect(c, opts, tally);
+    const file = inspect(c, realRoot, opts, tally);
     if (file) files.push(file);
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -365,7 +366,12 @@ function safeIgnores(ig: Ignore, path: string): boolean {
 }
 
 /** Stats, reads and classifies one candidate; returns undefined (and counts why) when it is skipped. */
-function inspect(c: Candidate, opts: z.output<typeof ScanOptions>, tally: Tally): ScannedFile | undefined {
+function inspect(
+  c: Candidate,
+  realRoot: string,
+  opts: z.output<typeof ScanOptions>,
+  tally: Tally,
+): ScannedFile | undefined {
   const reason = nameSkip(c.path);
   if (reason) {
     skip(tally, reason, c.path);
@@ -380,10 +386,17 @@ function inspect(c: Candidate, opts: z.output<typeof ScanOptions>, tally: Tally)
     return undefined;
   }
   if (st.isSymbolicLink()) {
+    let real: string;
     try {
-      st = statSync(c.absPath);
+      real = realpathSync(c.absPath);
+      st = statSync(real);
     } catch {
       skip(tally, "unreadable", c.path); // dangling link or a link loop
+      return undefined;
+    }
+    // A link may point anywhere; only what lies inside the project is ever read.
+    if (!insideDir(realRoot, real)) {
+      skip(tally, "symlink-outside", c.path);
       return undefined;
     }
   }
@@ -440,6 +453,11 @@ function inspect(c: Candidate, opts: z.output<typeof ScanOptions>, tally: Tally)
     unchanged: known?.hash === hash,
     ...(opts.withContent && text !== undefined ? { content: text } : {}),
   };
+}
+
+function insideDir(dir: string, p: string): boolean {
+  const r = relative(dir, p);
+  return r === "" || (r !== ".." && !r.startsWith(`..${sep}`) && !isAbsolute(r));
 }
 
 function isLink(abs: string): boolean {

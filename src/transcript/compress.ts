@@ -108,6 +108,11 @@ export interface CompressDeps {
   /** The project root, to find Claude Code's newest transcript when nothing else names one. */
   root: string;
   home?: string;
+  /**
+   * Checks a transcript path before it is read and returns the path to read (the MCP server and the hooks
+   * confine reads to the project, the client's roots and the agents' transcript folders).
+   */
+  readable?: (path: string) => string;
   /** Reads only the first N turns (evaluation of incremental use: compress a transcript in parts). */
   limitTurns?: number;
   /**
@@ -248,6 +253,7 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
         `no transcript to compress: pass transcript_path (or messages), or a session_id whose transcript a hook recorded; no Claude Code transcripts found in ${claudeProjectDir(deps.root, deps.home)}`,
       );
     }
+    if (deps.readable) path = deps.readable(path);
     transcript = parseTranscriptFile(path, input.format);
     source = { kind, path: resolve(path), format: transcript.format };
   }

@@ -126,5 +126,11 @@ export function parseTranscriptFile(path: string, format?: TranscriptFormat): Tr
   }
   const fmt = format ?? detectFormat(headBuf.toString("utf8"), path);
   const text = readFileSync(path, "utf8");
-  return parseText(text, fmt);
+  try {
+    return parseText(text, fmt);
+  } catch (err) {
+    // Name the file and the format; the message says where it went wrong, never what the file holds.
+    if (err instanceof AppError) throw new AppError(err.code, `cannot read ${path} as ${fmt}: ${err.message}`);
+    throw err;
+  }
 }

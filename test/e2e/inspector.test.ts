@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { cliPath } from "../helpers/cli.js";
-import { tmpDir } from "../helpers/tmp.js";
+import { inClaudeProjects, tmpDir } from "../helpers/tmp.js";
 import { POLYGLOT } from "../repo/fixture.js";
 import { fixture } from "../transcript/data.js";
 
@@ -25,7 +25,7 @@ function inspect(root: string, home: string, args: string[]): Record<string, unk
     [inspector, "--cli", process.execPath, cliPath, "serve", "--root", root, "--embedder", "offline", ...args],
     {
       encoding: "utf8",
-      env: { ...process.env, MEMCARDS_HOME: home },
+      env: { ...process.env, HOME: home, MEMCARDS_HOME: home },
       timeout: 120_000,
     },
   );
@@ -88,7 +88,7 @@ describe("MCP Inspector CLI against memcards serve", () => {
       "test_covers",
     );
     const compressed = call(root, home, "compress_context", {
-      transcript_path: fixture("claude-code.jsonl"),
+      transcript_path: inClaudeProjects(home, fixture("claude-code.jsonl")),
       keep_recent: "2",
     });
     expect(compressed.isError).toBeFalsy();

@@ -11,7 +11,7 @@ import { resolveConfig } from "../../src/config.js";
 import { measureToolSize } from "../../src/eval/tool-size.js";
 import { cliPath } from "../helpers/cli.js";
 import { textOf } from "../helpers/mcp.js";
-import { tmpDir } from "../helpers/tmp.js";
+import { inClaudeProjects, tmpDir } from "../helpers/tmp.js";
 import { POLYGLOT } from "../repo/fixture.js";
 import { fixture } from "../transcript/data.js";
 
@@ -24,7 +24,7 @@ async function start(root: string, home: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, "serve", "--root", root, "--embedder", "offline"],
-    env: env({ MEMCARDS_HOME: home }),
+    env: env({ HOME: home, MEMCARDS_HOME: home }),
     stderr: "pipe",
   });
   const client = new Client({ name: "session-test", version: "1.0.0" });
@@ -47,7 +47,7 @@ describe("a scripted session over stdio", () => {
       expect(textOf(built)).toMatch(/48 files/);
       const c = await client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: fixture("claude-code.jsonl") },
+        arguments: { transcript_path: inClaudeProjects(home, fixture("claude-code.jsonl")) },
       });
       expect(c.isError, textOf(c)).toBeFalsy();
       sessionId = (c.structuredContent as { session_id: string }).session_id;

@@ -1,7 +1,7 @@
 // Temporary directories removed after each test file.
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 import { afterAll } from "vitest";
 
@@ -15,4 +15,18 @@ export function tmpDir(prefix = "memcards-test-"): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
   made.push(d);
   return d;
+}
+
+/** Copies `file` into `dir` (a project root), keeping its name; returns the copy's path. */
+export function copyInto(dir: string, file: string): string {
+  const to = join(dir, basename(file));
+  copyFileSync(file, to);
+  return to;
+}
+
+/** Copies a transcript into `home`'s Claude Code transcript folder, where memcards may read it; returns its path. */
+export function inClaudeProjects(home: string, file: string): string {
+  const dir = join(home, ".claude", "projects", "-test-project");
+  mkdirSync(dir, { recursive: true });
+  return copyInto(dir, file);
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 
 import { connect, textOf } from "../helpers/mcp.js";
-import { tmpDir } from "../helpers/tmp.js";
+import { copyInto, tmpDir } from "../helpers/tmp.js";
 import { fixture, shared } from "../transcript/data.js";
 
 type Structured = Record<string, unknown>;
@@ -25,8 +25,9 @@ function faithful(prompt: string): string {
 describe("compress_context client-model route", () => {
   it("uses the client's model where sampling is offered and stores the rewrite", async () => {
     const prompts: string[] = [];
+    const root = tmpDir();
     const c = await connect({
-      flags: { root: tmpDir(), embedder: "offline" },
+      flags: { root, embedder: "offline" },
       env: { MEMCARDS_HOME: tmpDir() },
       sampling: (p) => {
         prompts.push(p);
@@ -36,7 +37,7 @@ describe("compress_context client-model route", () => {
     try {
       const res = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: shared("harmony-claude-pr341.jsonl") },
+        arguments: { transcript_path: copyInto(root, shared("harmony-claude-pr341.jsonl")) },
       });
       expect(res.isError).toBeFalsy();
       expect((res.structuredContent as Structured).route).toBe("model");
@@ -52,7 +53,7 @@ describe("compress_context client-model route", () => {
       // Asked for the deterministic route: no request reaches the model.
       const again = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: shared("polychrome-undo-layers.md"), route: "deterministic" },
+        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")), route: "deterministic" },
       });
       expect((again.structuredContent as Structured).route).toBe("deterministic");
       expect(prompts).toHaveLength(1);
@@ -63,8 +64,9 @@ describe("compress_context client-model route", () => {
 
   it("keeps the deterministic summary when the answer is out of shape or loses a fact", async () => {
     let calls = 0;
+    const root = tmpDir();
     const c = await connect({
-      flags: { root: tmpDir(), embedder: "offline" },
+      flags: { root, embedder: "offline" },
       env: { MEMCARDS_HOME: tmpDir() },
       sampling: () =>
         ++calls === 1
@@ -75,7 +77,7 @@ describe("compress_context client-model route", () => {
       // A session ending with open task items: a generic Next Steps would drop them.
       const lossy = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: fixture("claude-code.jsonl") },
+        arguments: { transcript_path: copyInto(root, fixture("claude-code.jsonl")) },
       });
       expect((lossy.structuredContent as Structured).route).toBe("deterministic");
       expect(textOf(lossy)).toMatch(/Client-model route not used: the rewrite lost \d+ fact\(s\) the summary held/);
@@ -83,7 +85,7 @@ describe("compress_context client-model route", () => {
 
       const shapeless = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: shared("polychrome-undo-layers.md") },
+        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")) },
       });
       expect((shapeless.structuredContent as Structured).route).toBe("deterministic");
       expect(textOf(shapeless)).toMatch(
@@ -96,11 +98,12 @@ describe("compress_context client-model route", () => {
   });
 
   it("says the route is deterministic when the client offers no sampling", async () => {
-    const c = await connect({ flags: { root: tmpDir(), embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
+    const root = tmpDir();
+    const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
     try {
       const res = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: shared("polychrome-undo-layers.md") },
+        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")) },
       });
       expect((res.structuredContent as Structured).route).toBe("deterministic");
       expect(textOf(res)).toContain("Route: deterministic.");

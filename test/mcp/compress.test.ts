@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 
 import { countTokens } from "../../src/text/tokens.js";
 import { connect, textOf } from "../helpers/mcp.js";
-import { tmpDir } from "../helpers/tmp.js";
+import { copyInto, tmpDir } from "../helpers/tmp.js";
 import { shared } from "../transcript/data.js";
 
 type Structured = Record<string, unknown>;
@@ -22,7 +22,7 @@ describe("compression tools over MCP", () => {
 
       const res = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: shared("polychrome-undo-layers.md") },
+        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")) },
       });
       expect(res.isError).toBeFalsy();
       const text = textOf(res);
@@ -51,10 +51,10 @@ describe("compression tools over MCP", () => {
 
       const bad = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: "/no/such/file.jsonl" },
+        arguments: { transcript_path: "no/such/file.jsonl" },
       });
       expect(bad.isError).toBe(true);
-      expect(textOf(bad)).toMatch(/^NOT_FOUND: transcript not found: \/no\/such\/file\.jsonl/);
+      expect(textOf(bad)).toMatch(/^NOT_FOUND: transcript not found: \/.*\/no\/such\/file\.jsonl/);
       const none = await c.client.callTool({ name: "get_summary", arguments: { session_id: "nope" } });
       expect(none.isError).toBe(true);
       expect(textOf(none)).toMatch(/^NOT_FOUND: no summary for session nope/);

@@ -1,11 +1,11 @@
-// With MCP roots, compress_context reads only inside them, the project, or the agents' transcript folders.
+// compress_context reads only inside the client's roots, the project, or the agents' transcript folders.
 import { copyFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { describe, expect, it } from "vitest";
 
-import { checkReadable } from "../../src/mcp/paths.js";
+import { checkReadable } from "../../src/project/confine.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { fixture } from "../transcript/data.js";
@@ -25,7 +25,8 @@ describe("roots", () => {
         arguments: { transcript_path: fixture("messages.json") },
       });
       expect(outside.isError).toBe(true);
-      expect(textOf(outside)).toMatch(/^OUTSIDE_ROOTS: .*messages\.json lies outside this client's roots/);
+      expect(textOf(outside)).toMatch(/^OUTSIDE_ROOTS: .*messages\.json lies outside what memcards may read/);
+      expect(textOf(outside)).toContain(`this client's roots (${root})`);
       const inside = await c.client.callTool({ name: "compress_context", arguments: { transcript_path: "chat.json" } });
       expect(inside.isError, textOf(inside)).toBeFalsy();
     } finally {
@@ -33,14 +34,14 @@ describe("roots", () => {
     }
   });
 
-  it("allows the agents' own transcript folders, and everything when the client gives no roots", () => {
+  it("allows the agents' own transcript folders, and checks even when the client gives no roots", () => {
     const opts = { root: "/work/p", roots: ["/work/p"], home: "/home/u" };
-    expect(checkReadable("/home/u/.claude/projects/-work-p/s.jsonl", opts)).toBe(
-      "/home/u/.claude/projects/-work-p/s.jsonl",
-    );
-    expect(checkReadable("/home/u/.codex/sessions/2026/01/01/rollout-x.jsonl", opts)).toMatch(/rollout-x\.jsonl$/);
-    expect(() => checkReadable("/home/u/.ssh/id_rsa", opts)).toThrow(/outside this client's roots/);
+    // Paths that do not exist: allowed ones are NOT_FOUND, the rest OUTSIDE_ROOTS.
+    expect(() => checkReadable("/home/u/.claude/projects/-work-p/s.jsonl", opts)).toThrow(/^transcript not found/);
+    expect(() => checkReadable("/home/u/.codex/sessions/2026/01/01/rollout-x.jsonl", opts)).toThrow(/not found/);
+    expect(() => checkReadable("~/.codex/sessions/x.jsonl", opts)).toThrow(/not found: \/home\/u\/\.codex/);
+    expect(() => checkReadable("/home/u/.ssh/id_rsa", opts)).toThrow(/outside what memcards may read/);
     expect(() => checkReadable("../other/x.jsonl", opts)).toThrow(/outside/);
-    expect(checkReadable("/etc/x.jsonl", { ...opts, roots: [] })).toBe("/etc/x.jsonl");
+    expect(() => checkReadable("/etc/x.jsonl", { ...opts, roots: [] })).toThrow(/outside/);
   });
 });

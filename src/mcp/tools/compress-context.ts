@@ -3,11 +3,11 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import { distillerFor } from "../../memory/background.js";
 import { distill } from "../../memory/distill.js";
+import { checkReadable } from "../../project/confine.js";
 import { compressContext, CompressInput } from "../../transcript/compress.js";
 import { type AskModel, withModelRoute } from "../../transcript/model-route.js";
 import { renderCompressFooter } from "../../transcript/report.js";
 import type { ToolDeps } from "../context.js";
-import { checkReadable } from "../paths.js";
 import { guard, ok } from "../result.js";
 
 /** The client's model, when this client offers sampling (VS Code does; Claude Code and Claude Desktop do not). */
@@ -35,19 +35,13 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
     (args) =>
       guard(async () => {
         const app = await deps.app();
-        const transcript = args.transcript_path
-          ? {
-              transcript_path: checkReadable(args.transcript_path, {
-                root: app.location.root,
-                roots: await deps.roots(),
-              }),
-            }
-          : {};
+        const scope = { root: app.location.root, roots: await deps.roots() };
         const det = compressContext(
           {
             db: app.db,
             projectId: app.project.id,
             root: app.location.root,
+            readable: (path) => checkReadable(path, scope),
             distill: (job) => {
               try {
                 distillerFor(app).enqueue(job);
@@ -58,7 +52,7 @@ export function registerCompressContext(server: McpServer, deps: ToolDeps): void
               }
             },
           },
-          { ...args, ...transcript },
+          args,
         );
         const r = await withModelRoute(app.db, det, args.route ?? "auto", askOf(server));
         const { probes_failed, ...stats } = r.stats;

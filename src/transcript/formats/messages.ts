@@ -1,5 +1,6 @@
 // A plain JSON array of {role, content} messages (OpenAI-style tool calls are read too).
 import { AppError } from "../../errors.js";
+import { jsonProblem } from "../json-error.js";
 import type { Role, ToolCall, Transcript } from "../schema.js";
 import { asRecord, blockText, parseArgs, str, TurnSink } from "../turns.js";
 
@@ -59,8 +60,9 @@ export function parseMessages(text: string): Transcript {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    throw new AppError("UNKNOWN_FORMAT", `not valid JSON: ${(err as Error).message}`, { cause: err });
+  } catch {
+    // The engine's message quotes the text; name the place instead.
+    throw new AppError("UNKNOWN_FORMAT", `JSON messages: ${jsonProblem(text)}`);
   }
   return parseMessagesValue(value);
 }

@@ -1,5 +1,6 @@
 // SWE-agent trajectories (.traj): `history` is the chat; `trajectory` the action/observation steps; `info.submission` the patch.
 import { AppError } from "../../errors.js";
+import { jsonProblem } from "../json-error.js";
 import type { ToolCall, Transcript } from "../schema.js";
 import { asRecord, blockText, parseArgs, str, TurnSink } from "../turns.js";
 
@@ -12,10 +13,9 @@ export function parseSweAgent(text: string): Transcript {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    throw new AppError("UNKNOWN_FORMAT", `SWE-agent trajectory is not valid JSON: ${(err as Error).message}`, {
-      cause: err,
-    });
+  } catch {
+    // The engine's message quotes the text; name the place instead.
+    throw new AppError("UNKNOWN_FORMAT", `SWE-agent trajectory: ${jsonProblem(text)}`);
   }
   const root = asRecord(value);
   const sink = new TurnSink("swe-agent-traj");

@@ -1,0 +1,146 @@
+// `memcards hook <event>`: checks the call, runs the hook, and writes one line to the hook log for every
+// outcome, failures included. It never throws and returns only what belongs on stdout.
+import { appendFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+
+import { createApp } from "../app.js";
+import { type Config, resolveConfig } from "../config.js";
+import { toAppError } from "../errors.js";
+import { createLogger } from "../log.js";
+import { type ProjectLocation, resolveProjectRoot } from "../project/root.js";
+import { storeRefusal } from "../project/store.js";
+import { ensureDir } from "../storage/db.js";
+import { jsonProblem } from "../transcript/json-error.js";
+import { HookEvent, HookInput, runHook } from "./hooks.js";
+
+/** The log's file name, beside the project's database (or in the per-user folder). */
+export const HOOK_LOG = "hooks.log";
+
+export interface HookCall {
+  event?: HookEvent;
+  input: HookInput;
+  /** What is wrong with the call, without quoting stdin. */
+  problem?: string;
+}
+
+const clip = (s: string) => s.replace(/[^\x20-\x7e]/g, "?").slice(0, 60);
+
+/** Checks the event name and the JSON on stdin. */
+export function parseHookCall(event: string, stdin: string): HookCall {
+  const problems: string[] = [];
+  const ev = HookEvent.safeParse(event);
+  if (!ev.success) {
+    const near = HookEvent.options.find((o) => o.toLowerCase() === event.toLowerCase());
+    problems.push(
+      near
+        ? `unknown event "${clip(event)}": event names are case-sensitive, use ${near}`
+        : `unknown event "${clip(event)}"; expected one of ${HookEvent.options.join(", ")}`,
+    );
+  }
+  let input: HookInput = {};
+  if (!stdin.trim()) problems.push("empty stdin: expected the hook's JSON object");
+  else {
+    let value: unknown;
+    let parsed = false;
+    try {
+      value = JSON.parse(stdin);
+      parsed = true;
+    } catch {
+      problems.push(`stdin is ${jsonProblem(stdin)}`);
+    }
+    if (parsed) {
+      const r = HookInput.safeParse(value);
+      if (r.success) input = r.data;
+      else problems.push(`stdin is not a hook's JSON object (${toAppError(r.error).message})`);
+    }
+  }
+  return {
+    ...(ev.success ? { event: ev.data } : {}),
+    input,
+    ...(problems.length ? { problem: problems.join("; ") } : {}),
+  };
+}
+
+/** Appends one line to `file`, creating its folder; false when it could not be written. */
+function appendLine(file: string, event: string, sessionId: string | undefined, line: string): boolean {
+  try {
+    ensureDir(dirname(file));
+    appendFileSync(
+      file,
+      `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${line.replace(/\s+/g, " ").slice(0, 500)}\n`,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface HookCommandOptions {
+  /** Global flags: --root, --db, --embedder. */
+  flags: { root?: string | undefined; db?: string | undefined; embedder?: string | undefined };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The CLI entry (dist/cli.js) for detached follow-up work. */
+  cli: string;
+}
+
+/**
+ * Runs one hook call and logs its outcome to the project's `.memcards/hooks.log` (the per-user
+ * `hooks.log` when no project store can be used, stderr as a last resort). Returns the hook's stdout.
+ */
+export async function hookCommand(event: string, stdin: string, opts: HookCommandOptions): Promise<string> {
+  const call = parseHookCall(event, stdin);
+  const session = call.input.session_id;
+  let userDir = opts.env.MEMCARDS_HOME || join(opts.env.HOME || homedir(), ".memcards");
+  let config: Config | undefined;
+  let location: ProjectLocation | undefined;
+  let logFile = join(userDir, HOOK_LOG);
+  let outcome: string;
+  let stdout = "";
+  try {
+    config = resolveConfig(
+      { root: opts.flags.root ?? call.input.cwd, db: opts.flags.db, logLevel: "silent", embedder: opts.flags.embedder },
+      opts.env,
+    );
+    userDir = config.userDir;
+    logFile = join(userDir, HOOK_LOG);
+    location = resolveProjectRoot({
+      explicit: config.root,
+      cwd: call.input.cwd ?? opts.cwd,
+      userDir: config.userDir,
+    });
+    const storeDir = dirname(config.db ?? location.defaultDbPath);
+    if (!storeRefusal(storeDir, userDir)) logFile = join(storeDir, HOOK_LOG);
+  } catch (err) {
+    call.problem ??= `${toAppError(err).code}: ${toAppError(err).message}`;
+  }
+  if (call.problem || !call.event || !config || !location) {
+    outcome = `error: ${call.problem ?? "unknown event"}`;
+  } else {
+    try {
+      const app = createApp(config, location, createLogger("silent"));
+      try {
+        const r = await runHook(call.event, call.input, {
+          app,
+          cli: opts.cli,
+          ...(opts.env.HOME ? { home: opts.env.HOME } : {}),
+        });
+        stdout = r.stdout;
+        outcome = r.log;
+      } finally {
+        await app.close();
+      }
+    } catch (err) {
+      const e = toAppError(err);
+      outcome = `error: ${e.code}: ${e.message}`;
+    }
+  }
+  const fallback = join(userDir, HOOK_LOG);
+  if (
+    !appendLine(logFile, event, session, outcome) &&
+    (logFile === fallback || !appendLine(fallback, event, session, outcome))
+  )
+    process.stderr.write(`memcards hook ${clip(event)}: ${outcome} (the hook log could not be written)\n`);
+  return stdout;
+}

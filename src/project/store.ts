@@ -1,0 +1,80 @@
+// Where a store may be created: in a project's folder or the per-user folder, never in a system folder.
+import { basename, dirname, resolve } from "node:path";
+
+import { AppError } from "../errors.js";
+import { inside, realish } from "./confine.js";
+
+/** Folders that hold the system, never a project: no store inside them. */
+const SYSTEM_TREES = [
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/proc",
+  "/run",
+  "/sbin",
+  "/sys",
+  "/usr/bin",
+  "/usr/lib",
+  "/usr/lib32",
+  "/usr/lib64",
+  "/usr/libexec",
+  "/usr/sbin",
+  "/usr/share",
+  "/System",
+  "/private/etc",
+];
+
+/** Folders whose subfolders may be projects (/opt/app, /var/www/site) but which are no project themselves. */
+const SYSTEM_TOPS = [
+  "/",
+  "/home",
+  "/media",
+  "/mnt",
+  "/opt",
+  "/root",
+  "/srv",
+  "/tmp",
+  "/usr",
+  "/usr/local",
+  "/usr/src",
+  "/var",
+  "/var/lib",
+  "/var/tmp",
+  "/snap",
+  "/Applications",
+  "/Library",
+  "/Users",
+  "/Volumes",
+  "/private",
+  "/private/tmp",
+  "/private/var",
+];
+
+/** Why a store folder may not be created at `dir`, or undefined when it may. */
+export function storeRefusal(dir: string, userDir: string): string | undefined {
+  const abs = resolve(dir);
+  const real = realish(abs).real;
+  if (inside(realish(resolve(userDir)).real, real)) return undefined;
+  if (real === "/") return "/ is the system's root folder, not a project";
+  const tree = SYSTEM_TREES.find((t) => inside(t, real));
+  if (tree) return `it lies in the system folder ${tree}`;
+  // A default store, <root>/.memcards, for a root that is a system folder rather than a project.
+  const root = dirname(real);
+  if (basename(real) === ".memcards" && SYSTEM_TOPS.includes(root)) return `${root} is a system folder, not a project`;
+  return undefined;
+}
+
+/** Throws SYSTEM_FOLDER when a store may not be created in `dir` (the database's folder). */
+export function checkStoreDir(dir: string, userDir: string): void {
+  const why = storeRefusal(dir, userDir);
+  if (!why) return;
+  throw new AppError(
+    "SYSTEM_FOLDER",
+    `cannot create a store in ${resolve(dir)}: ${why}. memcards keeps stores only in a project's folder or the per-user folder ${userDir}; run it in a project (or pass --root <project>), or pass --db <file> in a folder of yours.`,
+  );
+}
