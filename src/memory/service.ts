@@ -24,7 +24,7 @@ import { getSummary } from "../transcript/summaries.js";
 import { MemoryCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnits } from "./distill.js";
-import { redact } from "./redact.js";
+import { redact } from "../text/redact.js";
 import type { UnitDraft } from "./schema.js";
 
 export interface MemoryDeps {
