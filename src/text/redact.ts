@@ -4,7 +4,8 @@
 // replacement keeps the line count (line numbers of indexed code stay right).
 
 type Replacer = (match: string, ...args: unknown[]) => string;
-type Rule = [RegExp, string | Replacer];
+/** A pattern, its replacement, and optionally a substring without which the pattern cannot match (a fast skip). */
+type Rule = [RegExp, string | Replacer, string?];
 
 /** A marker for a multi-line match that keeps its line breaks. */
 const keepLines = (marker: string, match: string): string => marker + "\n".repeat(match.split("\n").length - 1);
@@ -18,7 +19,7 @@ const REDACTED = /^\[(?:redacted|private)/;
 /** A bare value after `name =` / `name:` that is code (a type, a reference, a call), not a literal secret. */
 function codeValue(value: string, sep: string): boolean {
   if (REDACTED.test(value) || NOT_A_SECRET.test(value)) return true;
-  if (/^[A-Za-z_$][\w$]*(?:\.[\w$]+)+$/.test(value)) return true; // config.token, os.environ
+  if (/^[A-Za-z_$][\w$]*(?:[?!]?\.[\w$]+)+$/.test(value)) return true; // config.token, extra._meta?.token
   if (/^[A-Za-z_$][\w$]*(?:\.[\w$]+)*[([<]/.test(value)) return true; // get_token(), Optional[str], Map<…>
   if (sep.includes(":") && /^[A-Z][A-Za-z]*$/.test(value)) return true; // a type annotation: `secret: Buffer`
   if (/^\d{1,5}$/.test(value)) return true; // counts and limits (max_token = 100)
@@ -59,6 +60,20 @@ function looksLikeAwsSecret(s: string, before: string): boolean {
 const SECRET_NAME =
   "(?:secret|token|passw(?:or)?d|pwd|(?:api|access|private|secret|auth|signing|encryption|master|client|account)[_-]?key|apikey)";
 
+/**
+ * A quoted value, also when the quotes are escaped (a secret inside a JSON string): opening quote, value, closing
+ * quote for `"…"`, then the same three groups for `'…'`. The value ends at the first closing quote.
+ */
+const QUOTED = String.raw`(\\?")((?:[^"\\\r\n]|\\[^"\r\n]){1,500}?)(\\?")|(\\?')((?:[^'\\\r\n]|\\[^'\r\n]){1,500}?)(\\?')`;
+
+/** The replacement of a quoted value (escaped quotes stay escaped) or undefined when no quoted value matched. */
+function quoted(g: unknown[]): { open: string; value: string; close: string } | undefined {
+  const [dqo, dq, dqc, sqo, sq, sqc] = g;
+  if (typeof dq === "string") return { open: String(dqo), value: dq, close: String(dqc) };
+  if (typeof sq === "string") return { open: String(sqo), value: sq, close: String(sqc) };
+  return undefined;
+}
+
 const RULES: Rule[] = [
   // An unclosed private key (cut off): the header and the base64 lines after it.
   [
@@ -81,11 +96,17 @@ const RULES: Rule[] = [
   [
     /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s:/@"'<>]{0,256}):([^\s/"'<>]{1,256})@/gi,
     (m, scheme, user, pass) => (REDACTED.test(String(pass)) ? m : `${String(scheme)}${String(user)}:[redacted]@`),
+    "://",
   ],
   // Authorization: Bearer …, Basic …, Token …
   [
     /\b(authorization["']?\s{0,20}[:=]\s{0,20}["']?(?:(?:bearer|basic|token|digest)\s{1,20})?)([^\s"',;]{6,2000})/gi,
-    (m, head, value) => (REDACTED.test(String(value)) ? m : `${String(head)}[redacted]`),
+    (m, head, value) => {
+      const v = String(value);
+      // `Authorization: Bearer <token>` and `Authorization: Bearer …` name the header; they hold no secret.
+      if (REDACTED.test(v) || /^(?:bearer|basic|token|digest)$/i.test(v) || /^[<{$]/.test(v)) return m;
+      return `${String(head)}[redacted]`;
+    },
   ],
   [
     /\b((?:bearer|basic)\s{1,20})([A-Za-z0-9._~+/-]{16,2000}=*)/gi,
@@ -94,31 +115,44 @@ const RULES: Rule[] = [
   ],
   // `.env` lines: an upper-case name holding a secret word anywhere, indented or exported.
   [
-    /^([ \t]*(?:export[ \t]+)?[A-Z0-9_]{0,60}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]{0,60}[ \t]*=[ \t]*)(?:"([^"\r\n]{1,500})"|'([^'\r\n]{1,500})'|([^\s"'#]{1,500}))/gm,
-    (m, head, dq, sq, bare) => {
-      const v = String(dq ?? sq ?? bare ?? "");
+    new RegExp(
+      String.raw`^([ \t]*(?:export[ \t]+)?[A-Z0-9_]{0,60}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]{0,60}[ \t]*=[ \t]*)(?:${QUOTED}|([^\s"'#]{1,500}))`,
+      "gm",
+    ),
+    (m, head, ...g) => {
+      const q = quoted(g);
+      const v = q ? q.value : String(g[6]);
       if (REDACTED.test(v) || /^\$\{?[A-Za-z_]\w*\}?$/.test(v)) return m;
-      const h = String(head);
-      return dq !== undefined ? `${h}"[redacted]"` : sq !== undefined ? `${h}'[redacted]'` : `${h}[redacted]`;
+      return q ? `${String(head)}${q.open}[redacted]${q.close}` : `${String(head)}[redacted]`;
     },
   ],
   // name = value, name: value, "name": "value", --name=value, ?name=value — anywhere in a line, any case.
   [
     new RegExp(
-      `(${SECRET_NAME}["']?[ \\t]{0,20}(=>|:=|[:=])[ \\t]{0,20})(?:"([^"\\r\\n]{1,500})"|'([^'\\r\\n]{1,500})'|([^\\s"'\`,;&]{3,500}))`,
+      String.raw`(${SECRET_NAME}\\?["']?[ \t]{0,20}(=>|:=|[:=])[ \t]{0,20})(?:${QUOTED}|([^\s"'` +
+        "`" +
+        String.raw`,;&]{3,500}))`,
       "gi",
     ),
-    (m, head, sep, dq, sq, bare) => {
+    (m, head, sep, ...g) => {
       const h = String(head);
-      if (typeof dq === "string" || typeof sq === "string") {
-        const v = String(dq ?? sq);
-        if (REDACTED.test(v) || NOT_A_SECRET.test(v) || v.trim().length < 3) return m;
-        return typeof dq === "string" ? `${h}"[redacted]"` : `${h}'[redacted]'`;
+      const q = quoted(g);
+      if (q) {
+        if (REDACTED.test(q.value) || NOT_A_SECRET.test(q.value) || q.value.trim().length < 3) return m;
+        return `${h}${q.open}[redacted]${q.close}`;
       }
       // Trailing punctuation belongs to the sentence or the expression around it, not to the value.
-      const raw = String(bare);
+      const raw = String(g[6]);
       const value = raw.replace(/[)\]}>.,:!?]+$/, "");
       if (value.length < 3 || codeValue(value, String(sep))) return m;
+      // Mid-sentence `a token: its hash` is prose; there only a value that looks made up (digits, symbols,
+      // inner capitals) is taken for a secret. Config lines (`  password: x`) and `key=value` take any value.
+      const at = Number(g[7]);
+      const whole = String(g[8]);
+      const before = whole.slice(Math.max(0, at - 200), at); // bounded: no rescans of a long line
+      const line = before.slice(before.lastIndexOf("\n") + 1);
+      const prose = /\s$/.test(h) && !/^[\s"'-]*[\w.-]*$/.test(line);
+      if (prose && !/[0-9]|[^A-Za-z0-9-]|.[A-Z]/.test(value)) return m;
       return `${h}[redacted]${raw.slice(value.length)}`;
     },
   ],
@@ -164,7 +198,10 @@ export function redact(text: string): string {
     /-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
     "[redacted private key]",
   );
-  for (const [re, rep] of RULES) out = typeof rep === "string" ? out.replace(re, rep) : out.replace(re, rep);
+  for (const [re, rep, gate] of RULES) {
+    if (gate !== undefined && !out.includes(gate)) continue;
+    out = typeof rep === "string" ? out.replace(re, rep) : out.replace(re, rep);
+  }
   return out;
 }
 

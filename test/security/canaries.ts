@@ -4,6 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import type { Db } from "../../src/storage/db.js";
+import { identifierTokens } from "../../src/text/identifiers.js";
+
 export interface Canary {
   kind: string;
   text: string;
@@ -45,4 +48,19 @@ export function canariesIn(text: string): string[] {
   return corpus.canaries
     .filter((c) => needlesOf(c).some((n, i) => (i === 0 ? text.includes(n) : lower.includes(n))))
     .map((c) => c.kind);
+}
+
+/** The search-index form of a canary: its identifier tokens long enough to be its own. */
+export function ftsNeedlesOf(secret: string): string[] {
+  return identifierTokens(secret).filter((t) => t.length >= 10);
+}
+
+/** Every term the three full-text indexes still hold (fts5vocab reads their data pages). */
+export function ftsTerms(db: Db): Set<string> {
+  const out = new Set<string>();
+  for (const table of ["memories_fts", "raw_turns_fts", "nodes_fts"]) {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_v USING fts5vocab(main, ${table}, 'row')`);
+    for (const r of db.prepare(`SELECT term FROM temp.${table}_v`).all() as { term: string }[]) out.add(r.term);
+  }
+  return out;
 }

@@ -32,6 +32,13 @@ describe("redact", () => {
     );
     expect(redact("Authorization: Bearer abcdef0123456789")).toBe("Authorization: Bearer [redacted]");
     expect(redact('{"password": "hunter2x"}')).toBe('{"password": "[redacted]"}');
+    // Inside a JSON string (a transcript line, a tool input): escaped quotes stay escaped.
+    expect(redact(String.raw`{"t":"{\"client_secret\": \"82ZsTSYN\"}"}`)).toBe(
+      String.raw`{"t":"{\"client_secret\": \"[redacted]\"}"}`,
+    );
+    expect(redact(String.raw`"echo 'export STRIPE_SECRET=\"S8A2GY4bIjB\"'"`)).toBe(
+      String.raw`"echo 'export STRIPE_SECRET=\"[redacted]\"'"`,
+    );
   });
 
   it("leaves code that only names secrets alone", () => {
@@ -44,6 +51,11 @@ describe("redact", () => {
       "max_tokens = 4096",
       "password=password",
       "API_TOKEN=${OTHER_TOKEN}",
+      "const token = extra._meta?.progressToken;",
+      "/** Features of a token: its word hash and its trigrams. */",
+      "refusing to serve without a token: bind to 127.0.0.1",
+      'log("clients must send Authorization: Bearer <token>")',
+      "// Authorization: Bearer …, Basic …",
     ].join("\n");
     expect(redact(code)).toBe(code);
   });
@@ -83,6 +95,9 @@ describe("redact", () => {
       "sk-".repeat(mb / 3),
       "Ab1/".repeat(mb / 4),
       "API_TOKEN".repeat(mb / 9),
+      'password="'.repeat(mb / 10),
+      'password=\\"'.repeat(mb / 11),
+      'password="' + "x\\".repeat(mb / 2),
       "\n".repeat(mb),
       "x".repeat(40) + " ".repeat(mb),
     ];
