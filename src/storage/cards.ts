@@ -25,7 +25,8 @@ export function recordServed(
        card = excluded.card, served_at = excluded.served_at`,
   );
   writeTx(db, () => {
-    for (const c of cards) ins.run(c.id, projectId, sessionId ?? null, c.unitKey, redact(task.slice(0, 2000)), redactJson(c.card), now);
+    for (const c of cards)
+      ins.run(c.id, projectId, sessionId ?? null, c.unitKey, redact(task.slice(0, 2000)), redactJson(c.card), now);
   });
 }
 

@@ -110,8 +110,7 @@ const RULES: Rule[] = [
   ],
   [
     /\b((?:bearer|basic)\s{1,20})([A-Za-z0-9._~+/-]{16,2000}=*)/gi,
-    (m, head, value) =>
-      /\d/.test(String(value)) && !REDACTED.test(String(value)) ? `${String(head)}[redacted]` : m,
+    (m, head, value) => (/\d/.test(String(value)) && !REDACTED.test(String(value)) ? `${String(head)}[redacted]` : m),
   ],
   // `.env` lines: an upper-case name holding a secret word anywhere, indented or exported.
   [

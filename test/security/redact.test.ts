@@ -101,17 +101,23 @@ describe("redact", () => {
       "\n".repeat(mb),
       "x".repeat(40) + " ".repeat(mb),
     ];
+    // Best of three: a shared machine adds noise; a quadratic pattern takes many seconds on any run.
+    const fastest = (text: string) => {
+      let best = Infinity;
+      for (let i = 0; i < 3 && best >= 800; i++) {
+        const t = performance.now();
+        redact(text);
+        best = Math.min(best, performance.now() - t);
+      }
+      return best;
+    };
     for (const h of hostile) {
-      const t = performance.now();
-      redact(h);
-      const ms = performance.now() - t;
+      const ms = fastest(h);
       expect(ms, `${JSON.stringify(h.slice(0, 20))}… took ${Math.round(ms)} ms`).toBeLessThan(800);
     }
     const prose = corpus.canaries.map((c) => c.text).join("\n") + "\n";
     const big = prose.repeat(Math.ceil(mb / prose.length));
-    const t = performance.now();
-    const out = redact(big);
-    expect(performance.now() - t).toBeLessThan(800);
-    expect(canariesIn(out)).toEqual([]);
+    expect(fastest(big)).toBeLessThan(800);
+    expect(canariesIn(redact(big))).toEqual([]);
   });
 });

@@ -14,8 +14,8 @@ import { runCli } from "../helpers/cli.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 import {
-  type Canary,
   canariesIn,
+  type Canary,
   canaryText,
   corpus,
   dbBytes,
@@ -50,13 +50,9 @@ function secretRepo(): string {
   writeFileSync(join(root, ".env"), `${canaryText}\n`);
   writeFileSync(
     join(root, "app.py"),
-    [
-      ...corpus.negatives.map((n) => `# ${n}`),
-      "",
-      "def password_reset_view(request):",
-      "    return request",
-      "",
-    ].join("\n"),
+    [...corpus.negatives.map((n) => `# ${n}`), "", "def password_reset_view(request):", "    return request", ""].join(
+      "\n",
+    ),
   );
   return root;
 }
