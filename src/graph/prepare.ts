@@ -7,6 +7,7 @@ import type { LanguageId } from "../repo/languages.js";
 import { createParser, type RepoParser } from "../repo/parse.js";
 import type { ScannedFile } from "../repo/scan.js";
 import type { NodeInput } from "../storage/graph.js";
+import { redact } from "../text/redact.js";
 import { fileNodes } from "./nodes.js";
 import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
 
@@ -37,11 +38,15 @@ function readContent(f: PrepareInput): string {
   }
 }
 
-/** Prepares files with a parser in this thread. */
+/**
+ * Prepares files with a parser in this thread. Content is redacted before anything is derived from it (symbols,
+ * summaries, search tokens, vector text): a `.env` or `settings.py` is indexed without its secrets. Redaction keeps
+ * line counts, so line numbers stay those of the file on disk.
+ */
 export async function prepareFiles(parser: RepoParser, files: readonly PrepareInput[]): Promise<PreparedFile[]> {
   const out: PreparedFile[] = [];
   for (const f of files) {
-    const content = readContent(f);
+    const content = redact(readContent(f));
     const parsed = f.language ? await parser.parseFile(f.path, content, f.language) : undefined;
     out.push({
       path: f.path,

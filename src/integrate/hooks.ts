@@ -14,6 +14,7 @@ import { createRanker } from "../retrieval/rank.js";
 import { graphCounts } from "../storage/graph.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
+import { redact } from "../text/redact.js";
 import { compressContext } from "../transcript/compress.js";
 import { getSummary } from "../transcript/summaries.js";
 
@@ -104,7 +105,13 @@ export function briefOf(markdown: string): string {
     .join("\n\n");
 }
 
+/** Runs one hook; what it prints for the model is redacted on the way out. */
 export async function runHook(event: HookEvent, input: HookInput, ctx: HookContext): Promise<HookResult> {
+  const r = await hookResult(event, input, ctx);
+  return r.stdout ? { ...r, stdout: redact(r.stdout) } : r;
+}
+
+async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext): Promise<HookResult> {
   const { app } = ctx;
   const sessionId = input.session_id;
   // A hook reads only inside the project and the agents' transcript folders, like the MCP tools.

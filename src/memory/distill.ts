@@ -13,11 +13,11 @@ import {
   updateMemory,
 } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
+import { redact, redactDeep } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { signature } from "../transcript/extract.js";
 import type { Sections, Turn } from "../transcript/schema.js";
 import type { Tier } from "../vocab.js";
-import { redact } from "./redact.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
 
@@ -192,14 +192,19 @@ function mergeEvidence(a: string, b: Evidence[]): string {
   return JSON.stringify([...old, ...b.filter((e) => !seen.has(`${e.session}:${e.turn}`))].slice(-20));
 }
 
-/** Writes drafts with cross-referencing, in one transaction; archives the span's redacted turns. */
+/**
+ * Writes drafts with cross-referencing, in one transaction; archives the span's redacted turns. Every draft is
+ * redacted here, whatever made it (distillation, record_memory, an import), so its text, key, record, evidence,
+ * search tokens and vector text are all derived from redacted text.
+ */
 export function writeUnits(
   db: Db,
   projectId: number,
   sessionId: string,
   span: readonly Turn[],
-  drafts: readonly UnitDraft[],
+  rawDrafts: readonly UnitDraft[],
 ): DistillResult {
+  const drafts = rawDrafts.map((d) => redactDeep(d));
   const r: DistillResult = {
     added: 0,
     merged: 0,

@@ -19,12 +19,12 @@ import {
   supersededBy,
 } from "../storage/memories.js";
 import { summarizedSessions } from "../storage/summaries.js";
+import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { getSummary } from "../transcript/summaries.js";
 import { MemoryCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnits } from "./distill.js";
-import { redact } from "./redact.js";
 import type { UnitDraft } from "./schema.js";
 
 export interface MemoryDeps {
@@ -332,12 +332,12 @@ export const ForgetInput = z
     all: z
       .boolean()
       .default(false)
-      .describe("everything memcards remembers for this project (memories, raw turns, summaries)"),
+      .describe("everything memcards remembers for this project (memories, raw turns, summaries, served cards)"),
   })
   .strict();
 export type ForgetInput = z.input<typeof ForgetInput>;
 
-/** Deletes for real: every table, the FTS and vector indexes, freed pages overwritten, WAL truncated. */
+/** Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages overwritten, WAL truncated. */
 export function forget(deps: MemoryDeps, raw: ForgetInput): { memories: number; rawTurns: number; summaries: number } {
   const input = ForgetInput.parse(raw);
   const chosen = [input.id !== undefined, Boolean(input.session_id), Boolean(input.file), input.all].filter(

@@ -1,4 +1,5 @@
-// Served cards and reported outcomes.
+// Served cards and reported outcomes. A served card and its task are stored redacted.
+import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 
@@ -24,7 +25,8 @@ export function recordServed(
        card = excluded.card, served_at = excluded.served_at`,
   );
   writeTx(db, () => {
-    for (const c of cards) ins.run(c.id, projectId, sessionId ?? null, c.unitKey, task.slice(0, 2000), c.card, now);
+    for (const c of cards)
+      ins.run(c.id, projectId, sessionId ?? null, c.unitKey, redact(task.slice(0, 2000)), redactJson(c.card), now);
   });
 }
 

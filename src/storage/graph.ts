@@ -1,4 +1,6 @@
-// SQL of the context graph: files, nodes, edges and their FTS rows. Callers hold the transaction.
+// SQL of the context graph: files, nodes, edges and their FTS rows. Callers hold the transaction. Node summaries
+// are stored redacted (FTS tokens come from the caller, who tokenizes redacted text).
+import { redact } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt } from "./db.js";
 import { deleteVectorItems, insertVectorItem, upsertVectorItem } from "./vectors.js";
@@ -140,7 +142,7 @@ export function writeFile(
         kind: n.kind,
         startLine: n.startLine,
         endLine: n.endLine,
-        summary: n.summary,
+        summary: n.summary === null ? null : redact(n.summary),
         tokens: n.tokens,
         contentHash: n.contentHash,
         source: n.source,
@@ -200,7 +202,7 @@ export function upsertLooseNode(db: Db, projectId: number, n: NodeInput): number
       n.path,
       n.name,
       n.kind,
-      n.summary,
+      n.summary === null ? null : redact(n.summary),
       n.tokens,
       n.contentHash,
       n.source,

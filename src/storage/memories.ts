@@ -1,4 +1,5 @@
-// Memory units and the raw turn archive.
+// Memory units and the raw turn archive. Every text written here is redacted first, whoever the caller.
+import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt } from "./db.js";
 import { nearestVectors } from "./vectors.js";
@@ -50,17 +51,17 @@ export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
       m.project_id,
       m.session_id,
       m.category,
-      m.text,
-      m.record,
-      m.merge_key,
+      redact(m.text),
+      redactJson(m.record),
+      redact(m.merge_key),
       m.confidence,
       m.importance,
       m.tier,
       m.status,
       m.superseded_by,
       m.conflicts_with,
-      m.evidence,
-      m.files,
+      redactJson(m.evidence),
+      redactJson(m.files),
       m.created_at,
       m.updated_at,
     ).lastInsertRowid,
@@ -91,6 +92,8 @@ export function updateMemory(
     >
   >,
 ): void {
+  if (f.record !== undefined) f = { ...f, record: redactJson(f.record) };
+  if (f.evidence !== undefined) f = { ...f, evidence: redactJson(f.evidence) };
   const cols = Object.keys(f);
   if (cols.length === 0) return;
   stmt(db, `UPDATE memories SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(
@@ -130,7 +133,10 @@ export function memoryCounts(
   ).all(projectId) as { category: string; tier: string; status: string; n: number }[];
 }
 
-/** Keeps turns (already redacted) in the cold archive; a turn already archived is left as it was. */
+/**
+ * Keeps turns in the cold archive (redacted again here; the caller tokenizes the redacted text); a turn already
+ * archived is left as it was.
+ */
 export function archiveTurns(
   db: Db,
   projectId: number,
@@ -145,7 +151,7 @@ export function archiveTurns(
   const fts = stmt(db, "INSERT INTO raw_turns_fts (rowid, body) VALUES (?, ?)");
   let n = 0;
   for (const t of turns) {
-    const r = ins.run(projectId, sessionId, t.id, t.role, t.text, now);
+    const r = ins.run(projectId, sessionId, t.id, t.role, redact(t.text), now);
     if (r.changes > 0) {
       fts.run(Number(r.lastInsertRowid), t.tokens);
       n++;
@@ -230,8 +236,10 @@ export function memoryIdsFor(
 }
 
 /**
- * Deletes memory units (their FTS rows, graph nodes, vectors and edges too) and, for a session or the whole
- * project, the raw turns and summaries; then overwrites freed pages and truncates the WAL.
+ * Deletes memory units with everything derived from them (FTS rows, graph nodes, vectors, edges, served cards and
+ * outcomes) and, for a session or the whole project, the raw turns, summaries, sessions and the session's quotes
+ * in other units' evidence. The FTS indexes are then rewritten (deleted entries of a contentless FTS5 table stay
+ * in its data pages until a merge), freed pages are overwritten (secure_delete) and the WAL is truncated.
  */
 export function deleteMemories(
   db: Db,
@@ -250,6 +258,9 @@ export function deleteMemories(
     const delVecItem = stmt(db, "DELETE FROM vector_items WHERE id = ?");
     const hasVec = stmt(db, "SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
     const delNode = stmt(db, "DELETE FROM nodes WHERE id = ?");
+    const delServed = stmt(db, "DELETE FROM cards_served WHERE project_id = ? AND unit_key = ?");
+    const delOutcomes = stmt(db, "DELETE FROM outcomes WHERE project_id = ? AND unit_key = ?");
+    let nodesTouched = false;
     stmt(db, "UPDATE memories SET superseded_by = NULL WHERE superseded_by IN (SELECT value FROM json_each(?))").run(
       JSON.stringify(ids),
     );
@@ -268,7 +279,10 @@ export function deleteMemories(
           delVecItem.run(item.id);
         }
         delNode.run(node.id);
+        nodesTouched = true;
       }
+      delServed.run(projectId, `memory:${id}`);
+      delOutcomes.run(projectId, `memory:${id}`);
       stmt(db, "DELETE FROM memories WHERE id = ?").run(id);
     }
     if (scope.session || scope.all) {
@@ -293,12 +307,36 @@ export function deleteMemories(
         summaries += stmt(db, "DELETE FROM summaries WHERE session_id = ?").run(s.id).changes;
         stmt(db, "DELETE FROM cards_served WHERE session_id = ?").run(s.id);
         stmt(db, "DELETE FROM outcomes WHERE session_id = ?").run(s.id);
+        stmt(db, "DELETE FROM sessions WHERE id = ?").run(s.id);
+      }
+      if (scope.session) dropSessionEvidence(db, projectId, scope.session);
+      if (scope.all) {
+        stmt(db, "DELETE FROM cards_served WHERE project_id = ?").run(projectId);
+        stmt(db, "DELETE FROM outcomes WHERE project_id = ?").run(projectId);
       }
     }
+    // Contentless-delete FTS5 tables only mark deleted rows; a merge into one segment drops their terms for good.
+    if (ids.length > 0) db.exec("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
+    if (rawTurns > 0) db.exec("INSERT INTO raw_turns_fts (raw_turns_fts) VALUES ('optimize')");
+    if (nodesTouched) db.exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('optimize')");
   });
   tx.immediate();
   db.pragma("wal_checkpoint(TRUNCATE)");
   return { memories: ids.length, rawTurns, summaries };
+}
+
+/** Removes a forgotten session's quotes from the evidence of units that other sessions keep. */
+function dropSessionEvidence(db: Db, projectId: number, session: string): void {
+  const rows = stmt(
+    db,
+    `SELECT DISTINCT m.id AS id, m.evidence AS evidence FROM memories m, json_each(m.evidence) e
+     WHERE m.project_id = ? AND json_extract(e.value, '$.session') = ?`,
+  ).all(projectId, session) as { id: number; evidence: string }[];
+  const upd = stmt(db, "UPDATE memories SET evidence = ? WHERE id = ?");
+  for (const r of rows) {
+    const kept = (JSON.parse(r.evidence) as { session?: string }[]).filter((e) => e.session !== session);
+    upd.run(JSON.stringify(kept), r.id);
+  }
 }
 
 /** Units a unit superseded (its history). */

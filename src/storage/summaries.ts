@@ -1,4 +1,5 @@
-// Summaries of sessions: append one per compression, read the latest.
+// Summaries of sessions: append one per compression, read the latest. Markdown and sections are redacted here.
+import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 
@@ -49,8 +50,8 @@ export function appendSummary(
     ).run(
       row.session_id,
       seq,
-      row.markdown,
-      row.sections,
+      redact(row.markdown),
+      redactJson(row.sections),
       row.last_turn_id,
       row.last_turn_index,
       row.format,
@@ -83,5 +84,5 @@ export function summarizedSessions(
 
 /** Replaces the markdown of one stored summary (the client-model route rewrites its narrative sections). */
 export function replaceSummaryMarkdown(db: Db, sessionId: string, seq: number, markdown: string): void {
-  stmt(db, "UPDATE summaries SET markdown = ? WHERE session_id = ? AND seq = ?").run(markdown, sessionId, seq);
+  stmt(db, "UPDATE summaries SET markdown = ? WHERE session_id = ? AND seq = ?").run(redact(markdown), sessionId, seq);
 }

@@ -1,6 +1,8 @@
-// Vector storage: vector_items (what to embed) and the vec0 table `vectors` (their embeddings, same rowid).
+// Vector storage: vector_items (what to embed, stored redacted) and the vec0 table `vectors` (their embeddings,
+// same rowid).
 import { createHash } from "node:crypto";
 
+import { redact } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 
@@ -21,7 +23,8 @@ function hasVectorTable(db: Db): boolean {
  * Registers (or updates) the text of an embeddable thing. An unchanged text keeps its vector; a changed one is
  * queued again. Call inside the caller's transaction.
  */
-export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, text: string): void {
+export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, raw: string): void {
+  const text = redact(raw);
   const hash = hashText(text);
   const row = stmt(db, "SELECT id, text_hash FROM vector_items WHERE owner_type = ? AND owner_id = ?").get(
     ownerType,
@@ -43,7 +46,8 @@ export function upsertVectorItem(db: Db, projectId: number, ownerType: string, o
 }
 
 /** Registers the text of an owner known to have no vector item yet (a new node): one insert, no lookup. */
-export function insertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, text: string): void {
+export function insertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, raw: string): void {
+  const text = redact(raw);
   stmt(db, "INSERT INTO vector_items (project_id, owner_type, owner_id, text, text_hash) VALUES (?, ?, ?, ?, ?)").run(
     projectId,
     ownerType,

@@ -12,6 +12,7 @@ import { isPaused } from "../memory/admin.js";
 import { distill, type DistillResult } from "../memory/distill.js";
 import type { Db } from "../storage/db.js";
 import { appendSummary, latestSummary, sessionTranscript } from "../storage/summaries.js";
+import { redact, redactDeep } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { conversational, extractSections } from "./extract.js";
 import { parseMessagesValue } from "./formats/messages.js";
@@ -217,6 +218,20 @@ function sessionIdFor(path: string | undefined, t: Transcript): string {
   return "messages";
 }
 
+/** A transcript with every turn's text, tool inputs and tool outputs (and its title) redacted. */
+export function redactTranscript(t: Transcript): Transcript {
+  return {
+    ...t,
+    ...(t.title !== undefined ? { title: redact(t.title) } : {}),
+    turns: t.turns.map((turn) => ({
+      ...turn,
+      text: redact(turn.text),
+      tool_calls: turn.tool_calls.map((c) => ({ ...c, input: redactDeep(c.input) })),
+      tool_results: turn.tool_results.map((r) => ({ ...r, output: redact(r.output) })),
+    })),
+  };
+}
+
 /** Runs one compression. Pure over its inputs apart from the one summary row it appends. */
 export function compressContext(deps: CompressDeps, raw: CompressInput): CompressResult {
   const started = performance.now();
@@ -257,6 +272,8 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     transcript = parseTranscriptFile(path, input.format);
     source = { kind, path: resolve(path), format: transcript.format };
   }
+  // Secrets go before anything reads the turns: the summary, probes, kept messages and memory see none.
+  transcript = redactTranscript(transcript);
   if (transcript.partial_tail)
     notes.push("The transcript's last line was cut off (still being written); it was left for the next compression.");
   if (transcript.skipped > 0)

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { distill, importance, tierOf, writeUnits } from "../../src/memory/distill.js";
-import { redact } from "../../src/memory/redact.js";
 import type { UnitDraft } from "../../src/memory/schema.js";
 import { classify } from "../../src/memory/segment.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
+import { redact } from "../../src/text/redact.js";
 import { compressContext } from "../../src/transcript/compress.js";
 import { emptySections } from "../../src/transcript/merge.js";
 import type { Turn } from "../../src/transcript/schema.js";

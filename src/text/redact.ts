@@ -1,0 +1,228 @@
+// Secrets never reach the store or a result: provider keys and tokens, bare AWS secret keys, private keys, JWTs,
+// credentials in URLs, Authorization headers, secret assignments (`.env`, code, config, prose); `<private>…</private>`
+// spans are dropped whole. Every pattern is bounded or unambiguous, so redaction is linear in the input, and a
+// replacement keeps the line count (line numbers of indexed code stay right).
+
+type Replacer = (match: string, ...args: unknown[]) => string;
+/** A pattern, its replacement, and optionally a substring without which the pattern cannot match (a fast skip). */
+type Rule = [RegExp, string | Replacer, string?];
+
+/** A marker for a multi-line match that keeps its line breaks. */
+const keepLines = (marker: string, match: string): string => marker + "\n".repeat(match.split("\n").length - 1);
+
+/** Values a secret-named key takes in code that are not secrets: types, literals, references to elsewhere. */
+const NOT_A_SECRET =
+  /^(?:string|str|bytes|number|int|integer|float|bool|boolean|any|unknown|object|none|null|nil|undefined|true|false|optional|required|secret|token|password|string\[\]|env|environ|process|os|self|this|cls|ctx|config|settings|void|never|redacted|hidden|masked|changeme|\*+|x+|\.\.\.|<[^>]*>)$/i;
+
+const REDACTED = /^\[(?:redacted|private)/;
+
+/** A bare value after `name =` / `name:` that is code (a type, a reference, a call), not a literal secret. */
+function codeValue(value: string, sep: string): boolean {
+  if (REDACTED.test(value) || NOT_A_SECRET.test(value)) return true;
+  if (/^[A-Za-z_$][\w$]*(?:[?!]?\.[\w$]+)+$/.test(value)) return true; // config.token, extra._meta?.token
+  if (/^[A-Za-z_$][\w$]*(?:\.[\w$]+)*[([<]/.test(value)) return true; // get_token(), Optional[str], Map<…>
+  if (sep.includes(":") && /^[A-Z][A-Za-z]*$/.test(value)) return true; // a type annotation: `secret: Buffer`
+  if (/^\d{1,5}$/.test(value)) return true; // counts and limits (max_token = 100)
+  if (/^\$\{?[A-Za-z_]\w*\}?$/.test(value)) return true; // ${OTHER_VAR}
+  return false;
+}
+
+/** Character classes of a bare 40-character token: random base64 switches class on most characters. */
+function classOf(c: string): number {
+  if (c >= "a" && c <= "z") return 0;
+  if (c >= "A" && c <= "Z") return 1;
+  if (c >= "0" && c <= "9") return 2;
+  return 3;
+}
+
+/**
+ * A bare 40-character AWS secret access key: lower, upper and digits mixed the way random base64 is (many class
+ * switches, no long lower-case word), or less strictly right after an AWS or secret label. Git SHAs (hex, one
+ * case), identifiers and paths (long lower-case words) are left alone.
+ */
+function looksLikeAwsSecret(s: string, before: string): boolean {
+  if (!/[a-z]/.test(s) || !/[A-Z]/.test(s) || !/[0-9]/.test(s)) return false;
+  if (/^[0-9a-fA-F]+$/.test(s)) return false;
+  let switches = 0;
+  let run = 0;
+  let longestLower = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = classOf(s[i]!);
+    if (i > 0 && c !== classOf(s[i - 1]!)) switches++;
+    run = c === 0 ? run + 1 : 0;
+    longestLower = Math.max(longestLower, run);
+  }
+  if (/aws|secret/i.test(before)) return switches >= 10;
+  return switches >= 21 || (switches >= 16 && longestLower <= 6);
+}
+
+// The part of a key name that marks its value secret; the name must end with it (`password_reset_view` is code).
+const SECRET_NAME =
+  "(?:secret|token|passw(?:or)?d|pwd|(?:api|access|private|secret|auth|signing|encryption|master|client|account)[_-]?key|apikey)";
+
+/**
+ * A quoted value, also when the quotes are escaped (a secret inside a JSON string): opening quote, value, closing
+ * quote for `"…"`, then the same three groups for `'…'`. The value ends at the first closing quote.
+ */
+const QUOTED = String.raw`(\\?")((?:[^"\\\r\n]|\\[^"\r\n]){1,500}?)(\\?")|(\\?')((?:[^'\\\r\n]|\\[^'\r\n]){1,500}?)(\\?')`;
+
+/** The replacement of a quoted value (escaped quotes stay escaped) or undefined when no quoted value matched. */
+function quoted(g: unknown[]): { open: string; value: string; close: string } | undefined {
+  const [dqo, dq, dqc, sqo, sq, sqc] = g;
+  if (typeof dq === "string") return { open: String(dqo), value: dq, close: String(dqc) };
+  if (typeof sq === "string") return { open: String(sqo), value: sq, close: String(sqc) };
+  return undefined;
+}
+
+const RULES: Rule[] = [
+  // An unclosed private key (cut off): the header and the base64 lines after it.
+  [
+    /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----(?:\r?\n[A-Za-z0-9+/=]{8,})*/g,
+    (m) => keepLines("[redacted private key]", m),
+  ],
+  [/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, "[redacted anthropic key]"],
+  [/(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, "[redacted openai key]"],
+  [/(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, "[redacted github token]"],
+  [/(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{30,}/g, "[redacted github token]"],
+  [/(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g, "[redacted aws key]"],
+  [/(?<![A-Za-z0-9_-])(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g, "[redacted slack token]"],
+  [/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, "[redacted google key]"],
+  [
+    /(?<![A-Za-z0-9_-])(?:gsk|glpat|glptt|npm|hf|dop_v1|(?:sk|rk|pk)_(?:live|test))[_-][A-Za-z0-9_-]{20,}/g,
+    "[redacted token]",
+  ],
+  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, "[redacted jwt]"],
+  // scheme://user:password@host for every scheme (mysql, postgres, redis, mongodb+srv, amqp, https…).
+  [
+    /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s:/@"'<>]{0,256}):([^\s/"'<>]{1,256})@/gi,
+    (m, scheme, user, pass) => (REDACTED.test(String(pass)) ? m : `${String(scheme)}${String(user)}:[redacted]@`),
+    "://",
+  ],
+  // Authorization: Bearer …, Basic …, Token …
+  [
+    /\b(authorization["']?\s{0,20}[:=]\s{0,20}["']?(?:(?:bearer|basic|token|digest)\s{1,20})?)([^\s"',;]{6,2000})/gi,
+    (m, head, value) => {
+      const v = String(value);
+      // `Authorization: Bearer <token>` and `Authorization: Bearer …` name the header; they hold no secret.
+      if (REDACTED.test(v) || /^(?:bearer|basic|token|digest)$/i.test(v) || /^[<{$]/.test(v)) return m;
+      return `${String(head)}[redacted]`;
+    },
+  ],
+  [
+    /\b((?:bearer|basic)\s{1,20})([A-Za-z0-9._~+/-]{16,2000}=*)/gi,
+    (m, head, value) => (/\d/.test(String(value)) && !REDACTED.test(String(value)) ? `${String(head)}[redacted]` : m),
+  ],
+  // `.env` lines: an upper-case name holding a secret word anywhere, indented or exported.
+  [
+    new RegExp(
+      String.raw`^([ \t]*(?:export[ \t]+)?[A-Z0-9_]{0,60}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]{0,60}[ \t]*=[ \t]*)(?:${QUOTED}|([^\s"'#]{1,500}))`,
+      "gm",
+    ),
+    (m, head, ...g) => {
+      const q = quoted(g);
+      const v = q ? q.value : String(g[6]);
+      if (REDACTED.test(v) || /^\$\{?[A-Za-z_]\w*\}?$/.test(v)) return m;
+      return q ? `${String(head)}${q.open}[redacted]${q.close}` : `${String(head)}[redacted]`;
+    },
+  ],
+  // name = value, name: value, "name": "value", --name=value, ?name=value — anywhere in a line, any case.
+  [
+    new RegExp(
+      String.raw`(${SECRET_NAME}\\?["']?[ \t]{0,20}(=>|:=|[:=])[ \t]{0,20})(?:${QUOTED}|([^\s"'` +
+        "`" +
+        String.raw`,;&]{3,500}))`,
+      "gi",
+    ),
+    (m, head, sep, ...g) => {
+      const h = String(head);
+      const q = quoted(g);
+      if (q) {
+        if (REDACTED.test(q.value) || NOT_A_SECRET.test(q.value) || q.value.trim().length < 3) return m;
+        return `${h}${q.open}[redacted]${q.close}`;
+      }
+      // Trailing punctuation belongs to the sentence or the expression around it, not to the value.
+      const raw = String(g[6]);
+      const value = raw.replace(/[)\]}>.,:!?]+$/, "");
+      if (value.length < 3 || codeValue(value, String(sep))) return m;
+      // Mid-sentence `a token: its hash` is prose; there only a value that looks made up (digits, symbols,
+      // inner capitals) is taken for a secret. Config lines (`  password: x`) and `key=value` take any value.
+      const at = Number(g[7]);
+      const whole = String(g[8]);
+      const before = whole.slice(Math.max(0, at - 200), at); // bounded: no rescans of a long line
+      const line = before.slice(before.lastIndexOf("\n") + 1);
+      const prose = /\s$/.test(h) && !/^[\s"'-]*[\w.-]*$/.test(line);
+      if (prose && !/[0-9]|[^A-Za-z0-9-]|.[A-Z]/.test(value)) return m;
+      return `${h}[redacted]${raw.slice(value.length)}`;
+    },
+  ],
+  // A bare AWS secret access key (40 base64 characters), wherever it stands.
+  [
+    /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+    (m, offset, whole) => {
+      const at = Number(offset);
+      const before = String(whole).slice(Math.max(0, at - 60), at);
+      return looksLikeAwsSecret(m, before) ? "[redacted aws secret]" : m;
+    },
+  ],
+];
+
+/**
+ * Replaces `open…close` spans (case-insensitive, non-nested) in one linear pass: each search starts where the
+ * last ended, and a missing close ends the search, so many unclosed opens cost no more than one.
+ */
+function replaceSpans(text: string, open: RegExp, close: RegExp, marker: string): string {
+  let out = "";
+  let pos = 0;
+  for (;;) {
+    open.lastIndex = pos;
+    const o = open.exec(text);
+    if (!o) break;
+    close.lastIndex = o.index + o[0].length;
+    const c = close.exec(text);
+    if (!c) break;
+    const end = c.index + c[0].length;
+    out += text.slice(pos, o.index) + keepLines(marker, text.slice(o.index, end));
+    pos = end;
+  }
+  return pos === 0 ? text : out + text.slice(pos);
+}
+
+/** Text with every recognised secret replaced by a marker. Idempotent; never changes the number of lines. */
+export function redact(text: string): string {
+  if (!text) return text;
+  let out = replaceSpans(text, /<private>/gi, /<\/private>/gi, "[private]");
+  out = replaceSpans(
+    out,
+    /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/g,
+    /-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
+    "[redacted private key]",
+  );
+  for (const [re, rep, gate] of RULES) {
+    if (gate !== undefined && !out.includes(gate)) continue;
+    out = typeof rep === "string" ? out.replace(re, rep) : out.replace(re, rep);
+  }
+  return out;
+}
+
+/** A copy of a JSON-like value with every string in it redacted (keys too). */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v)) as T;
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v);
+    return out as T;
+  }
+  return value;
+}
+
+/** A JSON document with every string in it redacted; text that is not JSON is redacted as text. */
+export function redactJson(json: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return redact(json);
+  }
+  return JSON.stringify(redactDeep(parsed));
+}
