@@ -475,7 +475,7 @@ program
         { db: app.db, projectId: app.project.id, root: app.location.root },
         { category: category as RecordInput["category"], text, ...(opts.file ? { files: opts.file } : {}) },
       );
-      console.log(`${r.outcome}${r.id ? ` (#${r.id})` : ""}`);
+      console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
     });
   });
 

@@ -23,7 +23,7 @@ import { countTokens } from "../text/tokens.js";
 import { getSummary } from "../transcript/summaries.js";
 import { MemoryCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
-import { writeUnits } from "./distill.js";
+import { writeUnit } from "./distill.js";
 import { redact } from "./redact.js";
 import type { UnitDraft } from "./schema.js";
 
@@ -53,11 +53,17 @@ export const RecordInput = z
   .strict();
 export type RecordInput = z.input<typeof RecordInput>;
 
-/** Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). */
-export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number | undefined; outcome: string } {
+/**
+ * Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). The id
+ * is the row this call inserted, or the existing unit it merged into (`merged: true`).
+ */
+export function recordMemory(
+  deps: MemoryDeps,
+  raw: RecordInput,
+): { id: number | undefined; merged: boolean; outcome: string } {
   const input = RecordInput.parse(raw);
   if (isPaused(deps.db, deps.projectId))
-    return { id: undefined, outcome: "not stored: memory is paused for this project (memcards resume)" };
+    return { id: undefined, merged: false, outcome: "not stored: memory is paused for this project (memcards resume)" };
   const text = redact(input.text).trim();
   if (!text || text === "[private]")
     throw new AppError("BAD_INPUT", "nothing left to store after removing private and secret content");
@@ -87,16 +93,17 @@ export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number |
     ],
     files: input.files ?? [],
   };
-  const r = writeUnits(deps.db, deps.projectId, input.session_id ?? "recorded", [], [draft]);
-  const latest = listMemories(deps.db, deps.projectId, { category, includeInactive: true, limit: 1 })[0];
-  const outcome = r.merged
-    ? "merged with an existing unit"
-    : r.superseded
-      ? "stored; it supersedes the previous value"
-      : r.conflicts
-        ? "stored; it conflicts with an earlier commitment (both kept)"
-        : "stored";
-  return { id: r.merged ? undefined : latest?.id, outcome };
+  const w = writeUnit(deps.db, deps.projectId, input.session_id ?? "recorded", draft);
+  if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
+  const outcome =
+    w.action === "merged"
+      ? "merged with an existing unit"
+      : w.superseded !== undefined
+        ? `stored; it supersedes the previous value (#${w.superseded})`
+        : w.conflictsWith !== undefined
+          ? `stored; it conflicts with an earlier commitment (#${w.conflictsWith}, both kept)`
+          : "stored";
+  return { id: w.id, merged: w.action === "merged", outcome };
 }
 
 export const SearchInput = z
