@@ -45,8 +45,10 @@ export function tierOf(imp: number): Tier {
   return imp >= WARM ? "warm" : imp >= COLD ? "cold" : "dropped";
 }
 
+// Each alternative starts only where a path (or a dashed name) can start, not at every character of a run:
+// tried inside a run, the greedy classes rescan the rest of it each time, quadratic in a long run.
 const PATHISH =
-  /(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z0-9]{1,6}|\b[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|rb|c|h|cpp|cs|md|json|toml|yaml|yml)\b/g;
+  /(?<![\w.@-]|[\w.@-]\/)(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z0-9]{1,6}|\b(?<=(?:^|[^\w-])-*)[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|rb|c|h|cpp|cs|md|json|toml|yaml|yml)\b/g;
 
 function filesIn(text: string): string[] {
   return [...new Set(text.match(PATHISH) ?? [])].slice(0, 10);
