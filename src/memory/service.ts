@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
@@ -45,10 +46,10 @@ export const RecordInput = z
       "rule",
     ]),
     text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
-    files: z.array(z.string()).max(20).optional().describe("repo-relative paths it concerns"),
+    files: z.array(z.string().max(MAX_PATH_CHARS)).max(20).optional().describe("repo-relative paths it concerns"),
     scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
     confidence: z.number().min(0).max(1).default(0.9),
-    session_id: z.string().optional(),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
   })
   .strict();
 export type RecordInput = z.input<typeof RecordInput>;
@@ -117,8 +118,8 @@ export const SearchInput = z
       "preference",
       "reasoning",
     ]).optional(),
-    session_id: z.string().optional(),
-    file: z.string().optional().describe("only units citing this path"),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
     tier: z.enum(["warm", "cold", "any"]).default("any"),
     include_inactive: z.boolean().default(false).describe("also superseded units and units in conflict"),
     include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
@@ -334,8 +335,8 @@ export function recall(
 export const ForgetInput = z
   .object({
     id: z.number().int().positive().optional(),
-    session_id: z.string().optional(),
-    file: z.string().optional(),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    file: z.string().max(MAX_PATH_CHARS).optional(),
     all: z
       .boolean()
       .default(false)
