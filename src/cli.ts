@@ -131,14 +131,34 @@ program
   .option("--port <n>", "HTTP port (default 7331; 0 picks a free one)")
   .option("--host <host>", "HTTP bind address (default 127.0.0.1)")
   .option("--token <token>", "require Authorization: Bearer <token> over HTTP")
-  .action(async (opts: { http?: boolean; port?: string; host?: string; token?: string }, cmd: Command) => {
-    const config = configFrom(cmd, { port: opts.port, host: opts.host, token: opts.token });
-    const logger = createLogger(config.logLevel as LogLevel);
-    // The MCP SDK loads only for the server: every other command (and each hook) starts faster without it.
-    const { serve } = await import("./serve.js");
-    await serve({ config, logger, version, cwd: process.cwd(), http: opts.http ?? false, exampleConfigPath });
-    process.exit(0);
-  });
+  .option("--idle-timeout <seconds>", "close an HTTP session after this long without a request (default 1800)")
+  .option("--max-sessions <n>", "open HTTP sessions at most (default 256)")
+  .action(
+    async (
+      opts: {
+        http?: boolean;
+        port?: string;
+        host?: string;
+        token?: string;
+        idleTimeout?: string;
+        maxSessions?: string;
+      },
+      cmd: Command,
+    ) => {
+      const config = configFrom(cmd, {
+        port: opts.port,
+        host: opts.host,
+        token: opts.token,
+        idleTimeout: opts.idleTimeout,
+        maxSessions: opts.maxSessions,
+      });
+      const logger = createLogger(config.logLevel as LogLevel);
+      // The MCP SDK loads only for the server: every other command (and each hook) starts faster without it.
+      const { serve } = await import("./serve.js");
+      await serve({ config, logger, version, cwd: process.cwd(), http: opts.http ?? false, exampleConfigPath });
+      process.exit(0);
+    },
+  );
 
 program
   .command("status")
@@ -460,7 +480,7 @@ program
         { db: app.db, projectId: app.project.id, root: app.location.root },
         { category: category as RecordInput["category"], text, ...(opts.file ? { files: opts.file } : {}) },
       );
-      console.log(`${r.outcome}${r.id ? ` (#${r.id})` : ""}`);
+      console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
     });
   });
 

@@ -6,6 +6,11 @@ import { z } from "zod";
 
 import { AppError } from "./errors.js";
 
+/** An HTTP session idle this long is closed. */
+export const HTTP_IDLE_TIMEOUT_SEC = 1800;
+/** Open HTTP sessions at most. */
+export const HTTP_MAX_SESSIONS = 256;
+
 export const Config = z.object({
   /** Project root given explicitly (--root / MEMCARDS_ROOT). */
   root: z.string().min(1).optional(),
@@ -23,6 +28,10 @@ export const Config = z.object({
       host: z.string().default("127.0.0.1"),
       port: z.coerce.number().int().min(0).max(65535).default(7331),
       token: z.string().min(1).optional(),
+      /** Seconds without a request after which an HTTP session is closed (--idle-timeout). */
+      idleTimeoutSec: z.coerce.number().positive().max(604_800).default(HTTP_IDLE_TIMEOUT_SEC),
+      /** Open HTTP sessions at most (--max-sessions). */
+      maxSessions: z.coerce.number().int().min(1).max(100_000).default(HTTP_MAX_SESSIONS),
     })
     .prefault({}),
 });
@@ -37,6 +46,8 @@ export interface ConfigFlags {
   port?: string | number | undefined;
   host?: string | undefined;
   token?: string | undefined;
+  idleTimeout?: string | number | undefined;
+  maxSessions?: string | number | undefined;
 }
 
 /** Resolves the configuration from flags, then environment variables, then defaults. */
@@ -56,6 +67,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       host: flags.host ?? e("MEMCARDS_HTTP_HOST"),
       port: flags.port ?? e("MEMCARDS_HTTP_PORT"),
       token: flags.token ?? e("MEMCARDS_HTTP_TOKEN"),
+      idleTimeoutSec: flags.idleTimeout ?? e("MEMCARDS_HTTP_IDLE_TIMEOUT"),
+      maxSessions: flags.maxSessions ?? e("MEMCARDS_HTTP_MAX_SESSIONS"),
     },
   };
   const parsed = Config.safeParse(raw);

@@ -37,12 +37,23 @@ export class AppError extends Error {
   }
 }
 
+/** Schema problems named in one message; the rest are counted. */
+const MAX_ISSUES = 10;
+
+/** `text` cut to `max` characters, saying how much was left out: messages never echo unbounded input. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
 /** Normalizes anything thrown into an AppError, keeping the original as cause. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   // Input that failed a schema is the caller's to fix: name each field and what is wrong with it.
   if (err instanceof ZodError) {
-    const parts = err.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`);
+    const parts = err.issues
+      .slice(0, MAX_ISSUES)
+      .map((i) => clip(`${i.path.length ? i.path.join(".") : "input"}: ${i.message}`, 300));
+    if (err.issues.length > MAX_ISSUES) parts.push(`and ${err.issues.length - MAX_ISSUES} more problem(s)`);
     return new AppError("BAD_INPUT", parts.join("; "), { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -1,12 +1,12 @@
 // `memcards serve`: the MCP server on stdio (default) or Streamable HTTP, with a clean shutdown.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-
 import { createAppCache } from "./app-cache.js";
 import type { Config } from "./config.js";
+import { MAX_MESSAGE_BYTES } from "./limits.js";
 import type { Logger } from "./log.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { createServer } from "./server.js";
 import { serveHttp } from "./transport/http.js";
+import { boundedStdioTransport } from "./transport/stdio.js";
 
 export interface ServeOptions {
   config: Config;
@@ -46,8 +46,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
     if (opts.config.http.token) opts.logger.info("clients must send Authorization: Bearer <token>");
   } else {
     const server = newServer();
-    const transport = new StdioServerTransport();
+    const transport = boundedStdioTransport({ maxBytes: MAX_MESSAGE_BYTES, logger: opts.logger });
     closeTransport = () => server.close();
+    // A transport that closes for any other reason ends the process, loudly, rather than leaving it deaf.
+    server.server.onclose = () => void shutdown("transport closed");
     // The SDK's stdio transport does not end the process when the client goes away: do it here.
     process.stdin.once("end", () => void shutdown("stdin closed"));
     process.stdin.once("close", () => void shutdown("stdin closed"));

@@ -5,6 +5,7 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import { assertIndexed } from "../graph/build.js";
+import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
 import { blendComponents, type JudgeFn, judgePrompt, parseJudgeAnswer } from "../scoring/judge.js";
@@ -23,13 +24,22 @@ export const MAX_TASK_CHARS = 20_000;
 export const CardsInput = z
   .object({
     task: z.string().max(1_000_000).describe("the issue or instruction, stack traces included"),
-    files: z.array(z.string().min(1)).max(50).optional().describe("repo-relative paths you are looking at"),
+    files: z
+      .array(z.string().min(1).max(MAX_PATH_CHARS))
+      .max(50)
+      .optional()
+      .describe("repo-relative paths you are looking at"),
     budget_tokens: z.number().int().min(50).max(20_000).default(1200).describe("token budget for all cards"),
     mode: PackMode.default("post_selection").describe(
       "post_selection: choose on raw unit cost, then compress; pre_budget: compress first so more fit",
     ),
-    kinds: z.array(UnitKind).optional().describe("only these card kinds"),
-    session_id: z.string().min(1).optional().describe("include this session's user constraints and failures"),
+    kinds: z.array(UnitKind).max(UnitKind.options.length).optional().describe("only these card kinds"),
+    session_id: z
+      .string()
+      .min(1)
+      .max(MAX_ID_CHARS)
+      .optional()
+      .describe("include this session's user constraints and failures"),
     verbose: z.boolean().default(false).describe("include utility components, the audit and the ranking"),
     judge: z
       .boolean()
@@ -227,19 +237,35 @@ export function renderCards(r: CardsResult): string {
 
 export const OutcomeInput = z
   .object({
-    helped: z.array(z.string()).max(100).default([]).describe("ids of cards that helped"),
-    not_helpful: z.array(z.string()).max(100).default([]).describe("ids of cards that did not"),
-    edited_files: z.array(z.string()).max(100).default([]).describe("repo-relative paths you finally edited"),
-    session_id: z.string().optional(),
+    helped: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that helped"),
+    not_helpful: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that did not"),
+    edited_files: z
+      .array(z.string().max(MAX_PATH_CHARS))
+      .max(100)
+      .default([])
+      .describe("repo-relative paths you finally edited"),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
   })
   .strict();
 export type OutcomeInput = z.input<typeof OutcomeInput>;
 
-/** Records which cards helped (by card id) and which files were finally edited (as helpful file units). */
+/** Unknown card ids named back to the caller: a few, never the whole list it sent. */
+const UNKNOWN_SHOWN = 5;
+
+/** "a, b, c and 997 more": a short, bounded mention of ids. */
+export function someIds(ids: readonly string[], total = ids.length): string {
+  const shown = ids.slice(0, UNKNOWN_SHOWN).map((id) => (id.length > 40 ? `${id.slice(0, 40)}…` : id));
+  return `${shown.join(", ")}${total > shown.length ? ` and ${total - shown.length} more` : ""}`;
+}
+
+/**
+ * Records which cards helped (by card id) and which files were finally edited (as helpful file units).
+ * `unknown` lists at most a few of the ids that name no served card; `unknown_count` says how many there were.
+ */
 export function recordOutcome(
   deps: { db: Db; projectId: number; unitKeyOfCard: (id: string) => string | undefined },
   raw: OutcomeInput,
-): { recorded: number; unknown: string[] } {
+): { recorded: number; unknown: string[]; unknown_count: number } {
   const input = OutcomeInput.parse(raw);
   const unknown: string[] = [];
   const units: { unitKey: string; helped: boolean }[] = [];
@@ -255,9 +281,16 @@ export function recordOutcome(
   }
   for (const f of input.edited_files) units.push({ unitKey: `file:${f.replace(/^\.\//, "")}`, helped: true });
   if (units.length === 0 && unknown.length > 0) {
-    throw new AppError("NOT_FOUND", `no card with id ${unknown.join(", ")} was served in this project`);
+    throw new AppError(
+      "NOT_FOUND",
+      `${unknown.length === 1 ? "no card with id" : `none of the ${unknown.length} card ids`} ${someIds(unknown)} was served in this project`,
+    );
   }
   if (units.length === 0)
     throw new AppError("BAD_INPUT", "nothing to record: pass helped, not_helpful or edited_files");
-  return { recorded: recordOutcomes(deps.db, deps.projectId, raw.session_id, units), unknown };
+  return {
+    recorded: recordOutcomes(deps.db, deps.projectId, raw.session_id, units),
+    unknown: unknown.slice(0, UNKNOWN_SHOWN),
+    unknown_count: unknown.length,
+  };
 }

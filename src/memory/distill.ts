@@ -45,8 +45,10 @@ export function tierOf(imp: number): Tier {
   return imp >= WARM ? "warm" : imp >= COLD ? "cold" : "dropped";
 }
 
+// Each alternative starts only where a path (or a dashed name) can start, not at every character of a run:
+// tried inside a run, the greedy classes rescan the rest of it each time, quadratic in a long run.
 const PATHISH =
-  /(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z0-9]{1,6}|\b[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|rb|c|h|cpp|cs|md|json|toml|yaml|yml)\b/g;
+  /(?<![\w.@-]|[\w.@-]\/)(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z0-9]{1,6}|\b(?<=(?:^|[^\w-])-*)[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|rb|c|h|cpp|cs|md|json|toml|yaml|yml)\b/g;
 
 function filesIn(text: string): string[] {
   return [...new Set(text.match(PATHISH) ?? [])].slice(0, 10);
@@ -186,10 +188,146 @@ export interface DistillResult {
   cold: number;
 }
 
+function emptyResult(): DistillResult {
+  return { added: 0, merged: 0, superseded: 0, conflicts: 0, dropped: 0, archived: 0, warm: 0, cold: 0 };
+}
+
 function mergeEvidence(a: string, b: Evidence[]): string {
   const old = JSON.parse(a) as Evidence[];
   const seen = new Set(old.map((e) => `${e.session}:${e.turn}`));
   return JSON.stringify([...old, ...b.filter((e) => !seen.has(`${e.session}:${e.turn}`))].slice(-20));
+}
+
+/** What writing one draft did: the unit it inserted, or the existing unit it merged into. */
+export interface UnitWrite {
+  /** The inserted unit's rowid (from the insert itself), or the unit merged into; absent when dropped. */
+  id: number | undefined;
+  action: "added" | "merged" | "dropped";
+  /** The unit this one superseded (a metric's previous value). */
+  superseded?: number;
+  /** A stored commitment this one contradicts. */
+  conflictsWith?: number;
+}
+
+/** Writes one draft with cross-referencing; runs inside the caller's write transaction. */
+function writeDraft(
+  db: Db,
+  projectId: number,
+  sessionId: string,
+  d: UnitDraft,
+  now: string,
+  r: DistillResult,
+): UnitWrite {
+  const same = memoriesByKey(db, projectId, d.category, d.key);
+  let similar: MemoryRow | undefined = same[0];
+  if (!similar && d.category === "learning") {
+    const w = words(d.text);
+    similar = recentMemories(db, projectId, "learning", 300).find((m) => jaccard(w, words(m.text)) >= 0.85);
+  }
+  if (similar && d.category !== "performance") {
+    // The same unit again: evidence chains concatenated, confidence raised.
+    const conf = 1 - (1 - similar.confidence) * (1 - d.confidence);
+    const imp = Math.max(similar.importance, importance(d.category, 0, 0.8));
+    updateMemory(db, similar.id, {
+      evidence: mergeEvidence(similar.evidence, d.evidence),
+      confidence: conf,
+      importance: imp,
+      tier: tierOf(imp) === "dropped" ? "cold" : tierOf(imp),
+      updated_at: now,
+    });
+    r.merged++;
+    return { id: similar.id, action: "merged" };
+  }
+  // The agent's own announcements ("I'll update X") are kept cold: searchable, not served by default.
+  const imp = importance(d.category, 0, 1) * (d.category === "commitment" && d.record.by === "agent" ? 0.45 : 1);
+  const tier = tierOf(imp);
+  if (tier === "dropped") {
+    r.dropped++;
+    return { id: undefined, action: "dropped" };
+  }
+  const record = { ...d.record } as Record<string, unknown>;
+  const previous = d.category === "performance" ? same.find((m) => m.status === "active") : undefined;
+  if (previous) {
+    const prevRecord = JSON.parse(previous.record) as { value?: unknown; history?: unknown[]; timestamp?: unknown };
+    record.history = [
+      ...(prevRecord.history ?? []),
+      { value: prevRecord.value, timestamp: prevRecord.timestamp, id: previous.id },
+    ].slice(-10);
+  }
+  const id = insertMemory(db, {
+    project_id: projectId,
+    session_id: sessionId,
+    category: d.category,
+    text: d.text,
+    record: JSON.stringify(record),
+    merge_key: d.key,
+    confidence: d.confidence,
+    importance: imp,
+    tier,
+    status: "active",
+    superseded_by: null,
+    conflicts_with: null,
+    evidence: JSON.stringify(d.evidence),
+    files: JSON.stringify(d.files),
+    created_at: now,
+    updated_at: now,
+  });
+  indexMemory(db, id, identifierTokens(`${d.category} ${d.text}`).join(" "));
+  r.added++;
+  if (tier === "warm") r.warm++;
+  else r.cold++;
+  if (previous) {
+    updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
+    r.superseded++;
+  }
+  let clash: MemoryRow | undefined;
+  if (d.category === "commitment") {
+    // A commitment about the same things with the opposite polarity contradicts a stored one: both kept,
+    // the more recent one wins unless the older is much more certain.
+    const w = words(d.text);
+    const neg = NEGATION.test(d.text);
+    clash = recentMemories(db, projectId, "commitment", 300).find(
+      (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
+    );
+    if (clash) {
+      const olderWins = clash.confidence >= d.confidence + 0.3;
+      updateMemory(db, olderWins ? id : clash.id, {
+        status: "conflict",
+        conflicts_with: olderWins ? clash.id : id,
+        updated_at: now,
+      });
+      updateMemory(db, olderWins ? clash.id : id, { conflicts_with: olderWins ? id : clash.id, updated_at: now });
+      r.conflicts++;
+    }
+  }
+  // task_memory edges: the unit cites files the graph knows.
+  const memNode = upsertLooseNode(db, projectId, {
+    key: `memory:${id}`,
+    type: "memory",
+    path: null,
+    name: d.category,
+    kind: d.category,
+    startLine: null,
+    endLine: null,
+    summary: d.text.slice(0, 300),
+    tokens: countTokens(d.text),
+    contentHash: null,
+    source: "distill",
+    fts: { name: d.category, path: "", body: identifierTokens(d.text).join(" ") },
+    // Queued for a vector; embedded by the next search or graph build.
+    embedText: `${d.category}: ${d.text}`.slice(0, 2000),
+  });
+  const targets = d.files.flatMap((f) => {
+    const n = getNodeByKey(db, `file:${f.replace(/^\.\//, "")}`);
+    return n ? [{ dst: n.id, weight: 1 }] : [];
+  });
+  if (targets.length > 0) replaceEdgesFrom(db, memNode, "task_memory", targets);
+  return {
+    id,
+    action: "added",
+    ...(previous ? { superseded: previous.id } : {}),
+    ...(clash ? { conflictsWith: clash.id } : {}),
+  };
 }
 
 /**
@@ -205,124 +343,10 @@ export function writeUnits(
   rawDrafts: readonly UnitDraft[],
 ): DistillResult {
   const drafts = rawDrafts.map((d) => redactDeep(d));
-  const r: DistillResult = {
-    added: 0,
-    merged: 0,
-    superseded: 0,
-    conflicts: 0,
-    dropped: 0,
-    archived: 0,
-    warm: 0,
-    cold: 0,
-  };
+  const r = emptyResult();
   const now = new Date().toISOString();
   writeTx(db, () => {
-    for (const d of drafts) {
-      const same = memoriesByKey(db, projectId, d.category, d.key);
-      let similar: MemoryRow | undefined = same[0];
-      if (!similar && d.category === "learning") {
-        const w = words(d.text);
-        similar = recentMemories(db, projectId, "learning", 300).find((m) => jaccard(w, words(m.text)) >= 0.85);
-      }
-      if (similar && d.category !== "performance") {
-        // The same unit again: evidence chains concatenated, confidence raised.
-        const conf = 1 - (1 - similar.confidence) * (1 - d.confidence);
-        const imp = Math.max(similar.importance, importance(d.category, 0, 0.8));
-        updateMemory(db, similar.id, {
-          evidence: mergeEvidence(similar.evidence, d.evidence),
-          confidence: conf,
-          importance: imp,
-          tier: tierOf(imp) === "dropped" ? "cold" : tierOf(imp),
-          updated_at: now,
-        });
-        r.merged++;
-        continue;
-      }
-      // The agent's own announcements ("I'll update X") are kept cold: searchable, not served by default.
-      const imp = importance(d.category, 0, 1) * (d.category === "commitment" && d.record.by === "agent" ? 0.45 : 1);
-      const tier = tierOf(imp);
-      if (tier === "dropped") {
-        r.dropped++;
-        continue;
-      }
-      const record = { ...d.record } as Record<string, unknown>;
-      const previous = d.category === "performance" ? same.find((m) => m.status === "active") : undefined;
-      if (previous) {
-        const prevRecord = JSON.parse(previous.record) as { value?: unknown; history?: unknown[]; timestamp?: unknown };
-        record.history = [
-          ...(prevRecord.history ?? []),
-          { value: prevRecord.value, timestamp: prevRecord.timestamp, id: previous.id },
-        ].slice(-10);
-      }
-      const id = insertMemory(db, {
-        project_id: projectId,
-        session_id: sessionId,
-        category: d.category,
-        text: d.text,
-        record: JSON.stringify(record),
-        merge_key: d.key,
-        confidence: d.confidence,
-        importance: imp,
-        tier,
-        status: "active",
-        superseded_by: null,
-        conflicts_with: null,
-        evidence: JSON.stringify(d.evidence),
-        files: JSON.stringify(d.files),
-        created_at: now,
-        updated_at: now,
-      });
-      indexMemory(db, id, identifierTokens(`${d.category} ${d.text}`).join(" "));
-      r.added++;
-      if (tier === "warm") r.warm++;
-      else r.cold++;
-      if (previous) {
-        updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
-        r.superseded++;
-      }
-      if (d.category === "commitment") {
-        // A commitment about the same things with the opposite polarity contradicts a stored one: both kept,
-        // the more recent one wins unless the older is much more certain.
-        const w = words(d.text);
-        const neg = NEGATION.test(d.text);
-        const clash = recentMemories(db, projectId, "commitment", 300).find(
-          (m) =>
-            m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
-        );
-        if (clash) {
-          const olderWins = clash.confidence >= d.confidence + 0.3;
-          updateMemory(db, olderWins ? id : clash.id, {
-            status: "conflict",
-            conflicts_with: olderWins ? clash.id : id,
-            updated_at: now,
-          });
-          updateMemory(db, olderWins ? clash.id : id, { conflicts_with: olderWins ? id : clash.id, updated_at: now });
-          r.conflicts++;
-        }
-      }
-      // task_memory edges: the unit cites files the graph knows.
-      const memNode = upsertLooseNode(db, projectId, {
-        key: `memory:${id}`,
-        type: "memory",
-        path: null,
-        name: d.category,
-        kind: d.category,
-        startLine: null,
-        endLine: null,
-        summary: d.text.slice(0, 300),
-        tokens: countTokens(d.text),
-        contentHash: null,
-        source: "distill",
-        fts: { name: d.category, path: "", body: identifierTokens(d.text).join(" ") },
-        // Queued for a vector; embedded by the next search or graph build.
-        embedText: `${d.category}: ${d.text}`.slice(0, 2000),
-      });
-      const targets = d.files.flatMap((f) => {
-        const n = getNodeByKey(db, `file:${f.replace(/^\.\//, "")}`);
-        return n ? [{ dst: n.id, weight: 1 }] : [];
-      });
-      if (targets.length > 0) replaceEdgesFrom(db, memNode, "task_memory", targets);
-    }
+    for (const d of drafts) writeDraft(db, projectId, sessionId, d, now, r);
     r.archived = archiveTurns(
       db,
       projectId,
@@ -336,6 +360,22 @@ export function writeUnits(
     );
   });
   return r;
+}
+
+/**
+ * Writes one unit in its own write transaction and says which row it became: the id comes from the insert
+ * (or is the unit it merged into), never from a later read, so concurrent writers each get their own.
+ */
+export function writeUnit(
+  db: Db,
+  projectId: number,
+  sessionId: string,
+  draft: UnitDraft,
+): UnitWrite & { result: DistillResult } {
+  const r = emptyResult();
+  const now = new Date().toISOString();
+  const w = writeTx(db, () => writeDraft(db, projectId, sessionId, redactDeep(draft), now, r));
+  return { ...w, result: r };
 }
 
 /** Distils a compressed span into memory units. */

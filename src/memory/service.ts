@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
@@ -24,7 +25,7 @@ import { countTokens } from "../text/tokens.js";
 import { getSummary } from "../transcript/summaries.js";
 import { MemoryCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
-import { writeUnits } from "./distill.js";
+import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
 
 export interface MemoryDeps {
@@ -45,19 +46,25 @@ export const RecordInput = z
       "rule",
     ]),
     text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
-    files: z.array(z.string()).max(20).optional().describe("repo-relative paths it concerns"),
+    files: z.array(z.string().max(MAX_PATH_CHARS)).max(20).optional().describe("repo-relative paths it concerns"),
     scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
     confidence: z.number().min(0).max(1).default(0.9),
-    session_id: z.string().optional(),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
   })
   .strict();
 export type RecordInput = z.input<typeof RecordInput>;
 
-/** Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). */
-export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number | undefined; outcome: string } {
+/**
+ * Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). The id
+ * is the row this call inserted, or the existing unit it merged into (`merged: true`).
+ */
+export function recordMemory(
+  deps: MemoryDeps,
+  raw: RecordInput,
+): { id: number | undefined; merged: boolean; outcome: string } {
   const input = RecordInput.parse(raw);
   if (isPaused(deps.db, deps.projectId))
-    return { id: undefined, outcome: "not stored: memory is paused for this project (memcards resume)" };
+    return { id: undefined, merged: false, outcome: "not stored: memory is paused for this project (memcards resume)" };
   const text = redact(input.text).trim();
   if (!text || text === "[private]")
     throw new AppError("BAD_INPUT", "nothing left to store after removing private and secret content");
@@ -87,16 +94,17 @@ export function recordMemory(deps: MemoryDeps, raw: RecordInput): { id: number |
     ],
     files: input.files ?? [],
   };
-  const r = writeUnits(deps.db, deps.projectId, input.session_id ?? "recorded", [], [draft]);
-  const latest = listMemories(deps.db, deps.projectId, { category, includeInactive: true, limit: 1 })[0];
-  const outcome = r.merged
-    ? "merged with an existing unit"
-    : r.superseded
-      ? "stored; it supersedes the previous value"
-      : r.conflicts
-        ? "stored; it conflicts with an earlier commitment (both kept)"
-        : "stored";
-  return { id: r.merged ? undefined : latest?.id, outcome };
+  const w = writeUnit(deps.db, deps.projectId, input.session_id ?? "recorded", draft);
+  if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
+  const outcome =
+    w.action === "merged"
+      ? "merged with an existing unit"
+      : w.superseded !== undefined
+        ? `stored; it supersedes the previous value (#${w.superseded})`
+        : w.conflictsWith !== undefined
+          ? `stored; it conflicts with an earlier commitment (#${w.conflictsWith}, both kept)`
+          : "stored";
+  return { id: w.id, merged: w.action === "merged", outcome };
 }
 
 export const SearchInput = z
@@ -110,8 +118,8 @@ export const SearchInput = z
       "preference",
       "reasoning",
     ]).optional(),
-    session_id: z.string().optional(),
-    file: z.string().optional().describe("only units citing this path"),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
     tier: z.enum(["warm", "cold", "any"]).default("any"),
     include_inactive: z.boolean().default(false).describe("also superseded units and units in conflict"),
     include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
@@ -327,8 +335,8 @@ export function recall(
 export const ForgetInput = z
   .object({
     id: z.number().int().positive().optional(),
-    session_id: z.string().optional(),
-    file: z.string().optional(),
+    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    file: z.string().max(MAX_PATH_CHARS).optional(),
     all: z
       .boolean()
       .default(false)

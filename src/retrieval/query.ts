@@ -60,7 +60,9 @@ const PY_FRAME = /File "([^"]+)", line (\d+)/g;
 const JS_FRAME = /at (?:[\w$.<>]+ )?\(?((?:[A-Za-z]:)?[^\s():]+\.[a-z]{1,4}):(\d+)(?::\d+)?\)?/g;
 const JAVA_FRAME = /at ([\w$.]+)\.[\w$<>]+\(([\w$]+\.(?:java|kt|scala)):(\d+)\)/g;
 const RUST_FRAME = /(?:^|\s)((?:src|tests|crates)\/[\w/.-]+\.rs):(\d+)/gm;
-const TEST_ID = /([\w/.-]+\.py)::([\w:[\]-]+)/g;
+// Starts only where a run of path characters starts: tried at every position inside a run, the greedy
+// `[\w/.-]+` rescans the rest of it each time, quadratic in a long run (a pasted log line, a minified file).
+const TEST_ID = /(?<![\w/.-])([\w/.-]+\.py)::([\w:[\]-]+)/g;
 const DOTTED = /\b([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*){1,6})\b/g;
 const IDENT = /\b([A-Za-z_$][\w$]*)\b/g;
 
@@ -140,18 +142,24 @@ export function extractAnchors(text: string): Anchor[] {
   }
   // Two or three words in a row may name a file in kebab, snake or Pascal case: "stats card" →
   // stats-card.js, "pretty printer" → pretty_printer.rs, "type adapter" → TypeAdapter.java.
+  const phrases = new Set<string>();
   for (const sentence of text.split(/[.,;:!?()[\]{}"'`<>\n]+/)) {
     // Runs of plain words only: `duck_array_ops` or `a.b` is an identifier, handled above.
     const tokens = sentence.split(/\s+/);
+    const plain = tokens.map((x) => /^[A-Za-z][a-z0-9]*$/.test(x));
+    const lower = tokens.map((x) => x.toLowerCase());
     for (let n = 3; n >= 2; n--) {
       for (let i = 0; i + n <= tokens.length; i++) {
-        const raw = tokens.slice(i, i + n);
-        if (!raw.every((x) => /^[A-Za-z][a-z0-9]*$/.test(x))) continue;
-        const w = raw.map((x) => x.toLowerCase());
+        if (!plain[i] || !plain[i + 1] || (n === 3 && !plain[i + 2])) continue;
+        const w = lower.slice(i, i + n);
         if (STOP.has(w[0]!) || STOP.has(w[n - 1]!) || w.some((x) => x.length < 2)) continue;
-        add({ kind: "phrase", text: w.join(""), weight: n === 3 ? 0.8 : 0.7 });
+        const joined = w.join("");
+        // A phrase repeated in the text adds nothing new (a pasted log repeats the same words).
+        if (phrases.has(joined)) continue;
+        phrases.add(joined);
+        add({ kind: "phrase", text: joined, weight: n === 3 ? 0.8 : 0.7 });
         if (w[n - 1]!.endsWith("s") && w[n - 1]!.length > 3)
-          add({ kind: "phrase", text: w.join("").slice(0, -1), weight: n === 3 ? 0.8 : 0.7 });
+          add({ kind: "phrase", text: joined.slice(0, -1), weight: n === 3 ? 0.8 : 0.7 });
       }
     }
   }

@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { isPaused } from "../memory/admin.js";
 import { distill, type DistillResult } from "../memory/distill.js";
 import type { Db } from "../storage/db.js";
@@ -30,9 +31,17 @@ export const CompressInput = z
     transcript_path: z
       .string()
       .min(1)
+      .max(MAX_PATH_CHARS)
       .optional()
       .describe("a transcript file memcards parses itself (format detected)"),
-    messages: z.array(Message).max(500).optional().describe("a short array of {role, content} since the last call"),
+    messages: z
+      .array(Message)
+      .max(500)
+      .refine((ms) => ms.reduce((n, m) => n + m.content.length, 0) <= MAX_INLINE_CHARS, {
+        error: `at most ${MAX_INLINE_CHARS} characters of content in all messages; pass transcript_path instead`,
+      })
+      .optional()
+      .describe("a short array of {role, content} since the last call"),
     session_id: z
       .string()
       .min(1)

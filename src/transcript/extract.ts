@@ -76,14 +76,17 @@ const NOISE = /^(\s*at |\s*File "|\s*\^|\s*~|\s*\d+\s*\||\s*-{3,}\s*$|\s*\.\.\.|
 const STRONG = /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\bFAIL(?:ED)?\b|\bpanic/;
 
 export function signature(line: string): string {
-  return line
-    .toLowerCase()
-    .replace(/(?:[a-z]:)?(?:[\w.@-]*[/\\])+[\w.@-]+/g, "<path>")
-    .replace(/0x[0-9a-f]+|\b[0-9a-f]{7,}\b/g, "<hex>")
-    .replace(/\d+(\.\d+)?/g, "<n>")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 120);
+  return (
+    line
+      .toLowerCase()
+      // Starts only where a run of path characters starts: inside a run it would rescan the rest each time.
+      .replace(/(?<![\w.@/\\-])(?:[a-z]:)?(?:[\w.@-]*[/\\])+[\w.@-]+/g, "<path>")
+      .replace(/0x[0-9a-f]+|\b[0-9a-f]{7,}\b/g, "<hex>")
+      .replace(/\d+(\.\d+)?/g, "<n>")
+      .replace(/\s+/g, " ")
+      .trim()
+      .slice(0, 120)
+  );
 }
 
 function category(line: string, role: Turn["role"]): Failure["category"] {

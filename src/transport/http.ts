@@ -8,16 +8,21 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 
+import { HTTP_IDLE_TIMEOUT_SEC, HTTP_MAX_SESSIONS } from "../config.js";
 import { AppError } from "../errors.js";
+import { MAX_MESSAGE_BYTES } from "../limits.js";
 import type { Logger } from "../log.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-const MAX_BODY = 8 * 1024 * 1024;
 
 export interface HttpOptions {
   host: string;
   port: number;
   token?: string | undefined;
+  /** A session with no request for this long is closed and forgotten (its id then gets 404). */
+  idleTimeoutSec?: number | undefined;
+  /** Open sessions at most; an initialize beyond it is refused until one closes or expires. */
+  maxSessions?: number | undefined;
   logger: Logger;
   /** Builds a fresh MCP server for each client session. */
   newServer(): McpServer;
@@ -65,11 +70,20 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new AppError("BAD_INPUT", `request body over ${MAX_BODY} bytes`);
+    if (size > MAX_MESSAGE_BYTES) throw new AppError("BAD_INPUT", `request body over ${MAX_MESSAGE_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
   return text ? (JSON.parse(text) as unknown) : undefined;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  /** When its last request started or ended. */
+  seen: number;
+  /** Requests (and event streams) still open: a session is never idle while one is. */
+  open: number;
 }
 
 /** Starts the HTTP server; resolves once it listens. */
@@ -81,7 +95,36 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
       `refusing to serve on ${opts.host} without a token: bind to 127.0.0.1, or set --token / MEMCARDS_HTTP_TOKEN`,
     );
   }
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, Session>();
+  const idleSec = opts.idleTimeoutSec ?? HTTP_IDLE_TIMEOUT_SEC;
+  const maxSessions = opts.maxSessions ?? HTTP_MAX_SESSIONS;
+  const idleMs = idleSec * 1000;
+  const closeSession = async (id: string, s: Session) => {
+    sessions.delete(id);
+    await s.transport.close().catch(() => undefined);
+    await s.server.close().catch(() => undefined);
+  };
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) {
+        if (s.open > 0 || now - s.seen < idleMs) continue;
+        opts.logger.info(`closing HTTP session ${id}: idle for ${Math.round((now - s.seen) / 1000)} s`);
+        void closeSession(id, s);
+      }
+    },
+    Math.max(50, Math.min(idleMs / 4, 60_000)),
+  );
+  sweep.unref();
+  /** Marks a session busy for the life of this request. */
+  const track = (s: Session, res: ServerResponse) => {
+    s.open++;
+    s.seen = Date.now();
+    res.once("close", () => {
+      s.open--;
+      s.seen = Date.now();
+    });
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!isLocalRequest(req.headers.host, req.headers.origin, opts.host)) {
@@ -108,16 +151,29 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
       }
     }
     const existing = sessionId ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.transport.handleRequest(req, res, body);
+    if (existing) {
+      track(existing, res);
+      return existing.transport.handleRequest(req, res, body);
+    }
     if (sessionId) return reject(res, 404, "Session not found: initialize a new session");
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return reject(res, 400, "Bad request: no session; the first request must be initialize");
+    }
+    if (sessions.size >= maxSessions) {
+      opts.logger.warn(`refused a new HTTP session: ${sessions.size} open (limit ${maxSessions})`);
+      return reject(
+        res,
+        503,
+        `Too many sessions: ${sessions.size} open (limit ${maxSessions}); close one (DELETE /mcp) or wait ${idleSec} s for idle ones to expire`,
+      );
     }
     const server = opts.newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        const s: Session = { transport, server, seen: Date.now(), open: 0 };
+        sessions.set(id, s);
+        track(s, res);
       },
     });
     transport.onclose = () => {
@@ -134,11 +190,12 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     });
   });
   await new Promise<void>((resolve, rejectListen) => {
-    http.once("error", (err) =>
+    http.once("error", (err) => {
+      clearInterval(sweep);
       rejectListen(
         new AppError("BAD_INPUT", `cannot listen on ${opts.host}:${opts.port}: ${err.message}`, { cause: err }),
-      ),
-    );
+      );
+    });
     http.listen(opts.port, opts.host, () => resolve());
   });
   const addr = http.address() as AddressInfo;
@@ -146,11 +203,8 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
   return {
     url: `http://${hostForUrl}:${addr.port}/mcp`,
     async close() {
-      for (const { transport, server } of sessions.values()) {
-        await transport.close().catch(() => undefined);
-        await server.close().catch(() => undefined);
-      }
-      sessions.clear();
+      clearInterval(sweep);
+      for (const [id, s] of [...sessions]) await closeSession(id, s);
       http.closeAllConnections();
       await new Promise<void>((r) => http.close(() => r()));
     },

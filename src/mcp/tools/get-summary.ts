@@ -3,6 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 
+import { MAX_ID_CHARS } from "../../limits.js";
 import { renderStoredSummary } from "../../transcript/report.js";
 import { getSummary } from "../../transcript/summaries.js";
 import type { ToolDeps } from "../context.js";
@@ -10,7 +11,12 @@ import { guard, ok } from "../result.js";
 
 const Input = z
   .object({
-    session_id: z.string().min(1).optional().describe("the session (default: the most recently compressed one)"),
+    session_id: z
+      .string()
+      .min(1)
+      .max(MAX_ID_CHARS)
+      .optional()
+      .describe("the session (default: the most recently compressed one)"),
     full: z.boolean().default(false).describe("list every stored item, not just what fit the budget"),
   })
   .strict();

@@ -9,6 +9,7 @@ import { neighbourhood } from "../../graph/neighbors.js";
 import { renderBuild, renderNeighbourhood } from "../../graph/render.js";
 import { graphService } from "../../graph/service.js";
 import { graphStats } from "../../graph/stats.js";
+import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../../limits.js";
 import type { ToolDeps } from "../context.js";
 import { guard, ok } from "../result.js";
 
@@ -22,14 +23,22 @@ const BuildInput = z
       ),
     watch: z.boolean().default(false).describe("keep the graph fresh as files change, for as long as this server runs"),
     lexical_only: z.boolean().default(false).describe("skip vectors (faster; lexical index and graph only)"),
-    job_id: z.string().optional().describe("poll a job started with wait:false (other fields ignored)"),
+    job_id: z
+      .string()
+      .max(MAX_ID_CHARS)
+      .optional()
+      .describe("poll a job started with wait:false (other fields ignored)"),
     cancel: z.boolean().default(false).describe("with job_id: cancel that job"),
   })
   .strict();
 
 const NeighborsInput = z
   .object({
-    ref: z.string().min(1).describe("a repo-relative file path, a symbol name (or Parent.name), or a node id"),
+    ref: z
+      .string()
+      .min(1)
+      .max(MAX_PATH_CHARS)
+      .describe("a repo-relative file path, a symbol name (or Parent.name), or a node id"),
     per_group: z.number().int().min(1).max(100).default(15).describe("nodes shown per edge type"),
   })
   .strict();

@@ -30,7 +30,11 @@ export function registerMemoryTools(server: McpServer, deps: ToolDeps): void {
     (args) =>
       guard(async () => {
         const r = recordMemory(memDeps(await deps.app()), args);
-        return ok(`${r.outcome}${r.id ? ` (#${r.id})` : ""}.`, { id: r.id ?? null, outcome: r.outcome });
+        return ok(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}.`, {
+          id: r.id ?? null,
+          merged: r.merged,
+          outcome: r.outcome,
+        });
       }, deps.logger),
   );
   server.registerTool(

@@ -1,7 +1,7 @@
 // Tool `record_outcome`: which cards helped, which file was finally edited; feeds later rankings.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import { OutcomeInput, recordOutcome } from "../../cards/service.js";
+import { OutcomeInput, recordOutcome, someIds } from "../../cards/service.js";
 import { servedCard } from "../../storage/cards.js";
 import type { ToolDeps } from "../context.js";
 import { guard, ok } from "../result.js";
@@ -27,8 +27,14 @@ export function registerRecordOutcome(server: McpServer, deps: ToolDeps): void {
           },
           args,
         );
-        const unknown = r.unknown.length ? ` Unknown card ids: ${r.unknown.join(", ")}.` : "";
-        return ok(`Recorded ${r.recorded} outcome(s).${unknown}`, { recorded: r.recorded, unknown: r.unknown });
+        const unknown = r.unknown_count
+          ? ` ${r.unknown_count} unknown card id(s): ${someIds(r.unknown, r.unknown_count)}.`
+          : "";
+        return ok(`Recorded ${r.recorded} outcome(s).${unknown}`, {
+          recorded: r.recorded,
+          unknown: r.unknown,
+          unknown_count: r.unknown_count,
+        });
       }, deps.logger),
   );
 }

@@ -1,0 +1,14 @@
+// Input limits shared by the tools' schemas and the transports: generous for real work, finite for hostile input.
+
+/** A file path (Linux PATH_MAX). */
+export const MAX_PATH_CHARS = 4096;
+/** A session, card or job id. */
+export const MAX_ID_CHARS = 200;
+/** Ids in one call (cards that helped, cards that did not). */
+export const MAX_IDS = 1000;
+/** All inline message content of one compress_context call (≈1M tokens; longer belongs in a transcript file). */
+export const MAX_INLINE_CHARS = 4_000_000;
+/** One JSON-RPC message on stdio or one HTTP request body: above every schema-valid call that fits the limits. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Text of one tool result: what a client can take back in one message, and far more than a context window. */
+export const MAX_RESULT_CHARS = 1_000_000;

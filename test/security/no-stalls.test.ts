@@ -1,0 +1,100 @@
+// Text from a client (a task, file entries, pasted logs, transcripts) is parsed in linear time: a megabyte of
+// runs built to make a backtracking regex rescan (identifier characters, dots, slashes, colons, dashes,
+// newlines, unclosed markers) is read in well under a second by every parser that sees it.
+import { describe, expect, it } from "vitest";
+
+import { draftUnits } from "../../src/memory/distill.js";
+import { extractAnchors, queryTerms } from "../../src/retrieval/query.js";
+import { identifierTokens } from "../../src/text/identifiers.js";
+import { redact } from "../../src/text/redact.js";
+import { signature } from "../../src/transcript/extract.js";
+import type { Sections, Turn } from "../../src/transcript/schema.js";
+
+const MB = 1_000_000;
+
+const PATTERNS = [
+  "a",
+  "a.",
+  ".",
+  "a/",
+  "/",
+  "a-",
+  "a::",
+  "::::",
+  "a.b.c/d-e_",
+  "x.py",
+  "src/",
+  "\n",
+  " \n",
+  "Foo ",
+  "foo bar ",
+  'File "',
+  "at (",
+  "A.a",
+  "sk-",
+  "<private>",
+  "-----BEGIN RSA PRIVATE KEY-----",
+  "a://",
+];
+
+const adversarial = (p: string) => p.repeat(Math.ceil(MB / p.length)).slice(0, MB);
+
+/** The fastest of three runs, in ms: the bound is on the algorithm, not on a busy machine's worst moment. */
+function fastest(fn: () => unknown): number {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - t);
+    if (best < 1000) break;
+  }
+  return best;
+}
+
+const turn: Turn = { id: "t1", index: 0, role: "user", kind: "message", text: "ok", tool_calls: [], tool_results: [] };
+
+function sectionsWith(text: string): Sections {
+  return {
+    intent: [],
+    files: {},
+    decisions: [],
+    state: [],
+    blockers: [],
+    next: [],
+    constraints: [{ text, turn: "t1" }],
+    completed: [],
+    failures: [],
+    metrics: {},
+  };
+}
+
+describe("parsers over a megabyte of adversarial text", () => {
+  const parsers: [string, (s: string) => unknown][] = [
+    ["extractAnchors", extractAnchors],
+    ["queryTerms", (s) => queryTerms(s)],
+    ["identifierTokens", identifierTokens],
+    ["redact", redact],
+    ["signature", signature],
+    ["draftUnits", (s) => draftUnits("s", [turn], sectionsWith(s))],
+  ];
+  for (const [name, parse] of parsers) {
+    it(`${name} stays linear`, () => {
+      const slow = PATTERNS.map((p) => ({ p, ms: Math.round(fastest(() => parse(adversarial(p)))) })).filter(
+        (r) => r.ms >= 1000,
+      );
+      expect(slow).toEqual([]);
+    }, 120_000);
+  }
+
+  it("still finds what the rewritten patterns are for", () => {
+    const anchors = extractAnchors("pytest tests/test_io.py::test_roundtrip fails after editing src/io.py");
+    expect(anchors).toContainEqual(expect.objectContaining({ kind: "test", text: "tests/test_io.py" }));
+    expect(redact("a <private>x</private> b <private>y</private> c")).toBe("a [private] b [private] c");
+    expect(redact("open <private> never closed")).toBe("open <private> never closed");
+    expect(redact("\n\n  export API_TOKEN=abcdef123\n")).toBe("\n\n  export API_TOKEN=[redacted]\n");
+    expect(redact("see https://me:hunter22@example.com/x")).toBe("see https://me:[redacted]@example.com/x");
+    expect(signature("Error in /home/u/app/src/main.py line 3")).toBe("error in <path> line <n>");
+    const drafts = draftUnits("s", [turn], sectionsWith("Never edit lib/gen/schema.ts or api.py"));
+    expect(drafts.find((d) => d.category === "commitment")?.files).toEqual(["lib/gen/schema.ts", "api.py"]);
+  });
+});
