@@ -65,12 +65,20 @@ function reject(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
+/** A body over the message cap: answered 413 on a connection that is then closed, so no unread bytes linger. */
+class BodyTooLarge extends Error {}
+
+function tooLarge(res: ServerResponse): void {
+  res.setHeader("connection", "close");
+  reject(res, 413, `Payload too large: a message may be at most ${MAX_MESSAGE_BYTES} bytes`);
+}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_MESSAGE_BYTES) throw new AppError("BAD_INPUT", `request body over ${MAX_MESSAGE_BYTES} bytes`);
+    if (size > MAX_MESSAGE_BYTES) throw new BodyTooLarge();
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
@@ -144,9 +152,11 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
     let body: unknown;
     if (req.method === "POST") {
+      if (Number(req.headers["content-length"] ?? 0) > MAX_MESSAGE_BYTES) return tooLarge(res);
       try {
         body = await readJson(req);
       } catch (err) {
+        if (err instanceof BodyTooLarge) return tooLarge(res);
         return reject(res, 400, `Bad request: ${(err as Error).message}`);
       }
     }

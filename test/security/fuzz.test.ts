@@ -245,7 +245,7 @@ describe("fuzzed calls over Streamable HTTP", () => {
             body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
           },
         ],
-        ["huge body", { method: "POST", headers, body: "x".repeat(9 * 1024 * 1024) }],
+        ["huge body", { method: "POST", headers, body: "x".repeat(17 * 1024 * 1024) }],
         ["foreign origin", { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body: "{}" }],
         ["wrong method", { method: "PUT", headers, body: "{}" }],
       ];
