@@ -27,15 +27,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const finished = new Promise<void>((r) => (done = r));
   let closeTransport: () => Promise<void> = async () => undefined;
 
-  const shutdown = (why: string) => {
-    stopping ??= (async () => {
-      opts.logger.info(`shutting down (${why})`);
-      await closeTransport().catch(() => undefined);
-      await apps.closeAll().catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
-      done();
-    })();
-    return stopping;
+  const stop = async (why: string) => {
+    opts.logger.info(`shutting down (${why})`);
+    await closeTransport().catch(() => undefined);
+    await apps.closeAll().catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
+    done();
   };
+  // Closing the transport calls back into shutdown; `stopping` is set before any close runs (the stop starts
+  // on the next tick), so that call joins this one instead of ending the process before background work is done.
+  const shutdown = (why: string) => (stopping ??= Promise.resolve().then(() => stop(why)));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 

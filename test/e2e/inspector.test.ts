@@ -110,8 +110,8 @@ describe("MCP Inspector CLI against memcards serve", () => {
       "Prefer small pull requests",
     );
     expect(call(root, home, "recall").content[0]!.text).toContain("## Preferences");
-    expect(call(root, home, "forget", { all: "true" }).content[0]!.text).toMatch(/^Forgot \d+ memory unit/);
     const card = inspect(root, home, ["--method", "resources/read", "--uri", `memcards://cards/${first}`]);
     expect(JSON.stringify(card)).toContain(first);
+    expect(call(root, home, "forget", { all: "true" }).content[0]!.text).toMatch(/^Forgot \d+ memory unit/);
   });
 });

@@ -74,7 +74,17 @@ describe("memcards serve over stdio (a real child process)", () => {
       stdio: ["pipe", "pipe", "pipe"],
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    await new Promise((r) => setTimeout(r, 1500));
+    // Signal once the server answers (its handlers are installed by then), however loaded the machine is.
+    const answered = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }) + "\n",
+    );
+    await answered;
     child.kill("SIGTERM");
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 15_000))]);
     expect(code).toBe(0);
