@@ -1,4 +1,4 @@
-// `npm test`: build, run vitest, and end with one plain "N passed, N failed" line that any CI can read.
+// `npm test` (and `npm run test:data`): build, run vitest, and end with one plain "N passed, N failed" line that any CI can read.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,13 +12,25 @@ const require = createRequire(import.meta.url);
 const build = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { stdio: "inherit", cwd: root });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
+// `--data`: the suite over the development data (test/data) instead of the default suites.
+const args = process.argv.slice(2);
+const data = args.includes("--data");
+const env = { ...process.env, ...(data ? { MEMCARDS_TEST_SUITE: "data" } : {}) };
+
 const outDir = mkdtempSync(join(tmpdir(), "memcards-vitest-"));
 const outFile = join(outDir, "results.json");
 const vitest = join(dirname(require.resolve("vitest/package.json")), "vitest.mjs");
 const run = spawnSync(
   process.execPath,
-  [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...process.argv.slice(2)],
-  { stdio: "inherit", cwd: root },
+  [
+    vitest,
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${outFile}`,
+    ...args.filter((a) => a !== "--data"),
+  ],
+  { stdio: "inherit", cwd: root, env },
 );
 let summary = "no test results were written";
 try {

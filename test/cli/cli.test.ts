@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { Status } from "../../src/status.js";
 import { runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
-import { shared } from "../transcript/data.js";
+import { fixture } from "../transcript/data.js";
 
 const home = () => ({ MEMCARDS_HOME: tmpDir() });
 
@@ -87,12 +87,12 @@ describe("memcards CLI", () => {
 
   it("distill stores typed units from a real transcript and says what it did", () => {
     const root = tmpDir();
-    const res = runCli(["--root", root, "distill", shared("polychrome-undo-layers.md"), "--json"], { env: home() });
+    const res = runCli(["--root", root, "distill", fixture("specstory-copilot-old.md"), "--json"], { env: home() });
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout) as { memories: { added: number; archived: number } };
     expect(out.memories.added).toBeGreaterThan(0);
     expect(out.memories.archived).toBeGreaterThan(0);
-    const again = runCli(["--root", root, "distill", shared("polychrome-undo-layers.md")], { env: home() });
+    const again = runCli(["--root", root, "distill", fixture("specstory-copilot-old.md")], { env: home() });
     expect(again.stdout).toMatch(/^Nothing distilled for session .*Nothing new to summarize/);
     const list = runCli(["--root", root, "memories", "--json"], { env: home() });
     expect((JSON.parse(list.stdout) as unknown[]).length).toBeGreaterThan(0);

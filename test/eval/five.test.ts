@@ -1,6 +1,6 @@
 // The five-system compression evaluation on real transcripts: ground truth from the raw file, every system
 // within the budget, intervals around the pooled recall, a chart.
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -10,11 +10,34 @@ import { clusterBootstrap, fiveSystemsSvg, renderFiveSystems, runFiveSystems } f
 import { groundTruth, probeHolds } from "../../src/eval/compress/ground-truth.js";
 import { SYSTEMS } from "../../src/eval/compress/systems.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
-import { shared } from "../transcript/data.js";
+import { claudeCodeSession, longSession } from "../helpers/session.js";
+
+/** A SWE-agent trajectory whose final patch modifies one file. */
+function trajectory(dir: string): string {
+  const path = join(dir, "fix.traj");
+  const patch = [
+    "diff --git a/pkg/handlers/numpy_handler.py b/pkg/handlers/numpy_handler.py",
+    "--- a/pkg/handlers/numpy_handler.py",
+    "+++ b/pkg/handlers/numpy_handler.py",
+    "@@ -40,3 +40,3 @@ def get_pixeldata(ds):",
+    "-    required = ['BitsAllocated', 'PixelRepresentation']",
+    "+    required = ['BitsAllocated']",
+    "",
+  ].join("\n");
+  const history = [
+    { role: "system", content: "You are an autonomous programmer." },
+    { role: "user", content: "ISSUE: PixelRepresentation should be optional in the numpy pixel handler." },
+    { role: "assistant", content: "Let me open the handler.\n```\nopen pkg/handlers/numpy_handler.py\n```" },
+    { role: "user", content: "[File: pkg/handlers/numpy_handler.py (300 lines total)]\n40: required = [...]" },
+    { role: "assistant", content: "I will drop PixelRepresentation from the required list.\n```\nsubmit\n```" },
+  ];
+  writeFileSync(path, JSON.stringify({ history, trajectory: [], info: { submission: patch } }));
+  return path;
+}
 
 describe("five-system compression evaluation", () => {
   it("takes artifacts from the trajectory's final patch and asks for the path with what was done", () => {
-    const path = shared("swe-agent__pydicom__pydicom-1458.traj");
+    const path = trajectory(mkdtempSync(join(tmpdir(), "memcards-traj-")));
     const probes = groundTruth(parseTranscriptFile(path), { path });
     const artifacts = probes.filter((p) => p.category === "artifact");
     expect(artifacts.length).toBeGreaterThan(0);
@@ -28,19 +51,17 @@ describe("five-system compression evaluation", () => {
   });
 
   it("runs the five systems at one budget and reports recall with intervals", () => {
-    const r = runFiveSystems({
-      dir: shared(""),
-      workDir: mkdtempSync(join(tmpdir(), "memcards-five-")),
-      budget: 1500,
-      files: ["polychrome-undo-layers.md", "harmony-claude-pr341.jsonl"],
-    });
+    const dir = mkdtempSync(join(tmpdir(), "memcards-five-in-"));
+    writeFileSync(join(dir, "a.jsonl"), claudeCodeSession(longSession(30, 5)));
+    writeFileSync(join(dir, "b.jsonl"), claudeCodeSession(longSession(12, 12), { sessionId: "b" }));
+    const r = runFiveSystems({ dir, workDir: mkdtempSync(join(tmpdir(), "memcards-five-")), budget: 1500 });
     expect(r.transcripts).toHaveLength(2);
     for (const t of r.transcripts) for (const s of SYSTEMS) expect(t.context_tokens[s]).toBeLessThanOrEqual(1500 * 1.1);
     const all = r.recall.memcards.all;
     expect(all.total).toBeGreaterThan(10);
     expect(all.lo).toBeLessThanOrEqual(all.recall);
     expect(all.hi).toBeGreaterThanOrEqual(all.recall);
-    // On real sessions the anchored summary keeps more of the edited files than the most recent tokens.
+    // The anchored summary keeps more of the edited files than the most recent tokens.
     expect(r.recall.memcards.artifact.recall).toBeGreaterThan(r.recall.window.artifact.recall);
     expect(renderFiveSystems(r)).toMatch(/\| memcards \| \d\.\d\d \[/);
     const svg = fiveSystemsSvg(r);
@@ -62,10 +83,10 @@ describe("five-system compression evaluation", () => {
 
   it("skips an unreadable transcript with its reason and scores the rest", () => {
     const dir = mkdtempSync(join(tmpdir(), "memcards-five-in-"));
-    copyFileSync(shared("swe-agent__pydicom__pydicom-1458.traj"), join(dir, "pydicom.traj"));
+    trajectory(dir);
     writeFileSync(join(dir, "broken.jsonl"), '{"not": "a transcript"');
     const r = runFiveSystems({ dir, workDir: mkdtempSync(join(tmpdir(), "memcards-five-")), budget: 800 });
-    expect(r.transcripts.map((t) => t.file)).toEqual(["pydicom.traj"]);
+    expect(r.transcripts.map((t) => t.file)).toEqual(["fix.traj"]);
     expect(r.notes[0]).toMatch(/^Skipped \(unreadable\): broken\.jsonl: cannot tell the transcript format/);
   });
 });

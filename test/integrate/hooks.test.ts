@@ -1,5 +1,5 @@
 // Claude Code hook commands run as Claude Code runs them: JSON on stdin, exit 0 always, stdout only where it counts.
-import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -7,14 +7,14 @@ import { describe, expect, it } from "vitest";
 import { MAX_HOOK_OUTPUT } from "../../src/integrate/hooks.js";
 import { planHooks } from "../../src/integrate/init.js";
 import { runCli } from "../helpers/cli.js";
+import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { POLYGLOT } from "../repo/fixture.js";
-import { shared } from "../transcript/data.js";
 
 function project() {
   const root = tmpDir();
   const transcript = join(root, "session.jsonl");
-  copyFileSync(shared("harmony-claude-pr341.jsonl"), transcript);
+  writeFileSync(transcript, claudeCodeSession(longSession(3)));
   const home = tmpDir();
   const hook = (event: string, input: Record<string, unknown>) =>
     runCli(["hook", event], {

@@ -3,8 +3,9 @@
 import { describe, expect, it } from "vitest";
 
 import { connect, textOf } from "../helpers/mcp.js";
+import { writeSession } from "../helpers/session.js";
 import { copyInto, tmpDir } from "../helpers/tmp.js";
-import { fixture, shared } from "../transcript/data.js";
+import { fixture } from "../transcript/data.js";
 
 type Structured = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ describe("compress_context client-model route", () => {
     try {
       const res = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: copyInto(root, shared("harmony-claude-pr341.jsonl")) },
+        arguments: { transcript_path: writeSession(root, "long.jsonl", 60) },
       });
       expect(res.isError).toBeFalsy();
       expect((res.structuredContent as Structured).route).toBe("model");
@@ -53,7 +54,7 @@ describe("compress_context client-model route", () => {
       // Asked for the deterministic route: no request reaches the model.
       const again = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")), route: "deterministic" },
+        arguments: { transcript_path: writeSession(root, "other.jsonl"), route: "deterministic" },
       });
       expect((again.structuredContent as Structured).route).toBe("deterministic");
       expect(prompts).toHaveLength(1);
@@ -85,7 +86,7 @@ describe("compress_context client-model route", () => {
 
       const shapeless = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")) },
+        arguments: { transcript_path: writeSession(root, "other.jsonl") },
       });
       expect((shapeless.structuredContent as Structured).route).toBe("deterministic");
       expect(textOf(shapeless)).toMatch(
@@ -103,7 +104,7 @@ describe("compress_context client-model route", () => {
     try {
       const res = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")) },
+        arguments: { transcript_path: writeSession(root, "other.jsonl") },
       });
       expect((res.structuredContent as Structured).route).toBe("deterministic");
       expect(textOf(res)).toContain("Route: deterministic.");

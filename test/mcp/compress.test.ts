@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 
 import { countTokens } from "../../src/text/tokens.js";
 import { connect, textOf } from "../helpers/mcp.js";
-import { copyInto, tmpDir } from "../helpers/tmp.js";
-import { shared } from "../transcript/data.js";
+import { SESSION_FACTS, writeSession } from "../helpers/session.js";
+import { tmpDir } from "../helpers/tmp.js";
 
 type Structured = Record<string, unknown>;
 
@@ -22,13 +22,13 @@ describe("compression tools over MCP", () => {
 
       const res = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: copyInto(root, shared("polychrome-undo-layers.md")) },
+        arguments: { transcript_path: writeSession(root, "session.jsonl") },
       });
       expect(res.isError).toBeFalsy();
       const text = textOf(res);
       expect(text).toMatch(/^## Session Intent/);
       expect(text).toContain("## Files Modified");
-      expect(text).toContain("undo.layers.js");
+      expect(text).toContain(SESSION_FACTS.file);
       expect(text).toMatch(/Probes: \d+% before re-insertion, 100% after/);
       const s = res.structuredContent as Structured;
       const stats = s.stats as Structured;

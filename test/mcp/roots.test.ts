@@ -35,9 +35,9 @@ describe("roots", () => {
   });
 
   it("allows the agents' own transcript folders, and checks even when the client gives no roots", () => {
-    const opts = { root: "/work/p", roots: ["/work/p"], home: "/home/u" };
+    const opts = { root: "/srv/p", roots: ["/srv/p"], home: "/home/u" };
     // Paths that do not exist: allowed ones are NOT_FOUND, the rest OUTSIDE_ROOTS.
-    expect(() => checkReadable("/home/u/.claude/projects/-work-p/s.jsonl", opts)).toThrow(/^transcript not found/);
+    expect(() => checkReadable("/home/u/.claude/projects/-srv-p/s.jsonl", opts)).toThrow(/^transcript not found/);
     expect(() => checkReadable("/home/u/.codex/sessions/2026/01/01/rollout-x.jsonl", opts)).toThrow(/not found/);
     expect(() => checkReadable("~/.codex/sessions/x.jsonl", opts)).toThrow(/not found: \/home\/u\/\.codex/);
     expect(() => checkReadable("/home/u/.ssh/id_rsa", opts)).toThrow(/outside what memcards may read/);

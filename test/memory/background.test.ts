@@ -1,24 +1,23 @@
 // Distillation runs in a worker after compress_context returns: tool calls are served meanwhile, the units land.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { inflateClaudeTranscript } from "../../src/eval/compress-bench.js";
 import { silentLogger } from "../../src/log.js";
 import { createDistiller } from "../../src/memory/background.js";
 import { emptySections } from "../../src/transcript/merge.js";
 import { connect, textOf } from "../helpers/mcp.js";
+import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
-import { shared } from "../transcript/data.js";
 
 type Structured = Record<string, unknown>;
 
 describe("background distillation", () => {
   it("does not hold up the compression result or a concurrent tool call, and its units arrive", async () => {
     const root = tmpDir();
-    // A long real session (about 120k tokens): distilling it takes the worker a while.
-    const { text } = inflateClaudeTranscript(readFileSync(shared("harmony-claude-pr341.jsonl"), "utf8"), 120_000);
+    // A long session (about 100k tokens): distilling it takes the worker a while.
+    const text = claudeCodeSession(longSession(200));
     const path = join(root, "session.jsonl");
     writeFileSync(path, text);
     const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });

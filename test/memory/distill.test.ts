@@ -1,4 +1,5 @@
 // Distillation: redaction, segmentation, cross-referencing (conflict, merge, supersession), tiers, archive, edges.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -13,8 +14,8 @@ import { redact } from "../../src/text/redact.js";
 import { compressContext } from "../../src/transcript/compress.js";
 import { emptySections } from "../../src/transcript/merge.js";
 import type { Turn } from "../../src/transcript/schema.js";
+import { claudeCodeSession, longSession, SESSION_FACTS } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
-import { shared } from "../transcript/data.js";
 
 function store() {
   const dir = tmpDir();
@@ -198,20 +199,24 @@ describe("cross-referencing and tiers", () => {
 });
 
 describe("distillation through compress_context", () => {
-  it("stores typed units from a real session, cites files, and merges when the same session is compressed again", () => {
+  it("stores typed units from a working session, cites files, and merges when it is compressed again", () => {
     const { db, projectId, dir } = store();
     const deps = { db, projectId, root: dir };
-    const first = compressContext(
-      { ...deps, limitTurns: 75 },
-      { transcript_path: shared("harmony-claude-pr341.jsonl") },
-    );
-    expect(first.memories!.added).toBeGreaterThan(5);
-    const second = compressContext(deps, { transcript_path: shared("harmony-claude-pr341.jsonl") });
+    const path = join(dir, "session.jsonl");
+    const steps = longSession(4);
+    writeFileSync(path, claudeCodeSession(steps));
+    const first = compressContext({ ...deps, limitTurns: 40 }, { transcript_path: path });
+    expect(first.memories!.added).toBeGreaterThan(2);
+    const second = compressContext(deps, { transcript_path: path });
     expect(second.memories!.added + second.memories!.merged).toBeGreaterThan(0);
-    const cats = new Set(listMemories(db, projectId, { limit: 500 }).map((m) => m.category));
-    for (const c of ["commitment", "failure", "performance"]) expect(cats.has(c), c).toBe(true);
+    const all = listMemories(db, projectId, { limit: 500 });
+    const cats = new Set(all.map((m) => m.category));
+    for (const c of ["commitment", "failure"]) expect(cats.has(c), c).toBe(true);
     const commitments = listMemories(db, projectId, { category: "commitment", limit: 50 }).map((m) => m.text);
-    expect(commitments).toContain("New review posted on this PR");
-    expect(commitments.some((t) => t.includes("<bash-input>"))).toBe(false);
+    expect(commitments.some((t) => t.includes(SESSION_FACTS.constraint))).toBe(true);
+    const failures = listMemories(db, projectId, { category: "failure", limit: 50 }).map((m) => m.text);
+    expect(failures.some((t) => t.includes("Cannot read properties of undefined"))).toBe(true);
+    // The same user instruction in every round is one unit with more evidence, not four.
+    expect(commitments.filter((t) => t.includes(SESSION_FACTS.constraint)).length).toBeLessThan(4);
   });
 });

@@ -1,5 +1,5 @@
 // compress_context on real transcripts: forced sections, the artifact ledger, probes, merge, incremental reading.
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -10,8 +10,9 @@ import { compressContext } from "../../src/transcript/compress.js";
 import { checkProbes } from "../../src/transcript/probes.js";
 import { SECTION_TITLES } from "../../src/transcript/render.js";
 import { getSummary } from "../../src/transcript/summaries.js";
+import { claudeCodeSession, developmentSession, longSession, SESSION_FACTS } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
-import { shared, SHARED_TRANSCRIPTS } from "./data.js";
+import { fixture } from "./data.js";
 
 function store() {
   const dir = tmpDir();
@@ -20,24 +21,30 @@ function store() {
   return { db, dir, deps: { db, projectId: project.id, root: dir, home: dir } };
 }
 
-const committed = JSON.parse(readFileSync(join(SHARED_TRANSCRIPTS, "probes.json"), "utf8")) as Record<
-  string,
-  { probes: { type: string; expect: string }[] }
->;
-const probesOf = (file: string) =>
-  committed[file]!.probes.map((p) => ({ type: p.type as "artifact", expect: [p.expect], turn: "", fact: "" }));
-
 describe("compress_context", () => {
-  it("writes every forced section, an artifact ledger from real edits, and token accounting", () => {
-    const { deps } = store();
-    const r = compressContext(deps, { transcript_path: shared("harmony-claude-pr341.jsonl") });
+  const session = (dir: string, rounds: number, files = 6) => {
+    const path = join(dir, `session-${rounds}.jsonl`);
+    writeFileSync(path, claudeCodeSession(longSession(rounds, files)));
+    return path;
+  };
+  const facts = Object.values(SESSION_FACTS).map((f) => ({
+    type: "artifact" as const,
+    expect: [f],
+    turn: "",
+    fact: "",
+  }));
+
+  it("writes every forced section, an artifact ledger from the edits, and token accounting", () => {
+    const { deps, dir } = store();
+    const r = compressContext(deps, { transcript_path: session(dir, 60) });
     for (const title of Object.values(SECTION_TITLES)) expect(r.summary.markdown).toContain(`## ${title}`);
     const files = Object.keys(r.summary.sections.files);
-    expect(files.some((f) => f.endsWith("harmony-backend/src/events/eventBus.ts"))).toBe(true);
-    expect(r.summary.sections.files[files.find((f) => f.endsWith("eventBus.ts"))!]![0]!.op).toMatch(/^edited: `/);
-    expect(r.summary.sections.next.length + r.summary.sections.completed.length).toBeGreaterThan(0);
+    expect(files.some((f) => f.endsWith(SESSION_FACTS.file))).toBe(true);
+    expect(r.summary.sections.files[files.find((f) => f.endsWith(SESSION_FACTS.file))!]![0]!.op).toMatch(
+      /^(edited|created|written)/,
+    );
     const s = r.stats;
-    expect(s.tokens_before).toBeGreaterThan(30_000);
+    expect(s.tokens_before).toBeGreaterThan(20_000);
     expect(s.ratio).toBeCloseTo(s.tokens_before / s.tokens_after, 1);
     expect(s.ratio).toBeGreaterThanOrEqual(10);
     expect(s.tokens_total_before).toBeGreaterThan(s.tokens_before);
@@ -46,39 +53,44 @@ describe("compress_context", () => {
     expect(r.markdown).toContain("## Recent Messages (verbatim)");
     expect(s.probe_score).toBeGreaterThanOrEqual(s.probe_score_before);
     expect(s.probe_score).toBe(1);
+    // The facts the session established are in the summary itself, before any re-insertion.
+    expect(checkProbes(facts, r.draft).score).toBeGreaterThanOrEqual(5 / 6);
   });
 
-  it("keeps the committed probes of real sessions before re-insertion, at a ratio of at least 10", () => {
-    for (const file of ["tftbot-claude-code.md", "rfp-platform-aider.md", "harmony-codex-fix-476.md"]) {
-      const { deps } = store();
-      const r = compressContext(deps, { transcript_path: shared(file) });
-      const score = checkProbes(probesOf(file), r.draft).score;
-      expect(score, file).toBeGreaterThanOrEqual(0.8);
-      expect(r.stats.ratio, file).toBeGreaterThanOrEqual(10);
-    }
-  });
-
-  it("gives the same probe score compressed in two halves as compressed whole", () => {
-    const file = "aider__brezzy1337__wiseqrpay.md";
-    const whole = compressContext(store().deps, { transcript_path: shared(file) });
+  it("gives the same facts compressed in two halves as compressed whole", () => {
+    const dir = tmpDir();
+    const path = session(dir, 12);
+    const whole = compressContext(store().deps, { transcript_path: path });
     const { deps } = store();
     const first = compressContext(
       { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
-      { transcript_path: shared(file) },
+      { transcript_path: path },
     );
-    const second = compressContext(deps, { transcript_path: shared(file) });
+    const second = compressContext(deps, { transcript_path: path });
     expect(first.stats.compression).toBe(1);
     expect(second.stats.compression).toBe(2);
-    // The second call reads only the turns after the first one's last summarized turn.
     expect(first.stats.turns_summarized + second.stats.turns_summarized).toBe(whole.stats.turns_summarized);
-    const a = checkProbes(probesOf(file), whole.draft).score;
-    const b = checkProbes(probesOf(file), second.draft).score;
-    expect(Math.abs(a - b)).toBeLessThanOrEqual(0.05);
-    // Files are a union with operations appended; intent accumulates.
+    const a = checkProbes(facts, whole.draft).score;
+    const b = checkProbes(facts, second.draft).score;
+    expect(Math.abs(a - b)).toBeLessThanOrEqual(1 / 6);
     expect(Object.keys(second.summary.sections.files).length).toBeGreaterThanOrEqual(
       Object.keys(first.summary.sections.files).length,
     );
-    expect(second.summary.sections.intent.length).toBeGreaterThanOrEqual(first.summary.sections.intent.length);
+  });
+
+  it("steers with focus and honours a small budget", () => {
+    const { deps, dir } = store();
+    const path = join(dir, "focus.jsonl");
+    const steps = [
+      ...longSession(8),
+      { user: "Also move the postgres connection pool settings into config/db.ts." },
+      { assistant: "I'll move the postgres pool size and timeout into config/db.ts." },
+      ...developmentSession(9),
+    ];
+    writeFileSync(path, claudeCodeSession(steps));
+    const r = compressContext(deps, { transcript_path: path, budget_tokens: 600, focus: "postgres" });
+    expect(r.stats.tokens_after).toBeLessThan(1400);
+    expect(r.draft.toLowerCase()).toContain("postgres");
   });
 
   it("reads a transcript that is still being written, and later picks up where it stopped", () => {
@@ -141,22 +153,11 @@ describe("compress_context", () => {
     ]);
   });
 
-  it("steers with focus and honours a small budget", () => {
-    const { deps } = store();
-    const r = compressContext(deps, {
-      transcript_path: shared("rfp-platform-aider.md"),
-      budget_tokens: 600,
-      focus: "postgres",
-    });
-    expect(r.stats.tokens_after).toBeLessThan(1400);
-    expect(r.draft.toLowerCase()).toContain("postgres");
-  });
-
   it("falls back to the newest Claude Code transcript of the project, and says so", () => {
     const { deps, dir } = store();
     const projDir = join(dir, ".claude", "projects", dir.replace(/[/\\.:]/g, "-"));
     mkdirSync(projDir, { recursive: true });
-    copyFileSync(shared("harmony-claude-pr341.jsonl"), join(projDir, "abc.jsonl"));
+    copyFileSync(fixture("claude-code.jsonl"), join(projDir, "abc.jsonl"));
     const r = compressContext(deps, {});
     expect(r.source.kind).toBe("newest_claude_code");
     expect(r.notes[0]).toMatch(/newest Claude Code transcript/);

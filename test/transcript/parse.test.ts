@@ -8,7 +8,6 @@ import { AppError } from "../../src/errors.js";
 import { fileEvents } from "../../src/transcript/ledger.js";
 import { detectFormat, parseTranscriptFile } from "../../src/transcript/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
-import { shared, SHARED_TRANSCRIPTS } from "./data.js";
 
 function failure(fn: () => unknown): AppError {
   try {
@@ -19,62 +18,6 @@ function failure(fn: () => unknown): AppError {
   }
   throw new Error("expected an AppError");
 }
-
-const EXPECTED: Record<string, string> = {
-  "politipo-console-output.md": "specstory-md",
-  "polychrome-undo-layers.md": "specstory-md",
-  "tftbot-claude-code.md": "specstory-md",
-  "harmony-claude-pr341.jsonl": "claude-code-jsonl",
-  "harmony-codex-fix-476.md": "codex-export-md",
-  "rfp-platform-aider.md": "aider-md",
-  "aider__AndreasDebel__HaaV-CatalogService.md": "aider-md",
-  "aider__guidov__whisper-simple-dictation.md": "aider-md",
-  "aider__brezzy1337__wiseqrpay.md": "aider-md",
-};
-
-describe("real transcripts", () => {
-  it("detects and parses the nine long sessions with nothing skipped", () => {
-    for (const [file, format] of Object.entries(EXPECTED)) {
-      const t = parseTranscriptFile(shared(file));
-      expect(t.format, file).toBe(format);
-      expect(t.skipped, file).toBe(0);
-      expect(t.turns.filter((x) => x.role === "user" && x.kind === "message").length, file).toBeGreaterThan(5);
-      expect(fileEvents(t.turns).length, file).toBeGreaterThan(3);
-      expect(t.turns.map((x) => x.index)).toEqual(t.turns.map((_, i) => i));
-    }
-  });
-
-  it("parses every SWE-agent trajectory with zero skipped steps, demonstrations left out", () => {
-    const trajs = readdirSync(SHARED_TRANSCRIPTS).filter((f) => f.endsWith(".traj"));
-    expect(trajs.length).toBe(6);
-    for (const f of trajs) {
-      const raw = JSON.parse(readFileSync(shared(f), "utf8")) as { history?: { is_demo?: boolean }[] };
-      const t = parseTranscriptFile(shared(f));
-      expect(t.format).toBe("swe-agent-traj");
-      expect(t.skipped, f).toBe(0);
-      const demos = (raw.history ?? []).filter((h) => h.is_demo).length;
-      expect(t.ignored.demonstration ?? 0, f).toBe(demos);
-      // Every non-demo history entry became a turn (plus the submitted patch, when there is one).
-      const kept = (raw.history ?? []).length - demos;
-      expect(t.turns.filter((x) => x.id !== "submission").length, f).toBe(kept);
-    }
-    const pydicom = parseTranscriptFile(shared("swe-agent__pydicom__pydicom-1458.traj"));
-    const paths = fileEvents(pydicom.turns).map((e) => e.path);
-    expect(paths).toContain("pydicom/pixel_data_handlers/numpy_handler.py");
-  });
-
-  it("reads Claude Code records: tool calls and results, meta, titles, dedupe", () => {
-    const t = parseTranscriptFile(shared("harmony-claude-pr341.jsonl"));
-    expect(t.title).toBe("Resolve reviews on pull request 341");
-    expect(t.session_id).toBe("1358f047-1341-4578-ba36-46598680ff9f");
-    const edit = t.turns.flatMap((x) => x.tool_calls).find((c) => c.name === "Edit");
-    expect(edit?.input.file_path).toMatch(/eventBus\.ts$/);
-    const err = t.turns.flatMap((x) => x.tool_results).find((r) => r.is_error);
-    expect(err).toBeDefined();
-    expect(t.turns.some((x) => x.kind === "meta" && x.text.startsWith("Base directory for this skill"))).toBe(true);
-    expect(t.ignored["queue-operation"]).toBe(18);
-  });
-});
 
 describe("Claude Code JSONL edge cases", () => {
   const base = {
