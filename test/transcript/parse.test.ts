@@ -1,5 +1,5 @@
 // Parsing every supported format from real transcripts and committed fixtures; bad input gets a clear error.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
