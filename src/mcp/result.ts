@@ -14,24 +14,30 @@ const MAX_ERROR_CHARS = 2000;
  * that large is replaced by a note (a client drops a message that size, and no context window holds it).
  */
 export function ok(markdown: string, structured: Record<string, unknown>): CallToolResult {
+  // Redacted first, then cut: a cut must never leave the head of a secret that redaction would have matched whole.
+  const clean = redact(markdown);
   const text =
-    markdown.length > MAX_RESULT_CHARS
-      ? `${markdown.slice(0, MAX_RESULT_CHARS)}\n\n[result cut at ${MAX_RESULT_CHARS} characters of ${markdown.length}]`
-      : markdown;
-  const size = JSON.stringify(structured).length;
+    clean.length > MAX_RESULT_CHARS
+      ? `${clean.slice(0, MAX_RESULT_CHARS)}\n\n[result cut at ${MAX_RESULT_CHARS} characters of ${clean.length}]`
+      : clean;
+  const cleanStructured = redactDeep(structured);
+  const size = JSON.stringify(cleanStructured).length;
   const structuredContent =
     size > MAX_RESULT_CHARS
       ? { truncated: true, note: `structured result of ${size} characters left out` }
-      : structured;
-  // Whatever a result carries leaves redacted: the last gate before the client.
-  return { content: [{ type: "text", text: redact(text) }], structuredContent: redactDeep(structuredContent) };
+      : cleanStructured;
+  return { content: [{ type: "text", text }], structuredContent };
 }
 
 /** A failed tool call the model can see and correct (`isError: true`), with the error code first. */
 export function fail(err: unknown, logger?: Logger): CallToolResult {
   const e = toAppError(err);
   if (e.code === "INTERNAL") logger?.error(e.message, { stack: e.stack });
-  return { content: [{ type: "text", text: redact(`${e.code}: ${clip(e.message, MAX_ERROR_CHARS)}`) }], isError: true };
+  // Redacted before the cut (a secret across the cut must not leave its head), over a bounded window of the message.
+  const message = redact(`${e.code}: ${e.message.slice(0, MAX_ERROR_CHARS * 2)}`);
+  const more = e.message.length > MAX_ERROR_CHARS * 2 ? e.message.length - MAX_ERROR_CHARS * 2 : 0;
+  const text = more || message.length > MAX_ERROR_CHARS ? `${clip(message, MAX_ERROR_CHARS)}` : message;
+  return { content: [{ type: "text", text }], isError: true };
 }
 
 /** Runs a handler body, turning thrown errors into `isError` results. */

@@ -24,6 +24,7 @@ function codeValue(value: string, sep: string): boolean {
   if (sep.includes(":") && /^[A-Z][A-Za-z]*$/.test(value)) return true; // a type annotation: `secret: Buffer`
   if (/^\d{1,5}$/.test(value)) return true; // counts and limits (max_token = 100)
   if (/^\$\{?[A-Za-z_]\w*\}?$/.test(value)) return true; // ${OTHER_VAR}
+  if (/^(?:\$\{\{|\$\(|%[A-Za-z_]\w*%$)/.test(value)) return true; // ${{ secrets.X }}, $(cmd), %VAR%
   return false;
 }
 
@@ -58,7 +59,7 @@ function looksLikeAwsSecret(s: string, before: string): boolean {
 
 // The part of a key name that marks its value secret; the name must end with it (`password_reset_view` is code).
 const SECRET_NAME =
-  "(?:secret|token|passw(?:or)?d|pwd|(?:api|access|private|secret|auth|signing|encryption|master|client|account)[_-]?key|apikey)";
+  "(?:secret|token|passw(?:or)?d|pwd|(?<![a-z])pass(?![a-z])|(?<![a-z])_?auth(?![a-z])|(?:api|access|private|secret|auth|signing|encryption|master|client|account)[_-]?key|apikey)(?:[_-](?:base|value|hash|b64|base64|enc|encoded|raw))?";
 
 /**
  * A quoted value, also when the quotes are escaped (a secret inside a JSON string): opening quote, value, closing
@@ -77,7 +78,7 @@ function quoted(g: unknown[]): { open: string; value: string; close: string } | 
 const RULES: Rule[] = [
   // An unclosed private key (cut off): the header and the base64 lines after it.
   [
-    /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----(?:\r?\n[A-Za-z0-9+/=]{8,})*/g,
+    /-----BEGIN [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\r?\n(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{1,40}: [^\r\n]{0,200}|))*/g,
     (m) => keepLines("[redacted private key]", m),
   ],
   [/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, "[redacted anthropic key]"],
@@ -115,13 +116,14 @@ const RULES: Rule[] = [
   // `.env` lines: an upper-case name holding a secret word anywhere, indented or exported.
   [
     new RegExp(
-      String.raw`^([ \t]*(?:export[ \t]+)?[A-Z0-9_]{0,60}(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]{0,60}[ \t]*=[ \t]*)(?:${QUOTED}|([^\s"'#]{1,500}))`,
+      String.raw`^([ \t]*(?:export[ \t]+)?[A-Z0-9_]{0,60}(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS(?![A-Z])|_AUTH(?![A-Z])|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]{0,60}[ \t]*=[ \t]*)(?:${QUOTED}|([^\s"'#]{1,500}))`,
       "gm",
     ),
     (m, head, ...g) => {
       const q = quoted(g);
       const v = q ? q.value : String(g[6]);
-      if (REDACTED.test(v) || /^\$\{?[A-Za-z_]\w*\}?$/.test(v)) return m;
+      // Settings about secrets are not secrets: PASSWORD_MIN_LENGTH=8, TOKEN_URL=https://…, USE_TOKEN=true.
+      if (REDACTED.test(v) || codeValue(v, "=") || /^(?:\d{1,9}|yes|no|on|off|https?:\/\/[^@\s]*)$/i.test(v)) return m;
       return q ? `${String(head)}${q.open}[redacted]${q.close}` : `${String(head)}[redacted]`;
     },
   ],
@@ -155,6 +157,30 @@ const RULES: Rule[] = [
       return `${h}[redacted]${raw.slice(value.length)}`;
     },
   ],
+  // A long quoted value after a secret name (a session token, a key file inlined): past the quoted rule's bound.
+  [
+    new RegExp(
+      String.raw`(${SECRET_NAME}\\?["']?[ \t]{0,20}(?:=>|:=|[:=])[ \t]{0,20}\\?["'])([A-Za-z0-9+/=_.~%-]{400,})`,
+      "gi",
+    ),
+    (_m, head) => `${String(head)}[redacted]`,
+  ],
+  // Credentials on command lines: curl -u user:pw, mysql -pPW, docker login -p PW.
+  [/((?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']{1,256}:)([^\s"']{1,256})/g, (_m, head) => `${String(head)}[redacted]`],
+  [/(\bmysql(?:dump|admin)?\b[^\r\n]{0,200}?[ \t]-p)([^\s"']{1,256})/g, (_m, head) => `${String(head)}[redacted]`],
+  [
+    /(\b(?:docker|podman|helm)[ \t]+(?:registry[ \t]+)?login\b[^\r\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=))([^\s"']{1,256})/g,
+    (_m, head) => `${String(head)}[redacted]`,
+  ],
+  // Cookie headers carry session ids.
+  [
+    /\b((?:set-)?cookie["']?[ \t]{0,20}:[ \t]{0,20})([^\r\n]{1,4000})/gi,
+    (m, head, value) => (String(value).includes("=") ? `${String(head)}[redacted]` : m),
+  ],
+  // Webhook URLs are credentials; so are SendGrid keys.
+  [/(hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]{8,}/g, "$1[redacted]"],
+  [/(discord(?:app)?\.com\/api\/webhooks\/\d{1,30}\/)[A-Za-z0-9_-]{8,}/g, "$1[redacted]"],
+  [/(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g, "[redacted sendgrid key]"],
   // A bare AWS secret access key (40 base64 characters), wherever it stands.
   [
     /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
@@ -193,24 +219,34 @@ export function redact(text: string): string {
   let out = replaceSpans(text, /<private>/gi, /<\/private>/gi, "[private]");
   out = replaceSpans(
     out,
-    /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/g,
-    /-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
+    /-----BEGIN [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g,
+    /-----END [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g,
     "[redacted private key]",
   );
   for (const [re, rep, gate] of RULES) {
     if (gate !== undefined && !out.includes(gate)) continue;
     out = typeof rep === "string" ? out.replace(re, rep) : out.replace(re, rep);
   }
-  return out;
+  // A value longer than a rule's bound leaves its tail right after the marker: that tail goes too.
+  return out.includes("[redacted]")
+    ? out.replace(/\[redacted\](?:[A-Za-z0-9+/=_~%-]|\.(?=[A-Za-z0-9]))+/g, "[redacted]")
+    : out;
 }
 
-/** A copy of a JSON-like value with every string in it redacted (keys too). */
+/** A key whose string value is a secret whatever it looks like: `{"password": "Zq8vLmN2pQ"}`, `apiKey`, `cookie`. */
+const SECRET_KEY =
+  /(?:secret|token|passw(?:or)?d|pwd|^pass|^auth|authorization|credentials?|api[_-]?key|private[_-]?key|access[_-]?key|cookie)$/i;
+
+/** A copy of a JSON-like value with every string in it redacted (keys too), and the values of secret-named keys. */
 export function redactDeep<T>(value: T): T {
   if (typeof value === "string") return redact(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v)) as T;
   if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v);
+    for (const [k, v] of Object.entries(value)) {
+      const secret = typeof v === "string" && SECRET_KEY.test(k) && v.trim().length >= 3 && !codeValue(v.trim(), "=");
+      out[redact(k)] = secret ? "[redacted]" : redactDeep(v);
+    }
     return out as T;
   }
   return value;
