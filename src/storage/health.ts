@@ -15,6 +15,8 @@ export interface StoreFileCheck {
   problem?: string;
   /** The file exists with 0 bytes and no write-ahead log: SQLite would start an empty store in it. */
   empty: boolean;
+  /** No file at the path yet: a new store will be created there. */
+  missing?: boolean;
 }
 
 function fileSize(path: string): number | undefined {
@@ -31,8 +33,14 @@ function fileSize(path: string): number | undefined {
  * that it held data. Reads at most 100 bytes; never writes.
  */
 export function checkStoreFile(path: string): StoreFileCheck {
-  const size = fileSize(path);
-  if (size === undefined) return { empty: false };
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return { empty: false, missing: true };
+  }
+  if (!stat.isFile()) return { problem: "the path is a directory or a special file, not a database file", empty: false };
+  const size = stat.size;
   const walBytes = fileSize(path + "-wal") ?? 0;
   if (size === 0) {
     return walBytes > 0
