@@ -60,11 +60,15 @@ export function startBuild(db: Db): BuildRecord {
   return rec;
 }
 
-/** Marks `phase` of the current build complete (`done`) or started and not yet complete (`!done`). */
-export function markPhase(db: Db, phase: BuildPhase, done: boolean): void {
+/**
+ * Marks `phase` of build `buildId` complete (`done`) or started and not yet complete (`!done`). A phase is marked
+ * complete only while `buildId` is the latest build: when another run started meanwhile (two index runs at once),
+ * finishing this one must not mark the other's unfinished phases done. Marking a phase incomplete always applies.
+ */
+export function markPhase(db: Db, buildId: string, phase: BuildPhase, done: boolean): void {
   writeTx(db, () => {
     const rec = readBuild(db);
-    if (!rec) return;
+    if (!rec || (done && rec.id !== buildId)) return;
     const complete = rec.complete.filter((p) => p !== phase);
     if (done) complete.push(phase);
     setMeta(db, KEY, JSON.stringify({ ...rec, complete }));

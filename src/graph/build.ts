@@ -56,6 +56,8 @@ export const IndexResult = z.object({
   ms: z.object({ scan: z.number(), parse: z.number(), edges: z.number(), total: z.number() }),
   filesPerSecond: z.number(),
   cancelled: z.boolean(),
+  /** This run's build record: its phases are marked complete only while it is the latest build. */
+  buildId: z.string(),
 });
 export type IndexResult = z.infer<typeof IndexResult>;
 
@@ -106,7 +108,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const changed = scan.files.filter((f) => !f.unchanged);
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
   if (edgesOwed && known.size > 0) logger.info("the previous index did not finish; its derived edges are rebuilt");
-  startBuild(db);
+  const build = startBuild(db);
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
 
@@ -164,7 +166,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     await preparer.dispose();
   }
   const tParse = elapsed();
-  if (!wasCancelled) markPhase(db, "parse", true);
+  if (!wasCancelled) markPhase(db, build.id, "parse", true);
 
   if (!wasCancelled && (changed.length || removed.length || known.size === 0 || edgesOwed)) {
     progress("edges", 0, 1, symbolCount);
@@ -183,7 +185,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     else rebuildDerivedEdges(db, opts.root);
   }
   const tEdges = elapsed();
-  if (!wasCancelled) markPhase(db, "edges", true);
+  if (!wasCancelled) markPhase(db, build.id, "edges", true);
   setMeta(
     db,
     "graph.last_run",
@@ -208,6 +210,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     ms: { scan: tScan, parse: tParse - tScan, edges: tEdges - tParse, total },
     filesPerSecond: total > 0 ? Math.round((parsedCount / total) * 1000) : 0,
     cancelled: wasCancelled,
+    buildId: build.id,
   };
 }
 

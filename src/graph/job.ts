@@ -43,7 +43,7 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
   if (!opts.lexicalOnly && !result.cancelled && app.embedding.vectorsEnabled) {
     // Vectors embedded by an interrupted phase are no longer pending, yet their similar edges were never built.
     const owed = !phaseComplete(app.db, "vectors");
-    markPhase(app.db, "vectors", false);
+    markPhase(app.db, result.buildId, "vectors", false);
     const changedFileLevel = pendingNodeIds(app.db, SIMILAR_TYPES);
     const fileLevelTotal = SIMILAR_TYPES.reduce((n, t) => n + (result.counts.nodes[t] ?? 0), 0);
     const controller = new AbortController();
@@ -64,7 +64,7 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
       const n = rebuildSimilarEdges(app.db, incremental ? { onlyNodeIds: changedFileLevel } : {});
       similarEdges = incremental ? (graphCounts(app.db).edges.similar ?? n) : n;
     }
-    if (!controller.signal.aborted) markPhase(app.db, "vectors", true);
+    if (!controller.signal.aborted) markPhase(app.db, result.buildId, "vectors", true);
   }
   const embedMs = Math.round(performance.now() - t0);
   if (similarEdges) result.counts.edges.similar = similarEdges;
