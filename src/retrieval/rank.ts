@@ -41,18 +41,39 @@ export interface RankedFile {
 interface Universe {
   byPath: Map<string, FileNodeRef>;
   byId: Map<number, FileNodeRef>;
-  /** Path without extension → paths (e.g. `requests/sessions` → `requests/sessions.py`). */
-  stems: { stem: string; path: string }[];
   byBase: Map<string, string[]>;
   /** File name without extension, lower case, separators removed (`stats-card.js` → `statscard`) → paths. */
   byFlatStem: Map<string, string[]>;
+  /** Every segment suffix of a stem (`b/c`, `c` for `a/b/c`) → the stems ending with it: lookups, not scans. */
+  bySuffix: Map<string, Stem[]>;
+  /** For index files (`a/b/__init__`, `a/b/index`): every segment suffix of their folder → those stems. */
+  byIndexDir: Map<string, Stem[]>;
+}
+
+interface Stem {
+  stem: string;
+  path: string;
+}
+
+const INDEX_STEMS = ["__init__", "index", "mod", "lib", "main"];
+
+function pushTo<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const arr = m.get(k);
+  if (arr) arr.push(v);
+  else m.set(k, [v]);
+}
+
+/** Each suffix of `segs` on a segment boundary, longest first (`a/b/c`, `b/c`, `c`). */
+function suffixes(segs: readonly string[]): string[] {
+  return segs.map((_, i) => segs.slice(i).join("/"));
 }
 
 function buildUniverse(db: Db): Universe {
   const nodes = fileLevelNodes(db);
   const byPath = new Map(nodes.map((n) => [n.path, n]));
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const stems = nodes.map((n) => ({ stem: n.path.replace(/\.[^./]+$/, ""), path: n.path }));
+  // Path without extension (e.g. `requests/sessions` for `requests/sessions.py`).
+  const stems: Stem[] = nodes.map((n) => ({ stem: n.path.replace(/\.[^./]+$/, ""), path: n.path }));
   const byBase = new Map<string, string[]>();
   for (const n of nodes) {
     const base = n.path.slice(n.path.lastIndexOf("/") + 1);
@@ -70,7 +91,16 @@ function buildUniverse(db: Db): Universe {
     if (arr) arr.push(n.path);
     else byFlatStem.set(flat, [n.path]);
   }
-  return { byPath, byId, stems, byBase, byFlatStem };
+  const bySuffix = new Map<string, Stem[]>();
+  const byIndexDir = new Map<string, Stem[]>();
+  for (const st of stems) {
+    const segs = st.stem.split("/");
+    for (const sfx of suffixes(segs)) pushTo(bySuffix, sfx, st);
+    if (segs.length > 1 && INDEX_STEMS.includes(segs[segs.length - 1]!)) {
+      for (const sfx of suffixes(segs.slice(0, -1))) pushTo(byIndexDir, sfx, st);
+    }
+  }
+  return { byPath, byId, byBase, byFlatStem, bySuffix, byIndexDir };
 }
 
 const isSource = (n: FileNodeRef | undefined) =>
@@ -98,19 +128,12 @@ export function pathPrior(path: string): number {
   return PERIPHERAL.test(path) ? 0.75 : 1;
 }
 
-const INDEX_STEMS = ["__init__", "index", "mod", "lib", "main"];
-
 /** Files a dotted module path denotes, with how much of the name the file accounts for (0–1). */
 function moduleMatches(u: Universe, dotted: string): { path: string; frac: number }[] {
   const parts = dotted.split(".");
   for (let i = parts.length; i >= 1; i--) {
     const suffix = parts.slice(0, i).join("/");
-    const hits = u.stems.filter(
-      (s) =>
-        s.stem === suffix ||
-        s.stem.endsWith("/" + suffix) ||
-        INDEX_STEMS.some((x) => s.stem === `${suffix}/${x}` || s.stem.endsWith(`/${suffix}/${x}`)),
-    );
+    const hits = [...new Set([...(u.bySuffix.get(suffix) ?? []), ...(u.byIndexDir.get(suffix) ?? [])])];
     if (hits.length && hits.length <= 5) return hits.map((h) => ({ path: h.path, frac: i / parts.length }));
     if (hits.length > 5) return [];
   }
@@ -169,7 +192,7 @@ export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): R
         for (const f of files) add(f, spec);
       }
       // An identifier that is a file's stem (e.g. `sessions`, `Gson`) names that file.
-      const stemHits = u.stems.filter((s) => s.stem === a.text || s.stem.endsWith("/" + a.text));
+      const stemHits = u.bySuffix.get(a.text) ?? [];
       if (stemHits.length > 0 && stemHits.length <= 5 && !a.weak)
         for (const h of stemHits) add(h.path, (0.6 * a.weight) / stemHits.length);
     }
