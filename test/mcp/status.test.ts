@@ -23,7 +23,7 @@ describe("status tool over the in-memory transport", () => {
         openWorldHint: false,
       });
       expect(status?.inputSchema.type).toBe("object");
-      expect(countTokens(JSON.stringify(tools))).toBeLessThan(3200);
+      expect(countTokens(JSON.stringify(tools))).toBeLessThan(5150);
     } finally {
       await c.close();
     }
