@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 import { assertIndexed } from "../../graph/build.js";
-import { neighbourhood,NodeBrief } from "../../graph/neighbors.js";
+import { neighbourhood, NodeBrief } from "../../graph/neighbors.js";
 import { renderNeighbourhood } from "../../graph/render.js";
 import { MAX_PATH_CHARS } from "../../limits.js";
 import { defineTool } from "../tool.js";
