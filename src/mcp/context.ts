@@ -7,13 +7,17 @@ import type { App } from "../app.js";
 import type { AppCache } from "../app-cache.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import type { MemoryDeps } from "../memory/service.js";
 import { resolveProjectRoot } from "../project/root.js";
+import { type ClientModel, clientModel } from "./sampling.js";
 
 export interface ToolDeps {
   /** The app for this connection's project, opened on first use. */
   app(): Promise<App>;
   /** The client's MCP roots as local paths (empty when it offers none), asked for even under --root. */
   roots(): Promise<string[]>;
+  /** The client's model, when the client offers sampling. */
+  clientModel(): ClientModel | undefined;
   logger: Logger;
   version: string;
 }
@@ -42,6 +46,7 @@ export function createToolDeps(
   return {
     logger: opts.logger,
     version: opts.version,
+    clientModel: () => clientModel(server),
     async roots() {
       const uris = await clientRoots();
       return uris.flatMap((u) => {
@@ -68,4 +73,9 @@ export function createToolDeps(
       return pending;
     },
   };
+}
+
+/** The project an app serves, as the memory functions take it. */
+export function memoryDeps(app: App): MemoryDeps {
+  return { db: app.db, projectId: app.project.id, root: app.location.root };
 }

@@ -91,11 +91,11 @@ describe("a scripted session over stdio", () => {
     }
   });
 
-  it("keeps tools/list and the instructions under 3,300 tokens", async () => {
+  it("keeps tools/list and the instructions under 5,300 tokens", async () => {
     const config = resolveConfig({ root: tmpDir(), embedder: "offline" }, { MEMCARDS_HOME: tmpDir() });
     const s = await measureToolSize(config, "test");
     expect(s.tools.map((t) => t.name)).toContain("get_memory_cards");
-    expect(s.total).toBeLessThan(3300);
+    expect(s.total).toBeLessThan(5300);
     expect(s.instructions).toBeGreaterThan(50);
   });
 });

@@ -2,6 +2,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CreateMessageRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 
 import { createAppCache } from "../../src/app-cache.js";
 import type { ConfigFlags } from "../../src/config.js";
@@ -23,6 +24,8 @@ export async function connect(
     cwd?: string;
     /** Offer sampling and answer each createMessage request's text with this. */
     sampling?: (prompt: string) => string | Promise<string>;
+    /** The client's JSON Schema validator for tool results (default: the SDK's Ajv one). */
+    validator?: jsonSchemaValidator;
   } = {},
 ): Promise<Connected> {
   const config = resolveConfig(opts.flags ?? {}, { ...process.env, ...opts.env });
@@ -30,7 +33,10 @@ export async function connect(
   const server = createServer({ config, apps, logger: silentLogger, version: "test", cwd: opts.cwd ?? "/" });
   const client = new Client(
     { name: "memcards-test", version: "1.0.0" },
-    { capabilities: { ...(opts.roots ? { roots: {} } : {}), ...(opts.sampling ? { sampling: {} } : {}) } },
+    {
+      capabilities: { ...(opts.roots ? { roots: {} } : {}), ...(opts.sampling ? { sampling: {} } : {}) },
+      ...(opts.validator ? { jsonSchemaValidator: opts.validator } : {}),
+    },
   );
   if (opts.sampling) {
     const answer = opts.sampling;

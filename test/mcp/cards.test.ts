@@ -15,7 +15,7 @@ describe("cards over MCP", () => {
     const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
     try {
       const st = await c.client.callTool({ name: "status", arguments: {} });
-      expect((st.structuredContent as Structured).clientSampling).toBe(false);
+      expect((st.structuredContent as Structured).client_sampling).toBe(false);
       const early = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK } });
       expect(early.isError).toBe(true);
       expect(textOf(early)).toMatch(/^NOT_INDEXED: .*build_context_graph/);
@@ -116,7 +116,7 @@ describe("the judge route", () => {
       expect(textOf(res)).toMatch(/answered \d+ of \d+ judge requests/);
 
       const status = await c.client.callTool({ name: "status", arguments: {} });
-      expect((status.structuredContent as Structured).clientSampling).toBe(true);
+      expect((status.structuredContent as Structured).client_sampling).toBe(true);
       expect(textOf(status)).toContain("client sampling: offered");
       const off = await c.client.callTool({ name: "get_memory_cards", arguments: { task: TASK, judge: false } });
       expect((off.structuredContent as Structured).route).toBe("deterministic");

@@ -23,7 +23,7 @@ describe("status tool over the in-memory transport", () => {
         openWorldHint: false,
       });
       expect(status?.inputSchema.type).toBe("object");
-      expect(countTokens(JSON.stringify(tools))).toBeLessThan(3200);
+      expect(countTokens(JSON.stringify(tools))).toBeLessThan(5150);
     } finally {
       await c.close();
     }
@@ -39,7 +39,7 @@ describe("status tool over the in-memory transport", () => {
       expect(text).toContain(`root: ${root} (from flag)`);
       expect(text).toContain(join(root, ".memcards", "memcards.db"));
       expect(text).toMatch(/embedder: offline:hash-v1:256 \(offline, 256-d\)/);
-      expect(res.structuredContent).toMatchObject({ root, embedderMode: "offline" });
+      expect(res.structuredContent).toMatchObject({ root, embedder_mode: "offline" });
       expect(countTokens(JSON.stringify(res.structuredContent))).toBeLessThan(150);
     } finally {
       await c.close();

@@ -135,7 +135,7 @@ describe("forget leaves no trace", () => {
       const f1 = await c.client.callTool({ name: "forget", arguments: { session_id: "s1" } });
       const r1 = f1.structuredContent as Structured;
       expect(r1.summaries).toBe(1);
-      expect(r1.rawTurns as number).toBeGreaterThan(0);
+      expect(r1.raw_turns as number).toBeGreaterThan(0);
       expect(traces(p.dbPath, ["quokkaharmonica"])).toEqual([]);
       expect(traces(p.dbPath, ["pelicanturbine"])).toHaveLength(2);
       expect(quotesOf("s1")).toBe(0);

@@ -9,10 +9,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 
 import { cliPath } from "../helpers/cli.js";
+import { textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 import type { JsonSchema } from "./fuzz-input.js";
 import { malformedFrames, prng, toolArguments } from "./fuzz-input.js";
@@ -47,6 +48,8 @@ interface Tally {
   protocolErrors: number;
   hangs: string[];
   crashes: string[];
+  /** Results outside their tool's output schema, and resource reads ending in Internal Error. */
+  broken: string[];
   slowestMs: number;
   slowest: string;
   totalMs: number;
@@ -63,6 +66,7 @@ async function fuzz(client: Client, seed: number, calls: number, alive: () => bo
     protocolErrors: 0,
     hangs: [],
     crashes: [],
+    broken: [],
     slowestMs: 0,
     slowest: "",
     totalMs: 0,
@@ -83,7 +87,10 @@ async function fuzz(client: Client, seed: number, calls: number, alive: () => bo
           "memcards://project/brief",
           `memcards://cards/..%2F..%2Fetc%2Fpasswd`,
         ][i % 5]!;
-        await client.readResource({ uri }, { timeout: HANG_MS });
+        await client.readResource({ uri }, { timeout: HANG_MS }).catch((err: unknown) => {
+          if (err instanceof McpError && err.code === ErrorCode.InternalError) t.broken.push(`${uri}: ${err.message}`);
+          throw err;
+        });
         t.results++;
       } else {
         const res = await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, {
@@ -91,11 +98,16 @@ async function fuzz(client: Client, seed: number, calls: number, alive: () => bo
         });
         t.results++;
         if (res.isError) t.toolErrors++;
+        // The client checked structuredContent against the listed output schema; the server checks it too.
+        if (res.isError && /output schema|Output validation/.test(textOf(res)))
+          t.broken.push(`${tool.name}: ${textOf(res)}`);
       }
     } catch (err) {
       const code = err instanceof McpError ? err.code : undefined;
       // -32001 is the SDK's request timeout: a hang. A closed connection is a crash.
       if (code === -32001) t.hangs.push(`${tool.name} seed=${seed} i=${i}`);
+      else if (/Structured content/.test((err as Error).message))
+        t.broken.push(`${tool.name}: ${(err as Error).message}`);
       else if (code === undefined || code === -32000) t.crashes.push(`${tool.name} i=${i}: ${(err as Error).message}`);
       else t.protocolErrors++;
     }
@@ -111,9 +123,10 @@ async function fuzz(client: Client, seed: number, calls: number, alive: () => bo
 
 function expectClean(t: Tally, calls: number, transportErrors: string[]): void {
   process.stderr.write(
-    `fuzz: ${JSON.stringify({ ...t, hangs: t.hangs.slice(0, 5), crashes: t.crashes.slice(0, 5) })}\n`,
+    `fuzz: ${JSON.stringify({ ...t, hangs: t.hangs.slice(0, 5), crashes: t.crashes.slice(0, 5), broken: t.broken.slice(0, 5) })}\n`,
   );
   expect(t.crashes).toEqual([]);
+  expect(t.broken).toEqual([]);
   expect(t.hangs).toEqual([]);
   expect(transportErrors).toEqual([]);
   expect(t.calls).toBe(calls);

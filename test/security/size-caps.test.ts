@@ -88,11 +88,21 @@ describe("bounded results", () => {
   });
 
   it("cut text and drop structured content past the result cap, and clip error messages", () => {
-    const big = ok("x".repeat(MAX_RESULT_CHARS * 2), { rows: "y".repeat(MAX_RESULT_CHARS + 1) });
+    const rows = { rows: "y".repeat(MAX_RESULT_CHARS + 1) };
+    const big = ok("x".repeat(MAX_RESULT_CHARS * 2), rows);
     const text = (big.content[0] as { text: string }).text;
     expect(text.length).toBeLessThan(MAX_RESULT_CHARS + 200);
     expect(text).toMatch(/\[result cut at 1000000 characters of 2000000\]$/);
-    expect(big.structuredContent).toMatchObject({ truncated: true });
+    expect(big.structuredContent).toEqual({
+      truncated: `structured result of ${JSON.stringify(rows).length} characters: left out rows`,
+    });
+    // A tool's result keeps its required fields and loses its optional ones, largest first, only as needed.
+    const half = "z".repeat(MAX_RESULT_CHARS / 2);
+    const cut = ok("t", { id: 1, audit: half, ranking: `${half}!`, note: "small" }, ["audit", "ranking", "note"]);
+    expect(cut.structuredContent).toMatchObject({ id: 1, audit: half, note: "small" });
+    expect(cut.structuredContent?.truncated).toMatch(/: left out ranking$/);
+    // Required fields over the cap fail the call rather than break the tool's output schema.
+    expect(() => ok("t", { id: half + half }, [])).toThrow(/over the result cap/);
     const small = ok("fine", { n: 1 });
     expect(small).toEqual({ content: [{ type: "text", text: "fine" }], structuredContent: { n: 1 } });
     const err = fail(new Error("z".repeat(5_000_000)));

@@ -1,0 +1,23 @@
+// Resource `memcards://project/brief`: what memory says the next session needs (the recall tool's default).
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import { recall } from "../../memory/service.js";
+import { memoryDeps, type ToolDeps } from "../context.js";
+import { guardRead } from "./read.js";
+
+export function registerProjectBrief(server: McpServer, deps: ToolDeps): void {
+  server.registerResource(
+    "project-brief",
+    "memcards://project/brief",
+    {
+      title: "Project brief",
+      description: "What memory says the next session needs (the recall tool's default).",
+      mimeType: "text/markdown",
+    },
+    (uri) =>
+      guardRead(async () => {
+        const r = recall(memoryDeps(await deps.app()));
+        return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: r.markdown }] };
+      }, deps.logger),
+  );
+}

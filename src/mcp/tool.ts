@@ -1,0 +1,87 @@
+// defineTool: one MCP tool as data (name, schemas, annotations, run) and the one way every tool is registered.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+import { AppError } from "../errors.js";
+import type { ToolDeps } from "./context.js";
+import { guard, ok } from "./result.js";
+
+/** All four hints, always declared: clients decide on them whether to ask before a call. */
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** The request a tool runs in: its abort signal, progress token and notification channel. */
+export type ToolRequest = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a tool's run returns: markdown for the model, and the structured object its output schema describes. */
+export interface ToolReply<O extends z.ZodObject> {
+  text: string;
+  data: z.input<O>;
+}
+
+export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  /** The shape of `structuredContent`, snake_case; no defaults or transforms (it describes, never fills in). */
+  output: O;
+  annotations: Annotations;
+  /** One domain call, rendered; thrown errors become `isError` results. */
+  run(args: z.output<I>, deps: ToolDeps, request: ToolRequest): Promise<ToolReply<O>> | ToolReply<O>;
+}
+
+export interface Tool {
+  name: string;
+  /** The output schema as published: the tool's own plus `truncated`. */
+  output: z.ZodObject;
+  register(server: McpServer, deps: ToolDeps): void;
+}
+
+/**
+ * Set only when a result was too large and optional fields were left out (result.ts), naming them; declared
+ * on every output schema so that a cut result still validates.
+ */
+const Truncated = { truncated: z.string().optional() };
+
+/** A tool: registered with its input and output schemas and all four annotations, its result bounded. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
+  const output = spec.output.extend(Truncated);
+  const optional = Object.entries(output.shape)
+    .filter(([, field]) => (field as z.ZodType).safeParse(undefined).success)
+    .map(([key]) => key);
+  return {
+    name: spec.name,
+    output,
+    register(server, deps) {
+      server.registerTool(
+        spec.name,
+        {
+          title: spec.title,
+          description: spec.description,
+          inputSchema: spec.input as z.ZodObject,
+          outputSchema: output,
+          annotations: spec.annotations,
+        },
+        (args, request) =>
+          guard(async () => {
+            const r = await spec.run(args as z.output<I>, deps, request);
+            // What leaves is the declared shape: keys the schema does not name are dropped here, not sent.
+            const data = spec.output.safeParse(r.data);
+            if (!data.success)
+              throw new AppError(
+                "INTERNAL",
+                `${spec.name} built a result outside its output schema: ${z.prettifyError(data.error)}`,
+              );
+            return ok(r.text, data.data as Record<string, unknown>, optional);
+          }, deps.logger),
+      );
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Tool `graph_neighbors`: a file's or symbol's one-hop neighbourhood in the context graph.
+import { z } from "zod";
+
+import { assertIndexed } from "../../graph/build.js";
+import { neighbourhood, NodeBrief } from "../../graph/neighbors.js";
+import { renderNeighbourhood } from "../../graph/render.js";
+import { MAX_PATH_CHARS } from "../../limits.js";
+import { defineTool } from "../tool.js";
+
+const NeighborsInput = z
+  .object({
+    ref: z
+      .string()
+      .min(1)
+      .max(MAX_PATH_CHARS)
+      .describe("a repo-relative file path, a symbol name (or Parent.name), or a node id"),
+    per_group: z.number().int().min(1).max(100).default(15).describe("nodes shown per edge type"),
+  })
+  .strict();
+
+const Output = z.object({
+  node: NodeBrief.pick({ id: true, type: true, path: true, name: true }),
+  /** Neighbours per `direction:edge_type` (out:imports, in:test_covers, ...), counted in full. */
+  edges: z.record(z.string(), z.number()),
+});
+
+export const graphNeighborsTool = defineTool({
+  name: "graph_neighbors",
+  title: "Graph neighbours",
+  description:
+    "Show a file's or symbol's one-hop neighbourhood in the context graph: what it contains, imports and is imported by, the tests covering it, the rules governing it, similar files.",
+  input: NeighborsInput,
+  output: Output,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, deps) {
+    const app = await deps.app();
+    assertIndexed(app.db);
+    const n = neighbourhood(app.db, args.ref, args.per_group);
+    return {
+      text: renderNeighbourhood(n),
+      data: {
+        node: { id: n.node.id, type: n.node.type, path: n.node.path, name: n.node.name },
+        edges: Object.fromEntries(n.groups.map((g) => [`${g.direction}:${g.edgeType}`, g.total])),
+      },
+    };
+  },
+});
