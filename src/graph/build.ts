@@ -4,10 +4,11 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { createImportResolver, type ImportEdge } from "../repo/imports/resolve.js";
+import { testCovers } from "../repo/imports/test-covers.js";
 import { isTestPath, type LanguageId } from "../repo/languages.js";
 import { readManifests } from "../repo/manifests.js";
 import type { RepoParser } from "../repo/parse.js";
-import { createImportResolver, type ImportEdge, testCovers } from "../repo/resolve-imports.js";
 import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
 import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
 import type { ImportRef } from "../repo/symbols.js";
