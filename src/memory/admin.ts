@@ -5,7 +5,7 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
-import { fileStamp } from "../storage/graph.js";
+import { fileStamp } from "../storage/graph/files.js";
 import { listMemories, type MemoryRow } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { writeUnits } from "./distill.js";

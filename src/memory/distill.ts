@@ -2,7 +2,8 @@
 // stored (merge, supersede, conflict), tiered, linked to the files they cite; the redacted raw turns are archived.
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
-import { getNodeByKey, replaceEdgesFrom, upsertLooseNode } from "../storage/graph.js";
+import { replaceEdgesFrom } from "../storage/graph/edges.js";
+import { getNodeByKey, upsertLooseNode } from "../storage/graph/nodes.js";
 import {
   archiveTurns,
   indexMemory,

@@ -1,7 +1,7 @@
 // Memory units and the raw turn archive. Every text written here is redacted first, whoever the caller.
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
-import { stmt } from "./db.js";
+import { checkpointWal, stmt } from "./db.js";
 import { nearestVectors } from "./vectors.js";
 
 export interface MemoryRow {
@@ -321,7 +321,7 @@ export function deleteMemories(
     if (nodesTouched) db.exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('optimize')");
   });
   tx.immediate();
-  db.pragma("wal_checkpoint(TRUNCATE)");
+  checkpointWal(db, "TRUNCATE");
   return { memories: ids.length, rawTurns, summaries };
 }
 
