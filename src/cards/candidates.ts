@@ -252,12 +252,12 @@ export async function gatherCandidates(
   const seenText = new Set(out.map((c) => c.text));
   for (const m of memories) {
     if (seenText.has(m.text)) continue;
-    const files = JSON.parse(m.files) as string[];
+    const files = m.files;
     const cited = files.some((f) => topPaths.some((p) => p.endsWith(f) || f.endsWith(p)));
     const ov = overlap(taskTerms, m.text);
     if (!cited && ov < 0.34) continue;
-    const ev = (JSON.parse(m.evidence) as { session?: string; turn: string }[])[0];
-    const record = JSON.parse(m.record) as { remediation?: string };
+    const ev = m.evidence[0];
+    const record = m.record as { remediation?: string };
     out.push({
       key: `memory:${m.id}`,
       kind: m.category === "commitment" ? "constraint" : "failure",
