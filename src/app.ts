@@ -10,7 +10,7 @@ import type { Logger } from "./log.js";
 import type { ProjectLocation } from "./project/root.js";
 import { checkStoreDir } from "./project/store.js";
 import type { Db } from "./storage/db.js";
-import { ensureDir, openDatabase } from "./storage/db.js";
+import { checkpointWal, ensureDir, openDatabase } from "./storage/db.js";
 import { bindEmbedder, getEmbedderBinding } from "./storage/meta.js";
 import type { ProjectRow } from "./storage/projects.js";
 import { upsertProject } from "./storage/projects.js";
@@ -82,7 +82,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
         }
         await embedding.embedder.close?.();
         if (db.open) {
-          db.pragma("wal_checkpoint(PASSIVE)");
+          checkpointWal(db, "PASSIVE");
           db.close();
         }
       },

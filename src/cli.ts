@@ -45,7 +45,7 @@ import { resolveProjectRoot } from "./project/root.js";
 import { Rung, RUNGS } from "./retrieval/rank.js";
 import { getStatus, renderStatus } from "./status.js";
 import { servedCard } from "./storage/cards.js";
-import { graphCounts } from "./storage/graph.js";
+import { graphCounts } from "./storage/graph/counts.js";
 import { listMemories } from "./storage/memories.js";
 import { compressContext } from "./transcript/compress.js";
 import { renderCompressFooter, renderStoredSummary } from "./transcript/report.js";

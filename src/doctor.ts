@@ -10,7 +10,7 @@ import { DEFAULT_MODEL, isModelCached } from "./embeddings/transformers.js";
 import { toAppError } from "./errors.js";
 import { silentLogger } from "./log.js";
 import { type ProjectLocation, resolveProjectRoot } from "./project/root.js";
-import { inspectStore, openDatabase } from "./storage/db.js";
+import { inspectStore, openDatabase, sqliteVersions } from "./storage/db.js";
 import { checkStoreFile, moveStoreAside } from "./storage/health.js";
 
 export const CheckLevel = z.enum(["ok", "warn", "fail"]);
@@ -40,12 +40,12 @@ function nodeCheck(): Check {
 function sqliteChecks(): Check[] {
   try {
     const db = openDatabase(":memory:");
-    const v = db.prepare("SELECT sqlite_version() AS s, vec_version() AS v").get() as { s: string; v: string };
+    const v = sqliteVersions(db);
     db.close();
     return [
-      { name: "better-sqlite3", level: "ok", detail: `SQLite ${v.s} (native module loads)` },
+      { name: "better-sqlite3", level: "ok", detail: `SQLite ${v.sqlite} (native module loads)` },
       { name: "fts5", level: "ok", detail: "FTS5 available" },
-      { name: "sqlite-vec", level: "ok", detail: `sqlite-vec ${v.v}` },
+      { name: "sqlite-vec", level: "ok", detail: `sqlite-vec ${v.vec}` },
     ];
   } catch (err) {
     const e = err as Error & { code?: string };

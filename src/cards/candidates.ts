@@ -8,7 +8,9 @@ import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import type { Candidate, UnitKind } from "../scoring/schema.js";
 import { outcomeCounts } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
-import { edgesTo, fileNeighbours, fileStamp, findNodes, getNodes, type NodeRow } from "../storage/graph.js";
+import { edgesTo, fileNeighbours } from "../storage/graph/edges.js";
+import { fileStamp } from "../storage/graph/files.js";
+import { findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
@@ -250,12 +252,12 @@ export async function gatherCandidates(
   const seenText = new Set(out.map((c) => c.text));
   for (const m of memories) {
     if (seenText.has(m.text)) continue;
-    const files = JSON.parse(m.files) as string[];
+    const files = m.files;
     const cited = files.some((f) => topPaths.some((p) => p.endsWith(f) || f.endsWith(p)));
     const ov = overlap(taskTerms, m.text);
     if (!cited && ov < 0.34) continue;
-    const ev = (JSON.parse(m.evidence) as { session?: string; turn: string }[])[0];
-    const record = JSON.parse(m.record) as { remediation?: string };
+    const ev = m.evidence[0];
+    const record = m.record as { remediation?: string };
     out.push({
       key: `memory:${m.id}`,
       kind: m.category === "commitment" ? "constraint" : "failure",

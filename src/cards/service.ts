@@ -162,7 +162,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   let session: Sections | undefined;
   if (input.session_id) {
     const row = latestSummary(deps.db, input.session_id);
-    if (row) session = Sections.parse(JSON.parse(row.sections));
+    if (row) session = Sections.parse(row.sections);
     else
       notes.push(
         `Session ${input.session_id} has no stored summary yet; its constraints and failures are not included.`,

@@ -10,7 +10,7 @@ import type { Logger } from "../log.js";
 import { createRanker } from "../retrieval/rank.js";
 import { auditCards } from "../scoring/cards.js";
 import type { Card, PackMode, UnitKind } from "../scoring/schema.js";
-import { graphCounts } from "../storage/graph.js";
+import { graphCounts } from "../storage/graph/counts.js";
 import { countTokens } from "../text/tokens.js";
 import { openTaskStore } from "./localize.js";
 import { seededRandom } from "./localize/bootstrap.js";

@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
-import { getMeta, setMeta } from "../storage/meta.js";
+import { getMeta, getMetaJson, setMeta, setMetaJson } from "../storage/meta.js";
 
 export const BuildPhase = z.enum(["parse", "edges", "vectors"]);
 export type BuildPhase = z.infer<typeof BuildPhase>;
@@ -24,19 +24,13 @@ export const BuildRecord = z.object({
 export type BuildRecord = z.infer<typeof BuildRecord>;
 
 const KEY = "graph.build";
+const LAST_RUN = "graph.last_run";
 /** The state flag of stores written before build records: "building" until an index finished. */
 const LEGACY_STATE = "graph.state";
 
 /** The latest build record, or undefined (none yet, or unreadable). */
 export function readBuild(db: Db): BuildRecord | undefined {
-  const raw = getMeta(db, KEY);
-  if (!raw) return undefined;
-  try {
-    const parsed = BuildRecord.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return getMetaJson(db, KEY, BuildRecord);
 }
 
 /** Whether `phase` of the latest build finished (true for a store that never started a build). */
@@ -54,7 +48,7 @@ export function startBuild(db: Db): BuildRecord {
     complete: phaseComplete(db, "vectors") ? ["vectors"] : [],
   };
   writeTx(db, () => {
-    setMeta(db, KEY, JSON.stringify(rec));
+    setMetaJson(db, KEY, rec);
     setMeta(db, LEGACY_STATE, "building");
   });
   return rec;
@@ -71,7 +65,20 @@ export function markPhase(db: Db, buildId: string, phase: BuildPhase, done: bool
     if (!rec || (done && rec.id !== buildId)) return;
     const complete = rec.complete.filter((p) => p !== phase);
     if (done) complete.push(phase);
-    setMeta(db, KEY, JSON.stringify({ ...rec, complete }));
+    setMetaJson(db, KEY, { ...rec, complete } satisfies BuildRecord);
     if (phase === "edges" && done) setMeta(db, LEGACY_STATE, "complete");
   });
+}
+
+/** The last index run: when it ended, how many files it scanned and parsed, how long it took. */
+export const LastRun = z.object({ at: z.string(), files: z.number(), parsed: z.number(), ms: z.number() });
+export type LastRun = z.infer<typeof LastRun>;
+
+export function recordLastRun(db: Db, run: LastRun): void {
+  setMetaJson(db, LAST_RUN, run);
+}
+
+/** The last index run, or undefined (none yet, or unreadable). */
+export function readLastRun(db: Db): LastRun | undefined {
+  return getMetaJson(db, LAST_RUN, LastRun);
 }

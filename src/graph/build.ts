@@ -4,27 +4,20 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { createImportResolver, type ImportEdge } from "../repo/imports/resolve.js";
+import { testCovers } from "../repo/imports/test-covers.js";
 import { isTestPath, type LanguageId } from "../repo/languages.js";
 import { readManifests } from "../repo/manifests.js";
 import type { RepoParser } from "../repo/parse.js";
-import { createImportResolver, type ImportEdge, testCovers } from "../repo/resolve-imports.js";
 import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
 import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
-import type { ImportRef } from "../repo/symbols.js";
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
-import {
-  deleteFiles,
-  fileImports,
-  graphCounts,
-  knownFiles,
-  nodeIdsByKey,
-  replaceEdges,
-  replaceEdgesFrom,
-  writeFile,
-} from "../storage/graph.js";
-import { setMeta } from "../storage/meta.js";
-import { markPhase, phaseComplete, startBuild } from "./build-state.js";
+import { graphCounts } from "../storage/graph/counts.js";
+import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
+import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../storage/graph/files.js";
+import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./nodes.js";
 import { localPreparer, workerPreparer } from "./prepare.js";
 
@@ -186,11 +179,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   }
   const tEdges = elapsed();
   if (!wasCancelled) markPhase(db, build.id, "edges", true);
-  setMeta(
-    db,
-    "graph.last_run",
-    JSON.stringify({ at: new Date().toISOString(), files: scan.files.length, parsed: parsedCount, ms: tEdges }),
-  );
+  recordLastRun(db, { at: new Date().toISOString(), files: scan.files.length, parsed: parsedCount, ms: tEdges });
   const counts = graphCounts(db);
   progress("done", parsedCount, changed.length, symbolCount);
   const total = elapsed();
@@ -222,13 +211,7 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
   const importEdges: ImportEdge[] = [];
   const seen = new Set<string>();
   for (const f of files) {
-    let refs: ImportRef[] = [];
-    try {
-      refs = JSON.parse(f.imports) as ImportRef[];
-    } catch {
-      continue;
-    }
-    for (const ref of refs) {
+    for (const ref of f.imports) {
       for (const to of resolve(f.path, ref)) {
         const k = `${f.path}\0${to}`;
         if (seen.has(k)) continue;
@@ -253,21 +236,15 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
       edges.push({ src: s, dst: d, type: "test_covers", weight: c.via === "name" ? 1 : 0.7 });
     }
   }
-  const rules = db.prepare("SELECT id, path, meta FROM nodes WHERE type = 'rule'").all() as {
-    id: number;
-    path: string;
-    meta: string | null;
-  }[];
-  for (const r of rules) {
-    const meta = r.meta ? (JSON.parse(r.meta) as Record<string, unknown>) : {};
+  for (const r of ruleNodes(db)) {
     const kind = ruleKindOf(r.path);
     if (!kind) continue;
     const matches = ruleMatcher({
       path: r.path,
       kind,
-      dir: typeof meta.dir === "string" ? meta.dir : "",
-      globs: Array.isArray(meta.globs) ? (meta.globs as string[]) : undefined,
-      alwaysApply: meta.alwaysApply === true,
+      dir: r.meta.dir ?? "",
+      globs: r.meta.globs,
+      alwaysApply: r.meta.alwaysApply === true,
       body: "",
     });
     for (const p of paths) {
@@ -297,14 +274,8 @@ export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly 
   const importEdges: ImportEdge[] = [];
   for (const f of files) {
     if (!changedSet.has(f.path)) continue;
-    let refs: ImportRef[] = [];
-    try {
-      refs = JSON.parse(f.imports) as ImportRef[];
-    } catch {
-      refs = [];
-    }
     const seen = new Set<string>();
-    for (const ref of refs) {
+    for (const ref of f.imports) {
       for (const to of resolve(f.path, ref)) {
         if (seen.has(to)) continue;
         seen.add(to);
@@ -341,8 +312,7 @@ export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly 
 
 /** Throws NOT_INDEXED when the graph has never been built for this database. */
 export function assertIndexed(db: Db): void {
-  const n = (db.prepare("SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
-  if (n === 0) {
+  if (fileCount(db) === 0) {
     throw new AppError(
       "NOT_INDEXED",
       "this project has no context graph yet; run build_context_graph (or `memcards index`) first",

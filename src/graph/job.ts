@@ -2,7 +2,8 @@
 import type { App } from "../app.js";
 import { embedPending } from "../embeddings/embed-pending.js";
 import type { RepoParser } from "../repo/parse.js";
-import { graphCounts, pendingNodeIds } from "../storage/graph.js";
+import { graphCounts } from "../storage/graph/counts.js";
+import { pendingNodeIds } from "../storage/vectors.js";
 import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
 import { markPhase, phaseComplete } from "./build-state.js";
 import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";

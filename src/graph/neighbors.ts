@@ -3,7 +3,8 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
-import { edgesOf, findNodes, getNode, getNodeByKey, getNodes, type NodeRow } from "../storage/graph.js";
+import { edgesOf } from "../storage/graph/edges.js";
+import { findNodes, getNode, getNodeByKey, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 
 export const NodeBrief = z.object({
   id: z.number(),
@@ -59,8 +60,8 @@ export function resolveNode(db: Db, ref: string): { node: NodeRow; alternatives:
   const byName = findNodes(db, { name: trimmed, limit: 20 });
   const qualified =
     byName.length === 0 && dot > 0
-      ? findNodes(db, { name: trimmed.slice(dot + 1), limit: 50 }).filter((n) =>
-          n.meta?.includes(`"parent":"${trimmed.slice(0, dot)}"`),
+      ? findNodes(db, { name: trimmed.slice(dot + 1), limit: 50 }).filter(
+          (n) => n.meta?.parent === trimmed.slice(0, dot),
         )
       : [];
   const hits = byName.length ? byName : qualified;

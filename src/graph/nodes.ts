@@ -5,7 +5,7 @@ import { baseName, isTestPath } from "../repo/languages.js";
 import type { ParsedFile } from "../repo/parse.js";
 import { parseRule, ruleKindOf } from "../repo/rules.js";
 import type { ScannedFile } from "../repo/scan.js";
-import type { NodeInput } from "../storage/graph.js";
+import type { NodeInput } from "../storage/graph/nodes.js";
 import { identifierTokens } from "../text/identifiers.js";
 
 const EMBED_CHARS = 1_500;

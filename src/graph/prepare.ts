@@ -6,7 +6,8 @@ import { Worker } from "node:worker_threads";
 import type { LanguageId } from "../repo/languages.js";
 import { createParser, type RepoParser } from "../repo/parse.js";
 import type { ScannedFile } from "../repo/scan.js";
-import type { NodeInput } from "../storage/graph.js";
+import type { ImportRef } from "../repo/symbols.js";
+import type { NodeInput } from "../storage/graph/nodes.js";
 import { redact } from "../text/redact.js";
 import { fileNodes } from "./nodes.js";
 import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
@@ -17,7 +18,7 @@ export type PrepareInput = Pick<ScannedFile, "path" | "absPath" | "language" | "
 export interface PreparedFile {
   path: string;
   parser: string | null;
-  imports: unknown[];
+  imports: ImportRef[];
   nodes: NodeInput[];
   symbols: number;
   fallback: boolean;

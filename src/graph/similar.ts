@@ -1,7 +1,8 @@
 // `similar` edges: vector neighbours among files, rules and memories (not symbols: too many, too little gain).
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
-import { nodeVectors, replaceEdges, replaceEdgesFrom } from "../storage/graph.js";
+import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
+import { nodeVectors } from "../storage/vectors.js";
 
 export const SIMILAR_TYPES = ["file", "test", "rule", "memory"] as const;
 

@@ -8,7 +8,7 @@ import { type FSWatcher, watch } from "chokidar";
 
 import type { App } from "../app.js";
 import { writeTx } from "../storage/db.js";
-import { acquireLease, leaseHolder, releaseLease } from "../storage/graph.js";
+import { acquireLease, leaseHolder, releaseLease } from "../storage/leases.js";
 import { createGraphHost, type GraphHost } from "./host.js";
 import type { GraphBuildResult } from "./job.js";
 

@@ -11,7 +11,7 @@ import { getMemoryCards, renderCards } from "../cards/service.js";
 import { recall } from "../memory/service.js";
 import { allowedPath, checkReadable } from "../project/confine.js";
 import { createRanker } from "../retrieval/rank.js";
-import { graphCounts } from "../storage/graph.js";
+import { graphCounts } from "../storage/graph/counts.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";

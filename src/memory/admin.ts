@@ -5,7 +5,7 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
-import { fileStamp } from "../storage/graph.js";
+import { fileStamp } from "../storage/graph/files.js";
 import { listMemories, type MemoryRow } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { writeUnits } from "./distill.js";
@@ -44,14 +44,14 @@ export function auditMemory(db: Db, projectId: number): AuditReport {
   const dups = [...byKey.values()].filter((g) => g.length > 1).flat();
   const stale = rows.filter((m) => {
     if (m.status !== "active") return false;
-    return (JSON.parse(m.files) as string[]).some((f) => {
+    return m.files.some((f) => {
       const stamp = fileStamp(db, f);
       return stamp !== undefined && stamp.mtime_ms > Date.parse(m.updated_at);
     });
   });
   const superseded = rows.filter((m) => m.status === "superseded");
   const conflicts = rows.filter((m) => m.status === "conflict");
-  const noEvidence = rows.filter((m) => (JSON.parse(m.evidence) as unknown[]).length === 0);
+  const noEvidence = rows.filter((m) => m.evidence.length === 0);
   return {
     units: rows.length,
     duplicates: { count: dups.length, examples: ex(dups) },
@@ -97,11 +97,11 @@ export function exportMemory(db: Db, projectId: number, all = false): string {
       JSON.stringify({
         category: m.category,
         text: m.text,
-        record: JSON.parse(m.record) as unknown,
+        record: m.record,
         key: m.merge_key,
         confidence: m.confidence,
-        evidence: JSON.parse(m.evidence) as unknown,
-        files: JSON.parse(m.files) as unknown,
+        evidence: m.evidence,
+        files: m.files,
         status: m.status,
         session_id: m.session_id,
         created_at: m.created_at,

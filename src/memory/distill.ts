@@ -2,7 +2,8 @@
 // stored (merge, supersede, conflict), tiered, linked to the files they cite; the redacted raw turns are archived.
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
-import { getNodeByKey, replaceEdgesFrom, upsertLooseNode } from "../storage/graph.js";
+import { replaceEdgesFrom } from "../storage/graph/edges.js";
+import { getNodeByKey, upsertLooseNode } from "../storage/graph/nodes.js";
 import {
   archiveTurns,
   indexMemory,
@@ -192,10 +193,9 @@ function emptyResult(): DistillResult {
   return { added: 0, merged: 0, superseded: 0, conflicts: 0, dropped: 0, archived: 0, warm: 0, cold: 0 };
 }
 
-function mergeEvidence(a: string, b: Evidence[]): string {
-  const old = JSON.parse(a) as Evidence[];
+function mergeEvidence(old: Evidence[], b: Evidence[]): Evidence[] {
   const seen = new Set(old.map((e) => `${e.session}:${e.turn}`));
-  return JSON.stringify([...old, ...b.filter((e) => !seen.has(`${e.session}:${e.turn}`))].slice(-20));
+  return [...old, ...b.filter((e) => !seen.has(`${e.session}:${e.turn}`))].slice(-20);
 }
 
 /** What writing one draft did: the unit it inserted, or the existing unit it merged into. */
@@ -248,7 +248,7 @@ function writeDraft(
   const record = { ...d.record } as Record<string, unknown>;
   const previous = d.category === "performance" ? same.find((m) => m.status === "active") : undefined;
   if (previous) {
-    const prevRecord = JSON.parse(previous.record) as { value?: unknown; history?: unknown[]; timestamp?: unknown };
+    const prevRecord = previous.record as { value?: unknown; history?: unknown[]; timestamp?: unknown };
     record.history = [
       ...(prevRecord.history ?? []),
       { value: prevRecord.value, timestamp: prevRecord.timestamp, id: previous.id },
@@ -259,7 +259,7 @@ function writeDraft(
     session_id: sessionId,
     category: d.category,
     text: d.text,
-    record: JSON.stringify(record),
+    record,
     merge_key: d.key,
     confidence: d.confidence,
     importance: imp,
@@ -267,8 +267,8 @@ function writeDraft(
     status: "active",
     superseded_by: null,
     conflicts_with: null,
-    evidence: JSON.stringify(d.evidence),
-    files: JSON.stringify(d.files),
+    evidence: d.evidence,
+    files: d.files,
     created_at: now,
     updated_at: now,
   });

@@ -1,6 +1,7 @@
 // Memory units: the seven functional categories of CBDP and the typed records kept for each.
 import { z } from "zod";
 
+import { Evidence } from "../storage/memory-columns.js";
 import { MemoryCategory } from "../vocab.js";
 
 export const Category = z.enum([
@@ -23,8 +24,7 @@ export const Segment = z.object({
 });
 export type Segment = z.infer<typeof Segment>;
 
-export const Evidence = z.object({ session: z.string().optional(), turn: z.string(), quote: z.string() });
-export type Evidence = z.infer<typeof Evidence>;
+export { Evidence } from "../storage/memory-columns.js";
 
 /** A unit ready to be written: cross-referencing decides whether it is new, merged, superseding or conflicting. */
 export const UnitDraft = z.object({

@@ -160,8 +160,8 @@ function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
     status: m.status,
     text: m.text,
     score: Math.round(score * 1000) / 1000,
-    evidence: JSON.parse(m.evidence) as MemoryHit["evidence"],
-    files: JSON.parse(m.files) as string[],
+    evidence: m.evidence,
+    files: m.files,
     history: { supersedes, ...(conflict ? { conflicts_with: { id: conflict.id, text: conflict.text } } : {}) },
   };
 }
@@ -195,8 +195,7 @@ export function searchMemory(
   };
   const since = time(input.since, "since");
   const until = time(input.until, "until");
-  const cites = (m: MemoryRow) =>
-    (JSON.parse(m.files) as string[]).some((f) => f.endsWith(input.file!) || input.file!.endsWith(f));
+  const cites = (m: MemoryRow) => m.files.some((f) => f.endsWith(input.file!) || input.file!.endsWith(f));
   for (const [id, score] of [...fused.entries()].sort((x, y) => y[1] - x[1])) {
     const m = getMemory(deps.db, id);
     if (!m) continue;
@@ -293,7 +292,7 @@ export function recall(
     sections.push({
       title: "Recent failures and fixes",
       lines: failures.map((m) => {
-        const r = JSON.parse(m.record) as { remediation?: string };
+        const r = m.record as { remediation?: string };
         return {
           id: m.id,
           text: `- ${m.text.replace(/\s+/g, " ").slice(0, 240)}${r.remediation ? ` → ${r.remediation}` : ""} (#${m.id})`,

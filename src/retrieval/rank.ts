@@ -5,16 +5,9 @@ import { z } from "zod";
 import type { Embedder } from "../embeddings/provider.js";
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import type { Db } from "../storage/db.js";
-import {
-  fileLevelNodes,
-  fileNeighbours,
-  type FileNodeRef,
-  nodeCount,
-  searchFts,
-  symbolPaths,
-  symbolsNamed,
-  termDocFrequency,
-} from "../storage/graph.js";
+import { fileNeighbours } from "../storage/graph/edges.js";
+import { fileLevelNodes, type FileNodeRef, nodeCount, symbolPaths, symbolsNamed } from "../storage/graph/nodes.js";
+import { searchFts, termDocFrequency } from "../storage/graph/search.js";
 import { nearestVectors } from "../storage/vectors.js";
 import { expand, type Ranked, rollUp, rrf, toRanked } from "./fuse.js";
 import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";

@@ -181,3 +181,13 @@ export function stmt(db: Db, sql: string): Database.Statement {
   if (!s) m.set(sql, (s = db.prepare(sql)));
   return s;
 }
+
+/** Copies the write-ahead log into the database file: PASSIVE never waits for readers; TRUNCATE also empties it. */
+export function checkpointWal(db: Db, mode: "PASSIVE" | "TRUNCATE"): void {
+  db.pragma(`wal_checkpoint(${mode})`);
+}
+
+/** The SQLite library's version and the loaded sqlite-vec extension's version. */
+export function sqliteVersions(db: Db): { sqlite: string; vec: string } {
+  return stmt(db, "SELECT sqlite_version() AS sqlite, vec_version() AS vec").get() as { sqlite: string; vec: string };
+}

@@ -1,16 +1,21 @@
 // Memory units and the raw turn archive. Every text written here is redacted first, whoever the caller.
+import { z } from "zod";
+
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
-import { stmt } from "./db.js";
+import { checkpointWal, stmt } from "./db.js";
+import { decodeJson, decodeJsonOrFail } from "./json.js";
+import { type Evidence, MemoryEvidence, MemoryFiles, MemoryRecord } from "./memory-columns.js";
 import { nearestVectors } from "./vectors.js";
 
+/** A memory unit with its JSON columns decoded. */
 export interface MemoryRow {
   id: number;
   project_id: number;
   session_id: string | null;
   category: string;
   text: string;
-  record: string;
+  record: MemoryRecord;
   merge_key: string;
   confidence: number;
   importance: number;
@@ -18,26 +23,50 @@ export interface MemoryRow {
   status: string;
   superseded_by: number | null;
   conflicts_with: number | null;
-  evidence: string;
-  files: string;
+  evidence: Evidence[];
+  files: string[];
   created_at: string;
   updated_at: string;
 }
 
+type StoredMemory = Omit<MemoryRow, "record" | "evidence" | "files"> & {
+  record: string;
+  evidence: string;
+  files: string;
+};
+
+/** Decodes a row's JSON columns; a column that is not JSON of its shape fails with DB_CORRUPT. */
+function decodeMemory(r: StoredMemory): MemoryRow {
+  const where = (column: string) => ({ table: "memories", column, id: r.id });
+  return {
+    ...r,
+    record: decodeJsonOrFail(MemoryRecord, r.record, where("record")),
+    evidence: decodeJsonOrFail(MemoryEvidence, r.evidence, where("evidence")),
+    files: decodeJsonOrFail(MemoryFiles, r.files, where("files")),
+  };
+}
+
+/** Stores a JSON column redacted (every string in it, keys too). */
+const encodeRedacted = (value: unknown) => redactJson(JSON.stringify(value));
+
 /** Units of a category with this merge key that are still in force (active or in conflict). */
 export function memoriesByKey(db: Db, projectId: number, category: string, key: string): MemoryRow[] {
-  return stmt(
-    db,
-    "SELECT * FROM memories WHERE project_id = ? AND category = ? AND merge_key = ? AND status != 'superseded' ORDER BY id DESC",
-  ).all(projectId, category, key) as MemoryRow[];
+  return (
+    stmt(
+      db,
+      "SELECT * FROM memories WHERE project_id = ? AND category = ? AND merge_key = ? AND status != 'superseded' ORDER BY id DESC",
+    ).all(projectId, category, key) as StoredMemory[]
+  ).map(decodeMemory);
 }
 
 /** The most recent units of a category still in force. */
 export function recentMemories(db: Db, projectId: number, category: string, limit = 500): MemoryRow[] {
-  return stmt(
-    db,
-    "SELECT * FROM memories WHERE project_id = ? AND category = ? AND status != 'superseded' ORDER BY id DESC LIMIT ?",
-  ).all(projectId, category, limit) as MemoryRow[];
+  return (
+    stmt(
+      db,
+      "SELECT * FROM memories WHERE project_id = ? AND category = ? AND status != 'superseded' ORDER BY id DESC LIMIT ?",
+    ).all(projectId, category, limit) as StoredMemory[]
+  ).map(decodeMemory);
 }
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
@@ -52,7 +81,7 @@ export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
       m.session_id,
       m.category,
       redact(m.text),
-      redactJson(m.record),
+      encodeRedacted(m.record),
       redact(m.merge_key),
       m.confidence,
       m.importance,
@@ -60,8 +89,8 @@ export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
       m.status,
       m.superseded_by,
       m.conflicts_with,
-      redactJson(m.evidence),
-      redactJson(m.files),
+      encodeRedacted(m.evidence),
+      encodeRedacted(m.files),
       m.created_at,
       m.updated_at,
     ).lastInsertRowid,
@@ -92,12 +121,13 @@ export function updateMemory(
     >
   >,
 ): void {
-  if (f.record !== undefined) f = { ...f, record: redactJson(f.record) };
-  if (f.evidence !== undefined) f = { ...f, evidence: redactJson(f.evidence) };
-  const cols = Object.keys(f);
+  const stored: Record<string, unknown> = { ...f };
+  if (f.record !== undefined) stored.record = encodeRedacted(f.record);
+  if (f.evidence !== undefined) stored.evidence = encodeRedacted(f.evidence);
+  const cols = Object.keys(stored);
   if (cols.length === 0) return;
   stmt(db, `UPDATE memories SET ${cols.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`).run(
-    ...cols.map((c) => f[c as keyof typeof f] ?? null),
+    ...cols.map((c) => stored[c] ?? null),
     id,
   );
 }
@@ -117,10 +147,12 @@ export function listMemories(
   if (opts.tier) add("tier = ?", opts.tier);
   if (opts.session) add("session_id = ?", opts.session);
   if (!opts.includeInactive) where.push("status = 'active'");
-  return stmt(db, `SELECT * FROM memories WHERE ${where.join(" AND ")} ORDER BY importance DESC, id DESC LIMIT ?`).all(
-    ...args,
-    opts.limit ?? 100,
-  ) as MemoryRow[];
+  return (
+    stmt(db, `SELECT * FROM memories WHERE ${where.join(" AND ")} ORDER BY importance DESC, id DESC LIMIT ?`).all(
+      ...args,
+      opts.limit ?? 100,
+    ) as StoredMemory[]
+  ).map(decodeMemory);
 }
 
 export function memoryCounts(
@@ -201,7 +233,8 @@ export function searchRawFts(
 }
 
 export function getMemory(db: Db, id: number): MemoryRow | undefined {
-  return stmt(db, "SELECT * FROM memories WHERE id = ?").get(id) as MemoryRow | undefined;
+  const r = stmt(db, "SELECT * FROM memories WHERE id = ?").get(id) as StoredMemory | undefined;
+  return r && decodeMemory(r);
 }
 
 /** Ids of units matching a forget request, within a project. */
@@ -321,9 +354,11 @@ export function deleteMemories(
     if (nodesTouched) db.exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('optimize')");
   });
   tx.immediate();
-  db.pragma("wal_checkpoint(TRUNCATE)");
+  checkpointWal(db, "TRUNCATE");
   return { memories: ids.length, rawTurns, summaries };
 }
+
+const AnyEvidence = z.array(z.unknown());
 
 /** Removes a forgotten session's quotes from the evidence of units that other sessions keep. */
 function dropSessionEvidence(db: Db, projectId: number, session: string): void {
@@ -334,8 +369,10 @@ function dropSessionEvidence(db: Db, projectId: number, session: string): void {
   ).all(projectId, session) as { id: number; evidence: string }[];
   const upd = stmt(db, "UPDATE memories SET evidence = ? WHERE id = ?");
   for (const r of rows) {
-    const kept = (JSON.parse(r.evidence) as { session?: string }[]).filter((e) => e.session !== session);
-    upd.run(JSON.stringify(kept), r.id);
+    // Read leniently: whatever else an entry holds, every quote from the session goes.
+    const evidence = decodeJson(AnyEvidence, r.evidence) ?? [];
+    const fromSession = (e: unknown) => typeof e === "object" && e !== null && "session" in e && e.session === session;
+    upd.run(JSON.stringify(evidence.filter((e) => !fromSession(e))), r.id);
   }
 }
 

@@ -1,19 +1,33 @@
 // Key/value settings of a database: schema facts and the embedder it is bound to.
+import type { z } from "zod";
+
 import type { Db } from "./db.js";
-import { writeTx } from "./db.js";
+import { stmt, writeTx } from "./db.js";
+import { decodeJson } from "./json.js";
 
 /** Reads one meta value, or undefined. */
 export function getMeta(db: Db, key: string): string | undefined {
-  const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+  const row = stmt(db, "SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
   return row?.value;
 }
 
 /** Writes one meta value. */
 export function setMeta(db: Db, key: string, value: string): void {
-  db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+  stmt(db, "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
     key,
     value,
   );
+}
+
+/** Reads one JSON meta value decoded with its schema; undefined when absent, not JSON or not matching. */
+export function getMetaJson<T extends z.ZodType>(db: Db, key: string, schema: T): z.output<T> | undefined {
+  const raw = getMeta(db, key);
+  return raw ? decodeJson(schema, raw) : undefined;
+}
+
+/** Writes one JSON meta value. */
+export function setMetaJson(db: Db, key: string, value: unknown): void {
+  setMeta(db, key, JSON.stringify(value));
 }
 
 export interface EmbedderBinding {

@@ -1,36 +1,55 @@
 // Summaries of sessions: append one per compression, read the latest. Markdown and sections are redacted here.
+import { z } from "zod";
+
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
+import { decodeJsonOrFail } from "./json.js";
 
+/**
+ * The JSON columns of a summary, read as JSON objects: the structured sections (checked against their schema by
+ * the transcript code that merges into them) and the compression's stats with `tokens_summarized`, the running
+ * total of tokens summarized in the session.
+ */
+const JsonObject = z.record(z.string(), z.unknown());
+
+/** A stored summary, its JSON columns decoded. */
 export interface SummaryRow {
   session_id: string;
   seq: number;
   markdown: string;
-  sections: string;
+  sections: Record<string, unknown>;
   last_turn_id: string | null;
   last_turn_index: number | null;
   format: string | null;
-  stats: string;
+  stats: Record<string, unknown>;
   created_at: string;
 }
 
-/** The newest summary of a session, if any. */
+/** A summary to append: sections and stats as JSON text. */
+export type NewSummary = Omit<SummaryRow, "seq" | "created_at" | "sections" | "stats"> & {
+  sections: string;
+  stats: string;
+};
+
+/** The newest summary of a session, if any. A sections or stats value that is not a JSON object is DB_CORRUPT. */
 export function latestSummary(db: Db, sessionId: string): SummaryRow | undefined {
-  return stmt(
+  const r = stmt(
     db,
     `SELECT session_id, seq, markdown, sections, last_turn_id, last_turn_index, format, stats, created_at
      FROM summaries WHERE session_id = ? ORDER BY seq DESC LIMIT 1`,
-  ).get(sessionId) as SummaryRow | undefined;
+  ).get(sessionId) as (Omit<SummaryRow, "sections" | "stats"> & { sections: string; stats: string }) | undefined;
+  if (!r) return undefined;
+  const where = (column: string) => ({ table: "summaries", column, id: `${r.session_id}#${r.seq}` });
+  return {
+    ...r,
+    sections: decodeJsonOrFail(JsonObject, r.sections, where("sections")),
+    stats: decodeJsonOrFail(JsonObject, r.stats, where("stats")),
+  };
 }
 
 /** Appends a summary (and creates or touches its session row) in one transaction; returns its sequence number. */
-export function appendSummary(
-  db: Db,
-  projectId: number,
-  row: Omit<SummaryRow, "seq" | "created_at">,
-  transcriptPath: string | undefined,
-): number {
+export function appendSummary(db: Db, projectId: number, row: NewSummary, transcriptPath: string | undefined): number {
   const now = new Date().toISOString();
   return writeTx(db, () => {
     stmt(

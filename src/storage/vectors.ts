@@ -116,3 +116,37 @@ export function nearestVectors(
   ).all(query, k) as { id: number; ownerType: string; ownerId: number; distance: number }[];
   return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
 }
+
+/** Vector items of nodes of the given types that have a stored vector: item id, node id, vector. */
+export function nodeVectors(
+  db: Db,
+  types: readonly string[],
+  onlyNodeIds?: readonly number[],
+): { itemId: number; nodeId: number; vector: Float32Array }[] {
+  if (!hasVectorTable(db)) return [];
+  const rows = stmt(
+    db,
+    `SELECT i.id AS itemId, n.id AS nodeId, v.embedding AS embedding
+       FROM vector_items i JOIN nodes n ON n.id = i.owner_id JOIN vectors v ON v.rowid = i.id
+       WHERE i.owner_type = 'node' AND n.type IN (${types.map(() => "?").join(",")})`,
+  ).all(...types) as { itemId: number; nodeId: number; embedding: Buffer }[];
+  const only = onlyNodeIds ? new Set(onlyNodeIds) : undefined;
+  return rows
+    .filter((r) => !only || only.has(r.nodeId))
+    .map((r) => ({
+      itemId: r.itemId,
+      nodeId: r.nodeId,
+      vector: new Float32Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength / 4),
+    }));
+}
+
+/** Ids of nodes of the given types whose vector is still pending. */
+export function pendingNodeIds(db: Db, types: readonly string[]): number[] {
+  return (
+    stmt(
+      db,
+      `SELECT n.id AS id FROM vector_items i JOIN nodes n ON n.id = i.owner_id
+       WHERE i.owner_type = 'node' AND i.embedded = 0 AND n.type IN (${types.map(() => "?").join(",")})`,
+    ).all(...types) as { id: number }[]
+  ).map((r) => r.id);
+}

@@ -330,8 +330,8 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     (t) => (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim(),
   );
 
-  const prevSections = prev ? Sections.parse(JSON.parse(prev.sections)) : emptySections();
-  const prevStats = prev ? (JSON.parse(prev.stats) as { tokens_summarized?: number }) : {};
+  const prevSections = prev ? Sections.parse(prev.sections) : emptySections();
+  const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
   const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
   const totalBefore = turns.reduce((a, t) => a + turnTokens(t), 0);
   const summarizedSoFar = (prevStats.tokens_summarized ?? 0) + spanTokens;

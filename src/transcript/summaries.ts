@@ -38,8 +38,8 @@ export function getSummary(db: Db, projectId: number, sessionId?: string): Store
     compression: row.seq,
     created_at: row.created_at,
     markdown: row.markdown,
-    sections: Sections.parse(JSON.parse(row.sections)),
-    stats: JSON.parse(row.stats) as CompressStats,
+    sections: Sections.parse(row.sections),
+    stats: row.stats as CompressStats,
     sessions,
   };
 }

@@ -9,7 +9,8 @@ import { indexRepository } from "../../src/graph/build.js";
 import { buildGraph } from "../../src/graph/job.js";
 import { neighbourhood } from "../../src/graph/neighbors.js";
 import { silentLogger } from "../../src/log.js";
-import { getNodeByKey, searchFts } from "../../src/storage/graph.js";
+import { getNodeByKey } from "../../src/storage/graph/nodes.js";
+import { searchFts } from "../../src/storage/graph/search.js";
 import { copyPolyglot } from "../repo/fixture.js";
 import { openTestApp } from "./helpers.js";
 

@@ -82,7 +82,7 @@ describe("export and import", () => {
       .map((m) => m.text)
       .sort();
     expect(texts).toEqual(["Migrations run inside one transaction", "Prefer small pull requests"]);
-    expect(JSON.parse(listMemories(b.db, b.projectId, { category: "learning" })[0]!.files)).toEqual(["db/migrate.ts"]);
+    expect(listMemories(b.db, b.projectId, { category: "learning" })[0]!.files).toEqual(["db/migrate.ts"]);
     expect(() => importMemory(b.db, b.projectId, join(a.dir, "missing.jsonl"))).toThrow(/cannot read/);
   });
 });

@@ -151,7 +151,7 @@ describe("cross-referencing and tiers", () => {
     expect(r.merged).toBe(1);
     const [m] = listMemories(db, projectId, { category: "learning" });
     expect(m!.confidence).toBeCloseTo(0.75, 5);
-    expect(JSON.parse(m!.evidence)).toHaveLength(2);
+    expect(m!.evidence).toHaveLength(2);
   });
 
   it("supersedes a metric's old value and keeps its history", () => {
@@ -170,7 +170,7 @@ describe("cross-referencing and tiers", () => {
     const active = rows.find((x) => x.status === "active")!;
     const old = rows.find((x) => x.status === "superseded")!;
     expect(old.superseded_by).toBe(active.id);
-    expect((JSON.parse(active.record) as { history: { value: number }[] }).history.map((h) => h.value)).toEqual([40]);
+    expect((active.record as { history: { value: number }[] }).history.map((h) => h.value)).toEqual([40]);
   });
 
   it("tiers by importance = recency × category weight × novelty", () => {

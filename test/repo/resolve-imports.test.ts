@@ -3,9 +3,10 @@ import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { createImportResolver, type ImportEdge, resolveImports } from "../../src/repo/imports/resolve.js";
+import { testCovers } from "../../src/repo/imports/test-covers.js";
 import { goModulePath, readManifests, rustCrateName } from "../../src/repo/manifests.js";
 import { createParser, type ImportRef } from "../../src/repo/parse.js";
-import { createImportResolver, type ImportEdge, resolveImports, testCovers } from "../../src/repo/resolve-imports.js";
 import { scanRepo } from "../../src/repo/scan.js";
 import { copyPolyglot } from "./fixture.js";
 

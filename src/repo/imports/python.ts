@@ -1,0 +1,54 @@
+// Python imports: absolute dotted modules (found by module name, then under src/, lib/, python/) and relative ones.
+import type { ImportRef } from "../symbols.js";
+import { dirOf, joinPath, nearest, type RepoIndex } from "./repo-index.js";
+
+function pyFile(index: RepoIndex, modPath: string): string | undefined {
+  for (const c of [`${modPath}.py`, `${modPath}/__init__.py`, `${modPath}.pyi`, `${modPath}/__init__.pyi`]) {
+    if (index.paths.has(c)) return c;
+  }
+  return undefined;
+}
+
+function pyAbsolute(index: RepoIndex, from: string, dotted: string): string | undefined {
+  const hits = index.pyModules.get(dotted);
+  if (hits && hits.length > 0) return nearest(from, hits);
+  const rel = dotted.replace(/\./g, "/");
+  for (const prefix of ["", "src", "lib", "python"]) {
+    const f = pyFile(index, joinPath(prefix, rel));
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/**
+ * `import a.b` → the module; `from m import x, y` → the submodules x, y where they exist, and the module m
+ * itself for any name that is not a submodule (an attribute of m). Relative specs count leading dots.
+ */
+export function resolvePython(index: RepoIndex, from: string, ref: ImportRef): string[] {
+  const names = ref.names ?? [];
+  const dots = /^\.*/.exec(ref.spec)![0].length;
+  let base = "";
+  if (dots > 0) {
+    base = dirOf(from);
+    for (let i = 1; i < dots; i++) base = dirOf(base);
+  }
+  const rest = ref.spec.slice(dots);
+  const module = (dotted: string): string | undefined =>
+    dots > 0
+      ? pyFile(index, joinPath(base, dotted.replace(/\./g, "/")))
+      : dotted
+        ? pyAbsolute(index, from, dotted)
+        : undefined;
+  const out: string[] = [];
+  let needModule = names.length === 0;
+  for (const n of names) {
+    const sub = n === "*" ? undefined : module(rest ? `${rest}.${n}` : n);
+    if (sub) out.push(sub);
+    else needModule = true;
+  }
+  if (needModule) {
+    const mod = module(rest);
+    if (mod) out.push(mod);
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+// Indexed files: their stamp (size, mtime, hash), language, parser and imports as written. Writing a file writes
+// its nodes too (see nodes.ts). Callers hold the transaction.
+import { z } from "zod";
+
+import { ImportRef } from "../../repo/symbols.js";
+import type { Db } from "../db.js";
+import { stmt } from "../db.js";
+import { decodeJson } from "../json.js";
+import { replaceEdgesFrom } from "./edges.js";
+import { deleteNodes, type NodeInput, nodesOfFile, upsertFileNodes } from "./nodes.js";
+
+/** The JSON `imports` column: imports as written, so resolution is redone without re-parsing. */
+const StoredImports = z.array(z.unknown());
+
+export interface FileRow {
+  id: number;
+  path: string;
+  language: string | null;
+  size: number;
+  mtime_ms: number;
+  hash: string;
+  is_test: number;
+  parser: string | null;
+}
+
+/** Every indexed file's size, mtime and hash, for the scanner's `known` shortcut. */
+export function knownFiles(db: Db): Map<string, FileRow> {
+  const rows = stmt(
+    db,
+    "SELECT id, path, language, size, mtime_ms, hash, is_test, parser FROM files",
+  ).all() as FileRow[];
+  return new Map(rows.map((r) => [r.path, r]));
+}
+
+/**
+ * Writes one file and its nodes. Nodes keep their ids when their key survives (so memories that cite a symbol
+ * stay linked); nodes that disappeared are deleted with their edges, FTS rows and vectors.
+ * The first node must be the file's own node; `contains` edges go from it to every other node.
+ */
+export function writeFile(
+  db: Db,
+  projectId: number,
+  file: { path: string; language: string | null; size: number; mtimeMs: number; hash: string; isTest: boolean },
+  parser: string | null,
+  imports: readonly ImportRef[],
+  nodes: readonly NodeInput[],
+): void {
+  const now = new Date().toISOString();
+  const fileId = (
+    stmt(
+      db,
+      `INSERT INTO files (path, language, size, mtime_ms, hash, is_test, parser, imports, indexed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(path) DO UPDATE SET language = excluded.language, size = excluded.size,
+           mtime_ms = excluded.mtime_ms, hash = excluded.hash, is_test = excluded.is_test, parser = excluded.parser,
+           imports = excluded.imports, indexed_at = excluded.indexed_at
+         RETURNING id`,
+    ).get(
+      file.path,
+      file.language,
+      file.size,
+      file.mtimeMs,
+      file.hash,
+      file.isTest ? 1 : 0,
+      parser,
+      JSON.stringify(imports),
+      now,
+    ) as { id: number }
+  ).id;
+
+  const existing = nodesOfFile(db, fileId);
+  const wanted = new Set(nodes.map((n) => n.key));
+  deleteNodes(
+    db,
+    existing.filter((e) => !wanted.has(e.key)).map((e) => e.id),
+  );
+  const [fileNode, ...children] = upsertFileNodes(db, projectId, fileId, nodes, existing);
+  if (fileNode !== undefined) {
+    replaceEdgesFrom(
+      db,
+      fileNode,
+      "contains",
+      children.map((dst) => ({ dst, weight: 1 })),
+    );
+  }
+}
+
+/** Deletes files (by path) with all their nodes, edges, FTS rows and vectors. */
+export function deleteFiles(db: Db, paths: readonly string[]): number {
+  const find = stmt(db, "SELECT id FROM files WHERE path = ?");
+  const del = stmt(db, "DELETE FROM files WHERE id = ?");
+  let n = 0;
+  for (const p of paths) {
+    const row = find.get(p) as { id: number } | undefined;
+    if (!row) continue;
+    deleteNodes(
+      db,
+      nodesOfFile(db, row.id).map((r) => r.id),
+    );
+    del.run(row.id);
+    n++;
+  }
+  return n;
+}
+
+/**
+ * Files with their stored import refs, for re-resolving imports without parsing. A stored value that is not a
+ * JSON array reads as no imports; an entry that is not an import ref is skipped.
+ */
+export function fileImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
+  return (
+    stmt(db, "SELECT path, imports, is_test FROM files").all() as { path: string; imports: string; is_test: number }[]
+  ).map((r) => ({
+    path: r.path,
+    imports: (decodeJson(StoredImports, r.imports) ?? []).flatMap((ref) => {
+      const parsed = ImportRef.safeParse(ref);
+      return parsed.success ? [parsed.data] : [];
+    }),
+    is_test: r.is_test,
+  }));
+}
+
+/** Size and mtime recorded when a file was indexed. */
+export function fileStamp(db: Db, path: string): { mtime_ms: number; size: number } | undefined {
+  return stmt(db, "SELECT mtime_ms, size FROM files WHERE path = ?").get(path) as
+    { mtime_ms: number; size: number } | undefined;
+}
+
+/** How many files the index holds. */
+export function fileCount(db: Db): number {
+  return (stmt(db, "SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
+}
