@@ -39,7 +39,8 @@ export function checkStoreFile(path: string): StoreFileCheck {
   } catch {
     return { empty: false, missing: true };
   }
-  if (!stat.isFile()) return { problem: "the path is a directory or a special file, not a database file", empty: false };
+  if (!stat.isFile())
+    return { problem: "the path is a directory or a special file, not a database file", empty: false };
   const size = stat.size;
   const walBytes = fileSize(path + "-wal") ?? 0;
   if (size === 0) {
