@@ -1,5 +1,5 @@
 // Opens the SQLite file: pragmas, sqlite-vec, an FTS5 check, migrations. The only place a connection is made.
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 import Database from "better-sqlite3";
@@ -38,9 +38,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
         `the store ${path} is an empty (0-byte) file; a new store is initialized in it. If it held data, restore it from a backup.`,
       );
     }
-    // A store that exists is read first on a read-only connection: closing a writable connection after an error
-    // would fold its write-ahead log into a damaged file (and delete the log).
-    if (!file.empty && !file.missing && !opts.readonly) inspectStore(path, opts.migrationsDir, { pages: false });
+    // A store with a write-ahead log is read first on a read-only connection: closing a writable connection after
+    // an error would fold the log into a damaged file (and delete the log). Without a log there is nothing to fold.
+    if ((file.walBytes ?? 0) > 0 && !opts.readonly) inspectStore(path, opts.migrationsDir, { pages: false });
   }
   let db: Db;
   try {
@@ -79,13 +79,12 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
 /**
  * Checks an existing store without changing it: the file's header, its schema and version, then SQLite's quick
  * check of every page (seconds on a very large store, so only `doctor` runs it). Throws DB_CORRUPT or
- * DB_NEWER_SCHEMA. The connection is read-only, so a write-ahead log is never checkpointed into a damaged file;
- * the empty -wal/-shm files such a connection leaves behind are removed when they were not there before.
+ * DB_NEWER_SCHEMA. The connection is read-only, so a write-ahead log is never checkpointed into a damaged file.
+ * `pages: false` skips the page check (what every open does before its writable connection).
  */
 export function inspectStore(path: string, migrationsDir?: string, opts: { pages?: boolean } = {}): void {
   const file = checkStoreFile(path);
   if (file.problem) throw corruptStoreError(path, file.problem);
-  const hadCompanion = { wal: existsSync(path + "-wal"), shm: existsSync(path + "-shm") };
   let db: Db;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
@@ -105,11 +104,9 @@ export function inspectStore(path: string, migrationsDir?: string, opts: { pages
   } catch (err) {
     throw isCorruptionError(err) ? corruptStoreError(path, (err as Error).message, err) : err;
   } finally {
+    // The empty -wal/-shm a read-only connection may leave stay: another process may be using them already, and
+    // removing a live write-ahead log loses that process's writes.
     db.close();
-    if (!hadCompanion.wal && statSync(path + "-wal", { throwIfNoEntry: false })?.size === 0) {
-      rmSync(path + "-wal", { force: true });
-      if (!hadCompanion.shm) rmSync(path + "-shm", { force: true });
-    }
   }
 }
 

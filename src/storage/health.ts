@@ -17,6 +17,8 @@ export interface StoreFileCheck {
   empty: boolean;
   /** No file at the path yet: a new store will be created there. */
   missing?: boolean;
+  /** Bytes in the write-ahead log beside the store (0 when there is none). */
+  walBytes?: number;
 }
 
 function fileSize(path: string): number | undefined {
@@ -74,7 +76,7 @@ export function checkStoreFile(path: string): StoreFileCheck {
       empty: false,
     };
   }
-  return { empty: false };
+  return { empty: false, walBytes };
 }
 
 /** The DB_CORRUPT error for the store at `path`, naming both ways out. */

@@ -1,7 +1,7 @@
 // A damaged store that still has a write-ahead log, and a store path that is a folder: refused with DB_CORRUPT,
 // and neither the store's bytes nor its log are changed (a writable connection's close would fold the log in).
 import { createHash } from "node:crypto";
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 import Database from "better-sqlite3";
@@ -18,15 +18,17 @@ describe("a damaged store with a write-ahead log", () => {
     const root = tmpDir();
     expect(runCli(["--root", root, "remember", "rule", "Keep the API stable"], { env: env() }).code).toBe(0);
     const db = join(root, ".memcards", "memcards.db");
-    // A copy taken while a connection holds uncommitted-to-file (WAL) frames: the log matters.
+    // A copy taken while a connection holds frames in the write-ahead log (a changed meta row, not page 1).
     const live = new Database(db);
     live.pragma("wal_autocheckpoint = 0");
-    live.prepare("UPDATE projects SET root = root").run();
+    const row = live.prepare("SELECT key, value FROM meta LIMIT 1").get() as { key: string; value: string };
+    live.prepare("UPDATE meta SET value = ? WHERE key = ?").run([...row.value].reverse().join(""), row.key);
     const copyDir = tmpDir();
     const copy = join(copyDir, "memcards.db");
     copyFileSync(db, copy);
     copyFileSync(db + "-wal", copy + "-wal");
     live.close();
+    expect(statSync(copy + "-wal").size).toBeGreaterThan(0);
     // Overwrite part of page 1 after the header.
     const fd = openSync(copy, "r+");
     writeSync(fd, Buffer.alloc(200, 0xab), 0, 200, 100);
