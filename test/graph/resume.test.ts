@@ -12,7 +12,7 @@ import { tmpDir } from "../helpers/tmp.js";
 import { openTestApp } from "./helpers.js";
 import { syntheticRepo } from "./synthetic.js";
 
-const dist = join(fileURLToPath(import.meta.url), "..", "..", "..", "dist");
+const dist = join(fileURLToPath(import.meta.url), "..", "..", "..", "dist", "src");
 
 describe("resume after a kill", () => {
   it("SIGKILL mid-index loses no committed batch; the next run parses only the rest", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { inflateClaudeTranscript } from "../../src/eval/compress-bench.js";
+import { inflateClaudeTranscript } from "../../bench/compress-bench.js";
 import { silentLogger } from "../../src/log.js";
 import { createDistiller } from "../../src/memory/background.js";
 import { emptySections } from "../../src/transcript/merge.js";

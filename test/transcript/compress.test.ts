@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext } from "../../src/transcript/compress.js";
+import { compressContext, compressTraced } from "../../src/transcript/compress.js";
 import { checkProbes } from "../../src/transcript/probes.js";
 import { SECTION_TITLES } from "../../src/transcript/render.js";
 import { getSummary } from "../../src/transcript/summaries.js";
@@ -51,8 +51,8 @@ describe("compress_context", () => {
   it("keeps the committed probes of real sessions before re-insertion, at a ratio of at least 10", () => {
     for (const file of ["tftbot-claude-code.md", "rfp-platform-aider.md", "harmony-codex-fix-476.md"]) {
       const { deps } = store();
-      const r = compressContext(deps, { transcript_path: shared(file) });
-      const score = checkProbes(probesOf(file), r.draft).score;
+      const { result: r, trace } = compressTraced(deps, { transcript_path: shared(file) });
+      const score = checkProbes(probesOf(file), trace.draft).score;
       expect(score, file).toBeGreaterThanOrEqual(0.8);
       expect(r.stats.ratio, file).toBeGreaterThanOrEqual(10);
     }
@@ -60,19 +60,19 @@ describe("compress_context", () => {
 
   it("gives the same probe score compressed in two halves as compressed whole", () => {
     const file = "aider__brezzy1337__wiseqrpay.md";
-    const whole = compressContext(store().deps, { transcript_path: shared(file) });
+    const { result: whole, trace: wholeTrace } = compressTraced(store().deps, { transcript_path: shared(file) });
     const { deps } = store();
     const first = compressContext(
       { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
       { transcript_path: shared(file) },
     );
-    const second = compressContext(deps, { transcript_path: shared(file) });
+    const { result: second, trace: secondTrace } = compressTraced(deps, { transcript_path: shared(file) });
     expect(first.stats.compression).toBe(1);
     expect(second.stats.compression).toBe(2);
     // The second call reads only the turns after the first one's last summarized turn.
     expect(first.stats.turns_summarized + second.stats.turns_summarized).toBe(whole.stats.turns_summarized);
-    const a = checkProbes(probesOf(file), whole.draft).score;
-    const b = checkProbes(probesOf(file), second.draft).score;
+    const a = checkProbes(probesOf(file), wholeTrace.draft).score;
+    const b = checkProbes(probesOf(file), secondTrace.draft).score;
     expect(Math.abs(a - b)).toBeLessThanOrEqual(0.05);
     // Files are a union with operations appended; intent accumulates.
     expect(Object.keys(second.summary.sections.files).length).toBeGreaterThanOrEqual(
@@ -143,13 +143,13 @@ describe("compress_context", () => {
 
   it("steers with focus and honours a small budget", () => {
     const { deps } = store();
-    const r = compressContext(deps, {
+    const { result: r, trace } = compressTraced(deps, {
       transcript_path: shared("rfp-platform-aider.md"),
       budget_tokens: 600,
       focus: "postgres",
     });
     expect(r.stats.tokens_after).toBeLessThan(1400);
-    expect(r.draft.toLowerCase()).toContain("postgres");
+    expect(trace.draft.toLowerCase()).toContain("postgres");
   });
 
   it("falls back to the newest Claude Code transcript of the project, and says so", () => {
