@@ -14,9 +14,9 @@ import { rankAtRung, Rung, RUNGS } from "./localize/ladder.js";
 import { type LocalizeReport, runLocalizeEval } from "./localize/run.js";
 import type { Task } from "./localize/tasks.js";
 
+export { Rung, RUNGS } from "./localize/ladder.js";
 export { renderLocalizeReport as renderLocalize } from "./localize/report.js";
 export { LocalizeReport } from "./localize/run.js";
-export { Rung, RUNGS } from "./localize/ladder.js";
 export { loadTasks, Task } from "./localize/tasks.js";
 
 /** How many ranked files each rung returns: enough for coverage@50. */

@@ -1,6 +1,6 @@
 // The evaluation code loads only for `memcards eval`: not statically from the entry, not for hooks or status.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { AppError } from "../../src/errors.js";
 import { loadTasks, type Task, taskView } from "../../bench/localize/tasks.js";
+import { AppError } from "../../src/errors.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const good = {

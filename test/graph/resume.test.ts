@@ -95,7 +95,7 @@ describe("resume after a kill", () => {
         indexRepository({ db: app.db, projectId: 1, root: "/no/such/dir", logger: silentLogger }),
       ).rejects.toThrow(/no\/such\/dir/);
       await expect(
-        indexRepository({ db: app.db, projectId: 1, root: join(dist, "cli.js"), logger: silentLogger }),
+        indexRepository({ db: app.db, projectId: 1, root: join(dist, "version.js"), logger: silentLogger }),
       ).rejects.toThrow(/not a directory/);
     } finally {
       await app.close();
