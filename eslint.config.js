@@ -17,5 +17,5 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
-  { files: ["src/cli.ts", "scripts/**", "test/**"], rules: { "no-console": "off" } },
+  { files: ["src/cli/**", "scripts/**", "test/**"], rules: { "no-console": "off" } },
 );

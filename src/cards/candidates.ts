@@ -77,7 +77,7 @@ export async function gatherCandidates(
 ): Promise<{ candidates: Candidate[]; ranked: RankedFile[] }> {
   const { db } = ctx;
   const query = files.length ? `${task}\n${files.join("\n")}` : task;
-  const ranked = preRanked ? preRanked.slice(0, FILES) : await ctx.ranker.rank(query, "+expansion", FILES);
+  const ranked = preRanked ? preRanked.slice(0, FILES) : await ctx.ranker.rank(query, FILES);
   const taskTerms = termSet(task);
   const anchors = extractAnchors(query);
   const named = new Set(

@@ -76,6 +76,23 @@ export interface CardsDeps {
   ranker: Ranker;
   /** Present only when the client offers MCP sampling. */
   judge?: JudgeFn;
+  /**
+   * The indexing policy when the project has no context graph yet. With `indexFirst`, it is called to build
+   * the graph before the cards are made (`memcards cards`: a person asked and waits). Without it the call
+   * fails with NOT_INDEXED (the get_memory_cards tool: the agent decides when to pay for build_context_graph).
+   */
+  indexFirst?: () => Promise<void>;
+}
+
+/** Applies the indexing policy of `deps` (see CardsDeps.indexFirst); throws NOT_INDEXED when there is no graph. */
+export async function ensureIndexed(deps: Pick<CardsDeps, "db" | "indexFirst">): Promise<void> {
+  try {
+    assertIndexed(deps.db);
+  } catch (err) {
+    if (!deps.indexFirst || !(err instanceof AppError) || err.code !== "NOT_INDEXED") throw err;
+    await deps.indexFirst();
+    assertIndexed(deps.db);
+  }
 }
 
 /** At most this many candidates are judged, within this time; the rest keep their deterministic estimates. */
@@ -153,7 +170,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   const notes: string[] = [];
   if (!input.task.trim())
     throw new AppError("BAD_INPUT", "task is empty: pass the issue or instruction you are about to work on");
-  assertIndexed(deps.db);
+  await ensureIndexed(deps);
   let task = input.task;
   if (task.length > MAX_TASK_CHARS) {
     notes.push(`The task is ${task.length} characters; its first ${MAX_TASK_CHARS} were used.`);
@@ -218,7 +235,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
 /** Files ranked by the utility of their file cards: the `memcards` rung of the localization ladder. */
 export async function rankFilesByUtility(deps: CardsDeps, task: string, limit: number): Promise<string[]> {
   const q = task.slice(0, MAX_TASK_CHARS);
-  const full = await deps.ranker.rank(q, "+expansion", limit);
+  const full = await deps.ranker.rank(q, limit);
   const { cards, ranked } = await scoreCandidates(deps, q, [], new Set<UnitKind>(["file"]), undefined, full);
   const util = new Map(cards.map((c) => [c.candidate.path!, c.card.utility]));
   // The head (where cards are built) is re-ordered by utility; the tail keeps its retrieval order.

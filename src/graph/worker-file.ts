@@ -7,7 +7,7 @@ import { AppError } from "../errors.js";
 export function siblingWorkerFile(callerUrl: string, name: string): string {
   const here = fileURLToPath(callerUrl);
   const dir = here.slice(0, here.lastIndexOf("/"));
-  const js = here.endsWith(".ts") ? `${dir.replace(/\/src(\/[^/]+)$/, "/dist$1")}/${name}.js` : `${dir}/${name}.js`;
+  const js = here.endsWith(".ts") ? `${dir.replace(/\/src(\/[^/]+)$/, "/dist/src$1")}/${name}.js` : `${dir}/${name}.js`;
   if (!existsSync(js)) throw new AppError("INTERNAL", `worker module not found at ${js}; run \`npm run build\``);
   return js;
 }

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 
 import { z } from "zod";
 
+import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { queryTerms } from "../retrieval/query.js";
@@ -232,6 +233,22 @@ function git(root: string, args: string[]): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * What search_memory and `memcards search` run: hybrid (the query embedded by the project's embedder and
+ * fused with BM25) when the project has vectors, lexical otherwise. Unit vectors are computed with the graph's.
+ */
+export async function searchMemoryHybrid(
+  deps: MemoryDeps,
+  raw: SearchInput,
+  embedding: { embedder: Embedder; vectorsEnabled: boolean },
+): Promise<{ hits: MemoryHit[]; raw: RawHit[] }> {
+  const input = SearchInput.parse(raw);
+  const vector = embedding.vectorsEnabled
+    ? (await embedding.embedder.embed([input.query.slice(0, 4000)]))[0]
+    : undefined;
+  return searchMemory(deps, input, vector);
 }
 
 export const RecallInput = z.object({ budget_tokens: z.number().int().min(100).max(10_000).default(1500) }).strict();

@@ -12,12 +12,27 @@ import { nearestVectors } from "../storage/vectors.js";
 import { expand, type Ranked, rollUp, rrf, toRanked } from "./fuse.js";
 import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";
 
-export const Rung = z.enum(["bm25", "+anchors", "+symbols", "+vectors", "+expansion", "memcards"]);
-export type Rung = z.infer<typeof Rung>;
-export const RUNGS = Rung.options;
-
-/** Channel weights in the fusion; the ablation ladder sets them, `memcards` uses the best measured. */
+/** Channel weights in the fusion (the best measured). */
 export const CHANNEL_WEIGHTS = { bm25: 1, anchors: 1, symbols: 0.5, vectors: 0.3, expansion: 0.3 };
+
+/** The channels a ranking fuses beside BM25 (which always runs), and whether the path prior applies. */
+export const ChannelSet = z.strictObject({
+  anchors: z.boolean(),
+  symbols: z.boolean(),
+  vectors: z.boolean(),
+  expansion: z.boolean(),
+  path_prior: z.boolean(),
+});
+export type ChannelSet = z.infer<typeof ChannelSet>;
+
+/** Every channel: what the cards rank with. */
+export const ALL_CHANNELS: ChannelSet = {
+  anchors: true,
+  symbols: true,
+  vectors: true,
+  expansion: true,
+  path_prior: true,
+};
 
 const RRF_K = 10;
 const BM25_WEIGHTS: [number, number, number] = [0, 3, 1];
@@ -194,7 +209,10 @@ export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): R
 }
 
 export interface Ranker {
-  rank(query: string, rung?: Rung, limit?: number): Promise<RankedFile[]>;
+  /** Files for a task with every channel fused. */
+  rank(query: string, limit?: number): Promise<RankedFile[]>;
+  /** Files for a task with only the given channels fused (each channel's rank is reported per file). */
+  rankWith(query: string, channels: ChannelSet, limit?: number): Promise<RankedFile[]>;
 }
 
 /** Creates a ranker over an indexed database. `embedder` must be the database's bound embedder, if any. */
@@ -278,39 +296,38 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
     return matchOf([...terms.tokens].sort((a, b) => (docs.get(a) ?? 0) - (docs.get(b) ?? 0)).slice(0, 4));
   };
 
-  return {
-    async rank(query, rung = "memcards", limit = 50) {
-      const terms = commonDropped(queryTerms(query, 32));
-      const lists: Record<string, Ranked> = {};
-      const w = CHANNEL_WEIGHTS;
-      const level = RUNGS.indexOf(rung);
-      lists.bm25 = bm25(terms.match);
-      if (level >= 1) lists.anchors = anchorScores(db, u(), extractAnchors(query));
-      if (level >= 2) lists.symbols = symbols(terms.match);
-      if (level >= 3) lists.vectors = await vectors(query);
-      const channels = Object.entries(lists).map(([name, list]) => ({
-        list,
-        weight: w[name as keyof typeof w] ?? 0,
-        scaled: name === "anchors",
-      }));
-      let fused = rrf(channels, RRF_K);
-      if (level >= 4) {
-        lists.expansion = expand(fused.slice(0, 10), neighbours);
-        fused = rrf([...channels, { list: lists.expansion, weight: w.expansion }], RRF_K);
-      }
-      if (level >= 1)
-        fused = fused
-          .map((f) => ({ key: f.key, score: f.score * pathPrior(f.key) }))
-          .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
-      const ranks = new Map<string, Record<string, number>>();
-      for (const [name, list] of Object.entries(lists)) {
-        list.forEach((item, i) => {
-          const r = ranks.get(item.key) ?? {};
-          r[name] = i + 1;
-          ranks.set(item.key, r);
-        });
-      }
-      return fused.slice(0, limit).map((f) => ({ path: f.key, score: f.score, channels: ranks.get(f.key) ?? {} }));
-    },
+  const rankWith = async (query: string, use: ChannelSet, limit = 50): Promise<RankedFile[]> => {
+    const terms = commonDropped(queryTerms(query, 32));
+    const lists: Record<string, Ranked> = {};
+    const w = CHANNEL_WEIGHTS;
+    lists.bm25 = bm25(terms.match);
+    if (use.anchors) lists.anchors = anchorScores(db, u(), extractAnchors(query));
+    if (use.symbols) lists.symbols = symbols(terms.match);
+    if (use.vectors) lists.vectors = await vectors(query);
+    const channels = Object.entries(lists).map(([name, list]) => ({
+      list,
+      weight: w[name as keyof typeof w] ?? 0,
+      scaled: name === "anchors",
+    }));
+    let fused = rrf(channels, RRF_K);
+    if (use.expansion) {
+      lists.expansion = expand(fused.slice(0, 10), neighbours);
+      fused = rrf([...channels, { list: lists.expansion, weight: w.expansion }], RRF_K);
+    }
+    if (use.path_prior)
+      fused = fused
+        .map((f) => ({ key: f.key, score: f.score * pathPrior(f.key) }))
+        .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
+    const ranks = new Map<string, Record<string, number>>();
+    for (const [name, list] of Object.entries(lists)) {
+      list.forEach((item, i) => {
+        const r = ranks.get(item.key) ?? {};
+        r[name] = i + 1;
+        ranks.set(item.key, r);
+      });
+    }
+    return fused.slice(0, limit).map((f) => ({ path: f.key, score: f.score, channels: ranks.get(f.key) ?? {} }));
   };
+
+  return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith };
 }

@@ -91,13 +91,8 @@ export interface CompressResult {
   /** The summary followed by the kept recent messages: what the agent continues from. */
   markdown: string;
   summary: { markdown: string; sections: Sections };
-  /** The summary before probe-failed facts were re-inserted (what the summarizer alone produced). */
-  draft: string;
-  /** The draft followed by the kept recent messages: the continuation context before re-insertion. */
-  draft_context: string;
-  /** The turns this compression summarized, and all turns read. */
+  /** The turns this compression summarized (the model route rewrites from them). */
   span: Turn[];
-  all_turns: Turn[];
   stats: CompressStats;
   probes: { before: ProbeReport; after: ProbeReport };
   notes: string[];
@@ -110,6 +105,16 @@ export interface CompressResult {
   probe_list: Probe[];
   /** Turns handed to the background distiller (the units appear in search_memory when it is done). */
   memories_queued?: number;
+}
+
+/** How a compression's summary came to be, beside its result. */
+export interface CompressTrace {
+  /** The summary before probe-failed facts were re-inserted (what the summarizer alone produced). */
+  draft: string;
+  /** The draft followed by the kept recent messages: the continuation context before re-insertion. */
+  draft_context: string;
+  /** Every turn read (the summarized span, the kept messages and what earlier compressions covered). */
+  turns: Turn[];
 }
 
 export interface CompressDeps {
@@ -243,6 +248,14 @@ export function redactTranscript(t: Transcript): Transcript {
 
 /** Runs one compression. Pure over its inputs apart from the one summary row it appends. */
 export function compressContext(deps: CompressDeps, raw: CompressInput): CompressResult {
+  return compressTraced(deps, raw).result;
+}
+
+/** Runs one compression as compressContext does, and also returns how its summary came to be. */
+export function compressTraced(
+  deps: CompressDeps,
+  raw: CompressInput,
+): { result: CompressResult; trace: CompressTrace } {
   const started = performance.now();
   const input = CompressInput.parse(raw);
   const notes: string[] = [];
@@ -400,15 +413,12 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
       if (!memories) memoriesQueued = span.length;
     } else memories = distill(deps.db, deps.projectId, sessionId, span, sections);
   }
-  return {
+  const result: CompressResult = {
     session_id: sessionId,
     source,
     markdown,
     summary: { markdown: final.markdown, sections },
-    draft: first.markdown,
-    draft_context: keptMd ? `${first.markdown}\n\n## Recent Messages (verbatim)\n${keptMd}` : first.markdown,
     span,
-    all_turns: turns,
     stats,
     probes: { before, after },
     notes,
@@ -418,6 +428,12 @@ export function compressContext(deps: CompressDeps, raw: CompressInput): Compres
     ...(seq !== undefined ? { seq } : {}),
     probe_list: probes,
   };
+  const trace: CompressTrace = {
+    draft: first.markdown,
+    draft_context: keptMd ? `${first.markdown}\n\n## Recent Messages (verbatim)\n${keptMd}` : first.markdown,
+    turns,
+  };
+  return { result, trace };
 }
 
 export { SECTION_TITLES };

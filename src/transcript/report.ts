@@ -41,6 +41,14 @@ export function renderCompressFooter(r: CompressResult & { route?: { route: stri
 }
 
 /** A stored summary; `full` lists every stored item per section. */
+/** One line on what distilling a transcript stored (what `memcards distill` and the SessionEnd hook report). */
+export function renderDistilled(r: CompressResult): string {
+  const m = r.memories;
+  return m
+    ? `Distilled ${r.stats.turns_summarized} turn(s) of session ${r.session_id}: ${m.added} new unit(s) (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${m.conflicts} conflict(s); ${m.archived} turn(s) archived.`
+    : `Nothing distilled for session ${r.session_id}: ${r.notes.join(" ") || "no new turns."}`;
+}
+
 export function renderStoredSummary(s: StoredSummary, full: boolean): string {
   const head = `# Session ${s.session_id} — compression #${s.compression} (${s.created_at})`;
   if (!full) return `${head}\n\n${s.markdown}`;

@@ -5,8 +5,8 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "../../src/eval/compress/five.js";
-import { SYSTEMS } from "../../src/eval/compress/systems.js";
+import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "../../bench/compress/five.js";
+import { SYSTEMS } from "../../bench/compress/systems.js";
 import { TRANSCRIPTS } from "./location.js";
 
 describe("five-system compression evaluation on real sessions", () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext } from "../../src/transcript/compress.js";
+import { compressContext, compressTraced } from "../../src/transcript/compress.js";
 import { fileEvents } from "../../src/transcript/ledger.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
 import { checkProbes } from "../../src/transcript/probes.js";
@@ -21,6 +21,12 @@ function store() {
   const db = openDatabase(join(dir, "m.db"));
   const project = upsertProject(db, "test", dir);
   return { db, dir, projectId: project.id, deps: { db, projectId: project.id, root: dir, home: dir } };
+}
+
+/** compress_context's result with the summary as drafted, before re-insertion (what the probes are checked on). */
+function drafted(...args: Parameters<typeof compressTraced>) {
+  const { result, trace } = compressTraced(...args);
+  return { ...result, draft: trace.draft };
 }
 
 const committed = JSON.parse(readFileSync(dataFile("transcripts", "probes.json"), "utf8")) as Record<
@@ -110,7 +116,7 @@ describe("compress_context on real sessions", () => {
   it("keeps the committed probes of real sessions before re-insertion, at a ratio of at least 10", () => {
     for (const file of ["tftbot-claude-code.md", "rfp-platform-aider.md", "harmony-codex-fix-476.md"]) {
       const { deps } = store();
-      const r = compressContext(deps, { transcript_path: transcript(file) });
+      const r = drafted(deps, { transcript_path: transcript(file) });
       const score = checkProbes(probesOf(file), r.draft).score;
       expect(score, file).toBeGreaterThanOrEqual(0.8);
       expect(r.stats.ratio, file).toBeGreaterThanOrEqual(10);
@@ -119,13 +125,13 @@ describe("compress_context on real sessions", () => {
 
   it("gives the same probe score compressed in two halves as compressed whole", () => {
     const file = "aider__brezzy1337__wiseqrpay.md";
-    const whole = compressContext(store().deps, { transcript_path: transcript(file) });
+    const whole = drafted(store().deps, { transcript_path: transcript(file) });
     const { deps } = store();
     const first = compressContext(
       { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
       { transcript_path: transcript(file) },
     );
-    const second = compressContext(deps, { transcript_path: transcript(file) });
+    const second = drafted(deps, { transcript_path: transcript(file) });
     expect(first.stats.compression).toBe(1);
     expect(second.stats.compression).toBe(2);
     // The second call reads only the turns after the first one's last summarized turn.
@@ -142,7 +148,7 @@ describe("compress_context on real sessions", () => {
 
   it("steers with focus and honours a small budget", () => {
     const { deps } = store();
-    const r = compressContext(deps, {
+    const r = drafted(deps, {
       transcript_path: transcript("rfp-platform-aider.md"),
       budget_tokens: 600,
       focus: "postgres",

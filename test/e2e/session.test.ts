@@ -7,8 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 
+import { measureToolSize } from "../../bench/tool-size.js";
 import { resolveConfig } from "../../src/config.js";
-import { measureToolSize } from "../../src/eval/tool-size.js";
 import { cliPath } from "../helpers/cli.js";
 import { textOf } from "../helpers/mcp.js";
 import { inClaudeProjects, tmpDir } from "../helpers/tmp.js";

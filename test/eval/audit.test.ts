@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 
 import { describe, expect, it } from "vitest";
 
-import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "../../src/eval/localize/audit.js";
+import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "../../bench/localize/audit.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -34,7 +34,7 @@ describe("auditRankingCode", () => {
         "const x = GOLD_SET.has(p);", // 2
         "// uses the golden_patch", // 3
         'import { y } from "../eval/localize.js";', // 4
-        'const z = await import("../../src/eval/localize/run.js");', // 5
+        'const z = await import("../../bench/localize/run.js");', // 5
         'export * from "../eval/localize/metrics.js";', // 6
         'readFileSync("../shared/data/swebench-verified-dev.jsonl");', // 7
         "const marigold = goldilocks + 1; // unrelated words pass", // 8

@@ -6,9 +6,9 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { clusterBootstrap, fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "../../src/eval/compress/five.js";
-import { groundTruth, probeHolds } from "../../src/eval/compress/ground-truth.js";
-import { SYSTEMS } from "../../src/eval/compress/systems.js";
+import { clusterBootstrap, fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "../../bench/compress/five.js";
+import { groundTruth, probeHolds } from "../../bench/compress/ground-truth.js";
+import { SYSTEMS } from "../../bench/compress/systems.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 

@@ -4,10 +4,10 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { LocalizeReport, renderLocalize, runLocalize } from "../../bench/localize.js";
+import { RUNGS } from "../../bench/localize/ladder.js";
 import { resolveConfig } from "../../src/config.js";
-import { LocalizeReport, renderLocalize, runLocalize } from "../../src/eval/localize.js";
 import { silentLogger } from "../../src/log.js";
-import { RUNGS } from "../../src/retrieval/rank.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { bareClone, makeTinyRepo } from "./git-repo.js";
 

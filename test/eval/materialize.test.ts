@@ -5,8 +5,8 @@ import { join } from "node:path";
 
 import { beforeAll, describe, expect, it } from "vitest";
 
+import { findGitDir, materializeTree } from "../../bench/localize/materialize.js";
 import { AppError } from "../../src/errors.js";
-import { findGitDir, materializeTree } from "../../src/eval/localize/materialize.js";
 import { silentLogger } from "../../src/log.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { bareClone, FIRST_FILES, makeTinyRepo, type TinyRepo } from "./git-repo.js";

@@ -1,8 +1,8 @@
 // Metrics against hand-computed examples, and the paired bootstrap's determinism and intervals.
 import { describe, expect, it } from "vitest";
 
-import { pairedBootstrap, seededRandom } from "../../src/eval/localize/bootstrap.js";
-import { aggregate, median, percentile, scoreTask } from "../../src/eval/localize/metrics.js";
+import { pairedBootstrap, seededRandom } from "../../bench/localize/bootstrap.js";
+import { aggregate, median, percentile, scoreTask } from "../../bench/localize/metrics.js";
 
 const filler = (n: number, prefix = "f") => Array.from({ length: n }, (_, i) => `${prefix}${i}.py`);
 

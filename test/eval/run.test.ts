@@ -6,9 +6,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 
-import { renderLocalizeReport } from "../../src/eval/localize/report.js";
-import { type ProgressEvent, runLocalizeEval } from "../../src/eval/localize/run.js";
-import type { Task, TaskView } from "../../src/eval/localize/tasks.js";
+import { renderLocalizeReport } from "../../bench/localize/report.js";
+import { type ProgressEvent, runLocalizeEval } from "../../bench/localize/run.js";
+import type { Task, TaskView } from "../../bench/localize/tasks.js";
 import { silentLogger } from "../../src/log.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { bareClone, makeTinyRepo, type TinyRepo } from "./git-repo.js";

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 
 import { describe, expect, it } from "vitest";
 
-import { evalSegment, loadLabelled, renderSegmentEval } from "../../src/eval/segment.js";
+import { evalSegment, loadLabelled, renderSegmentEval } from "../../bench/segment.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const SET = fileURLToPath(new URL("../fixtures/segment/turns.jsonl", import.meta.url));

@@ -4,8 +4,8 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { loadTasks, type Task, taskView } from "../../bench/localize/tasks.js";
 import { AppError } from "../../src/errors.js";
-import { loadTasks, type Task, taskView } from "../../src/eval/localize/tasks.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const good = {

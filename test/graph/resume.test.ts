@@ -12,7 +12,7 @@ import { tmpDir } from "../helpers/tmp.js";
 import { openTestApp } from "./helpers.js";
 import { syntheticRepo } from "./synthetic.js";
 
-const dist = join(fileURLToPath(import.meta.url), "..", "..", "..", "dist");
+const dist = join(fileURLToPath(import.meta.url), "..", "..", "..", "dist", "src");
 
 describe("resume after a kill", () => {
   it("SIGKILL mid-index loses no committed batch; the next run parses only the rest", async () => {
@@ -95,7 +95,7 @@ describe("resume after a kill", () => {
         indexRepository({ db: app.db, projectId: 1, root: "/no/such/dir", logger: silentLogger }),
       ).rejects.toThrow(/no\/such\/dir/);
       await expect(
-        indexRepository({ db: app.db, projectId: 1, root: join(dist, "cli.js"), logger: silentLogger }),
+        indexRepository({ db: app.db, projectId: 1, root: join(dist, "version.js"), logger: silentLogger }),
       ).rejects.toThrow(/not a directory/);
     } finally {
       await app.close();

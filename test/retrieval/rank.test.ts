@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/job.js";
-import { createRanker, type Ranker, RUNGS } from "../../src/retrieval/rank.js";
+import { ALL_CHANNELS, type ChannelSet, createRanker, type Ranker } from "../../src/retrieval/rank.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
+
+const BM25: ChannelSet = { anchors: false, symbols: false, vectors: false, expansion: false, path_prior: false };
+const ANCHORS: ChannelSet = { ...BM25, anchors: true, path_prior: true };
 
 describe("ranker channels on the polyglot fixture", () => {
   let app: App;
@@ -20,7 +23,7 @@ describe("ranker channels on the polyglot fixture", () => {
   });
 
   it("bm25 finds a file by a split identifier and never returns tests, rules or docs", async () => {
-    const r = await ranker.rank("diameter", "bm25");
+    const r = await ranker.rankWith("diameter", BM25);
     expect(r[0]?.path).toBe("pyproj/shapes/geometry.py");
     for (const x of r) expect(x.path).not.toMatch(/test|\.md$|\.mdc$/);
   });
@@ -28,33 +31,33 @@ describe("ranker channels on the polyglot fixture", () => {
   it("anchors: a stack frame's file wins over lexical noise", async () => {
     const q =
       'Traceback:\n  File "/home/u/proj/pyproj/shapes/util.py", line 3, in clamp\nValueError: circle radius diameter area';
-    const an = await ranker.rank(q, "+anchors");
+    const an = await ranker.rankWith(q, ANCHORS);
     expect(an[0]?.path).toBe("pyproj/shapes/util.py");
     expect(an[0]?.channels.anchors).toBe(1);
   });
 
   it("anchors: a test id points at the module the test covers", async () => {
-    const r = await ranker.rank("pyproj/tests/test_geometry.py::test_area fails", "+anchors");
+    const r = await ranker.rankWith("pyproj/tests/test_geometry.py::test_area fails", ANCHORS);
     expect(r.slice(0, 2).map((x) => x.path)).toContain("pyproj/shapes/geometry.py");
   });
 
   it("anchors: a Java class name and a Go identifier reach their files", async () => {
-    expect((await ranker.rank("Circle.java throws in com.example.shapes.Circle", "+anchors"))[0]?.path).toBe(
+    expect((await ranker.rankWith("Circle.java throws in com.example.shapes.Circle", ANCHORS))[0]?.path).toBe(
       "java/src/main/java/com/example/shapes/Circle.java",
     );
   });
 
-  it("every rung runs and reports per-channel ranks", async () => {
-    for (const rung of RUNGS) {
-      const r = await ranker.rank("clamp a value between bounds", rung);
-      expect(r.length).toBeGreaterThan(0);
-      expect(Object.keys(r[0]!.channels).length).toBeGreaterThan(0);
-    }
-    const full = await ranker.rank("clamp a value between bounds", "memcards");
+  it("each channel reports its rank per file, and rank() fuses them all", async () => {
+    const q = "clamp a value between bounds";
+    const bm25 = await ranker.rankWith(q, BM25);
+    expect(bm25.length).toBeGreaterThan(0);
+    expect(bm25.every((x) => Object.keys(x.channels).every((c) => c === "bm25"))).toBe(true);
+    const full = await ranker.rank(q);
     expect(full.some((x) => x.channels.symbols !== undefined)).toBe(true);
+    expect(full).toEqual(await ranker.rankWith(q, ALL_CHANNELS));
   });
 
   it("an empty query returns nothing rather than failing", async () => {
-    expect(await ranker.rank("", "memcards")).toEqual([]);
+    expect(await ranker.rank("")).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext } from "../../src/transcript/compress.js";
+import { compressContext, compressTraced } from "../../src/transcript/compress.js";
 import { checkProbes } from "../../src/transcript/probes.js";
 import { SECTION_TITLES } from "../../src/transcript/render.js";
 import { getSummary } from "../../src/transcript/summaries.js";
@@ -19,6 +19,12 @@ function store() {
   const db = openDatabase(join(dir, "m.db"));
   const project = upsertProject(db, "test", dir);
   return { db, dir, deps: { db, projectId: project.id, root: dir, home: dir } };
+}
+
+/** compress_context's result with the summary as drafted, before re-insertion (what the probes are checked on). */
+function drafted(...args: Parameters<typeof compressTraced>) {
+  const { result, trace } = compressTraced(...args);
+  return { ...result, draft: trace.draft };
 }
 
 describe("compress_context", () => {
@@ -36,7 +42,7 @@ describe("compress_context", () => {
 
   it("writes every forced section, an artifact ledger from the edits, and token accounting", () => {
     const { deps, dir } = store();
-    const r = compressContext(deps, { transcript_path: session(dir, 60) });
+    const r = drafted(deps, { transcript_path: session(dir, 60) });
     for (const title of Object.values(SECTION_TITLES)) expect(r.summary.markdown).toContain(`## ${title}`);
     const files = Object.keys(r.summary.sections.files);
     expect(files.some((f) => f.endsWith(SESSION_FACTS.file))).toBe(true);
@@ -60,13 +66,13 @@ describe("compress_context", () => {
   it("gives the same facts compressed in two halves as compressed whole", () => {
     const dir = tmpDir();
     const path = session(dir, 12);
-    const whole = compressContext(store().deps, { transcript_path: path });
+    const whole = drafted(store().deps, { transcript_path: path });
     const { deps } = store();
     const first = compressContext(
       { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
       { transcript_path: path },
     );
-    const second = compressContext(deps, { transcript_path: path });
+    const second = drafted(deps, { transcript_path: path });
     expect(first.stats.compression).toBe(1);
     expect(second.stats.compression).toBe(2);
     expect(first.stats.turns_summarized + second.stats.turns_summarized).toBe(whole.stats.turns_summarized);
@@ -88,7 +94,7 @@ describe("compress_context", () => {
       ...developmentSession(9),
     ];
     writeFileSync(path, claudeCodeSession(steps));
-    const r = compressContext(deps, { transcript_path: path, budget_tokens: 600, focus: "postgres" });
+    const r = drafted(deps, { transcript_path: path, budget_tokens: 600, focus: "postgres" });
     expect(r.stats.tokens_after).toBeLessThan(1400);
     expect(r.draft.toLowerCase()).toContain("postgres");
   });

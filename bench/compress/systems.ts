@@ -3,13 +3,14 @@
 // sentences, (4) embedding retrieval over the uncompressed turns, (5) memcards' anchored summary + warm memories.
 import { join } from "node:path";
 
-import { offlineEmbed } from "../../embeddings/offline.js";
-import { openDatabase } from "../../storage/db.js";
-import { listMemories } from "../../storage/memories.js";
-import { upsertProject } from "../../storage/projects.js";
-import { countTokens } from "../../text/tokens.js";
-import { compressContext, turnTokens } from "../../transcript/compress.js";
-import type { Turn } from "../../transcript/schema.js";
+import { offlineEmbed } from "../../src/embeddings/offline.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { listMemories } from "../../src/storage/memories.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { countTokens } from "../../src/text/tokens.js";
+import { turnTokens } from "../../src/transcript/compress.js";
+import type { Turn } from "../../src/transcript/schema.js";
+import { compressForEval } from "./run.js";
 
 export const SYSTEMS = ["window", "uniform", "tfidf", "retrieval", "memcards"] as const;
 export type SystemName = (typeof SYSTEMS)[number];
@@ -160,7 +161,7 @@ export function memcardsContext(
   const db = openDatabase(join(workDir, `${tag}.db`));
   try {
     const project = upsertProject(db, `eval:${tag}`, workDir);
-    const r = compressContext(
+    const r = compressForEval(
       { db, projectId: project.id, root: workDir },
       { transcript_path: path, keep_recent: 0, budget_tokens: Math.max(200, Math.floor(budget * share)) },
     );

@@ -3,10 +3,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { openDatabase } from "../storage/db.js";
-import { upsertProject } from "../storage/projects.js";
-import { compressContext, turnTokens } from "../transcript/compress.js";
-import { parseText, parseTranscriptFile } from "../transcript/parse.js";
+import { openDatabase } from "../src/storage/db.js";
+import { upsertProject } from "../src/storage/projects.js";
+import { compressContext, turnTokens } from "../src/transcript/compress.js";
+import { parseText, parseTranscriptFile } from "../src/transcript/parse.js";
 
 export interface CompressBench {
   source: string;

@@ -4,14 +4,14 @@
 import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { getMemoryCards, scoreCandidates } from "../cards/service.js";
-import type { Config } from "../config.js";
-import type { Logger } from "../log.js";
-import { createRanker } from "../retrieval/rank.js";
-import { auditCards } from "../scoring/cards.js";
-import type { Card, PackMode, UnitKind } from "../scoring/schema.js";
-import { graphCounts } from "../storage/graph/counts.js";
-import { countTokens } from "../text/tokens.js";
+import { getMemoryCards, scoreCandidates } from "../src/cards/service.js";
+import type { Config } from "../src/config.js";
+import type { Logger } from "../src/log.js";
+import { createRanker } from "../src/retrieval/rank.js";
+import { auditCards } from "../src/scoring/cards.js";
+import type { Card, PackMode, UnitKind } from "../src/scoring/schema.js";
+import { graphCounts } from "../src/storage/graph/counts.js";
+import { countTokens } from "../src/text/tokens.js";
 import { openTaskStore } from "./localize.js";
 import { seededRandom } from "./localize/bootstrap.js";
 import { materializeTree } from "./localize/materialize.js";
@@ -259,7 +259,7 @@ export async function runCardsEval(opts: {
         await getMemoryCards(deps, { task: t.query });
         times.push(performance.now() - started);
         started = performance.now();
-        await ranker.rank(t.query, "+expansion", 50);
+        await ranker.rank(t.query, 50);
         rankTimes.push(performance.now() - started);
       }
       const files = graphCounts(store.app.db).files;

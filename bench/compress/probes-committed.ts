@@ -5,12 +5,13 @@ import { join } from "node:path";
 
 import { z } from "zod";
 
-import { openDatabase } from "../../storage/db.js";
-import { upsertProject } from "../../storage/projects.js";
-import { countTokens } from "../../text/tokens.js";
-import { compressContext } from "../../transcript/compress.js";
-import { checkProbes } from "../../transcript/probes.js";
-import type { Probe } from "../../transcript/schema.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { countTokens } from "../../src/text/tokens.js";
+import { compressContext } from "../../src/transcript/compress.js";
+import { checkProbes } from "../../src/transcript/probes.js";
+import type { Probe } from "../../src/transcript/schema.js";
+import { compressForEval } from "./run.js";
 import { slidingWindow } from "./systems.js";
 
 const ProbeFile = z.record(
@@ -66,7 +67,7 @@ export function evalCompress(opts: {
     const db2 = openDatabase(join(opts.workDir, `h${i}.db`));
     try {
       const project = upsertProject(db, `eval:${file}`, opts.workDir);
-      const r = compressContext({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
+      const r = compressForEval({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
       const ext = committed[file] ? asProbes(committed[file].probes) : undefined;
       const extReport = ext ? checkProbes(ext, r.draft) : undefined;
       const contextTokens = countTokens(r.draft_context);
@@ -78,7 +79,7 @@ export function evalCompress(opts: {
         const p2 = upsertProject(db2, `eval:${file}`, opts.workDir);
         const half = Math.floor(r.stats.turns_total / 2);
         compressContext({ db: db2, projectId: p2.id, root: opts.workDir, limitTurns: half }, { transcript_path: path });
-        const second = compressContext({ db: db2, projectId: p2.id, root: opts.workDir }, { transcript_path: path });
+        const second = compressForEval({ db: db2, projectId: p2.id, root: opts.workDir }, { transcript_path: path });
         halves = { score: checkProbes(ext, second.draft).score };
       }
       rows.push({

@@ -3,16 +3,18 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 
-import { type App, createApp } from "../app.js";
-import { rankFilesByUtility } from "../cards/service.js";
-import type { Config } from "../config.js";
-import { buildGraph } from "../graph/job.js";
-import type { Logger } from "../log.js";
-import { resolveProjectRoot } from "../project/root.js";
-import { createRanker, type Ranker, Rung, RUNGS } from "../retrieval/rank.js";
+import { type App, createApp } from "../src/app.js";
+import { rankFilesByUtility } from "../src/cards/service.js";
+import type { Config } from "../src/config.js";
+import { buildGraph } from "../src/graph/job.js";
+import type { Logger } from "../src/log.js";
+import { resolveProjectRoot } from "../src/project/root.js";
+import { createRanker, type Ranker } from "../src/retrieval/rank.js";
+import { rankAtRung, Rung, RUNGS } from "./localize/ladder.js";
 import { type LocalizeReport, runLocalizeEval } from "./localize/run.js";
 import type { Task } from "./localize/tasks.js";
 
+export { Rung, RUNGS } from "./localize/ladder.js";
 export { renderLocalizeReport as renderLocalize } from "./localize/report.js";
 export { LocalizeReport } from "./localize/run.js";
 export { loadTasks, Task } from "./localize/tasks.js";
@@ -83,7 +85,7 @@ export async function runLocalize(opts: {
     rank: async ({ app, ranker }, rung, query) =>
       rung === "memcards"
         ? rankFilesByUtility({ db: app.db, projectId: app.project.id, root: app.location.root, ranker }, query, DEPTH)
-        : (await ranker.rank(query, Rung.parse(rung), DEPTH)).map((r) => r.path),
+        : (await rankAtRung(ranker, query, Rung.parse(rung), DEPTH)).map((r) => r.path),
     dispose: async ({ app, storeDir }) => {
       await app.close();
       if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });

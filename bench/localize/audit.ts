@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
-import { AppError } from "../../errors.js";
+import { AppError } from "../../src/errors.js";
 
 /** The folders whose code ranks files, relative to the repository root. */
 export const RANKING_DIRS = [
@@ -50,15 +50,15 @@ const IMPORT = [
   /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
 ];
 
-/** True when an import specifier written in `file` lands in the evaluation code (src/eval or its build). */
+/** True when an import specifier written in `file` lands in the evaluation code (bench/ or its build). */
 function isEvalImport(root: string, file: string, spec: string): boolean {
   if (spec.startsWith(".")) {
     const rel = relative(root, resolve(dirname(file), spec))
       .split(sep)
       .join("/");
-    return /^(src|dist)\/eval(\/|\.|$)/.test(rel);
+    return /^(dist\/)?(src\/)?(bench|eval)(\/|\.|$)/.test(rel);
   }
-  return /(^|\/)eval\//.test(spec) && !spec.startsWith("node:");
+  return /(^|\/)(eval|bench)\//.test(spec) && !spec.startsWith("node:");
 }
 
 /**

@@ -1,7 +1,7 @@
 // Paired bootstrap: a confidence interval for the mean per-task difference between two rungs.
 import { z } from "zod";
 
-import { AppError } from "../../errors.js";
+import { AppError } from "../../src/errors.js";
 import { mean, round } from "./metrics.js";
 
 /** mean(b − a) over tasks and its percentile interval, 3 decimals. */

@@ -6,9 +6,9 @@ import { existsSync, readFileSync } from "node:fs";
 
 import { z } from "zod";
 
-import { AppError } from "../errors.js";
-import { Category } from "../memory/schema.js";
-import { segmentText } from "../memory/segment.js";
+import { AppError } from "../src/errors.js";
+import { Category } from "../src/memory/schema.js";
+import { segmentText } from "../src/memory/segment.js";
 
 export const LabelledTurn = z.object({
   source: z.string(),

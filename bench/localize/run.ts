@@ -1,8 +1,8 @@
 // The localization harness: every rung ranks every task on the same prepared tree; gold stays on this side.
 import { z } from "zod";
 
-import { AppError } from "../../errors.js";
-import type { Logger } from "../../log.js";
+import { AppError } from "../../src/errors.js";
+import type { Logger } from "../../src/log.js";
 import { type BootstrapOptions, Interval, pairedBootstrap } from "./bootstrap.js";
 import { materializeTree } from "./materialize.js";
 import { aggregate, RungMetrics, scoreTask, type TaskScore } from "./metrics.js";

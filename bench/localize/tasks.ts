@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 
 import { z } from "zod";
 
-import { AppError } from "../../errors.js";
+import { AppError } from "../../src/errors.js";
 
 const repoPath = z
   .string()

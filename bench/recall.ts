@@ -6,14 +6,14 @@ import { join } from "node:path";
 
 import { z } from "zod";
 
-import { distill } from "../memory/distill.js";
-import { searchMemory } from "../memory/service.js";
-import { queryTerms } from "../retrieval/query.js";
-import { openDatabase } from "../storage/db.js";
-import { searchRawFts } from "../storage/memories.js";
-import { upsertProject } from "../storage/projects.js";
-import { extractSections } from "../transcript/extract.js";
-import type { Turn } from "../transcript/schema.js";
+import { distill } from "../src/memory/distill.js";
+import { searchMemory } from "../src/memory/service.js";
+import { queryTerms } from "../src/retrieval/query.js";
+import { checkpointWal, openDatabase } from "../src/storage/db.js";
+import { searchRawFts } from "../src/storage/memories.js";
+import { upsertProject } from "../src/storage/projects.js";
+import { extractSections } from "../src/transcript/extract.js";
+import type { Turn } from "../src/transcript/schema.js";
 
 const LocomoTurn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string() }).passthrough();
 const Locomo = z.array(
@@ -120,7 +120,7 @@ export function runRecallEval(opts: {
         add(cat, "bm25", recallAt(raw, q.evidence, 5), recallAt(raw, q.evidence, 10));
       }
     } finally {
-      db.pragma("wal_checkpoint(TRUNCATE)");
+      checkpointWal(db, "TRUNCATE");
       db.close();
       storeBytes += statSync(path).size;
       rmSync(path, { force: true });

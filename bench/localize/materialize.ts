@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
-import { AppError } from "../../errors.js";
-import type { Logger } from "../../log.js";
+import { AppError } from "../../src/errors.js";
+import type { Logger } from "../../src/log.js";
 import type { TaskView } from "./tasks.js";
 
 export interface MaterializeOptions {

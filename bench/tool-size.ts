@@ -3,11 +3,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 
-import { createAppCache } from "../app-cache.js";
-import type { Config } from "../config.js";
-import { silentLogger } from "../log.js";
-import { createServer } from "../server.js";
-import { countTokens } from "../text/tokens.js";
+import { createAppCache } from "../src/app-cache.js";
+import type { Config } from "../src/config.js";
+import { silentLogger } from "../src/log.js";
+import { createServer } from "../src/server.js";
+import { countTokens } from "../src/text/tokens.js";
 
 export interface ToolSize {
   total: number;

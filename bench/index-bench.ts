@@ -5,15 +5,15 @@ import { join } from "node:path";
 
 import { z } from "zod";
 
-import { createApp } from "../app.js";
-import type { Config } from "../config.js";
-import { buildGraph } from "../graph/job.js";
-import { startWatcher } from "../graph/watch.js";
-import type { Logger } from "../log.js";
-import { resolveProjectRoot } from "../project/root.js";
-import type { LanguageId } from "../repo/languages.js";
-import { createParser } from "../repo/parse.js";
-import { scanRepo } from "../repo/scan.js";
+import { createApp } from "../src/app.js";
+import type { Config } from "../src/config.js";
+import { buildGraph } from "../src/graph/job.js";
+import { startWatcher } from "../src/graph/watch.js";
+import type { Logger } from "../src/log.js";
+import { resolveProjectRoot } from "../src/project/root.js";
+import type { LanguageId } from "../src/repo/languages.js";
+import { createParser } from "../src/repo/parse.js";
+import { scanRepo } from "../src/repo/scan.js";
 
 export const IndexBench = z.object({
   repo: z.string(),

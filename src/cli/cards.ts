@@ -1,0 +1,80 @@
+// `memcards cards` (decision-aware cards for a task) and `memcards outcome` (which cards helped).
+import { resolve as resolvePath } from "node:path";
+
+import { type Command, Option } from "commander";
+
+import { cardsDeps } from "../cards/deps.js";
+import { getMemoryCards, recordOutcome, renderCards } from "../cards/service.js";
+import { buildGraph } from "../graph/job.js";
+import { createProgressLine } from "../progress.js";
+import { servedCard } from "../storage/cards.js";
+import { configFrom, int, print, withApp } from "./shared.js";
+
+interface CardsFlags {
+  repo?: string;
+  budget: number;
+  mode: "post_selection" | "pre_budget";
+  file?: string[];
+  session?: string;
+  json?: boolean;
+}
+
+export function registerCards(program: Command): void {
+  program
+    .command("cards <task>")
+    .description("decision-aware memory cards for a task (indexes the project first if it has no graph)")
+    .option("--repo <path>", "project root (default: the resolved root)")
+    .option("--budget <tokens>", "token budget", int, 1200)
+    .addOption(
+      new Option("--mode <mode>", "packing mode").choices(["post_selection", "pre_budget"]).default("post_selection"),
+    )
+    .option("--file <paths...>", "files you are looking at")
+    .option("--session <id>", "include this session's constraints and failures")
+    .option("--json", "print JSON (cards, both modes' selections, audit, ranking)")
+    .action(async (task: string, opts: CardsFlags, cmd: Command) => {
+      await withApp(configFrom(cmd, opts.repo ? { root: resolvePath(opts.repo) } : {}), async (app) => {
+        // A person asked for cards and waits: an unindexed project is indexed first (the MCP tool refuses).
+        const indexFirst = async () => {
+          const line = createProgressLine(true);
+          await buildGraph(app, {
+            onProgress: (p) => line.update(`indexing ${app.location.root}: ${p.phase} ${p.done}/${p.total}`),
+          });
+          line.done();
+        };
+        const r = await getMemoryCards(
+          { ...cardsDeps(app), indexFirst },
+          {
+            task,
+            budget_tokens: opts.budget,
+            mode: opts.mode,
+            ...(opts.file ? { files: opts.file } : {}),
+            ...(opts.session ? { session_id: opts.session } : {}),
+          },
+        );
+        print(opts.json, r, renderCards(r));
+      });
+    });
+}
+
+export function registerOutcome(program: Command): void {
+  program
+    .command("outcome")
+    .description("report which served cards helped and which files were finally edited")
+    .option("--helped <ids...>", "card ids that helped")
+    .option("--not-helpful <ids...>", "card ids that did not")
+    .option("--edited <paths...>", "files finally edited")
+    .action(async (opts: { helped?: string[]; notHelpful?: string[]; edited?: string[] }, cmd: Command) => {
+      await withApp(configFrom(cmd), (app) => {
+        const r = recordOutcome(
+          {
+            db: app.db,
+            projectId: app.project.id,
+            unitKeyOfCard: (id) => servedCard(app.db, app.project.id, id)?.unit_key,
+          },
+          { helped: opts.helped ?? [], not_helpful: opts.notHelpful ?? [], edited_files: opts.edited ?? [] },
+        );
+        const unknown = r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : "";
+        console.log(`recorded ${r.recorded} outcome(s)${unknown}`);
+      });
+    });
+}

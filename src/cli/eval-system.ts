@@ -1,0 +1,51 @@
+// `memcards eval toolsize | recall | hooks | audit`: tool-list cost, memory recall, hook latency, leakage.
+import type { Command } from "commander";
+
+import { type CliContext, configFrom, int, loadBench, print } from "./shared.js";
+
+export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
+  evalCmd
+    .command("toolsize")
+    .description("count the tokens memcards' tools/list and instructions cost in every session")
+    .option("--json", "print JSON")
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const r = await (await loadBench()).evalToolSize(configFrom(cmd), ctx.version);
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("recall")
+    .description(
+      "LoCoMo: ingest conversations session by session, search each question, evidence recall@5/@10 against BM25",
+    )
+    .requiredOption("--locomo <file>", "LoCoMo-format JSON (e.g. ../shared/data/locomo-dev-5.json)")
+    .option("--json", "print JSON")
+    .action(async (opts: { locomo: string; json?: boolean }) => {
+      const r = await (await loadBench()).evalRecall(opts);
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("hooks")
+    .description("time each Claude Code hook command (new process, JSON on stdin) against a warm database")
+    .requiredOption("--transcript <file>", "a Claude Code session to seed the project with")
+    .option("--runs <n>", "runs per hook", int, 10)
+    .option("--json", "print JSON")
+    .action(async (opts: { transcript: string; runs: number; json?: boolean }) => {
+      const r = await (await loadBench()).evalHooks(opts, ctx.entry);
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("audit")
+    .description("leakage audit: fail when ranking code mentions gold files or imports evaluation code")
+    .action(async () => {
+      const r = (await loadBench()).evalAudit(ctx.packageRoot);
+      if (!r.ok) {
+        process.stderr.write(r.text + "\n");
+        process.exitCode = 1;
+        return;
+      }
+      console.log(r.text);
+    });
+}

@@ -1,0 +1,62 @@
+// `memcards hook <event>` (what Claude Code's hooks run) and `memcards log` (what the hooks did).
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+import type { Command } from "commander";
+
+import { hookCommand } from "../integrate/hook-command.js";
+import { type CliContext, configFrom, type GlobalOpts, int, withApp } from "./shared.js";
+
+/** Reads stdin to the end, or gives up after `ms` (a hook must never hang on an open pipe). */
+function readStdin(ms: number): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const done = () => resolve(Buffer.concat(chunks).toString("utf8"));
+    const timer = setTimeout(() => {
+      process.stdin.pause();
+      done();
+    }, ms);
+    const end = () => {
+      clearTimeout(timer);
+      done();
+    };
+    process.stdin.on("data", (c: Buffer) => chunks.push(c));
+    process.stdin.on("end", end);
+    process.stdin.on("error", end);
+  });
+}
+
+export function registerHook(program: Command, ctx: CliContext): void {
+  program
+    .command("hook <event>")
+    .description(
+      "run a Claude Code hook (PreCompact, SessionStart, SessionEnd, PostToolUse) with its JSON on stdin; always exits 0",
+    )
+    .action(async (event: string, _opts: unknown, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalOpts>();
+      const out = await hookCommand(event, await readStdin(3000), {
+        flags: { root: g.root, db: g.db, embedder: g.embedder },
+        env: process.env,
+        cwd: process.cwd(),
+        cli: ctx.entry,
+      });
+      if (out) process.stdout.write(`${out}\n`);
+      process.exitCode = 0;
+    });
+
+  program
+    .command("log")
+    .description("what memcards' hooks did: summaries stored, context injected into which session, re-indexing")
+    .option("--lines <n>", "last n lines", int, 40)
+    .action(async (opts: { lines: number }, cmd: Command) => {
+      await withApp(configFrom(cmd), (app) => {
+        const file = join(dirname(app.dbPath), "hooks.log");
+        if (!existsSync(file)) {
+          console.log(`no hook activity recorded yet (${file})`);
+          return;
+        }
+        console.log(readFileSync(file, "utf8").trimEnd().split("\n").slice(-opts.lines).join("\n"));
+      });
+    });
+}

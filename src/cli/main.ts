@@ -1,0 +1,67 @@
+// memcards CLI: global options, the command groups in help order, and one error handler.
+import { Command, Option } from "commander";
+
+import { DEFAULT_MODEL } from "../embeddings/transformers.js";
+import { toAppError } from "../errors.js";
+import { packageRoot, packageVersion } from "../version.js";
+import { registerCards, registerOutcome } from "./cards.js";
+import { registerCompress, registerSummary } from "./compress.js";
+import { registerEval } from "./eval.js";
+import { registerHook } from "./hook.js";
+import { registerGraph, registerIndex } from "./index-graph.js";
+import { registerInit } from "./init.js";
+import { registerMemory } from "./memory.js";
+import { registerMemoryAdmin } from "./memory-admin.js";
+import { registerModels } from "./models.js";
+import { registerRecallForget } from "./recall-forget.js";
+import { registerServe } from "./serve.js";
+import type { CliContext } from "./shared.js";
+import { registerStatusDoctor } from "./status-doctor.js";
+
+/** The whole command tree; `entry` is the file users run (dist/cli.js). */
+export function createProgram(entry: string): Command {
+  const ctx: CliContext = { version: packageVersion(), entry, packageRoot: packageRoot() };
+  const program = new Command()
+    .name("memcards")
+    .description("Local context layer for coding agents, served over MCP.")
+    .version(ctx.version)
+    .option("--root <dir>", "project root (default: the client's MCP roots, else the git top level, else ~/.memcards)")
+    .option("--db <file>", "database file (default: <root>/.memcards/memcards.db)")
+    .option("--embedder <id>", "auto | offline | a model id such as " + DEFAULT_MODEL)
+    .addOption(
+      new Option("--log-level <level>", "stderr log level").choices(["debug", "info", "warn", "error", "silent"]),
+    )
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+  registerServe(program, ctx);
+  registerStatusDoctor(program, ctx);
+  registerIndex(program);
+  registerCompress(program);
+  registerCards(program);
+  registerOutcome(program);
+  registerInit(program, ctx);
+  registerHook(program, ctx);
+  registerMemory(program);
+  registerRecallForget(program);
+  registerMemoryAdmin(program);
+  registerSummary(program);
+  registerGraph(program);
+  registerEval(program, ctx);
+  registerModels(program);
+  return program;
+}
+
+/** Runs the CLI on this process's argv: a failure prints `memcards: CODE: message` and exits 1. */
+export async function run(entry: string, argv: readonly string[] = process.argv): Promise<void> {
+  const program = createProgram(entry);
+  try {
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    const e = toAppError(err);
+    process.stderr.write(`memcards: ${e.code}: ${e.message}\n`);
+    // A stack trace only on request: an internal fault is reported by its message first.
+    if (e.code === "INTERNAL" && program.opts<{ logLevel?: string }>().logLevel === "debug" && e.stack)
+      process.stderr.write(`${e.stack}\n`);
+    process.exit(1);
+  }
+}

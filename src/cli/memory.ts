@@ -1,0 +1,71 @@
+// `memcards memories | remember | search`: list, store and find the project's memory units.
+import type { Command } from "commander";
+
+import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
+import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
+import { listMemories } from "../storage/memories.js";
+import { configFrom, int, memoryScope, print, withApp } from "./shared.js";
+
+interface ListFlags {
+  category?: string;
+  tier: string;
+  all?: boolean;
+  limit: number;
+  json?: boolean;
+}
+
+export function registerMemory(program: Command): void {
+  program
+    .command("memories")
+    .description(
+      "list the project's memory units (warm by default): commitments, failures, metrics, learnings, preferences, decisions",
+    )
+    .option("--category <c>", "commitment | performance | learning | failure | preference | reasoning")
+    .option("--tier <t>", "warm | cold (default: warm)", "warm")
+    .option("--all", "include superseded units and units in conflict")
+    .option("--limit <n>", "at most n units", int, 50)
+    .option("--json", "print JSON")
+    .action(async (opts: ListFlags, cmd: Command) => {
+      await withApp(configFrom(cmd), (app) => {
+        const rows = listMemories(app.db, app.project.id, {
+          ...(opts.category ? { category: opts.category } : {}),
+          tier: opts.tier,
+          includeInactive: opts.all ?? false,
+          limit: opts.limit,
+        });
+        print(opts.json, rows, renderMemoryList(rows));
+      });
+    });
+
+  program
+    .command("remember <category> <text>")
+    .description(
+      "store a memory unit: commitment, performance (`name: value unit`), learning, failure, preference, decision or rule",
+    )
+    .option("--file <paths...>", "files it concerns")
+    .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
+      await withApp(configFrom(cmd), (app) => {
+        const input = {
+          category: category as RecordInput["category"],
+          text,
+          ...(opts.file ? { files: opts.file } : {}),
+        };
+        const r = recordMemory(memoryScope(app), input);
+        console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
+      });
+    });
+
+  program
+    .command("search <query>")
+    .description("search memory units (and with --raw the archive of past turns)")
+    .option("--raw", "also the raw turn archive")
+    .option("--all", "include superseded units and units in conflict")
+    .option("--json", "print JSON")
+    .action(async (query: string, opts: { raw?: boolean; all?: boolean; json?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const input = { query, include_raw: opts.raw ?? false, include_inactive: opts.all ?? false };
+        const r = await searchMemoryHybrid(memoryScope(app), input, app.embedding);
+        print(opts.json, r, renderMemoryHits(r));
+      });
+    });
+}

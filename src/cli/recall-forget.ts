@@ -1,0 +1,36 @@
+// `memcards recall` (the brief for the work at hand) and `memcards forget` (delete memory for real).
+import type { Command } from "commander";
+
+import { forget, recall } from "../memory/service.js";
+import { configFrom, int, memoryScope, withApp } from "./shared.js";
+
+export function registerRecallForget(program: Command): void {
+  program
+    .command("recall")
+    .description("what this project's memory says the work at hand needs (the SessionStart brief)")
+    .option("--budget <tokens>", "token budget", int, 1500)
+    .action(async (opts: { budget: number }, cmd: Command) => {
+      await withApp(configFrom(cmd), (app) => {
+        console.log(recall(memoryScope(app), { budget_tokens: opts.budget }).markdown);
+      });
+    });
+
+  program
+    .command("forget")
+    .description("delete memory for real: --id N, --session ID, --file PATH or --all")
+    .option("--id <n>", "one unit", int)
+    .option("--session <id>", "a session's units, raw turns and summaries")
+    .option("--file <path>", "units citing this file")
+    .option("--all", "everything memcards remembers for this project")
+    .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), (app) => {
+        const r = forget(memoryScope(app), {
+          ...(opts.id !== undefined ? { id: opts.id } : {}),
+          ...(opts.session ? { session_id: opts.session } : {}),
+          ...(opts.file ? { file: opts.file } : {}),
+          all: opts.all ?? false,
+        });
+        console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+      });
+    });
+}

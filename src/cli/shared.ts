@@ -1,0 +1,71 @@
+// What every command shares: the global flags turned into a config, the project's app, printing.
+import type { Command } from "commander";
+
+import { type App, createApp } from "../app.js";
+import type { Config, ConfigFlags } from "../config.js";
+import { resolveConfig } from "../config.js";
+import type { LogLevel } from "../log.js";
+import { createLogger, type Logger } from "../log.js";
+import { resolveProjectRoot } from "../project/root.js";
+
+/** What the commands know about the running CLI. */
+export interface CliContext {
+  version: string;
+  /** The entry file (dist/cli.js): what registrations and hooks name, and what detached work runs. */
+  entry: string;
+  /** The package folder (holds mcp.json.example and, in a checkout, src/). */
+  packageRoot: string;
+}
+
+export interface GlobalOpts {
+  root?: string;
+  db?: string;
+  logLevel?: string;
+  embedder?: string;
+}
+
+/** The settings for a command: its global flags, then `extra`, over the environment and defaults. */
+export function configFrom(cmd: Command, extra: ConfigFlags = {}): Config {
+  const g = cmd.optsWithGlobals<GlobalOpts>();
+  return resolveConfig({ root: g.root, db: g.db, logLevel: g.logLevel, embedder: g.embedder, ...extra });
+}
+
+export function loggerFor(config: Config, quietInfo = false): Logger {
+  const level = quietInfo && config.logLevel === "info" ? "warn" : config.logLevel;
+  return createLogger(level as LogLevel);
+}
+
+/** Opens the project's app (the root resolved from the flags and the working folder). */
+export function openApp(config: Config): App {
+  const logger = loggerFor(config);
+  const location = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
+  const app = createApp(config, location, logger);
+  if (app.embedding.note) logger.warn(app.embedding.note);
+  return app;
+}
+
+/** Opens the app for one command and always closes it. */
+export async function withApp(config: Config, fn: (app: App) => Promise<void> | void): Promise<void> {
+  const app = openApp(config);
+  try {
+    await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+/** What the memory functions take from an app: its database, project and root. */
+export function memoryScope(app: App): { db: App["db"]; projectId: number; root: string } {
+  return { db: app.db, projectId: app.project.id, root: app.location.root };
+}
+
+/** Prints `data` as JSON with --json, else `text`. */
+export function print(json: boolean | undefined, data: unknown, text: string): void {
+  console.log(json ? JSON.stringify(data, null, 2) : text);
+}
+
+/** Parses a whole number flag (commander hands the raw string). */
+export const int = (v: string): number => Number.parseInt(v, 10);
+
+/** The evaluation code behind `memcards eval`, loaded only when an eval command runs. */
+export const loadBench = () => import("../../bench/commands.js");

@@ -1,0 +1,114 @@
+// The evaluation code loads only for `memcards eval`: not statically from the entry, not for hooks or status.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { describe, expect, it } from "vitest";
+
+import { RUNGS } from "../../bench/localize/ladder.js";
+import { cliPath, repoRoot, runCli } from "../helpers/cli.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+const STATIC = [
+  /^\s*import\s[^;]*?from\s*["']([^"']+)["']/gm,
+  /^\s*import\s*["']([^"']+)["']/gm,
+  /^\s*export\s[^;]*?from\s*["']([^"']+)["']/gm,
+];
+
+/** Every built file reachable from `entry` through static imports (dynamic import() is not followed). */
+function staticGraph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [entry];
+  while (todo.length) {
+    const file = todo.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    for (const re of STATIC)
+      for (const m of text.matchAll(re)) {
+        const spec = m[1]!;
+        if (!spec.startsWith(".")) continue;
+        const target = resolve(dirname(file), spec);
+        if (existsSync(target)) todo.push(target);
+      }
+  }
+  return seen;
+}
+
+/** The module URLs a CLI run resolves, recorded by a resolve hook registered before the entry runs. */
+function loadedBy(args: string[]): string[] {
+  const dir = tmpDir();
+  const trace = join(dir, "trace.txt");
+  writeFileSync(trace, "");
+  writeFileSync(
+    join(dir, "hooks.mjs"),
+    `import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) {\n  const r = await next(s, c);\n  appendFileSync(${JSON.stringify(trace)}, r.url + "\\n");\n  return r;\n}\n`,
+  );
+  writeFileSync(
+    join(dir, "register.mjs"),
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`,
+  );
+  const res = spawnSync(
+    process.execPath,
+    ["--import", pathToFileURL(join(dir, "register.mjs")).href, cliPath, ...args],
+    {
+      cwd: dir,
+      env: { ...process.env, HOME: dir, MEMCARDS_HOME: join(dir, ".memcards") },
+      input: "",
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
+  expect(res.status, res.stderr).toBe(0);
+  return readFileSync(trace, "utf8").split("\n").filter(Boolean);
+}
+
+describe("the evaluation code is loaded only by eval commands", () => {
+  it("no static import from dist/cli.js reaches dist/bench", () => {
+    const graph = [...staticGraph(cliPath)].map((f) => f.slice(repoRoot.length + 1));
+    expect(graph).toContain("dist/src/cli/main.js");
+    expect(graph).toContain("dist/src/cli/eval.js");
+    expect(graph.filter((f) => f.startsWith("dist/bench/"))).toEqual([]);
+  });
+
+  it("hook SessionStart and status resolve no bench module; eval audit does", () => {
+    for (const args of [
+      ["hook", "SessionStart"],
+      ["--root", tmpDir(), "status"],
+    ]) {
+      const urls = loadedBy(args);
+      expect(
+        urls.some((u) => u.endsWith("/dist/src/cli/main.js")),
+        args.join(" "),
+      ).toBe(true);
+      expect(
+        urls.filter((u) => u.includes("/dist/bench/")),
+        args.join(" "),
+      ).toEqual([]);
+    }
+    expect(loadedBy(["eval", "audit"]).some((u) => u.endsWith("/dist/bench/commands.js"))).toBe(true);
+  });
+});
+
+describe("eval flags", () => {
+  it("lists the ladder's rungs in eval localize --help", () => {
+    const help = runCli(["eval", "localize", "--help"]).stdout.replace(/\s+/g, " ");
+    expect(help).toContain(RUNGS.join(", "));
+  });
+
+  it("names the missing dataset flag instead of reaching for a default", () => {
+    for (const [cmd, flag] of [
+      ["bench", "--source <file>"],
+      ["hooks", "--transcript <file>"],
+      ["segment", "--set <file>"],
+    ] as const) {
+      const r = runCli(["eval", cmd]);
+      expect(r.code, cmd).toBe(1);
+      expect(r.stderr, cmd).toContain(`required option '${flag}' not specified`);
+    }
+    const c = runCli(["eval", "compress"]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/^memcards: BAD_INPUT: pass --transcripts <dir> .* or --dir <dir>/m);
+  });
+});
