@@ -20,7 +20,13 @@ const inspector = join(
 );
 
 function inspect(root: string, home: string, args: string[]): Record<string, unknown> {
-  const r = spawnSync(
+  const r = run(root, home, args);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+function run(root: string, home: string, args: string[]) {
+  return spawnSync(
     process.execPath,
     [inspector, "--cli", process.execPath, cliPath, "serve", "--root", root, "--embedder", "offline", ...args],
     {
@@ -29,8 +35,6 @@ function inspect(root: string, home: string, args: string[]): Record<string, unk
       timeout: 120_000,
     },
   );
-  expect(r.status, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
 }
 
 const call = (root: string, home: string, tool: string, args: Record<string, string> = {}) =>
@@ -46,11 +50,15 @@ const call = (root: string, home: string, tool: string, args: Record<string, str
     structuredContent?: Record<string, unknown>;
   };
 
-describe("MCP Inspector CLI against memcards serve", () => {
-  it("lists tools, resources, templates and prompts, and calls each tool", () => {
-    const root = join(tmpDir(), "repo");
-    cpSync(POLYGLOT, root, { recursive: true });
-    const home = tmpDir();
+// Each step starts the server afresh through the Inspector (about 2 s a call): steps are tests of their own, on
+// one project, so none comes near its time limit on a loaded machine.
+describe.sequential("MCP Inspector CLI against memcards serve", () => {
+  const root = join(tmpDir(), "repo");
+  cpSync(POLYGLOT, root, { recursive: true });
+  const home = tmpDir();
+  let first = "";
+
+  it("lists tools, resources, templates and prompts", () => {
     const tools = (inspect(root, home, ["--method", "tools/list"]).tools as { name: string }[])
       .map((t) => t.name)
       .sort();
@@ -81,12 +89,17 @@ describe("MCP Inspector CLI against memcards serve", () => {
       .map((t) => t.uriTemplate)
       .sort();
     expect(templates).toEqual(["memcards://cards/{id}", "memcards://sessions/{id}/summary"]);
+  });
 
+  it("indexes the project and answers graph_neighbors", () => {
     expect(call(root, home, "status").content[0]!.text).toContain(root);
     expect(call(root, home, "build_context_graph").content[0]!.text).toMatch(/Indexed .* 48 files/);
     expect(call(root, home, "graph_neighbors", { ref: "pyproj/shapes/geometry.py" }).content[0]!.text).toContain(
       "test_covers",
     );
+  });
+
+  it("compresses a transcript and returns its summary", () => {
     const compressed = call(root, home, "compress_context", {
       transcript_path: inClaudeProjects(home, fixture("claude-code.jsonl")),
       keep_recent: "2",
@@ -94,14 +107,20 @@ describe("MCP Inspector CLI against memcards serve", () => {
     expect(compressed.isError).toBeFalsy();
     expect(compressed.content[0]!.text).toMatch(/^## Session Intent/);
     expect(call(root, home, "get_summary").content[0]!.text).toMatch(/^# Session /);
+  });
+
+  it("serves cards and records an outcome", () => {
     const cards = call(root, home, "get_memory_cards", {
       task: "Circle.area in pyproj/shapes/geometry.py is wrong",
       budget_tokens: "600",
     });
-    const first = (cards.structuredContent!.cards as { id: string }[])[0]!.id;
+    first = (cards.structuredContent!.cards as { id: string }[])[0]!.id;
     expect(call(root, home, "record_outcome", { helped: JSON.stringify([first]) }).content[0]!.text).toBe(
       "Recorded 1 outcome(s).",
     );
+  });
+
+  it("records, searches, recalls and forgets memory; a served card reads back until forgotten", () => {
     expect(
       call(root, home, "record_memory", { category: "preference", text: "Prefer small pull requests" }).content[0]!
         .text,
@@ -113,5 +132,8 @@ describe("MCP Inspector CLI against memcards serve", () => {
     const card = inspect(root, home, ["--method", "resources/read", "--uri", `memcards://cards/${first}`]);
     expect(JSON.stringify(card)).toContain(first);
     expect(call(root, home, "forget", { all: "true" }).content[0]!.text).toMatch(/^Forgot \d+ memory unit/);
+    const gone = run(root, home, ["--method", "resources/read", "--uri", `memcards://cards/${first}`]);
+    expect(gone.status).not.toBe(0);
+    expect(gone.stdout + gone.stderr).toContain(first);
   });
 });
