@@ -385,20 +385,19 @@ function inspect(
     skip(tally, (err as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "unreadable", c.path);
     return undefined;
   }
-  if (st.isSymbolicLink()) {
-    let real: string;
-    try {
-      real = realpathSync(c.absPath);
-      st = statSync(real);
-    } catch {
-      skip(tally, "unreadable", c.path); // dangling link or a link loop
-      return undefined;
-    }
-    // A link may point anywhere; only what lies inside the project is ever read.
-    if (!insideDir(realRoot, real)) {
-      skip(tally, "symlink-outside", c.path);
-      return undefined;
-    }
+  // The real path, whether the file itself or a folder above it is a link (git keeps listing `sub/x.py` after
+  // `sub` became a link): only what lies inside the project is ever read, and it is read at its real path.
+  let real: string;
+  try {
+    real = realpathSync(c.absPath);
+    if (real !== c.absPath) st = statSync(real);
+  } catch {
+    skip(tally, "unreadable", c.path); // dangling link or a link loop
+    return undefined;
+  }
+  if (!insideDir(realRoot, real)) {
+    skip(tally, "symlink-outside", c.path);
+    return undefined;
   }
   if (st.isDirectory()) {
     // A symlink to a directory, or a submodule listed by git: never descended into.
@@ -427,7 +426,7 @@ function inspect(
   }
   let buf: Buffer;
   try {
-    buf = readFileSync(c.absPath);
+    buf = readFileSync(real);
   } catch {
     skip(tally, "unreadable", c.path);
     return undefined;

@@ -1,7 +1,7 @@
 // Hostile paths through a real MCP client: every path a tool reads stays inside the project root, the client's
 // roots or the agents' transcript folders, judged on the real path, and no error quotes what a file holds.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -230,5 +230,39 @@ describe("build_context_graph and the path-taking graph tools", () => {
     expect(stored).toContain("real_function");
     for (const leak of [SECRET, "leaked_secret", join(outside, "secret.py"), "../outside/secret.py"])
       expect(stored).not.toContain(leak);
+  });
+
+  it("a tracked folder replaced by a link to outside: git still lists its files, none is read", async () => {
+    const base = realpathSync(tmpDir("memcards-sec-"));
+    const project = join(base, "project");
+    const outside = join(base, "outside");
+    mkdirSync(join(project, "sub"), { recursive: true });
+    mkdirSync(outside);
+    const git = (...args: string[]) => execFileSync("git", ["-C", project, ...args], { stdio: "ignore" });
+    git("init", "-q");
+    writeFileSync(join(project, "sub", "secret.py"), "def tracked():\n    return 1\n");
+    writeFileSync(join(project, "real.py"), "def real_function():\n    return 1\n");
+    git("add", "-A");
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init");
+    writeFileSync(join(outside, "secret.py"), `def leaked_secret():\n    return "${SECRET}"\n`);
+    rmSync(join(project, "sub"), { recursive: true });
+    symlinkSync(outside, join(project, "sub"));
+    const db = join(project, ".memcards", "memcards.db");
+    const c = await connect({ flags: { root: project, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
+    try {
+      const built = await c.client.callTool({ name: "build_context_graph", arguments: { lexical_only: true } });
+      expect(built.isError, textOf(built)).toBeFalsy();
+      const s = built.structuredContent as { skipped: Record<string, number>; files: { parsed: number } };
+      expect(s.skipped["symlink-outside"], JSON.stringify(s)).toBeGreaterThanOrEqual(1);
+      expect(s.files.parsed, textOf(built)).toBe(1);
+    } finally {
+      await c.close();
+    }
+    const stored = [db, `${db}-wal`]
+      .filter((f) => existsSync(f))
+      .map((f) => readFileSync(f).toString("latin1"))
+      .join("\n");
+    expect(stored).toContain("real_function");
+    for (const leak of [SECRET, "leaked_secret"]) expect(stored).not.toContain(leak);
   });
 });
