@@ -25,9 +25,33 @@ const SYSTEM_TREES = [
   "/usr/libexec",
   "/usr/sbin",
   "/usr/share",
+  "/usr/include",
+  "/usr/local/bin",
+  "/usr/local/sbin",
+  "/usr/local/lib",
+  "/usr/local/libexec",
+  "/usr/local/share",
+  "/usr/local/include",
+  "/usr/local/etc",
+  "/var/log",
+  "/var/cache",
+  "/var/spool",
+  "/var/mail",
+  "/var/backups",
+  "/var/db",
+  "/var/lib/dpkg",
+  "/var/lib/apt",
+  "/var/lib/rpm",
+  "/var/lib/systemd",
   "/System",
+  "/Library",
   "/private/etc",
+  "/private/var/db",
+  "/private/var/log",
 ];
+
+/** Scratch folders: a store file may sit directly in one (`--db /tmp/x.db`), but no project is one. */
+const SCRATCH = ["/tmp", "/var/tmp", "/private/tmp"];
 
 /** Folders whose subfolders may be projects (/opt/app, /var/www/site) but which are no project themselves. */
 const SYSTEM_TOPS = [
@@ -66,6 +90,8 @@ export function storeRefusal(dir: string, userDir: string): string | undefined {
   // A default store, <root>/.memcards, for a root that is a system folder rather than a project.
   const root = dirname(real);
   if (basename(real) === ".memcards" && SYSTEM_TOPS.includes(root)) return `${root} is a system folder, not a project`;
+  // A store file placed directly in a system folder (`--db /usr/x.db`).
+  if (SYSTEM_TOPS.includes(real) && !SCRATCH.includes(real)) return `${real} is a system folder`;
   return undefined;
 }
 

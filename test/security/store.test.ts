@@ -38,6 +38,22 @@ describe("where a store may be created", () => {
       "/lib64/.memcards",
       "/etc", // a --db file placed directly in /etc
       "/",
+      "/usr/local/bin/.memcards",
+      "/usr/local/lib/.memcards",
+      "/usr/local/share/.memcards",
+      "/usr/include/.memcards",
+      "/var/log/.memcards",
+      "/var/cache/.memcards",
+      "/var/spool/.memcards",
+      "/var/mail/.memcards",
+      "/var/lib/dpkg/.memcards",
+      "/var/backups",
+      "/Library/LaunchDaemons/.memcards",
+      "/private/var/db/.memcards",
+      "/usr", // --db files placed directly in system folders
+      "/var",
+      "/home",
+      "/opt",
     ];
     for (const dir of refused) expect(storeRefusal(dir, userDir), dir).toMatch(/system('s root)? folder/);
     const project = realpathSync(tmpDir());
@@ -48,6 +64,8 @@ describe("where a store may be created", () => {
       join(userDir, "stores", "x"),
       "/opt/app/.memcards",
       "/var/www/site/.memcards",
+      "/var/lib/jenkins/workspace/app/.memcards", // a CI workspace
+      "/tmp", // a --db file directly in a scratch folder
     ];
     for (const dir of allowed) expect(storeRefusal(dir, userDir), dir).toBeUndefined();
     // The per-user folder is the user's choice, wherever it is.
