@@ -28,6 +28,13 @@ function codeValue(value: string, sep: string): boolean {
   return false;
 }
 
+/** Where a run of closing punctuation at the end of `s` starts (a loop: a `[…]+$` regex rescans from each position). */
+function trailingPunctuationStart(s: string): number {
+  let end = s.length;
+  while (end > 0 && ")]}>.,:!?".includes(s[end - 1]!)) end--;
+  return end;
+}
+
 /** Character classes of a bare 40-character token: random base64 switches class on most characters. */
 function classOf(c: string): number {
   if (c >= "a" && c <= "z") return 0;
@@ -144,7 +151,7 @@ const RULES: Rule[] = [
       }
       // Trailing punctuation belongs to the sentence or the expression around it, not to the value.
       const raw = String(g[6]);
-      const value = raw.replace(/[)\]}>.,:!?]+$/, "");
+      const value = raw.slice(0, trailingPunctuationStart(raw));
       if (value.length < 3 || codeValue(value, String(sep))) return m;
       // Mid-sentence `a token: its hash` is prose; there only a value that looks made up (digits, symbols,
       // inner capitals) is taken for a secret. Config lines (`  password: x`) and `key=value` take any value.
@@ -237,15 +244,19 @@ export function redact(text: string): string {
 const SECRET_KEY =
   /(?:secret|token|passw(?:or)?d|pwd|^pass|^auth|authorization|credentials?|api[_-]?key|private[_-]?key|access[_-]?key|cookie)$/i;
 
+/** Nesting past this depth is not walked: it is replaced whole (no store or result needs it, and recursion would). */
+const MAX_DEPTH = 64;
+
 /** A copy of a JSON-like value with every string in it redacted (keys too), and the values of secret-named keys. */
-export function redactDeep<T>(value: T): T {
+export function redactDeep<T>(value: T, depth = 0): T {
   if (typeof value === "string") return redact(value) as T;
-  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v)) as T;
+  if (depth >= MAX_DEPTH && value && typeof value === "object") return "[nested too deep]" as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, depth + 1)) as T;
   if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const secret = typeof v === "string" && SECRET_KEY.test(k) && v.trim().length >= 3 && !codeValue(v.trim(), "=");
-      out[redact(k)] = secret ? "[redacted]" : redactDeep(v);
+      out[redact(k)] = secret ? "[redacted]" : redactDeep(v, depth + 1);
     }
     return out as T;
   }

@@ -150,6 +150,10 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
 
     const sid = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
+    // A request for a live session keeps it alive from its first byte: an upload slower than the idle timeout
+    // must not find its session expired when its body is complete.
+    const live = sessionId ? sessions.get(sessionId) : undefined;
+    if (live) track(live, res);
     let body: unknown;
     if (req.method === "POST") {
       if (Number(req.headers["content-length"] ?? 0) > MAX_MESSAGE_BYTES) return tooLarge(res);
@@ -162,7 +166,7 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     }
     const existing = sessionId ? sessions.get(sessionId) : undefined;
     if (existing) {
-      track(existing, res);
+      if (existing !== live) track(existing, res);
       return existing.transport.handleRequest(req, res, body);
     }
     if (sessionId) return reject(res, 404, "Session not found: initialize a new session");
