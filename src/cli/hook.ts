@@ -31,7 +31,7 @@ export function registerHook(program: Command, ctx: CliContext): void {
   program
     .command("hook <event>")
     .description(
-      "run a Claude Code hook (PreCompact, SessionStart, SessionEnd, PostToolUse) with its JSON on stdin; always exits 0",
+      "run a Claude Code hook (PreCompact, SessionStart, SessionEnd, PostToolUse, UserPromptSubmit, PreToolUse) with its JSON on stdin; always exits 0",
     )
     .action(async (event: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
