@@ -3,9 +3,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { compressContext } from "../src/session/compress.js";
 import { openDatabase } from "../src/storage/db.js";
 import { upsertProject } from "../src/storage/projects.js";
-import { compressContext, turnTokens } from "../src/transcript/compress.js";
+import { turnTokens } from "../src/transcript/compress.js";
 import { parseText, parseTranscriptFile } from "../src/transcript/parse.js";
 
 export interface CompressBench {

@@ -8,7 +8,6 @@ import { z } from "zod";
 import { createApp } from "../src/app.js";
 import type { Config } from "../src/config.js";
 import { buildGraph } from "../src/graph/job.js";
-import { startWatcher } from "../src/graph/watch.js";
 import type { Logger } from "../src/log.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import type { LanguageId } from "../src/repo/languages.js";
@@ -100,7 +99,7 @@ export async function benchIndex(opts: {
   try {
     t = now();
     let lexicalMs = 0;
-    const full = await buildGraph(app, {
+    const full = await buildGraph(app.scope, app, {
       onProgress: (p) => {
         if (p.phase === "done") lexicalMs = now() - t;
       },
@@ -109,7 +108,7 @@ export async function benchIndex(opts: {
 
     step("no-change re-run");
     t = now();
-    await buildGraph(app);
+    await buildGraph(app.scope, app);
     const noChangeMs = now() - t;
 
     step("watcher");
@@ -118,7 +117,7 @@ export async function benchIndex(opts: {
     let watch: number | null = null;
     if (target) {
       let resolveIndexed: (() => void) | undefined;
-      const w = startWatcher(app, { debounceMs: 50, onIndexed: () => resolveIndexed?.() });
+      const w = app.graph.watch({ debounceMs: 50, onIndexed: () => resolveIndexed?.() });
       await w.ready;
       const change = async (n: number) => {
         const done = new Promise<void>((r) => (resolveIndexed = r));

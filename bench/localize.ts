@@ -35,7 +35,7 @@ export async function openTaskStore(
   const location = resolveProjectRoot({ explicit: tree, cwd: tree, userDir: config.userDir });
   const app = createApp(config, location, opts.logger);
   try {
-    await buildGraph(app);
+    await buildGraph(app.scope, app);
     return { app, storeDir };
   } catch (err) {
     await app.close();

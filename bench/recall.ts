@@ -6,6 +6,7 @@ import { join } from "node:path";
 
 import { z } from "zod";
 
+import type { Turn } from "../src/conversation/schema.js";
 import { distill } from "../src/memory/distill.js";
 import { searchMemory } from "../src/memory/service.js";
 import { queryTerms } from "../src/retrieval/query.js";
@@ -13,7 +14,6 @@ import { checkpointWal, openDatabase } from "../src/storage/db.js";
 import { searchRawFts } from "../src/storage/memories.js";
 import { upsertProject } from "../src/storage/projects.js";
 import { extractSections } from "../src/transcript/extract.js";
-import type { Turn } from "../src/transcript/schema.js";
 
 const LocomoTurn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string() }).passthrough();
 const Locomo = z.array(

@@ -1,17 +1,23 @@
-// createApp: opens the project's database and picks its embedder; shared by the CLI and the MCP server.
+// createApp: opens the project's database and picks its embedder; owns the project's services (graph worker and
+// watcher, background distiller, ranker), each created on first use. Shared by the CLI and the MCP server.
 import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 import type { Config } from "./config.js";
+import type { Embedder } from "./embeddings/provider.js";
 import type { EmbedderChoice } from "./embeddings/select.js";
 import { chooseEmbedder } from "./embeddings/select.js";
 import { AppError } from "./errors.js";
+import { createGraphService, type GraphService } from "./graph/service.js";
 import type { Logger } from "./log.js";
+import { createDistiller, type Distiller } from "./memory/background.js";
 import type { ProjectLocation } from "./project/root.js";
+import type { ProjectScope } from "./project/scope.js";
 import { checkStoreDir } from "./project/store.js";
+import { createRanker, type Ranker } from "./retrieval/rank.js";
 import type { Db } from "./storage/db.js";
 import { checkpointWal, ensureDir, openDatabase } from "./storage/db.js";
-import { bindEmbedder, getEmbedderBinding } from "./storage/meta.js";
+import { bindEmbedder, getEmbedderBinding, getMeta } from "./storage/meta.js";
 import type { ProjectRow } from "./storage/projects.js";
 import { upsertProject } from "./storage/projects.js";
 
@@ -22,8 +28,19 @@ export interface App {
   dbPath: string;
   db: Db;
   project: ProjectRow;
-  embedding: EmbedderChoice;
+  /** The embedder in use; `useEmbedder` switches it. */
+  readonly embedding: EmbedderChoice;
   logger: Logger;
+  /** The project every domain call works on: the database, the project's id and its root. */
+  readonly scope: ProjectScope;
+  /** The graph's build worker and watcher, created on first use and stopped when the app closes. */
+  readonly graph: GraphService;
+  /** The background distiller, started on first use; its queue drains before the app closes. */
+  readonly distiller: Distiller;
+  /** The ranker, rebuilt only after the graph changed (its caches hold the file universe and term counts). */
+  readonly ranker: Ranker;
+  /** Takes another embedder into use (after a re-embed); the previous one is closed. */
+  useEmbedder(embedder: Embedder): Promise<void>;
   /** Registers cleanup (workers, watchers) run before the database closes. */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -53,20 +70,67 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
   const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
     const project = upsertProject(db, location.key, location.root);
-    const embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
+    let embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
     if (embedding.vectorsEnabled) {
       bindEmbedder(db, { id: embedding.embedder.id, dimension: embedding.embedder.dimension });
     }
     let closed = false;
     const closers: (() => Promise<void> | void)[] = [];
+    const scope: ProjectScope = { db, projectId: project.id, root: location.root };
+    let graph: GraphService | undefined;
+    let distiller: Distiller | undefined;
+    let ranked: { stamp: string | undefined; embedder: Embedder; ranker: Ranker } | undefined;
     return {
       config,
       location,
       dbPath,
       db,
       project,
-      embedding,
+      get embedding() {
+        return embedding;
+      },
       logger,
+      scope,
+      get graph() {
+        if (!graph) {
+          const created = createGraphService({
+            scope,
+            leaseKey: location.key,
+            worker: {
+              dbPath,
+              projectId: project.id,
+              root: location.root,
+              embedder: config.embedder,
+              modelsDir: config.modelsDir,
+              logLevel: config.logLevel,
+            },
+            logger,
+          });
+          closers.push(() => created.close());
+          graph = created;
+        }
+        return graph;
+      },
+      get distiller() {
+        if (!distiller) {
+          const created = createDistiller(dbPath, logger);
+          closers.push(() => created.close());
+          distiller = created;
+        }
+        return distiller;
+      },
+      get ranker() {
+        const stamp = getMeta(db, "graph.last_run");
+        if (!ranked || ranked.stamp !== stamp || ranked.embedder !== embedding.embedder) {
+          const { embedder, vectorsEnabled } = embedding;
+          ranked = { stamp, embedder, ranker: createRanker(db, { embedder, vectorsEnabled }) };
+        }
+        return ranked.ranker;
+      },
+      async useEmbedder(next) {
+        await embedding.embedder.close?.();
+        embedding = { embedder: next, vectorsEnabled: true };
+      },
       onClose(fn) {
         closers.push(fn);
       },

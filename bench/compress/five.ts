@@ -5,10 +5,10 @@
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 
+import type { Turn } from "../../src/conversation/schema.js";
 import { countTokens } from "../../src/text/tokens.js";
 import { turnTokens } from "../../src/transcript/compress.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
-import type { Turn } from "../../src/transcript/schema.js";
 import { seededRandom } from "../localize/bootstrap.js";
 import { loadLabelled } from "../segment.js";
 import {

@@ -6,7 +6,8 @@
 // an error class with the name it was about.
 import { readFileSync } from "node:fs";
 
-import type { Transcript, Turn } from "../../src/transcript/schema.js";
+import type { Turn } from "../../src/conversation/schema.js";
+import type { Transcript } from "../../src/transcript/schema.js";
 
 export const PROBE_CATEGORIES = ["artifact", "error", "decision", "commitment", "next"] as const;
 export type ProbeCategory = (typeof PROBE_CATEGORIES)[number];

@@ -5,10 +5,10 @@ import { join } from "node:path";
 
 import { z } from "zod";
 
+import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { compressContext } from "../../src/transcript/compress.js";
 import { checkProbes } from "../../src/transcript/probes.js";
 import type { Probe } from "../../src/transcript/schema.js";
 import { compressForEval } from "./run.js";

@@ -3,13 +3,13 @@
 // sentences, (4) embedding retrieval over the uncompressed turns, (5) memcards' anchored summary + warm memories.
 import { join } from "node:path";
 
+import type { Turn } from "../../src/conversation/schema.js";
 import { offlineEmbed } from "../../src/embeddings/offline.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
 import { turnTokens } from "../../src/transcript/compress.js";
-import type { Turn } from "../../src/transcript/schema.js";
 import { compressForEval } from "./run.js";
 
 export const SYSTEMS = ["window", "uniform", "tfidf", "retrieval", "memcards"] as const;

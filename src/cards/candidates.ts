@@ -3,6 +3,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 
+import type { Sections } from "../conversation/schema.js";
 import { extractAnchors } from "../retrieval/query.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import type { Candidate, UnitKind } from "../scoring/schema.js";
@@ -14,7 +15,6 @@ import { findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
-import type { Sections } from "../transcript/schema.js";
 
 export interface CandidateContext {
   db: Db;

@@ -3,19 +3,19 @@ import { createHash } from "node:crypto";
 
 import { z } from "zod";
 
+import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
 import { assertIndexed } from "../graph/build.js";
 import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
+import type { ProjectScope } from "../project/scope.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
 import { blendComponents, type JudgeFn, judgePrompt, parseJudgeAnswer } from "../scoring/judge.js";
 import { pack, type PackResult } from "../scoring/pack.js";
 import { type Candidate, type Card, PackMode, UnitKind } from "../scoring/schema.js";
 import { components, utilityOf } from "../scoring/utility.js";
-import { recordOutcomes, recordServed } from "../storage/cards.js";
-import type { Db } from "../storage/db.js";
+import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
 import { latestSummary } from "../storage/summaries.js";
-import { Sections } from "../transcript/schema.js";
 import { gatherCandidates } from "./candidates.js";
 
 /** Retrieval reads at most this much of a task (a pasted log can be huge); anchors come from the same text. */
@@ -69,10 +69,7 @@ export interface CardsResult {
   candidates: number;
 }
 
-export interface CardsDeps {
-  db: Db;
-  projectId: number;
-  root: string;
+export interface CardsDeps extends ProjectScope {
   ranker: Ranker;
   /** Present only when the client offers MCP sampling. */
   judge?: JudgeFn;
@@ -278,12 +275,14 @@ export function someIds(ids: readonly string[], total = ids.length): string {
 /**
  * Records which cards helped (by card id) and which files were finally edited (as helpful file units).
  * `unknown` lists at most a few of the ids that name no served card; `unknown_count` says how many there were.
+ * Card ids are looked up among the project's served cards unless `unitKeyOfCard` is given.
  */
 export function recordOutcome(
-  deps: { db: Db; projectId: number; unitKeyOfCard: (id: string) => string | undefined },
+  deps: Pick<ProjectScope, "db" | "projectId"> & { unitKeyOfCard?: (id: string) => string | undefined },
   raw: OutcomeInput,
 ): { recorded: number; unknown: string[]; unknown_count: number } {
   const input = OutcomeInput.parse(raw);
+  const unitKeyOfCard = deps.unitKeyOfCard ?? ((id: string) => servedCard(deps.db, deps.projectId, id)?.unit_key);
   const unknown: string[] = [];
   const units: { unitKey: string; helped: boolean }[] = [];
   for (const [ids, helped] of [
@@ -291,7 +290,7 @@ export function recordOutcome(
     [input.not_helpful, false],
   ] as const) {
     for (const id of ids) {
-      const key = deps.unitKeyOfCard(id);
+      const key = unitKeyOfCard(id);
       if (key) units.push({ unitKey: key, helped });
       else unknown.push(id);
     }

@@ -3,11 +3,9 @@ import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
-import { cardsDeps } from "../cards/deps.js";
 import { getMemoryCards, recordOutcome, renderCards } from "../cards/service.js";
 import { buildGraph } from "../graph/job.js";
 import { createProgressLine } from "../progress.js";
-import { servedCard } from "../storage/cards.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
 interface CardsFlags {
@@ -36,13 +34,13 @@ export function registerCards(program: Command): void {
         // A person asked for cards and waits: an unindexed project is indexed first (the MCP tool refuses).
         const indexFirst = async () => {
           const line = createProgressLine(true);
-          await buildGraph(app, {
+          await buildGraph(app.scope, app, {
             onProgress: (p) => line.update(`indexing ${app.location.root}: ${p.phase} ${p.done}/${p.total}`),
           });
           line.done();
         };
         const r = await getMemoryCards(
-          { ...cardsDeps(app), indexFirst },
+          { ...app.scope, ranker: app.ranker, indexFirst },
           {
             task,
             budget_tokens: opts.budget,
@@ -65,14 +63,11 @@ export function registerOutcome(program: Command): void {
     .option("--edited <paths...>", "files finally edited")
     .action(async (opts: { helped?: string[]; notHelpful?: string[]; edited?: string[] }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
-        const r = recordOutcome(
-          {
-            db: app.db,
-            projectId: app.project.id,
-            unitKeyOfCard: (id) => servedCard(app.db, app.project.id, id)?.unit_key,
-          },
-          { helped: opts.helped ?? [], not_helpful: opts.notHelpful ?? [], edited_files: opts.edited ?? [] },
-        );
+        const r = recordOutcome(app.scope, {
+          helped: opts.helped ?? [],
+          not_helpful: opts.notHelpful ?? [],
+          edited_files: opts.edited ?? [],
+        });
         const unknown = r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : "";
         console.log(`recorded ${r.recorded} outcome(s)${unknown}`);
       });

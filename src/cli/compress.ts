@@ -3,8 +3,9 @@ import { resolve as resolvePath } from "node:path";
 
 import type { Command } from "commander";
 
-import { compressContext } from "../transcript/compress.js";
-import { renderCompressFooter, renderDistilled, renderStoredSummary } from "../transcript/report.js";
+import { compressContext } from "../session/compress.js";
+import { renderCompressFooter, renderDistilled } from "../session/report.js";
+import { renderStoredSummary } from "../transcript/report.js";
 import { getSummary } from "../transcript/summaries.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
@@ -29,16 +30,13 @@ export function registerCompress(program: Command): void {
     .option("--json", "print {summary: {markdown, sections}, stats}")
     .action(async (transcript: string | undefined, opts: CompressFlags, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
-        const r = compressContext(
-          { db: app.db, projectId: app.project.id, root: app.location.root },
-          {
-            ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
-            ...(opts.session ? { session_id: opts.session } : {}),
-            ...(opts.budget !== undefined ? { budget_tokens: opts.budget } : {}),
-            ...(opts.focus ? { focus: opts.focus } : {}),
-            keep_recent: opts.keep,
-          },
-        );
+        const r = compressContext(app.scope, {
+          ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
+          ...(opts.session ? { session_id: opts.session } : {}),
+          ...(opts.budget !== undefined ? { budget_tokens: opts.budget } : {}),
+          ...(opts.focus ? { focus: opts.focus } : {}),
+          keep_recent: opts.keep,
+        });
         const { session_id, source, summary, stats, notes } = r;
         print(opts.json, { session_id, source, summary, stats, notes }, `${r.markdown}\n\n${renderCompressFooter(r)}`);
       });
@@ -53,15 +51,12 @@ export function registerCompress(program: Command): void {
     .option("--json", "print {session_id, memories, stats}")
     .action(async (transcript: string | undefined, opts: { session?: string; json?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
-        const r = compressContext(
-          { db: app.db, projectId: app.project.id, root: app.location.root },
-          {
-            ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
-            ...(opts.session ? { session_id: opts.session } : {}),
-            // The session has ended: nothing is kept back as recent messages.
-            keep_recent: 0,
-          },
-        );
+        const r = compressContext(app.scope, {
+          ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
+          ...(opts.session ? { session_id: opts.session } : {}),
+          // The session has ended: nothing is kept back as recent messages.
+          keep_recent: 0,
+        });
         print(
           opts.json,
           { session_id: r.session_id, memories: r.memories ?? null, stats: r.stats },

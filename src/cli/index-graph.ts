@@ -8,7 +8,7 @@ import { assertIndexed } from "../graph/build.js";
 import { buildGraph, type GraphBuildOptions } from "../graph/job.js";
 import { neighbourhood } from "../graph/neighbors.js";
 import { renderBuild, renderNeighbourhood } from "../graph/render.js";
-import { watchUntilSignal } from "../graph/watch.js";
+import { watchUntilSignal } from "../graph/service.js";
 import { bar, createProgressLine, type ProgressLine } from "../progress.js";
 import { configFrom, openApp, print, withApp } from "./shared.js";
 
@@ -49,13 +49,13 @@ export function registerIndex(program: Command): void {
       if (opts.releaseLock) app.onClose(() => rmSync(opts.releaseLock!, { force: true }));
       try {
         const line = createProgressLine(!opts.json || process.stderr.isTTY);
-        const result = await buildGraph(app, {
+        const result = await buildGraph(app.scope, app, {
           lexicalOnly: opts.lexicalOnly ?? false,
           onProgress: indexProgress(line),
         });
         line.done();
         print(opts.json, result, renderBuild(result));
-        if (opts.watch) await watchUntilSignal(app);
+        if (opts.watch) await watchUntilSignal(app.graph, app.logger, app.location.root);
       } finally {
         await app.close();
       }

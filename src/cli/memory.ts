@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
 import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
 import { listMemories } from "../storage/memories.js";
-import { configFrom, int, memoryScope, print, withApp } from "./shared.js";
+import { configFrom, int, print, withApp } from "./shared.js";
 
 interface ListFlags {
   category?: string;
@@ -50,7 +50,7 @@ export function registerMemory(program: Command): void {
           text,
           ...(opts.file ? { files: opts.file } : {}),
         };
-        const r = recordMemory(memoryScope(app), input);
+        const r = recordMemory(app.scope, input);
         console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
       });
     });
@@ -64,7 +64,7 @@ export function registerMemory(program: Command): void {
     .action(async (query: string, opts: { raw?: boolean; all?: boolean; json?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
         const input = { query, include_raw: opts.raw ?? false, include_inactive: opts.all ?? false };
-        const r = await searchMemoryHybrid(memoryScope(app), input, app.embedding);
+        const r = await searchMemoryHybrid(app.scope, input, app.embedding);
         print(opts.json, r, renderMemoryHits(r));
       });
     });

@@ -2,9 +2,10 @@
 import type { Command } from "commander";
 
 import { pullModel } from "../embeddings/pull.js";
-import { reembed } from "../embeddings/reembed.js";
+import { embedderFor } from "../embeddings/select.js";
 import { DEFAULT_MODEL } from "../embeddings/transformers.js";
 import { AppError } from "../errors.js";
+import { reembed } from "../vectors/reembed.js";
 import { configFrom, loggerFor, print, withApp } from "./shared.js";
 
 export function registerModels(program: Command): void {
@@ -32,7 +33,10 @@ export function registerModels(program: Command): void {
         throw new AppError("BAD_INPUT", "pass exactly one of --model <id> or --offline");
       }
       await withApp(configFrom(cmd), async (app) => {
-        const result = await reembed(app, opts.offline ? { offline: true } : { model: opts.model ?? DEFAULT_MODEL });
+        const target = opts.offline ? { offline: true as const } : { model: opts.model ?? DEFAULT_MODEL };
+        const embedder = embedderFor(target, app.config.modelsDir, app.logger);
+        await app.useEmbedder(embedder);
+        const result = await reembed(app.db, embedder);
         const was = result.from ?? "unbound";
         print(opts.json, result, `re-embedded ${result.items} items with ${result.to} (was ${was}) in ${result.ms} ms`);
       });

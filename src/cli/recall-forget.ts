@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 
 import { forget, recall } from "../memory/service.js";
-import { configFrom, int, memoryScope, withApp } from "./shared.js";
+import { configFrom, int, withApp } from "./shared.js";
 
 export function registerRecallForget(program: Command): void {
   program
@@ -11,7 +11,7 @@ export function registerRecallForget(program: Command): void {
     .option("--budget <tokens>", "token budget", int, 1500)
     .action(async (opts: { budget: number }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
-        console.log(recall(memoryScope(app), { budget_tokens: opts.budget }).markdown);
+        console.log(recall(app.scope, { budget_tokens: opts.budget }).markdown);
       });
     });
 
@@ -24,7 +24,7 @@ export function registerRecallForget(program: Command): void {
     .option("--all", "everything memcards remembers for this project")
     .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
-        const r = forget(memoryScope(app), {
+        const r = forget(app.scope, {
           ...(opts.id !== undefined ? { id: opts.id } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
           ...(opts.file ? { file: opts.file } : {}),

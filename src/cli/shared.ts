@@ -54,11 +54,6 @@ export async function withApp(config: Config, fn: (app: App) => Promise<void> | 
   }
 }
 
-/** What the memory functions take from an app: its database, project and root. */
-export function memoryScope(app: App): { db: App["db"]; projectId: number; root: string } {
-  return { db: app.db, projectId: app.project.id, root: app.location.root };
-}
-
 /** Prints `data` as JSON with --json, else `text`. */
 export function print(json: boolean | undefined, data: unknown, text: string): void {
   console.log(json ? JSON.stringify(data, null, 2) : text);

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { EmbedderBinding } from "../storage/meta.js";
 import type { EmbedderMode } from "../vocab.js";
@@ -97,4 +98,21 @@ export function chooseEmbedder(
     vectorsEnabled: true,
     note: `no embedding model cached (${model}); using the built-in offline embedder. For better recall on prose and memories, ${pullHint(model)}`,
   };
+}
+
+/** The embedder a database is switched to (`memcards reembed`): the offline one, or a cached model. */
+export function embedderFor(
+  target: { model: string } | { offline: true },
+  modelsDir: string,
+  logger: Logger,
+): Embedder {
+  if ("offline" in target) return createOfflineEmbedder();
+  const choice = chooseEmbedder(target.model, undefined, modelsDir, logger);
+  if (choice.embedder.mode !== "model") {
+    throw new AppError(
+      "EMBEDDER_UNAVAILABLE",
+      `model ${target.model} is not in ${modelsDir}. Run \`memcards models pull ${target.model}\` first.`,
+    );
+  }
+  return choice.embedder;
 }

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { Worker } from "node:worker_threads";
 
-import type { App } from "../app.js";
+import type { Logger } from "../log.js";
 import type { GraphBuildResult } from "./job.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./worker.js";
 import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
@@ -36,9 +36,8 @@ export interface GraphHost {
   close(): Promise<void>;
 }
 
-/** Starts a worker for the app's project; jobs run one after another in it. */
-export function createGraphHost(app: App): GraphHost {
-  const init: WorkerInit = { config: { ...app.config, db: app.dbPath }, location: app.location };
+/** Starts a worker for the project `init` names (on the first job); jobs run one after another in it. */
+export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
   let worker: Worker | undefined;
   const jobs = new Map<string, GraphJob & { resolve: (j: GraphJob) => void; onProgress?: (p: JobProgress) => void }>();
   let running: string[] = [];
@@ -81,7 +80,7 @@ export function createGraphHost(app: App): GraphHost {
       j.resolve(j);
     });
     w.on("error", (err) => {
-      app.logger.error(`graph worker failed: ${err.message}`);
+      logger.error(`graph worker failed: ${err.message}`);
       failAll(err.message);
       worker = undefined;
     });

@@ -1,9 +1,11 @@
 // One graph build as the app runs it: index the repository, then embed what changed and refresh `similar` edges.
-import type { App } from "../app.js";
-import { embedPending } from "../embeddings/embed-pending.js";
+import type { EmbedderChoice } from "../embeddings/select.js";
+import type { Logger } from "../log.js";
+import type { ProjectScope } from "../project/scope.js";
 import type { RepoParser } from "../repo/parse.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { pendingNodeIds } from "../storage/vectors.js";
+import { embedPending } from "../vectors/embed-pending.js";
 import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
 import { markPhase, phaseComplete } from "./build-state.js";
 import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";
@@ -18,6 +20,12 @@ export interface GraphBuildOptions {
   onProgress?: (p: IndexProgress | { phase: "embed"; done: number; total: number; elapsedMs: number }) => void;
 }
 
+/** What a build needs beside the project: the embedder for the vectors phase and a logger. */
+export interface GraphBuildDeps {
+  embedding: Pick<EmbedderChoice, "embedder" | "vectorsEnabled">;
+  logger: Logger;
+}
+
 export interface GraphBuildResult extends IndexResult {
   embedded: number;
   similarEdges: number;
@@ -28,12 +36,18 @@ export interface GraphBuildResult extends IndexResult {
  * Indexes the project, then (unless lexical only) embeds pending items and rebuilds similar edges: only those of
  * changed nodes when few changed, all of them when many did or an earlier vectors phase was interrupted.
  */
-export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promise<GraphBuildResult> {
+export async function buildGraph(
+  scope: ProjectScope,
+  deps: GraphBuildDeps,
+  opts: GraphBuildOptions = {},
+): Promise<GraphBuildResult> {
+  const { db, projectId } = scope;
+  const { embedder, vectorsEnabled } = deps.embedding;
   const result = await indexRepository({
-    db: app.db,
-    projectId: app.project.id,
-    root: opts.path ?? app.location.root,
-    logger: app.logger,
+    db,
+    projectId,
+    root: opts.path ?? scope.root,
+    logger: deps.logger,
     ...(opts.parser ? { parser: opts.parser } : {}),
     ...(opts.isCancelled ? { isCancelled: opts.isCancelled } : {}),
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
@@ -41,17 +55,17 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
   let embedded = 0;
   let similarEdges = result.counts.edges.similar ?? 0;
   const t0 = performance.now();
-  if (!opts.lexicalOnly && !result.cancelled && app.embedding.vectorsEnabled) {
+  if (!opts.lexicalOnly && !result.cancelled && vectorsEnabled) {
     // Vectors embedded by an interrupted phase are no longer pending, yet their similar edges were never built.
-    const owed = !phaseComplete(app.db, "vectors");
-    markPhase(app.db, result.buildId, "vectors", false);
-    const changedFileLevel = pendingNodeIds(app.db, SIMILAR_TYPES);
+    const owed = !phaseComplete(db, "vectors");
+    markPhase(db, result.buildId, "vectors", false);
+    const changedFileLevel = pendingNodeIds(db, SIMILAR_TYPES);
     const fileLevelTotal = SIMILAR_TYPES.reduce((n, t) => n + (result.counts.nodes[t] ?? 0), 0);
     const controller = new AbortController();
     const timer = opts.isCancelled ? setInterval(() => opts.isCancelled?.() && controller.abort(), 50) : undefined;
     try {
-      embedded = await embedPending(app.db, app.embedding.embedder, {
-        projectId: app.project.id,
+      embedded = await embedPending(db, embedder, {
+        projectId,
         signal: controller.signal,
         onProgress: (done) =>
           opts.onProgress?.({ phase: "embed", done, total: 0, elapsedMs: Math.round(performance.now() - t0) }),
@@ -62,10 +76,10 @@ export async function buildGraph(app: App, opts: GraphBuildOptions = {}): Promis
     if (changedFileLevel.length > 0 || owed) {
       // A few changed files: recompute their neighbours only; many: rebuild all.
       const incremental = !owed && changedFileLevel.length < 0.2 * fileLevelTotal;
-      const n = rebuildSimilarEdges(app.db, incremental ? { onlyNodeIds: changedFileLevel } : {});
-      similarEdges = incremental ? (graphCounts(app.db).edges.similar ?? n) : n;
+      const n = rebuildSimilarEdges(db, incremental ? { onlyNodeIds: changedFileLevel } : {});
+      similarEdges = incremental ? (graphCounts(db).edges.similar ?? n) : n;
     }
-    if (!controller.signal.aborted) markPhase(app.db, result.buildId, "vectors", true);
+    if (!controller.signal.aborted) markPhase(db, result.buildId, "vectors", true);
   }
   const embedMs = Math.round(performance.now() - t0);
   if (similarEdges) result.counts.edges.similar = similarEdges;

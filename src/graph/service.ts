@@ -1,44 +1,74 @@
-// Per-app graph services: the worker host (jobs) and the optional watcher, created on first use.
-import type { App } from "../app.js";
+// The graph service of one project: the worker host (jobs) and the optional watcher, the watcher started on demand.
+import type { Logger } from "../log.js";
+import type { ProjectScope } from "../project/scope.js";
 import { createGraphHost, type GraphHost } from "./host.js";
-import { type GraphWatcher, startWatcher } from "./watch.js";
+import { type GraphWatcher, startWatcher, type WatchOptions } from "./watch.js";
+import type { WorkerInit } from "./worker.js";
+
+export interface GraphServiceDeps {
+  scope: ProjectScope;
+  /** The project's key: names the watch lease shared across processes. */
+  leaseKey: string;
+  /** What the build worker opens. */
+  worker: WorkerInit;
+  logger: Logger;
+}
 
 export interface GraphService {
   host: GraphHost;
-  /** Starts the watcher once; later calls return the same one. */
-  watch(): GraphWatcher;
+  /**
+   * Starts the watcher once (by default each refresh is logged); later calls return the same one and ignore
+   * their options.
+   */
+  watch(opts?: Pick<WatchOptions, "debounceMs" | "onIndexed" | "onError">): GraphWatcher;
   watcher(): GraphWatcher | undefined;
+  /** Stops the watcher, then the worker. */
+  close(): Promise<void>;
 }
 
-const services = new WeakMap<App, GraphService>();
-
-export function graphService(app: App): GraphService {
-  let s = services.get(app);
-  if (s) return s;
-  const host = createGraphHost(app);
+/** Creates the service; the worker thread starts with the first job, the watcher with `watch()`. */
+export function createGraphService(deps: GraphServiceDeps): GraphService {
+  const { logger } = deps;
+  const host = createGraphHost(deps.worker, logger);
   let watcher: GraphWatcher | undefined;
-  s = {
+  return {
     host,
-    watch() {
-      watcher ??= startWatcher(app, {
+    watch(opts = {}) {
+      watcher ??= startWatcher(deps.scope, {
+        leaseKey: deps.leaseKey,
         host,
         onIndexed: (r, changed) =>
-          app.logger.info(
-            `graph refreshed: ${r.files.parsed} changed, ${r.files.deleted} deleted in ${r.ms.total} ms`,
-            {
-              paths: changed.slice(0, 5),
-            },
-          ),
-        onError: (m) => app.logger.warn(m),
+          logger.info(`graph refreshed: ${r.files.parsed} changed, ${r.files.deleted} deleted in ${r.ms.total} ms`, {
+            paths: changed.slice(0, 5),
+          }),
+        onError: (m) => logger.warn(m),
+        ...opts,
       });
       return watcher;
     },
     watcher: () => watcher,
+    async close() {
+      await watcher?.close();
+      await host.close();
+    },
   };
-  services.set(app, s);
-  app.onClose(async () => {
-    await watcher?.close();
-    await host.close();
+}
+
+/** `memcards index --watch`: watch until Ctrl-C / SIGTERM, logging each refresh on stderr. */
+export async function watchUntilSignal(graph: GraphService, logger: Logger, root: string): Promise<void> {
+  const w = graph.watch({
+    onIndexed: (r, changed) =>
+      logger.info(
+        `re-indexed ${r.files.parsed} changed, ${r.files.deleted} deleted in ${r.ms.total} ms (${changed.slice(0, 3).join(", ")}${changed.length > 3 ? ", …" : ""})`,
+      ),
+    onError: (m) => logger.warn(m),
   });
-  return s;
+  await w.ready;
+  if (!w.active) logger.warn(`another memcards process (${w.holder()?.holder ?? "?"}) is watching this project`);
+  else logger.info(`watching ${root} (Ctrl-C to stop)`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await w.close();
 }

@@ -6,10 +6,10 @@ import { relative, sep } from "node:path";
 
 import { type FSWatcher, watch } from "chokidar";
 
-import type { App } from "../app.js";
+import type { ProjectScope } from "../project/scope.js";
 import { writeTx } from "../storage/db.js";
 import { acquireLease, leaseHolder, releaseLease } from "../storage/leases.js";
-import { createGraphHost, type GraphHost } from "./host.js";
+import type { GraphHost } from "./host.js";
 import type { GraphBuildResult } from "./job.js";
 
 const LEASE_TTL_MS = 30_000;
@@ -27,19 +27,21 @@ export interface GraphWatcher {
 }
 
 export interface WatchOptions {
+  /** Names the lease (the project's key): one watcher per project across processes. */
+  leaseKey: string;
+  /** Runs the incremental builds. */
+  host: GraphHost;
   debounceMs?: number;
-  host?: GraphHost;
   onIndexed?: (result: GraphBuildResult, changedPaths: string[]) => void;
   onError?: (message: string) => void;
 }
 
 /** Starts watching the project root (if no other process does) and re-indexes on change. */
-export function startWatcher(app: App, opts: WatchOptions = {}): GraphWatcher {
-  const root = app.location.root;
-  const leaseName = `watch:${app.location.key}`;
+export function startWatcher(scope: ProjectScope, opts: WatchOptions): GraphWatcher {
+  const { db, root } = scope;
+  const leaseName = `watch:${opts.leaseKey}`;
   const me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const host = opts.host ?? createGraphHost(app);
-  const ownHost = !opts.host;
+  const host = opts.host;
   const debounceMs = opts.debounceMs ?? 150;
   let fsw: FSWatcher | undefined;
   let active = false;
@@ -53,7 +55,7 @@ export function startWatcher(app: App, opts: WatchOptions = {}): GraphWatcher {
   const tryLease = () => {
     if (closed) return;
     try {
-      const got = writeTx(app.db, () => acquireLease(app.db, leaseName, me, LEASE_TTL_MS));
+      const got = writeTx(db, () => acquireLease(db, leaseName, me, LEASE_TTL_MS));
       if (got && !active) begin();
       if (!got && active) stopWatching();
     } catch (err) {
@@ -116,7 +118,7 @@ export function startWatcher(app: App, opts: WatchOptions = {}): GraphWatcher {
     },
     ready,
     holder() {
-      const h = leaseHolder(app.db, leaseName);
+      const h = leaseHolder(db, leaseName);
       return h && h.holder !== me ? { holder: h.holder, pid: h.pid } : undefined;
     },
     async close() {
@@ -125,28 +127,8 @@ export function startWatcher(app: App, opts: WatchOptions = {}): GraphWatcher {
       if (timer) clearTimeout(timer);
       await fsw?.close();
       fsw = undefined;
-      if (active && app.db.open) writeTx(app.db, () => releaseLease(app.db, leaseName, me));
+      if (active && db.open) writeTx(db, () => releaseLease(db, leaseName, me));
       active = false;
-      if (ownHost) await host.close();
     },
   };
-}
-
-/** `memcards index --watch`: watch until Ctrl-C / SIGTERM, logging each refresh on stderr. */
-export async function watchUntilSignal(app: App): Promise<void> {
-  const w = startWatcher(app, {
-    onIndexed: (r, changed) =>
-      app.logger.info(
-        `re-indexed ${r.files.parsed} changed, ${r.files.deleted} deleted in ${r.ms.total} ms (${changed.slice(0, 3).join(", ")}${changed.length > 3 ? ", …" : ""})`,
-      ),
-    onError: (m) => app.logger.warn(m),
-  });
-  await w.ready;
-  if (!w.active) app.logger.warn(`another memcards process (${w.holder()?.holder ?? "?"}) is watching this project`);
-  else app.logger.info(`watching ${app.location.root} (Ctrl-C to stop)`);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  await w.close();
 }

@@ -2,17 +2,24 @@
 // so the server's event loop keeps answering tool calls while a repository is indexed.
 import { parentPort, workerData } from "node:worker_threads";
 
-import { createApp } from "../app.js";
-import type { Config } from "../config.js";
+import { chooseEmbedder } from "../embeddings/select.js";
 import { toAppError } from "../errors.js";
 import { createLogger, type LogLevel } from "../log.js";
-import type { ProjectLocation } from "../project/root.js";
+import type { ProjectScope } from "../project/scope.js";
 import { createParser } from "../repo/parse.js";
+import { checkpointWal, openDatabase } from "../storage/db.js";
+import { getEmbedderBinding } from "../storage/meta.js";
 import { buildGraph } from "./job.js";
 
+/** What the worker opens: the app's database and project, and the settings that pick the same embedder. */
 export interface WorkerInit {
-  config: Config;
-  location: ProjectLocation;
+  dbPath: string;
+  projectId: number;
+  root: string;
+  /** The embedder setting (`auto`, `offline` or a model): a bound database keeps its own, as in the app. */
+  embedder: string;
+  modelsDir: string;
+  logLevel: string;
 }
 
 export type WorkerRequest =
@@ -27,8 +34,10 @@ export type WorkerReply =
 const port = parentPort;
 if (!port) throw new Error("graph/worker.js must run in a worker thread");
 const init = workerData as WorkerInit;
-const logger = createLogger(init.config.logLevel as LogLevel);
-const app = createApp(init.config, init.location, logger);
+const logger = createLogger(init.logLevel as LogLevel);
+const db = openDatabase(init.dbPath, { onWarning: (m) => logger.warn(m) });
+const embedding = chooseEmbedder(init.embedder, getEmbedderBinding(db), init.modelsDir, logger);
+const scope: ProjectScope = { db, projectId: init.projectId, root: init.root };
 const parser = createParser();
 let queue: Promise<void> = Promise.resolve();
 
@@ -36,7 +45,11 @@ port.on("message", (msg: WorkerRequest) => {
   if (msg.type === "close") {
     queue = queue.then(async () => {
       parser.dispose();
-      await app.close();
+      await embedding.embedder.close?.();
+      if (db.open) {
+        checkpointWal(db, "PASSIVE");
+        db.close();
+      }
       port.postMessage({ type: "closed" } satisfies WorkerReply);
       port.close();
     });
@@ -45,18 +58,22 @@ port.on("message", (msg: WorkerRequest) => {
   const flag = new Int32Array(msg.cancel);
   queue = queue.then(async () => {
     try {
-      const result = await buildGraph(app, {
-        ...(msg.path ? { path: msg.path } : {}),
-        lexicalOnly: msg.lexicalOnly,
-        parser,
-        isCancelled: () => Atomics.load(flag, 0) === 1,
-        onProgress: (p) =>
-          port.postMessage({
-            type: "progress",
-            jobId: msg.jobId,
-            progress: { phase: p.phase, done: p.done, total: p.total, elapsedMs: p.elapsedMs },
-          } satisfies WorkerReply),
-      });
+      const result = await buildGraph(
+        scope,
+        { embedding, logger },
+        {
+          ...(msg.path ? { path: msg.path } : {}),
+          lexicalOnly: msg.lexicalOnly,
+          parser,
+          isCancelled: () => Atomics.load(flag, 0) === 1,
+          onProgress: (p) =>
+            port.postMessage({
+              type: "progress",
+              jobId: msg.jobId,
+              progress: { phase: p.phase, done: p.done, total: p.total, elapsedMs: p.elapsedMs },
+            } satisfies WorkerReply),
+        },
+      );
       port.postMessage({ type: "done", jobId: msg.jobId, result } satisfies WorkerReply);
     } catch (err) {
       const e = toAppError(err);

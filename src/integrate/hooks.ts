@@ -10,12 +10,11 @@ import type { App } from "../app.js";
 import { getMemoryCards, renderCards } from "../cards/service.js";
 import { recall } from "../memory/service.js";
 import { allowedPath, checkReadable } from "../project/confine.js";
-import { createRanker } from "../retrieval/rank.js";
+import { compressContext } from "../session/compress.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";
-import { compressContext } from "../transcript/compress.js";
 import { getSummary } from "../transcript/summaries.js";
 
 /** Cards injected by the optional prompt and pre-edit hooks stay small. */
@@ -135,12 +134,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       if (!transcript) return { stdout: "", log: "no transcript_path" };
       // Store the anchored summary before the client's own compaction; stdout is not shown to the model.
       const r = compressContext(
-        {
-          db: app.db,
-          projectId: app.project.id,
-          root: app.location.root,
-          readable: (path) => checkReadable(path, scope),
-        },
+        { ...app.scope, readable: (path) => checkReadable(path, scope) },
         { transcript_path: transcript, ...(sessionId ? { session_id: sessionId } : {}) },
       );
       return {
@@ -162,7 +156,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       }
       // startup, resume, clear: the project brief (recall): the last session's next steps, constraints,
       // failures and metrics that the work at hand most likely needs.
-      const brief = recall({ db: app.db, projectId: app.project.id, root: app.location.root }, { budget_tokens: 2000 });
+      const brief = recall(app.scope, { budget_tokens: 2000 });
       if (brief.units.length === 0 && !summarizedSessions(app.db, app.project.id, 1).some((x) => x.id !== sessionId)) {
         return { stdout: "", log: "no memory yet" };
       }
@@ -190,12 +184,8 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       const file = input.tool_input?.file_path;
       const task = event === "UserPromptSubmit" ? (input.prompt ?? "") : typeof file === "string" ? `edit ${file}` : "";
       if (!task.trim() || graphCounts(app.db).files === 0) return { stdout: "", log: "no task or no graph" };
-      const ranker = createRanker(app.db, {
-        embedder: app.embedding.embedder,
-        vectorsEnabled: app.embedding.vectorsEnabled,
-      });
       const r = await getMemoryCards(
-        { db: app.db, projectId: app.project.id, root: app.location.root, ranker },
+        { ...app.scope, ranker: app.ranker },
         {
           task,
           budget_tokens: CARD_HOOK_BUDGET,

@@ -7,7 +7,6 @@ import type { App } from "../app.js";
 import type { AppCache } from "../app-cache.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import type { MemoryDeps } from "../memory/service.js";
 import { resolveProjectRoot } from "../project/root.js";
 import { type ClientModel, clientModel } from "./sampling.js";
 
@@ -73,9 +72,4 @@ export function createToolDeps(
       return pending;
     },
   };
-}
-
-/** The project an app serves, as the memory functions take it. */
-export function memoryDeps(app: App): MemoryDeps {
-  return { db: app.db, projectId: app.project.id, root: app.location.root };
 }

@@ -4,8 +4,7 @@ import { Worker } from "node:worker_threads";
 
 import { siblingWorkerFile, workerExecArgv } from "../graph/worker-file.js";
 import type { Logger } from "../log.js";
-import type { DistillJob } from "../transcript/compress.js";
-import type { DistillResult } from "./distill.js";
+import type { DistillJob, DistillResult } from "./distill.js";
 
 export interface DistillReply {
   id: number;
@@ -105,22 +104,4 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
       if (w) await w.terminate();
     },
   };
-}
-
-const perApp = new WeakMap<object, Distiller>();
-
-/** The app's distiller, started on first use and stopped (after its queue drains) when the app closes. */
-export function distillerFor(app: {
-  dbPath: string;
-  logger: Logger;
-  onClose(fn: () => Promise<void> | void): void;
-}): Distiller {
-  let d = perApp.get(app);
-  if (!d) {
-    d = createDistiller(app.dbPath, app.logger);
-    perApp.set(app, d);
-    const created = d;
-    app.onClose(() => created.close());
-  }
-  return d;
 }

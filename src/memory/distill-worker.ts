@@ -2,8 +2,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 
 import { type Db, openDatabase } from "../storage/db.js";
-import type { DistillJob } from "../transcript/compress.js";
-import { distill } from "./distill.js";
+import { distill, type DistillJob } from "./distill.js";
 
 const { dbPath } = workerData as { dbPath: string };
 let db: Db | undefined;

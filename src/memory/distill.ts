@@ -1,5 +1,6 @@
 // Distillation: the summarized span becomes typed memory units (CBDP), cross-referenced against what is
 // stored (merge, supersede, conflict), tiered, linked to the files they cite; the redacted raw turns are archived.
+import type { Sections, Turn } from "../conversation/schema.js";
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
 import { replaceEdgesFrom } from "../storage/graph/edges.js";
@@ -15,9 +16,8 @@ import {
 } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
+import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
-import { signature } from "../transcript/extract.js";
-import type { Sections, Turn } from "../transcript/schema.js";
 import type { Tier } from "../vocab.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
@@ -176,6 +176,14 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     }
   }
   return out;
+}
+
+/** What a distillation needs: the compressed span of a session and its summary's sections. */
+export interface DistillJob {
+  projectId: number;
+  sessionId: string;
+  span: Turn[];
+  sections: Sections;
 }
 
 export interface DistillResult {

@@ -1,6 +1,6 @@
 // Functional segmentation: each sentence of a turn gets one of the seven categories and a confidence.
 // Tuned for recall on COMMITMENT (a user constraint or an agent promise lost is the costliest error).
-import type { Turn } from "../transcript/schema.js";
+import type { Turn } from "../conversation/schema.js";
 import type { Category, Segment } from "./schema.js";
 
 const USER_COMMIT =

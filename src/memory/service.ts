@@ -4,9 +4,11 @@ import { execFileSync } from "node:child_process";
 
 import { z } from "zod";
 
+import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
+import type { ProjectScope } from "../project/scope.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
@@ -20,20 +22,16 @@ import {
   searchRawFts,
   supersededBy,
 } from "../storage/memories.js";
-import { summarizedSessions } from "../storage/summaries.js";
+import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
-import { getSummary } from "../transcript/summaries.js";
 import { MemoryCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
 
-export interface MemoryDeps {
-  db: Db;
-  projectId: number;
-  root: string;
-}
+/** The project the memory functions work on. */
+export type MemoryDeps = ProjectScope;
 
 export const RecordInput = z
   .object({
@@ -275,10 +273,11 @@ export function recall(
   const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
   // The last session's open work first: it is where the next session starts.
   const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
-  if (last) {
-    const s = getSummary(deps.db, deps.projectId, last.id);
-    const next = s.sections.next.map((f) => ({ text: `- ${f.text}` }));
-    const state = s.sections.state.map((f) => ({ text: f.text.slice(0, 400) }));
+  const lastRow = last && latestSummary(deps.db, last.id);
+  if (last && lastRow) {
+    const lastSections = Sections.parse(lastRow.sections);
+    const next = lastSections.next.map((f) => ({ text: `- ${f.text}` }));
+    const state = lastSections.state.map((f) => ({ text: f.text.slice(0, 400) }));
     if (next.length)
       sections.push({ title: `Next steps left by the last session (${last.id})`, lines: next.slice(0, 8) });
     if (state.length) sections.push({ title: "Where it stood", lines: state.slice(0, 1) });

@@ -1,30 +1,22 @@
-// compress_context: parse the conversation, summarize the turns since the last compression into anchored
-// sections, merge with the previous summary, check probes, re-insert what failed, store, and account tokens.
-import { createHash } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
-
+// compress_context's compression of a transcript: read the turns since the last compression, summarize them into
+// anchored sections merged with the previous summary, check probes and re-insert what failed, keep the latest
+// messages verbatim, and account tokens. Nothing is written here: storing and distilling are the session's steps.
 import { z } from "zod";
 
-import { AppError } from "../errors.js";
+import type { Turn } from "../conversation/schema.js";
+import { Sections } from "../conversation/schema.js";
 import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../limits.js";
-import { isPaused } from "../memory/admin.js";
-import { distill, type DistillResult } from "../memory/distill.js";
-import type { Db } from "../storage/db.js";
-import { appendSummary, latestSummary, sessionTranscript } from "../storage/summaries.js";
-import { redact, redactDeep } from "../text/redact.js";
+import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { conversational, extractSections } from "./extract.js";
-import { parseMessagesValue } from "./formats/messages.js";
 import { emptySections, mergeSections } from "./merge.js";
-import { parseTranscriptFile } from "./parse.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes } from "./probes.js";
-import type { SectionKey } from "./render.js";
+import type { Rendered, SectionKey } from "./render.js";
 import { renderSections, SECTION_TITLES } from "./render.js";
-import type { Probe, ProbeType, Transcript, Turn } from "./schema.js";
-import { Message, Sections, TranscriptFormat } from "./schema.js";
+import type { Probe, ProbeType } from "./schema.js";
+import { Message, TranscriptFormat } from "./schema.js";
+import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "./source.js";
 
 export const CompressInput = z
   .object({
@@ -85,9 +77,10 @@ export const CompressStats = z.object({
 });
 export type CompressStats = z.infer<typeof CompressStats>;
 
-export interface CompressResult {
+/** A compression before anything is stored: the summary, the kept messages, the accounting and the probes. */
+export interface Compression {
   session_id: string;
-  source: { kind: "transcript_path" | "messages" | "session" | "newest_claude_code"; path?: string; format: string };
+  source: CompressSource;
   /** The summary followed by the kept recent messages: what the agent continues from. */
   markdown: string;
   summary: { markdown: string; sections: Sections };
@@ -97,14 +90,8 @@ export interface CompressResult {
   probes: { before: ProbeReport; after: ProbeReport };
   notes: string[];
   partial_tail: boolean;
-  /** Memory units written from this span: added, merged, superseded, in conflict, dropped; turns archived. */
-  memories?: DistillResult;
-  /** The stored summary's sequence number in its session (absent when nothing was stored). */
-  seq?: number;
   /** The probes generated from the summarized span. */
   probe_list: Probe[];
-  /** Turns handed to the background distiller (the units appear in search_memory when it is done). */
-  memories_queued?: number;
 }
 
 /** How a compression's summary came to be, beside its result. */
@@ -117,32 +104,9 @@ export interface CompressTrace {
   turns: Turn[];
 }
 
-export interface CompressDeps {
-  db: Db;
-  projectId: number;
-  /** The project root, to find Claude Code's newest transcript when nothing else names one. */
-  root: string;
-  home?: string;
-  /**
-   * Checks a transcript path before it is read and returns the path to read (the MCP server and the hooks
-   * confine reads to the project, the client's roots and the agents' transcript folders).
-   */
-  readable?: (path: string) => string;
+export interface TranscriptDeps extends SourceDeps {
   /** Reads only the first N turns (evaluation of incremental use: compress a transcript in parts). */
   limitTurns?: number;
-  /**
-   * Distils in the background instead of inline (the server's worker); inline when absent. Returns the
-   * result when it had to distil inline after all.
-   */
-  distill?: (job: DistillJob) => DistillResult | undefined;
-}
-
-/** What a background distillation needs: the compressed span and its sections. */
-export interface DistillJob {
-  projectId: number;
-  sessionId: string;
-  span: Turn[];
-  sections: Sections;
 }
 
 const PROBE_SECTION: Record<ProbeType, SectionKey> = {
@@ -153,27 +117,6 @@ const PROBE_SECTION: Record<ProbeType, SectionKey> = {
   next: "next",
   state: "state",
 };
-
-/** Claude Code keeps a project's sessions under ~/.claude/projects/<root with / and . as ->. */
-export function claudeProjectDir(root: string, home = homedir()): string {
-  return join(home, ".claude", "projects", resolve(root).replace(/[/\\.:]/g, "-"));
-}
-
-function newestClaudeTranscript(root: string, home?: string): string | undefined {
-  const dir = claudeProjectDir(root, home);
-  let best: { path: string; mtime: number } | undefined;
-  try {
-    for (const f of readdirSync(dir)) {
-      if (!f.endsWith(".jsonl")) continue;
-      const p = join(dir, f);
-      const m = statSync(p).mtimeMs;
-      if (!best || m > best.mtime) best = { path: p, mtime: m };
-    }
-  } catch {
-    return undefined;
-  }
-  return best?.path;
-}
 
 const turnTokenCache = new WeakMap<Turn, number>();
 
@@ -226,214 +169,168 @@ export function defaultBudget(tokensSummarized: number): number {
   return Math.max(500, Math.min(6000, Math.round(tokensSummarized / 13)));
 }
 
-function sessionIdFor(path: string | undefined, t: Transcript): string {
-  if (t.session_id) return t.session_id;
-  if (path) return `file-${createHash("sha1").update(resolve(path)).digest("hex").slice(0, 12)}`;
-  return "messages";
+/** Where to resume: after the previous compression's last turn (by id, else by position), or from the start. */
+export function resumeAt(
+  prev: Pick<SummaryRow, "last_turn_id" | "last_turn_index" | "format"> | undefined,
+  turns: readonly Turn[],
+  source: Pick<CompressSource, "kind" | "format">,
+): { start: number; note?: string } {
+  if (!prev || source.kind === "messages") return { start: 0 };
+  const at = prev.last_turn_id ? turns.findIndex((t) => t.id === prev.last_turn_id) : -1;
+  if (at >= 0) return { start: at + 1 };
+  if (prev.last_turn_index !== null && prev.format === source.format && prev.last_turn_index < turns.length) {
+    const note = "The previous compression's last turn id was not found; resumed from its position.";
+    return { start: prev.last_turn_index + 1, note };
+  }
+  const note = "The previous compression's position was not found in this transcript; all of it was read and merged.";
+  return { start: 0, note };
 }
 
-/** A transcript with every turn's text, tool inputs and tool outputs (and its title) redacted. */
-export function redactTranscript(t: Transcript): Transcript {
-  return {
-    ...t,
-    ...(t.title !== undefined ? { title: redact(t.title) } : {}),
-    turns: t.turns.map((turn) => ({
-      ...turn,
-      text: redact(turn.text),
-      tool_calls: turn.tool_calls.map((c) => ({ ...c, input: redactDeep(c.input) })),
-      tool_results: turn.tool_results.map((r) => ({ ...r, output: redact(r.output) })),
-    })),
-  };
-}
+/** A message kept verbatim: the user's or the assistant's own words. */
+const keepable = (t: Turn): boolean =>
+  (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim() !== "";
 
-/** Runs one compression. Pure over its inputs apart from the one summary row it appends. */
-export function compressContext(deps: CompressDeps, raw: CompressInput): CompressResult {
-  return compressTraced(deps, raw).result;
-}
-
-/** Runs one compression as compressContext does, and also returns how its summary came to be. */
-export function compressTraced(
-  deps: CompressDeps,
-  raw: CompressInput,
-): { result: CompressResult; trace: CompressTrace } {
-  const started = performance.now();
-  const input = CompressInput.parse(raw);
-  const notes: string[] = [];
-  let transcript: Transcript;
-  let source: CompressResult["source"];
-  if (input.messages && input.transcript_path) {
-    throw new AppError("BAD_INPUT", "pass either transcript_path or messages, not both");
-  }
-  if (input.messages) {
-    if (input.messages.length === 0)
-      throw new AppError("BAD_INPUT", "messages is empty; pass the messages since the last call");
-    transcript = parseMessagesValue(input.messages);
-    source = { kind: "messages", format: "messages-json" };
-  } else {
-    let path = input.transcript_path;
-    let kind: CompressResult["source"]["kind"] = "transcript_path";
-    if (!path && input.session_id) {
-      path = sessionTranscript(deps.db, input.session_id);
-      kind = "session";
-    }
-    if (!path) {
-      path = newestClaudeTranscript(deps.root, deps.home);
-      kind = "newest_claude_code";
-      if (path)
-        notes.push(
-          `No transcript was named: used the newest Claude Code transcript of this project, ${path}. With two sessions open it may be the other one; pass transcript_path to be sure.`,
-        );
-    }
-    if (!path) {
-      throw new AppError(
-        "BAD_INPUT",
-        `no transcript to compress: pass transcript_path (or messages), or a session_id whose transcript a hook recorded; no Claude Code transcripts found in ${claudeProjectDir(deps.root, deps.home)}`,
-      );
-    }
-    if (deps.readable) path = deps.readable(path);
-    transcript = parseTranscriptFile(path, input.format);
-    source = { kind, path: resolve(path), format: transcript.format };
-  }
-  // Secrets go before anything reads the turns: the summary, probes, kept messages and memory see none.
-  transcript = redactTranscript(transcript);
-  if (transcript.partial_tail)
-    notes.push("The transcript's last line was cut off (still being written); it was left for the next compression.");
-  if (transcript.skipped > 0)
-    notes.push(`${transcript.skipped} unreadable record(s) skipped: ${JSON.stringify(transcript.skip_reasons)}.`);
-
-  const sessionId = input.session_id ?? sessionIdFor(source.path, transcript);
-  const prev = latestSummary(deps.db, sessionId);
-  const turns = deps.limitTurns !== undefined ? transcript.turns.slice(0, deps.limitTurns) : transcript.turns;
-  let start = 0;
-  if (prev && source.kind !== "messages") {
-    const at = prev.last_turn_id ? turns.findIndex((t) => t.id === prev.last_turn_id) : -1;
-    if (at >= 0) start = at + 1;
-    else if (
-      prev.last_turn_index !== null &&
-      prev.format === transcript.format &&
-      prev.last_turn_index < turns.length
-    ) {
-      start = prev.last_turn_index + 1;
-      notes.push("The previous compression's last turn id was not found; resumed from its position.");
-    } else
-      notes.push(
-        "The previous compression's position was not found in this transcript; all of it was read and merged.",
-      );
-  }
-  // Keep the last `keep_recent` conversational messages verbatim; summarize what lies between.
+/** Splits the turns from `start` into the span to summarize and the recent region kept verbatim. */
+export function splitRecent(turns: Turn[], start: number, keepRecent: number): { span: Turn[]; kept: Turn[] } {
+  // Keep the last `keepRecent` conversational messages verbatim; summarize what lies between.
   let cut = turns.length;
   let kept = 0;
-  for (let i = turns.length - 1; i >= start && kept < input.keep_recent; i--) {
-    if (
-      (turns[i]!.role === "user" || turns[i]!.role === "assistant") &&
-      conversational(turns[i]!) &&
-      turns[i]!.text.trim()
-    ) {
+  for (let i = turns.length - 1; i >= start && kept < keepRecent; i--) {
+    if (keepable(turns[i]!)) {
       cut = i;
       kept++;
     }
   }
-  if (kept < input.keep_recent) cut = Math.max(start, cut);
+  if (kept < keepRecent) cut = Math.max(start, cut);
   // In tool-heavy sessions five messages can span most of the transcript: the kept region is bounded.
-  if (input.keep_recent > 0) cut = Math.max(cut, Math.min(turns.length, turns.length - 6 * input.keep_recent), start);
+  if (keepRecent > 0) cut = Math.max(cut, Math.min(turns.length, turns.length - 6 * keepRecent), start);
   else cut = turns.length;
-  const span = turns.slice(start, cut);
-  const keptRegion = turns.slice(cut);
-  const keptTurns = keptRegion.filter(
-    (t) => (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim(),
-  );
+  return { span: turns.slice(start, cut), kept: turns.slice(cut) };
+}
 
-  const prevSections = prev ? Sections.parse(prev.sections) : emptySections();
-  const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
-  const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
-  const totalBefore = turns.reduce((a, t) => a + turnTokens(t), 0);
-  const summarizedSoFar = (prevStats.tokens_summarized ?? 0) + spanTokens;
+export interface SpanSummary {
+  sections: Sections;
+  /** The summary as the summarizer alone rendered it. */
+  draft: Rendered;
+  /** The summary with the facts of failed probes re-inserted (the draft itself when none failed). */
+  final: Rendered;
+  probes: Probe[];
+  before: ProbeReport;
+  after: ProbeReport;
+}
+
+/** Merges the span into the previous sections and renders them under budget, re-inserting what a probe missed. */
+export function summarizeSpan(
+  span: Turn[],
+  prevSections: Sections,
+  opts: { title?: string | undefined; cwd?: string | undefined; budget: number; focus?: string | undefined },
+): SpanSummary {
   const sections =
     span.length > 0
-      ? mergeSections(prevSections, extractSections(span, { title: transcript.title, cwd: transcript.cwd }))
+      ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd }))
       : prevSections;
-  if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
-  const budget = input.budget_tokens ?? defaultBudget(summarizedSoFar);
-
-  const first = renderSections(sections, budget, {}, input.focus);
-  const probes = generateProbes(span, transcript.cwd);
-  const before = checkProbes(probes, first.markdown);
+  const draft = renderSections(sections, opts.budget, {}, opts.focus);
+  const probes = generateProbes(span, opts.cwd);
+  const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
   for (const p of before.failed) (extra[PROBE_SECTION[p.type]] ??= []).push(`${p.fact} _(re-inserted)_`);
-  const final = before.failed.length > 0 ? renderSections(sections, budget, extra, input.focus) : first;
-  const after = checkProbes(probes, final.markdown);
+  const final = before.failed.length > 0 ? renderSections(sections, opts.budget, extra, opts.focus) : draft;
+  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown) };
+}
 
-  const keptMd = keptRegion
+/** The kept region as markdown: messages verbatim (capped), tool activity one line per call. */
+export function renderKeptRegion(kept: readonly Turn[]): string {
+  return kept
     .map((t) => renderKept(t))
     .filter(Boolean)
     .join("\n\n");
-  const markdown = keptMd ? `${final.markdown}\n\n## Recent Messages (verbatim)\n${keptMd}` : final.markdown;
-  const tokensAfter = final.tokens;
-  const stats: CompressStats = {
-    tokens_before: spanTokens,
-    tokens_after: tokensAfter,
-    ratio: tokensAfter > 0 ? Math.round((spanTokens / tokensAfter) * 100) / 100 : 0,
-    tokens_total_before: totalBefore,
-    tokens_total_after: countTokens(markdown),
-    probe_score_before: Math.round(before.score * 1000) / 1000,
-    probe_score: Math.round(after.score * 1000) / 1000,
+}
+
+/** What the accounting of a compression is computed from. */
+export interface StatsInput {
+  turns: readonly Turn[];
+  span: readonly Turn[];
+  kept: readonly Turn[];
+  /** Tokens of the summarized span (system turns left out). */
+  spanTokens: number;
+  summary: Pick<SpanSummary, "final" | "probes" | "before" | "after">;
+  /** The continuation context: the summary and the kept messages. */
+  markdown: string;
+  skipped: number;
+  /** The session's compressions before this one. */
+  prevSeq: number;
+  /** performance.now() when the compression started. */
+  started: number;
+}
+
+/** Token accounting, probe scores and counts of one compression. */
+export function compressionStats(x: StatsInput): CompressStats {
+  const { before, after, probes, final } = x.summary;
+  const round = (n: number, by: number) => Math.round(n * by) / by;
+  return {
+    tokens_before: x.spanTokens,
+    tokens_after: final.tokens,
+    ratio: final.tokens > 0 ? round(x.spanTokens / final.tokens, 100) : 0,
+    tokens_total_before: x.turns.reduce((a, t) => a + turnTokens(t), 0),
+    tokens_total_after: countTokens(x.markdown),
+    probe_score_before: round(before.score, 1000),
+    probe_score: round(after.score, 1000),
     probes_total: probes.length,
     probes_failed: after.failed.map((p) => ({ type: p.type, expect: p.expect, turn: p.turn })),
-    turns_total: turns.length,
-    turns_summarized: span.length,
-    kept_recent: keptTurns.length,
-    skipped: transcript.skipped,
-    compression: (prev?.seq ?? 0) + (span.length > 0 ? 1 : 0),
-    ms: Math.round(performance.now() - started),
+    turns_total: x.turns.length,
+    turns_summarized: x.span.length,
+    kept_recent: x.kept.filter(keepable).length,
+    skipped: x.skipped,
+    compression: x.prevSeq + (x.span.length > 0 ? 1 : 0),
+    ms: Math.round(performance.now() - x.started),
   };
-  let memories: DistillResult | undefined;
-  let memoriesQueued = 0;
-  let seq: number | undefined;
-  const paused = isPaused(deps.db, deps.projectId);
-  if (paused) notes.push("Memory is paused for this project (memcards resume): this summary was not stored.");
-  if (span.length > 0 && !paused) {
-    const last = span[span.length - 1]!;
-    seq = appendSummary(
-      deps.db,
-      deps.projectId,
-      {
-        session_id: sessionId,
-        markdown: final.markdown,
-        sections: JSON.stringify(sections),
-        last_turn_id: last.id,
-        last_turn_index: last.index,
-        format: transcript.format,
-        stats: JSON.stringify({ ...stats, tokens_summarized: summarizedSoFar }),
-      },
-      source.path,
-    );
-    // What outlives the session: typed memory units from the same span (CBDP).
-    if (deps.distill) {
-      memories = deps.distill({ projectId: deps.projectId, sessionId, span, sections });
-      if (!memories) memoriesQueued = span.length;
-    } else memories = distill(deps.db, deps.projectId, sessionId, span, sections);
-  }
-  const result: CompressResult = {
+}
+
+/**
+ * Compresses the transcript the input names: reads it, resumes after the session's last compression, splits off
+ * the recent messages, summarizes the span and accounts tokens. `tokensSummarized` is what the stored summary
+ * records: every token its session's compressions have summarized, this one included.
+ */
+export function compressTranscript(
+  deps: TranscriptDeps,
+  raw: CompressInput,
+): { result: Compression; trace: CompressTrace; tokensSummarized: number } {
+  const started = performance.now();
+  const input = CompressInput.parse(raw);
+  const { transcript, source, notes } = readSource(deps, input);
+  const sessionId = input.session_id ?? sessionIdFor(source.path, transcript);
+  const prev = latestSummary(deps.db, sessionId);
+  const turns = deps.limitTurns !== undefined ? transcript.turns.slice(0, deps.limitTurns) : transcript.turns;
+  const resume = resumeAt(prev, turns, source);
+  if (resume.note) notes.push(resume.note);
+  const { span, kept } = splitRecent(turns, resume.start, input.keep_recent);
+  const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
+  const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
+  const tokensSummarized = (prevStats.tokens_summarized ?? 0) + spanTokens;
+  const budget = input.budget_tokens ?? defaultBudget(tokensSummarized);
+  const prevSections = prev ? Sections.parse(prev.sections) : emptySections();
+  const { title, cwd, skipped } = transcript;
+  const s = summarizeSpan(span, prevSections, { title, cwd, budget, focus: input.focus });
+  if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
+  const keptMd = renderKeptRegion(kept);
+  const withKept = (md: string) => (keptMd ? `${md}\n\n## Recent Messages (verbatim)\n${keptMd}` : md);
+  const markdown = withKept(s.final.markdown);
+  const prevSeq = prev?.seq ?? 0;
+  const stats = compressionStats({ turns, span, kept, spanTokens, summary: s, markdown, skipped, prevSeq, started });
+  const result: Compression = {
     session_id: sessionId,
     source,
     markdown,
-    summary: { markdown: final.markdown, sections },
+    summary: { markdown: s.final.markdown, sections: s.sections },
     span,
     stats,
-    probes: { before, after },
+    probes: { before: s.before, after: s.after },
     notes,
     partial_tail: transcript.partial_tail,
-    ...(memories ? { memories } : {}),
-    ...(memoriesQueued ? { memories_queued: memoriesQueued } : {}),
-    ...(seq !== undefined ? { seq } : {}),
-    probe_list: probes,
+    probe_list: s.probes,
   };
-  const trace: CompressTrace = {
-    draft: first.markdown,
-    draft_context: keptMd ? `${first.markdown}\n\n## Recent Messages (verbatim)\n${keptMd}` : first.markdown,
-    turns,
-  };
-  return { result, trace };
+  const trace: CompressTrace = { draft: s.draft.markdown, draft_context: withKept(s.draft.markdown), turns };
+  return { result, trace, tokensSummarized };
 }
 
 export { SECTION_TITLES };

@@ -1,6 +1,7 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
+import type { Fact, Failure, Metric, Sections, Turn } from "../conversation/schema.js";
+import { signature } from "../text/signature.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
-import type { Fact, Failure, Metric, Sections, Turn } from "./schema.js";
 
 /** Turns that are conversation (not injected instructions, not a subagent talking to its parent). */
 export function conversational(t: Turn): boolean {
@@ -74,20 +75,6 @@ const SPECIFIC =
   /(has no attribute|is not defined|does not exist|cannot (?:find|read|load|import)|not supported|readonly|read-only|timed out)/;
 const NOISE = /^(\s*at |\s*File "|\s*\^|\s*~|\s*\d+\s*\||\s*-{3,}\s*$|\s*\.\.\.|\s*\[\d+\/\d+\])/;
 const STRONG = /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\bFAIL(?:ED)?\b|\bpanic/;
-
-export function signature(line: string): string {
-  return (
-    line
-      .toLowerCase()
-      // Starts only where a run of path characters starts: inside a run it would rescan the rest each time.
-      .replace(/(?<![\w.@/\\-])(?:[a-z]:)?(?:[\w.@-]*[/\\])+[\w.@-]+/g, "<path>")
-      .replace(/0x[0-9a-f]+|\b[0-9a-f]{7,}\b/g, "<hex>")
-      .replace(/\d+(\.\d+)?/g, "<n>")
-      .replace(/\s+/g, " ")
-      .trim()
-      .slice(0, 120)
-  );
-}
 
 function category(line: string, role: Turn["role"]): Failure["category"] {
   if (role === "user") return "user-reported";

@@ -1,5 +1,5 @@
 // The artifact ledger: which files the session changed and how, from real edit/write tool calls and patches.
-import type { ToolCall, Turn } from "./schema.js";
+import type { ToolCall, Turn } from "../conversation/schema.js";
 
 export interface FileEvent {
   path: string;

@@ -2,14 +2,15 @@
 // model rewrites the narrative sections (Session Intent, Current State, Next Steps) from the deterministic
 // summary and the latest messages. One bounded request; the rewrite is kept only when it parses and loses no
 // probe the deterministic summary holds; otherwise the deterministic summary stands. The result says which ran.
+import type { Turn } from "../conversation/schema.js";
 import type { Db } from "../storage/db.js";
 import { replaceSummaryMarkdown } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
-import type { CompressResult } from "./compress.js";
+import type { Compression } from "./compress.js";
 import { conversational, prose } from "./extract.js";
 import { checkProbes } from "./probes.js";
 import { SECTION_TITLES } from "./render.js";
-import type { Probe, Turn } from "./schema.js";
+import type { Probe } from "./schema.js";
 
 /** Asks the client's model; resolves to its text. */
 export type AskModel = (prompt: string, opts: { maxTokens: number; timeoutMs: number }) => Promise<string>;
@@ -148,12 +149,12 @@ export async function runModelRoute(
  * Applies the route to a finished compression: when the model's rewrite is kept, the stored summary and the
  * returned markdown carry it. `ask` is absent when the client offers no sampling.
  */
-export async function withModelRoute(
+export async function withModelRoute<R extends Compression & { seq?: number }>(
   db: Db,
-  r: CompressResult,
+  r: R,
   route: "auto" | "deterministic",
   ask: AskModel | undefined,
-): Promise<CompressResult & { route: ModelRoute }> {
+): Promise<R & { route: ModelRoute }> {
   if (route === "deterministic") return { ...r, route: { route: "deterministic", reason: "asked for", ms: 0 } };
   if (!ask) return { ...r, route: { route: "deterministic", reason: "the client offers no sampling", ms: 0 } };
   if (r.seq === undefined || r.span.length === 0)

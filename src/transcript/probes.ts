@@ -1,7 +1,8 @@
 // Probes: facts from the raw turns that the summary must still hold; a deterministic normalized-substring check.
+import type { Turn } from "../conversation/schema.js";
 import { conversational, prose } from "./extract.js";
 import { displayPath, fileEvents } from "./ledger.js";
-import type { Probe, ProbeType, Turn } from "./schema.js";
+import type { Probe, ProbeType } from "./schema.js";
 
 /** Lowercase, markdown emphasis and quotes unified, whitespace collapsed. */
 export function normalize(s: string): string {

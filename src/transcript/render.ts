@@ -1,7 +1,7 @@
 // Renders the structured sections to markdown under a token budget: every forced section present, best lines first.
+import type { Sections } from "../conversation/schema.js";
 import { countTokens } from "../text/tokens.js";
 import { failureWeight } from "./extract.js";
-import type { Sections } from "./schema.js";
 
 export const SECTION_TITLES = {
   intent: "Session Intent",

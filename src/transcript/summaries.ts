@@ -1,9 +1,10 @@
-// Reading stored summaries: the latest of a session, or the newest of the project.
+// Stored summaries: appending a compression's summary to its session; reading the latest of a session, or the
+// newest of the project.
+import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
-import { latestSummary, summarizedSessions } from "../storage/summaries.js";
-import type { CompressStats } from "./compress.js";
-import { Sections } from "./schema.js";
+import { appendSummary, latestSummary, summarizedSessions } from "../storage/summaries.js";
+import type { Compression, CompressStats } from "./compress.js";
 
 export interface StoredSummary {
   session_id: string;
@@ -42,4 +43,23 @@ export function getSummary(db: Db, projectId: number, sessionId?: string): Store
     stats: row.stats as CompressStats,
     sessions,
   };
+}
+
+/**
+ * Appends a compression's summary to its session (recording where the transcript is) and returns its sequence
+ * number. `tokensSummarized` counts every token the session's compressions have summarized, this one included.
+ */
+export function storeSummary(db: Db, projectId: number, c: Compression, tokensSummarized: number): number {
+  const last = c.span[c.span.length - 1];
+  if (!last) throw new AppError("INTERNAL", "a compression that summarized no turn has no summary to store");
+  const row = {
+    session_id: c.session_id,
+    markdown: c.summary.markdown,
+    sections: JSON.stringify(c.summary.sections),
+    last_turn_id: last.id,
+    last_turn_index: last.index,
+    format: c.source.format,
+    stats: JSON.stringify({ ...c.stats, tokens_summarized: tokensSummarized }),
+  };
+  return appendSummary(db, projectId, row, c.source.path);
 }

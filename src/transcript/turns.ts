@@ -1,5 +1,6 @@
 // Collects turns while a parser reads, with skip and ignore counters and stable ids.
-import type { Role, ToolCall, ToolResult, Transcript, TranscriptFormat, Turn, TurnKind } from "./schema.js";
+import type { Role, ToolCall, ToolResult, Turn, TurnKind } from "../conversation/schema.js";
+import type { Transcript, TranscriptFormat } from "./schema.js";
 
 export interface TurnInput {
   id?: string;

@@ -6,14 +6,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
-import { cardsDeps } from "../../src/cards/deps.js";
 import { getMemoryCards, recordOutcome } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/job.js";
+import { compressContext } from "../../src/session/compress.js";
 import { servedCard } from "../../src/storage/cards.js";
-import { compressContext } from "../../src/transcript/compress.js";
 import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { copyPolyglot } from "../repo/fixture.js";
+
+/** The cards' dependencies of an app: its project and its ranker. */
+const cardsDeps = (a: App) => ({ ...a.scope, ranker: a.ranker });
 
 const TASK = "Circle.area in pyproj/shapes/geometry.py returns a negative value when the radius is negative";
 
@@ -23,7 +25,7 @@ describe("memory cards on the polyglot fixture", () => {
   beforeAll(async () => {
     root = copyPolyglot();
     app = openTestApp(root);
-    await buildGraph(app);
+    await buildGraph(app.scope, app);
   });
   afterAll(async () => {
     await app.close();
@@ -95,7 +97,7 @@ describe("memory cards on the polyglot fixture", () => {
     const own = copyPolyglot("stale");
     const a = openTestApp(own);
     try {
-      await buildGraph(a, { lexicalOnly: true });
+      await buildGraph(a.scope, a, { lexicalOnly: true });
       appendFileSync(join(own, "pyproj/shapes/geometry.py"), "\n# edited after indexing\n");
       const r = await getMemoryCards(cardsDeps(a), { task: TASK, budget_tokens: 1600 });
       const geo = r.cards.filter(
@@ -116,7 +118,7 @@ describe("memory cards on the polyglot fixture", () => {
     const own = copyPolyglot("outcomes");
     const a = openTestApp(own);
     try {
-      await buildGraph(a, { lexicalOnly: true });
+      await buildGraph(a.scope, a, { lexicalOnly: true });
       const task = "the area of a circle is wrong";
       const before = await getMemoryCards(cardsDeps(a), {
         task,

@@ -2,11 +2,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
-import { cardsDeps } from "../../src/cards/deps.js";
 import { getMemoryCards } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/job.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
+
+/** The cards' dependencies of an app: its project and its ranker. */
+const cardsDeps = (a: App) => ({ ...a.scope, ranker: a.ranker });
 
 describe("cards on a project with no context graph", () => {
   let app: App | undefined;
@@ -30,7 +32,7 @@ describe("cards on a project with no context graph", () => {
     let calls = 0;
     const indexFirst = async () => {
       calls++;
-      await buildGraph(a);
+      await buildGraph(a.scope, a);
     };
     const r = await getMemoryCards({ ...cardsDeps(a), indexFirst }, { task: "clamp a value between bounds" });
     expect(calls).toBe(1);

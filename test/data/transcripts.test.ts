@@ -5,10 +5,10 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { compressContext, compressTraced } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext, compressTraced } from "../../src/transcript/compress.js";
 import { fileEvents } from "../../src/transcript/ledger.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
 import { checkProbes } from "../../src/transcript/probes.js";

@@ -25,7 +25,7 @@ describe("context graph of the polyglot fixture", () => {
   beforeAll(async () => {
     root = copyPolyglot();
     app = openTestApp(root);
-    await buildGraph(app);
+    await buildGraph(app.scope, app);
   });
   afterAll(async () => {
     await app.close();

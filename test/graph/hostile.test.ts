@@ -21,7 +21,7 @@ describe("indexing a hostile tree", () => {
     execFileSync("mkfifo", [join(root, "pipe.py")]); // reading it would block forever
     const app = openTestApp(root);
     try {
-      const first = await buildGraph(app, { lexicalOnly: true });
+      const first = await buildGraph(app.scope, app, { lexicalOnly: true });
       expect(first.files.parsed).toBe(2);
       expect(first.skipped).toMatchObject({ symlink: 1, unreadable: 1, "not-a-file": 1 });
       expect(getNodeByKey(app.db, "sym:pkg/core.py#core")).toBeDefined();
@@ -29,7 +29,7 @@ describe("indexing a hostile tree", () => {
       // Between runs: one file vanishes, one changes; the next run follows both.
       rmSync(join(root, "pkg", "gone.py"));
       writeFileSync(join(root, "pkg", "core.py"), "def core2():\n    return 3\n");
-      const second = await buildGraph(app, { lexicalOnly: true });
+      const second = await buildGraph(app.scope, app, { lexicalOnly: true });
       expect(second.files.deleted).toBe(1);
       expect(second.files.parsed).toBe(1);
       expect(getNodeByKey(app.db, "sym:pkg/gone.py#gone")).toBeUndefined();

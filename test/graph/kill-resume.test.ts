@@ -157,7 +157,7 @@ describe("a build that crashes at a phase boundary heals on the next run", () =>
   it("clean build", async () => {
     const app = openTestApp(root, cleanDb);
     try {
-      await buildGraph(app);
+      await buildGraph(app.scope, app);
     } finally {
       await app.close();
     }
@@ -183,13 +183,13 @@ describe("a build that crashes at a phase boundary heals on the next run", () =>
       try {
         const crash = new Error(`crash ${when}`);
         await expect(
-          buildGraph(app, {
+          buildGraph(app.scope, app, {
             onProgress: (p) => {
               if (at(p)) throw crash;
             },
           }),
         ).rejects.toBe(crash);
-        const again = await buildGraph(app);
+        const again = await buildGraph(app.scope, app);
         if (allParsed) expect(again.files.parsed).toBe(0);
       } finally {
         await app.close();

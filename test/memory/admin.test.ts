@@ -6,11 +6,11 @@ import { describe, expect, it } from "vitest";
 
 import { auditMemory, exportMemory, importMemory, isPaused, setPaused } from "../../src/memory/admin.js";
 import { recordMemory } from "../../src/memory/service.js";
+import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { latestSummary } from "../../src/storage/summaries.js";
-import { compressContext } from "../../src/transcript/compress.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 function store(key = "p") {

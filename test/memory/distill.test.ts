@@ -4,16 +4,16 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import type { Turn } from "../../src/conversation/schema.js";
 import { distill, importance, tierOf, writeUnits } from "../../src/memory/distill.js";
 import type { UnitDraft } from "../../src/memory/schema.js";
 import { classify } from "../../src/memory/segment.js";
+import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { redact } from "../../src/text/redact.js";
-import { compressContext } from "../../src/transcript/compress.js";
 import { emptySections } from "../../src/transcript/merge.js";
-import type { Turn } from "../../src/transcript/schema.js";
 import { claudeCodeSession, longSession, SESSION_FACTS } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

@@ -6,14 +6,14 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { embedPending } from "../../src/embeddings/embed-pending.js";
 import { createOfflineEmbedder } from "../../src/embeddings/offline.js";
 import { forget, recall, recordMemory, searchMemory } from "../../src/memory/service.js";
+import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { bindEmbedder } from "../../src/storage/meta.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext } from "../../src/transcript/compress.js";
+import { embedPending } from "../../src/vectors/embed-pending.js";
 import { cliPath } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 

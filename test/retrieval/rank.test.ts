@@ -15,7 +15,7 @@ describe("ranker channels on the polyglot fixture", () => {
   let ranker: Ranker;
   beforeAll(async () => {
     app = openTestApp(copyPolyglot());
-    await buildGraph(app);
+    await buildGraph(app.scope, app);
     ranker = createRanker(app.db, { embedder: app.embedding.embedder });
   });
   afterAll(async () => {

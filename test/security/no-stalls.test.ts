@@ -3,12 +3,12 @@
 // newlines, unclosed markers) is read in well under a second by every parser that sees it.
 import { describe, expect, it } from "vitest";
 
+import type { Sections, Turn } from "../../src/conversation/schema.js";
 import { draftUnits } from "../../src/memory/distill.js";
 import { extractAnchors, queryTerms } from "../../src/retrieval/query.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
 import { redact } from "../../src/text/redact.js";
-import { signature } from "../../src/transcript/extract.js";
-import type { Sections, Turn } from "../../src/transcript/schema.js";
+import { signature } from "../../src/text/signature.js";
 
 const MB = 1_000_000;
 

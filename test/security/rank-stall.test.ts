@@ -13,7 +13,7 @@ describe("ranking a hostile task", () => {
   it("2,000 dotted module names over 1,500 files rank within a few times a plain task", async () => {
     const app = openTestApp(syntheticRepo(1500, 2));
     try {
-      await buildGraph(app, { lexicalOnly: true });
+      await buildGraph(app.scope, app, { lexicalOnly: true });
       const ranker = createRanker(app.db, { embedder: app.embedding.embedder });
       const time = async (q: string) => {
         const t = performance.now();

@@ -7,9 +7,9 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext } from "../../src/transcript/compress.js";
 import { runCli } from "../helpers/cli.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";

@@ -4,9 +4,9 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { compressContext, compressTraced } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { compressContext, compressTraced } from "../../src/transcript/compress.js";
 import { checkProbes } from "../../src/transcript/probes.js";
 import { SECTION_TITLES } from "../../src/transcript/render.js";
 import { getSummary } from "../../src/transcript/summaries.js";

@@ -2,7 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 import { recall } from "../../memory/service.js";
-import { memoryDeps, type ToolDeps } from "../context.js";
+import type { ToolDeps } from "../context.js";
 import { guardRead } from "./read.js";
 
 export function registerProjectBrief(server: McpServer, deps: ToolDeps): void {
@@ -16,7 +16,7 @@ export function registerProjectBrief(server: McpServer, deps: ToolDeps): void {
     },
     (uri) =>
       guardRead(async () => {
-        const r = recall(memoryDeps(await deps.app()));
+        const r = recall((await deps.app()).scope);
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: r.markdown }] };
       }, deps.logger),
   );

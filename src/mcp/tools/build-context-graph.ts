@@ -4,7 +4,6 @@ import { z } from "zod";
 import { AppError } from "../../errors.js";
 import type { GraphJob, JobState } from "../../graph/host.js";
 import { renderBuild } from "../../graph/render.js";
-import { graphService } from "../../graph/service.js";
 import { MAX_ID_CHARS } from "../../limits.js";
 import { defineTool, type ToolRequest } from "../tool.js";
 
@@ -128,7 +127,7 @@ export const buildContextGraphTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps, request) {
     const app = await deps.app();
-    const svc = graphService(app);
+    const svc = app.graph;
     if (args.job_id) {
       const job = svc.host.job(args.job_id);
       if (!job) throw new AppError("NOT_FOUND", `no graph job ${args.job_id} in this server (jobs are kept in memory)`);

@@ -1,12 +1,11 @@
 // Tool `compress_context`: the anchored, probe-checked summary of the current conversation.
 import { z } from "zod";
 
-import { distillerFor } from "../../memory/background.js";
-import { distill } from "../../memory/distill.js";
 import { checkReadable } from "../../project/confine.js";
-import { compressContext, CompressInput } from "../../transcript/compress.js";
+import { compressContext, inBackground } from "../../session/compress.js";
+import { renderCompressFooter } from "../../session/report.js";
+import { CompressInput } from "../../transcript/compress.js";
 import { withModelRoute } from "../../transcript/model-route.js";
-import { renderCompressFooter } from "../../transcript/report.js";
 import { defineTool } from "../tool.js";
 
 const count = z.number();
@@ -64,19 +63,9 @@ export const compressContextTool = defineTool({
     const scope = { root: app.location.root, roots: await deps.roots() };
     const det = compressContext(
       {
-        db: app.db,
-        projectId: app.project.id,
-        root: app.location.root,
+        ...app.scope,
         readable: (path) => checkReadable(path, scope),
-        distill: (job) => {
-          try {
-            distillerFor(app).enqueue(job);
-            return undefined;
-          } catch (err) {
-            deps.logger.warn(`background distillation unavailable (${(err as Error).message}); distilling inline`);
-            return distill(app.db, job.projectId, job.sessionId, job.span, job.sections);
-          }
-        },
+        distill: inBackground(app.distiller, app.db, deps.logger),
       },
       args,
     );

@@ -2,7 +2,6 @@
 import { z } from "zod";
 
 import { forget, ForgetInput } from "../../memory/service.js";
-import { memoryDeps } from "../context.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({ memories: z.number(), raw_turns: z.number(), summaries: z.number() });
@@ -16,7 +15,7 @@ export const forgetTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
-    const r = forget(memoryDeps(await deps.app()), args);
+    const r = forget((await deps.app()).scope, args);
     return {
       text: `Forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies).`,
       data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries },

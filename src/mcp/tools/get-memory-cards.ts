@@ -1,7 +1,6 @@
 // Tool `get_memory_cards`: decision-aware cards before an edit.
 import { z } from "zod";
 
-import { cardsDeps } from "../../cards/deps.js";
 import { CardsInput, getMemoryCards, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
 import { Card, Components, PackMode } from "../../scoring/schema.js";
 import { defineTool } from "../tool.js";
@@ -50,7 +49,7 @@ export const getMemoryCardsTool = defineTool({
             model(prompt, { maxTokens: JUDGE_MAX_TOKENS, timeoutMs: JUDGE_TIMEOUT_MS, signal }),
         }
       : {};
-    const r = await getMemoryCards({ ...cardsDeps(app), ...judge }, args);
+    const r = await getMemoryCards({ ...app.scope, ranker: app.ranker, ...judge }, args);
     return {
       text: renderCards(r),
       data: {

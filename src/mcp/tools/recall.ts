@@ -2,7 +2,6 @@
 import { z } from "zod";
 
 import { recall, RecallInput } from "../../memory/service.js";
-import { memoryDeps } from "../context.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({ tokens: z.number(), units: z.array(z.number()) });
@@ -16,7 +15,7 @@ export const recallTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
-    const r = recall(memoryDeps(await deps.app()), args);
+    const r = recall((await deps.app()).scope, args);
     return { text: r.markdown, data: { tokens: r.tokens, units: r.units } };
   },
 });

@@ -2,7 +2,6 @@
 import { z } from "zod";
 
 import { RecordInput, recordMemory } from "../../memory/service.js";
-import { memoryDeps } from "../context.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -21,7 +20,7 @@ export const recordMemoryTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, deps) {
-    const r = recordMemory(memoryDeps(await deps.app()), args);
+    const r = recordMemory((await deps.app()).scope, args);
     return {
       text: `${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}.`,
       data: { id: r.id ?? null, merged: r.merged, outcome: r.outcome },

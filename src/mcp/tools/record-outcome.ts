@@ -2,7 +2,6 @@
 import { z } from "zod";
 
 import { OutcomeInput, recordOutcome, someIds } from "../../cards/service.js";
-import { servedCard } from "../../storage/cards.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -22,14 +21,7 @@ export const recordOutcomeTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, deps) {
     const app = await deps.app();
-    const r = recordOutcome(
-      {
-        db: app.db,
-        projectId: app.project.id,
-        unitKeyOfCard: (id) => servedCard(app.db, app.project.id, id)?.unit_key,
-      },
-      args,
-    );
+    const r = recordOutcome(app.scope, args);
     const unknown = r.unknown_count
       ? ` ${r.unknown_count} unknown card id(s): ${someIds(r.unknown, r.unknown_count)}.`
       : "";

@@ -2,7 +2,6 @@
 import { z } from "zod";
 
 import { SearchInput, searchMemory } from "../../memory/service.js";
-import { memoryDeps } from "../context.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -25,7 +24,7 @@ export const searchMemoryTool = defineTool({
     const vector = app.embedding.vectorsEnabled
       ? (await app.embedding.embedder.embed([args.query.slice(0, 4000)]))[0]
       : undefined;
-    const r = searchMemory(memoryDeps(app), args, vector);
+    const r = searchMemory(app.scope, args, vector);
     const lines = r.hits.map((h) => {
       const ev = h.evidence[0];
       const hist = h.history.supersedes.length

@@ -1,7 +1,6 @@
 // Tool `status`: where memcards stores this project, what it holds, which embedder is active.
 import { z } from "zod";
 
-import { distillerFor } from "../../memory/background.js";
 import { getStatus, renderStatus, Status } from "../../status.js";
 import { defineTool } from "../tool.js";
 
@@ -27,7 +26,7 @@ export const statusTool = defineTool({
   async run(_args, deps) {
     const app = await deps.app();
     const status = getStatus(app, deps.version);
-    const distiller = distillerFor(app);
+    const distiller = app.distiller;
     const d = { pending: distiller.pending(), ...distiller.stats() };
     const sampling = deps.clientModel() !== undefined;
     const note = `client sampling: ${sampling ? "offered (get_memory_cards judges with the client's model; compress_context lets it rewrite intent, state and next steps)" : "not offered (deterministic routes only)"}`;

@@ -1,6 +1,7 @@
 // aider's .aider.chat.history.md: `#### ` user input, `> ` tool output, assistant text in between.
+import type { ToolCall } from "../../conversation/schema.js";
 import { fenceMask } from "../markdown.js";
-import type { ToolCall, Transcript } from "../schema.js";
+import type { Transcript } from "../schema.js";
 import { TurnSink } from "../turns.js";
 
 type Kind = "user" | "tool" | "assistant" | "start";

@@ -1,5 +1,5 @@
 // Claude Code session logs (~/.claude/projects/<project>/<session>.jsonl).
-import type { ToolCall, ToolResult } from "../schema.js";
+import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import type { Transcript } from "../schema.js";
 import { asRecord, blockText, jsonLines, str, TurnSink } from "../turns.js";
 

@@ -1,6 +1,7 @@
 // Codex CLI: rollout JSONL (~/.codex/sessions/…/rollout-*.jsonl) and the markdown "Codex Conversation Export".
+import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import { fencedBlocks, splitAtHeaders } from "../markdown.js";
-import type { ToolCall, ToolResult, Transcript } from "../schema.js";
+import type { Transcript } from "../schema.js";
 import { asRecord, blockText, jsonLines, parseArgs, str, TurnSink } from "../turns.js";
 
 /** User messages Codex injects itself: workspace instructions and environment context. */

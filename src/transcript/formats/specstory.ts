@@ -1,6 +1,7 @@
 // SpecStory markdown exports (Cursor, VS Code Copilot, Claude Code, Gemini CLI, Codex): old and new styles.
+import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import { fencedBlocks, splitAtHeaders } from "../markdown.js";
-import type { ToolCall, ToolResult, Transcript } from "../schema.js";
+import type { Transcript } from "../schema.js";
 import { TurnSink } from "../turns.js";
 
 interface Header {

@@ -1,7 +1,7 @@
 // Embeds queued vector items in batches, yielding between batches so a server stays responsive.
+import type { Embedder } from "../embeddings/provider.js";
 import type { Db } from "../storage/db.js";
 import { pendingVectorItems, storeVectors } from "../storage/vectors.js";
-import type { Embedder } from "./provider.js";
 
 export interface EmbedPendingOptions {
   batchSize?: number;

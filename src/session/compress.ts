@@ -1,0 +1,84 @@
+// compress_context as a step of the session: compress the transcript, store the summary, distil the same span
+// into memory units. Composes transcript/ and memory/ so that neither imports the other.
+import type { Logger } from "../log.js";
+import { isPaused } from "../memory/admin.js";
+import type { Distiller } from "../memory/background.js";
+import { distill, type DistillJob, type DistillResult } from "../memory/distill.js";
+import type { ProjectScope } from "../project/scope.js";
+import type { Db } from "../storage/db.js";
+import {
+  type CompressInput,
+  type Compression,
+  type CompressTrace,
+  compressTranscript,
+  type TranscriptDeps,
+} from "../transcript/compress.js";
+import { storeSummary } from "../transcript/summaries.js";
+
+export interface CompressDeps extends ProjectScope, TranscriptDeps {
+  /**
+   * Distils in the background instead of inline (the server's worker); inline when absent. Returns the
+   * result when it had to distil inline after all.
+   */
+  distill?: (job: DistillJob) => DistillResult | undefined;
+}
+
+export type CompressResult = Compression & {
+  /** Memory units written from this span: added, merged, superseded, in conflict, dropped; turns archived. */
+  memories?: DistillResult;
+  /** Turns handed to the background distiller (the units appear in search_memory when it is done). */
+  memories_queued?: number;
+  /** The stored summary's sequence number in its session (absent when nothing was stored). */
+  seq?: number;
+};
+
+/** What distilling a span gave: the units written, or how many turns wait in the background. */
+export type Distilled = Pick<CompressResult, "memories" | "memories_queued">;
+
+/** Distils a span through `deps.distill` (the background) when given, else inline. */
+export function distilSpan(deps: Pick<CompressDeps, "db" | "distill">, job: DistillJob): Distilled {
+  if (!deps.distill) return { memories: distill(deps.db, job.projectId, job.sessionId, job.span, job.sections) };
+  const memories = deps.distill(job);
+  if (memories) return { memories };
+  return job.span.length > 0 ? { memories_queued: job.span.length } : {};
+}
+
+/** Hands jobs to the background distiller; when no worker can take one, it is distilled inline (and logged). */
+export function inBackground(
+  distiller: Pick<Distiller, "enqueue">,
+  db: Db,
+  logger: Pick<Logger, "warn">,
+): (job: DistillJob) => DistillResult | undefined {
+  return (job) => {
+    try {
+      distiller.enqueue(job);
+      return undefined;
+    } catch (err) {
+      logger.warn(`background distillation unavailable (${(err as Error).message}); distilling inline`);
+      return distill(db, job.projectId, job.sessionId, job.span, job.sections);
+    }
+  };
+}
+
+/** Runs one compression: compress, then (unless nothing is new or memory is paused) store and distil. */
+export function compressContext(deps: CompressDeps, raw: CompressInput): CompressResult {
+  return compressTraced(deps, raw).result;
+}
+
+/** Runs one compression as compressContext does, and also returns how its summary came to be. */
+export function compressTraced(
+  deps: CompressDeps,
+  raw: CompressInput,
+): { result: CompressResult; trace: CompressTrace } {
+  const { result: c, trace, tokensSummarized } = compressTranscript(deps, raw);
+  const paused = isPaused(deps.db, deps.projectId);
+  if (paused) c.notes.push("Memory is paused for this project (memcards resume): this summary was not stored.");
+  if (c.span.length === 0 || paused) return { result: c, trace };
+  const seq = storeSummary(deps.db, deps.projectId, c, tokensSummarized);
+  // What outlives the session: typed memory units from the same span (CBDP).
+  const job = { projectId: deps.projectId, sessionId: c.session_id, span: c.span, sections: c.summary.sections };
+  const distilled = distilSpan(deps, job);
+  // The same fields in the same order as ever: the stored parts before the probe list.
+  const { probe_list, ...head } = c;
+  return { result: { ...head, ...distilled, seq, probe_list }, trace };
+}

@@ -1,0 +1,131 @@
+// What a compression reads: the inline messages, a named transcript, the one a hook recorded for the session or
+// Claude Code's newest transcript of the project; redacted before anything reads its turns.
+import { createHash } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+import { AppError } from "../errors.js";
+import type { Db } from "../storage/db.js";
+import { sessionTranscript } from "../storage/summaries.js";
+import { redact, redactDeep } from "../text/redact.js";
+import { parseMessagesValue } from "./formats/messages.js";
+import { parseTranscriptFile } from "./parse.js";
+import type { Message, Transcript, TranscriptFormat } from "./schema.js";
+
+export interface SourceDeps {
+  db: Db;
+  /** The project root, to find Claude Code's newest transcript when nothing else names one. */
+  root: string;
+  home?: string;
+  /**
+   * Checks a transcript path before it is read and returns the path to read (the MCP server and the hooks
+   * confine reads to the project, the client's roots and the agents' transcript folders).
+   */
+  readable?: (path: string) => string;
+}
+
+export interface CompressSource {
+  kind: "transcript_path" | "messages" | "session" | "newest_claude_code";
+  path?: string;
+  format: string;
+}
+
+/** The input fields that choose the source. */
+export interface SourceInput {
+  transcript_path?: string | undefined;
+  messages?: Message[] | undefined;
+  session_id?: string | undefined;
+  format?: TranscriptFormat | undefined;
+}
+
+/** Claude Code keeps a project's sessions under ~/.claude/projects/<root with / and . as ->. */
+export function claudeProjectDir(root: string, home = homedir()): string {
+  return join(home, ".claude", "projects", resolve(root).replace(/[/\\.:]/g, "-"));
+}
+
+function newestClaudeTranscript(root: string, home?: string): string | undefined {
+  const dir = claudeProjectDir(root, home);
+  let best: { path: string; mtime: number } | undefined;
+  try {
+    for (const f of readdirSync(dir)) {
+      if (!f.endsWith(".jsonl")) continue;
+      const p = join(dir, f);
+      const m = statSync(p).mtimeMs;
+      if (!best || m > best.mtime) best = { path: p, mtime: m };
+    }
+  } catch {
+    return undefined;
+  }
+  return best?.path;
+}
+
+/** The session a transcript belongs to when the caller names none. */
+export function sessionIdFor(path: string | undefined, t: Transcript): string {
+  if (t.session_id) return t.session_id;
+  if (path) return `file-${createHash("sha1").update(resolve(path)).digest("hex").slice(0, 12)}`;
+  return "messages";
+}
+
+/** A transcript with every turn's text, tool inputs and tool outputs (and its title) redacted. */
+export function redactTranscript(t: Transcript): Transcript {
+  return {
+    ...t,
+    ...(t.title !== undefined ? { title: redact(t.title) } : {}),
+    turns: t.turns.map((turn) => ({
+      ...turn,
+      text: redact(turn.text),
+      tool_calls: turn.tool_calls.map((c) => ({ ...c, input: redactDeep(c.input) })),
+      tool_results: turn.tool_results.map((r) => ({ ...r, output: redact(r.output) })),
+    })),
+  };
+}
+
+/** The transcript path to read: the named one, the session's recorded one, else Claude Code's newest (with a note). */
+function transcriptPath(deps: SourceDeps, input: SourceInput, notes: string[]) {
+  if (input.transcript_path) return { path: input.transcript_path, kind: "transcript_path" as const };
+  const recorded = input.session_id ? sessionTranscript(deps.db, input.session_id) : undefined;
+  if (recorded) return { path: recorded, kind: "session" as const };
+  const newest = newestClaudeTranscript(deps.root, deps.home);
+  if (!newest) {
+    throw new AppError(
+      "BAD_INPUT",
+      `no transcript to compress: pass transcript_path (or messages), or a session_id whose transcript a hook recorded; no Claude Code transcripts found in ${claudeProjectDir(deps.root, deps.home)}`,
+    );
+  }
+  notes.push(
+    `No transcript was named: used the newest Claude Code transcript of this project, ${newest}. With two sessions open it may be the other one; pass transcript_path to be sure.`,
+  );
+  return { path: newest, kind: "newest_claude_code" as const };
+}
+
+/** Reads the source the input names, redacted, with notes on how it was chosen and what could not be read. */
+export function readSource(
+  deps: SourceDeps,
+  input: SourceInput,
+): { transcript: Transcript; source: CompressSource; notes: string[] } {
+  if (input.messages && input.transcript_path) {
+    throw new AppError("BAD_INPUT", "pass either transcript_path or messages, not both");
+  }
+  const notes: string[] = [];
+  let transcript: Transcript;
+  let source: CompressSource;
+  if (input.messages) {
+    if (input.messages.length === 0)
+      throw new AppError("BAD_INPUT", "messages is empty; pass the messages since the last call");
+    transcript = parseMessagesValue(input.messages);
+    source = { kind: "messages", format: "messages-json" };
+  } else {
+    const found = transcriptPath(deps, input, notes);
+    const path = deps.readable ? deps.readable(found.path) : found.path;
+    transcript = parseTranscriptFile(path, input.format);
+    source = { kind: found.kind, path: resolve(path), format: transcript.format };
+  }
+  // Secrets go before anything reads the turns: the summary, probes, kept messages and memory see none.
+  transcript = redactTranscript(transcript);
+  if (transcript.partial_tail)
+    notes.push("The transcript's last line was cut off (still being written); it was left for the next compression.");
+  if (transcript.skipped > 0)
+    notes.push(`${transcript.skipped} unreadable record(s) skipped: ${JSON.stringify(transcript.skip_reasons)}.`);
+  return { transcript, source, notes };
+}
