@@ -68,19 +68,44 @@ function reject(res: ServerResponse, status: number, message: string): void {
 /** A body over the message cap: answered 413 on a connection that is then closed, so no unread bytes linger. */
 class BodyTooLarge extends Error {}
 
-function tooLarge(res: ServerResponse): void {
-  res.setHeader("connection", "close");
-  reject(res, 413, `Payload too large: a message may be at most ${MAX_MESSAGE_BYTES} bytes`);
+/** Bytes of an oversized body read and dropped before the connection is cut instead. */
+const MAX_DRAIN_BYTES = 4 * MAX_MESSAGE_BYTES;
+
+/**
+ * Answers 413 once the client has finished sending (a reply mid-upload reaches many clients as a reset, not an
+ * answer), dropping what it sends; a body past MAX_DRAIN_BYTES gets its connection cut. The connection closes.
+ */
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+  const answer = () => {
+    if (res.headersSent) return;
+    res.setHeader("connection", "close");
+    reject(res, 413, `Payload too large: a message may be at most ${MAX_MESSAGE_BYTES} bytes`);
+  };
+  if (req.readableEnded) return answer();
+  let drained = 0;
+  req.on("data", (c: Buffer) => {
+    drained += c.length;
+    if (drained > MAX_DRAIN_BYTES) req.destroy();
+  });
+  req.once("end", answer);
+  req.once("error", () => undefined);
+  req.resume();
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
+  // Listeners rather than `for await`: leaving that loop early destroys the request, and an oversized body still
+  // gets its 413 (see tooLarge), which needs the request alive.
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_MESSAGE_BYTES) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
+  await new Promise<void>((resolve, fail) => {
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_MESSAGE_BYTES) return void chunks.push(chunk);
+      req.off("data", onData).off("end", resolve);
+      fail(new BodyTooLarge());
+    };
+    req.on("data", onData).once("end", resolve).once("error", fail);
+  });
   const text = Buffer.concat(chunks).toString("utf8");
   return text ? (JSON.parse(text) as unknown) : undefined;
 }
@@ -156,11 +181,11 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     if (live) track(live, res);
     let body: unknown;
     if (req.method === "POST") {
-      if (Number(req.headers["content-length"] ?? 0) > MAX_MESSAGE_BYTES) return tooLarge(res);
+      if (Number(req.headers["content-length"] ?? 0) > MAX_MESSAGE_BYTES) return tooLarge(req, res);
       try {
         body = await readJson(req);
       } catch (err) {
-        if (err instanceof BodyTooLarge) return tooLarge(res);
+        if (err instanceof BodyTooLarge) return tooLarge(req, res);
         return reject(res, 400, `Bad request: ${(err as Error).message}`);
       }
     }
