@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: dataSuite ? ["test/data/**/*.test.ts"] : ["test/**/*.test.ts"],
     exclude: dataSuite ? configDefaults.exclude : [...configDefaults.exclude, "test/data/**"],
+    globalSetup: ["test/setup/build.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
