@@ -65,6 +65,16 @@ export function toAppError(err: unknown): AppError {
       { cause: err },
     );
   }
+  // A file the caller named is missing or unreadable: theirs to fix, not an internal fault.
+  const sys = err as { code?: unknown; path?: unknown } | null;
+  if (typeof sys?.path === "string" && (sys.code === "ENOENT" || sys.code === "ENOTDIR")) {
+    return new AppError("NOT_FOUND", `${sys.path} does not exist. Check the path.`, { cause: err });
+  }
+  if (typeof sys?.path === "string" && (sys.code === "EACCES" || sys.code === "EPERM" || sys.code === "EISDIR")) {
+    return new AppError("BAD_INPUT", `cannot read ${sys.path} (${String(sys.code)}). Pass a readable file.`, {
+      cause: err,
+    });
+  }
   return new AppError("INTERNAL", message, { cause: err });
 }
 

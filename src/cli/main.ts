@@ -59,9 +59,10 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
   } catch (err) {
     const e = toAppError(err);
     process.stderr.write(`memcards: ${e.code}: ${e.message}\n`);
-    // A stack trace only on request: an internal fault is reported by its message first.
-    if (e.code === "INTERNAL" && program.opts<{ logLevel?: string }>().logLevel === "debug" && e.stack)
-      process.stderr.write(`${e.stack}\n`);
+    // A stack trace only on request (--log-level debug or MEMCARDS_LOG_LEVEL=debug), the original error's.
+    const level = program.opts<{ logLevel?: string }>().logLevel ?? process.env.MEMCARDS_LOG_LEVEL;
+    const stack = (e.cause instanceof Error ? e.cause.stack : undefined) ?? e.stack;
+    if (level === "debug" && stack) process.stderr.write(`${stack}\n`);
     process.exit(1);
   }
 }
