@@ -4,9 +4,9 @@ import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
-import { assertIndexed } from "../graph/build.js";
-import { buildGraph, type GraphBuildOptions } from "../graph/job.js";
-import { neighbourhood } from "../graph/neighbors.js";
+import { buildGraph, type GraphBuildOptions } from "../graph/build-graph.js";
+import { assertIndexed } from "../graph/index-repository.js";
+import { neighbourhood } from "../graph/neighborhood.js";
 import { renderBuild, renderNeighbourhood } from "../graph/render.js";
 import { watchUntilSignal } from "../graph/service.js";
 import { bar, createProgressLine, type ProgressLine } from "../progress.js";

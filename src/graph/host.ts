@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Worker } from "node:worker_threads";
 
 import type { Logger } from "../log.js";
-import type { GraphBuildResult } from "./job.js";
+import type { GraphBuildResult } from "./build-graph.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./worker.js";
 import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
 

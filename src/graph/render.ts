@@ -1,6 +1,6 @@
 // Plain-text renderings of graph results, shared by the CLI and the MCP tools.
-import type { GraphBuildResult } from "./job.js";
-import type { Neighbourhood } from "./neighbors.js";
+import type { GraphBuildResult } from "./build-graph.js";
+import type { Neighbourhood } from "./neighborhood.js";
 
 const fmt = (rec: Record<string, number>) =>
   Object.entries(rec)

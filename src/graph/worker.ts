@@ -9,7 +9,7 @@ import type { ProjectScope } from "../project/scope.js";
 import { createParser } from "../repo/parse.js";
 import { checkpointWal, openDatabase } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
-import { buildGraph } from "./job.js";
+import { buildGraph } from "./build-graph.js";
 
 /** What the worker opens: the app's database and project, and the settings that pick the same embedder. */
 export interface WorkerInit {

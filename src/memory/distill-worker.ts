@@ -1,4 +1,4 @@
-// The distillation worker: one connection to the store, one job at a time (see background.ts).
+// The distillation worker: one connection to the store, one job at a time (see distiller.ts).
 import { parentPort, workerData } from "node:worker_threads";
 
 import { type Db, openDatabase } from "../storage/db.js";

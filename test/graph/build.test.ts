@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
-import { indexRepository } from "../../src/graph/build.js";
-import { buildGraph } from "../../src/graph/job.js";
-import { neighbourhood } from "../../src/graph/neighbors.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
+import { indexRepository } from "../../src/graph/index-repository.js";
+import { neighbourhood } from "../../src/graph/neighborhood.js";
 import { silentLogger } from "../../src/log.js";
 import { getNodeByKey } from "../../src/storage/graph/nodes.js";
 import { searchFts } from "../../src/storage/graph/search.js";

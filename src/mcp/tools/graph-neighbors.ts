@@ -1,8 +1,8 @@
 // Tool `graph_neighbors`: a file's or symbol's one-hop neighbourhood in the context graph.
 import { z } from "zod";
 
-import { assertIndexed } from "../../graph/build.js";
-import { neighbourhood, NodeBrief } from "../../graph/neighbors.js";
+import { assertIndexed } from "../../graph/index-repository.js";
+import { neighbourhood, NodeBrief } from "../../graph/neighborhood.js";
 import { renderNeighbourhood } from "../../graph/render.js";
 import { MAX_PATH_CHARS } from "../../limits.js";
 import { defineTool } from "../tool.js";

@@ -6,8 +6,8 @@ import type { RepoParser } from "../repo/parse.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { pendingNodeIds } from "../storage/vectors.js";
 import { embedPending } from "../vectors/embed-pending.js";
-import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
 import { markPhase, phaseComplete } from "./build-state.js";
+import { type IndexProgress, indexRepository, type IndexResult } from "./index-repository.js";
 import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";
 
 export interface GraphBuildOptions {

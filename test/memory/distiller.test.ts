@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { silentLogger } from "../../src/log.js";
-import { createDistiller } from "../../src/memory/background.js";
+import { createDistiller } from "../../src/memory/distiller.js";
 import { emptySections } from "../../src/transcript/merge.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
