@@ -74,7 +74,7 @@ export async function buildGraph(
       if (timer) clearInterval(timer);
     }
     if (changedFileLevel.length > 0 || owed) {
-      // A few changed files: recompute their neighbours only; many: rebuild all.
+      // A few changed files: recompute their neighbors only; many: rebuild all.
       const incremental = !owed && changedFileLevel.length < 0.2 * fileLevelTotal;
       const n = rebuildSimilarEdges(db, incremental ? { onlyNodeIds: changedFileLevel } : {});
       similarEdges = incremental ? (graphCounts(db).edges.similar ?? n) : n;
