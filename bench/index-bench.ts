@@ -7,7 +7,7 @@ import { z } from "zod";
 
 import { createApp } from "../src/app.js";
 import type { Config } from "../src/config.js";
-import { buildGraph } from "../src/graph/job.js";
+import { buildGraph } from "../src/graph/build-graph.js";
 import type { Logger } from "../src/log.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import type { LanguageId } from "../src/repo/languages.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { type App, createApp } from "../src/app.js";
 import { rankFilesByUtility } from "../src/cards/service.js";
 import type { Config } from "../src/config.js";
-import { buildGraph } from "../src/graph/job.js";
+import { buildGraph } from "../src/graph/build-graph.js";
 import type { Logger } from "../src/log.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import { createRanker, type Ranker } from "../src/retrieval/rank.js";

@@ -7,15 +7,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 
 import { AppError } from "../src/errors.js";
-import { Category } from "../src/memory/schema.js";
 import { segmentText } from "../src/memory/segment.js";
+import { MemoryCategory } from "../src/vocab.js";
+
+/** The labelled set names each category upper-case (COMMITMENT, …; see its GUIDE.md); reports keep its names. */
+type Label = Uppercase<MemoryCategory>;
+const labelOf = (c: MemoryCategory): Label => c.toUpperCase() as Label;
+const Label = z.enum(MemoryCategory.options.map(labelOf));
 
 export const LabelledTurn = z.object({
   source: z.string(),
   turn: z.string(),
   role: z.enum(["user", "assistant"]),
   text: z.string().min(1),
-  labels: z.array(Category).min(1),
+  labels: z.array(Label).min(1),
   commitments: z.array(z.string()),
   labeller: z.string(),
 });
@@ -48,7 +53,7 @@ export function loadLabelled(path: string): LabelledTurn[] {
 }
 
 export interface CategoryScore {
-  category: Category;
+  category: Label;
   support: number;
   predicted: number;
   precision: number;
@@ -69,7 +74,7 @@ export interface SegmentEval {
     missed: { source: string; turn: string; quote: string }[];
   };
   /** Two labellers on the same turns: per category agreement and Cohen's kappa; null without a second set. */
-  agreement: { turns: number; by_category: { category: Category; agreement: number; kappa: number }[] } | null;
+  agreement: { turns: number; by_category: { category: Label; agreement: number; kappa: number }[] } | null;
   /**
    * COMMITMENT on two halves of the set, the sources sorted by name and taken alternately: the rules were
    * tuned looking only at the first half's misses; the second half is the held-out check.
@@ -116,14 +121,14 @@ function commitmentScore(turns: LabelledTurn[]): { precision: number; recall: nu
   let found = 0;
   for (const t of turns) {
     const segs = segmentText(t.text, t.role);
-    const p = segs.some((x) => x.category === "COMMITMENT");
+    const p = segs.some((x) => x.category === "commitment");
     const g = t.labels.includes("COMMITMENT");
     if (p && g) tp++;
     else if (p) fp++;
     else if (g) fn++;
     for (const q of t.commitments) {
       spans++;
-      if (segs.some((x) => x.category === "COMMITMENT" && overlaps(x.text, q))) found++;
+      if (segs.some((x) => x.category === "commitment" && overlaps(x.text, q))) found++;
     }
   }
   return {
@@ -141,9 +146,9 @@ export function evalSegment(set: string, second?: string): SegmentEval {
     const part = turns.filter((t) => tuned.has(t.source) === (half === "tuned"));
     return { half, turns: part.length, ...commitmentScore(part) };
   });
-  const tp = new Map<Category, number>();
-  const fp = new Map<Category, number>();
-  const fn = new Map<Category, number>();
+  const tp = new Map<Label, number>();
+  const fp = new Map<Label, number>();
+  const fn = new Map<Label, number>();
   let sentenceCount = 0;
   const spans = { total: 0, found: 0, missed: [] as { source: string; turn: string; quote: string }[] };
   const byRole: Record<string, number> = {};
@@ -151,10 +156,10 @@ export function evalSegment(set: string, second?: string): SegmentEval {
     byRole[t.role] = (byRole[t.role] ?? 0) + 1;
     const segs = segmentText(t.text, t.role);
     sentenceCount += segs.length;
-    const predicted = new Set(segs.flatMap((s) => [s.category, ...s.also]));
+    const predicted = new Set(segs.flatMap((s) => [s.category, ...s.also].map(labelOf)));
     if (predicted.size === 0) predicted.add("BACKGROUND");
     const gold = new Set(t.labels);
-    for (const c of Category.options) {
+    for (const c of Label.options) {
       const p = predicted.has(c);
       const g = gold.has(c);
       if (p && g) tp.set(c, (tp.get(c) ?? 0) + 1);
@@ -163,11 +168,11 @@ export function evalSegment(set: string, second?: string): SegmentEval {
     }
     for (const q of t.commitments) {
       spans.total++;
-      if (segs.some((s) => s.category === "COMMITMENT" && overlaps(s.text, q))) spans.found++;
+      if (segs.some((s) => s.category === "commitment" && overlaps(s.text, q))) spans.found++;
       else spans.missed.push({ source: t.source, turn: t.turn, quote: q });
     }
   }
-  const byCategory = Category.options.map((c): CategoryScore => {
+  const byCategory = Label.options.map((c): CategoryScore => {
     const a = tp.get(c) ?? 0;
     const precision = a + (fp.get(c) ?? 0) ? a / (a + (fp.get(c) ?? 0)) : 0;
     const recall = a + (fn.get(c) ?? 0) ? a / (a + (fn.get(c) ?? 0)) : 0;
@@ -190,7 +195,7 @@ export function evalSegment(set: string, second?: string): SegmentEval {
     });
     agreement = {
       turns: pairs.length,
-      by_category: Category.options.map((c) => ({
+      by_category: Label.options.map((c) => ({
         category: c,
         ...kappa(
           pairs.map(([f]) => f.labels.includes(c)),

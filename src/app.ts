@@ -10,7 +10,7 @@ import { chooseEmbedder } from "./embeddings/select.js";
 import { AppError } from "./errors.js";
 import { createGraphService, type GraphService } from "./graph/service.js";
 import type { Logger } from "./log.js";
-import { createDistiller, type Distiller } from "./memory/background.js";
+import { createDistiller, type Distiller } from "./memory/distiller.js";
 import type { ProjectLocation } from "./project/root.js";
 import type { ProjectScope } from "./project/scope.js";
 import { checkStoreDir } from "./project/store.js";

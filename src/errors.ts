@@ -1,5 +1,5 @@
 // One typed error for the whole app: a stable string code plus a message that names the bad value and the fix.
-import { ZodError } from "zod";
+import { z, ZodError } from "zod";
 
 /** Catalog of error codes. Add here, never inline a new string elsewhere. */
 export const ErrorCodes = [
@@ -15,12 +15,9 @@ export const ErrorCodes = [
   "DB_MIGRATION_FAILED",
   "DB_NEWER_SCHEMA",
   "DB_CORRUPT",
-  "EMBEDDER_MISMATCH",
   "EMBEDDER_UNAVAILABLE",
   "MODEL_PULL_FAILED",
   "UNKNOWN_FORMAT",
-  "CANCELLED",
-  "BUSY",
   "INTERNAL",
 ] as const;
 
@@ -35,6 +32,29 @@ export class AppError extends Error {
     this.name = "AppError";
     this.code = code;
   }
+}
+
+/**
+ * An AppError as it crosses a worker boundary: structured cloning keeps no class, so the code travels as data
+ * and the receiving side rebuilds the error with `fromErrorReply`.
+ */
+export const ErrorReply = z.object({ code: z.enum(ErrorCodes), message: z.string() });
+export type ErrorReply = z.infer<typeof ErrorReply>;
+
+/** What a worker sends back for anything it caught. */
+export function toErrorReply(err: unknown): ErrorReply {
+  const e = toAppError(err);
+  return { code: e.code, message: e.message };
+}
+
+/** The AppError a worker's reply stands for; a reply that is not one is itself an INTERNAL error. */
+export function fromErrorReply(reply: unknown): AppError {
+  const r = ErrorReply.safeParse(reply);
+  if (r.success) return new AppError(r.data.code, r.data.message);
+  return new AppError(
+    "INTERNAL",
+    `a worker replied with an unreadable error: ${clip(String(JSON.stringify(reply)), 200)}`,
+  );
 }
 
 /** Schema problems named in one message; the rest are counted. */

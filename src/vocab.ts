@@ -17,7 +17,7 @@ export const EdgeType = z.enum([
 ]);
 export type EdgeType = z.infer<typeof EdgeType>;
 
-/** Functional categories of conversation segments (design.md §2, CBDP). */
+/** Functional categories of conversation (design.md §2, CBDP): sentences are segmented into these. */
 export const MemoryCategory = z.enum([
   "commitment",
   "performance",
@@ -26,10 +26,28 @@ export const MemoryCategory = z.enum([
   "preference",
   "reasoning",
   "background",
-  "decision",
-  "rule",
 ]);
 export type MemoryCategory = z.infer<typeof MemoryCategory>;
+
+/** The categories memory units are stored and shown under (background is never kept as a unit). */
+export const UnitCategory = MemoryCategory.exclude(["background"]);
+export type UnitCategory = z.infer<typeof UnitCategory>;
+
+/** Other names callers may give a unit category: a decision is kept as reasoning, a rule as a commitment. */
+export const CATEGORY_ALIASES = { decision: "reasoning", rule: "commitment" } as const satisfies Record<
+  string,
+  UnitCategory
+>;
+type CategoryAlias = keyof typeof CATEGORY_ALIASES;
+
+/** A unit category as every input accepts it (tools, commands, imports): a category or one of its aliases. */
+export const CategoryName = z.enum([...UnitCategory.options, ...(Object.keys(CATEGORY_ALIASES) as CategoryAlias[])]);
+export type CategoryName = z.infer<typeof CategoryName>;
+
+/** The category a name is stored under: the name itself, or the category its alias stands for. */
+export function canonicalCategory(name: CategoryName): UnitCategory {
+  return name in CATEGORY_ALIASES ? CATEGORY_ALIASES[name as CategoryAlias] : (name as UnitCategory);
+}
 
 /** Storage tiers of memory units. */
 export const Tier = z.enum(["warm", "cold", "dropped"]);

@@ -9,7 +9,7 @@ import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import type { Candidate, UnitKind } from "../scoring/schema.js";
 import { outcomeCounts } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
-import { edgesTo, fileNeighbours } from "../storage/graph/edges.js";
+import { edgesTo, fileNeighbors } from "../storage/graph/edges.js";
 import { fileStamp } from "../storage/graph/files.js";
 import { findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
@@ -159,7 +159,7 @@ export async function gatherCandidates(
   if (kinds.has("test")) {
     const seen = new Set<number>();
     for (const f of top.slice(0, 3)) {
-      for (const n of fileNeighbours(db, f.id)) {
+      for (const n of fileNeighbors(db, f.id)) {
         if (n.type !== "test_covers" || n.dir !== "in" || seen.has(n.id)) continue;
         seen.add(n.id);
         const [t] = getNodes(db, [n.id]);

@@ -5,7 +5,7 @@ import { z } from "zod";
 
 import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
-import { assertIndexed } from "../graph/build.js";
+import { assertIndexed } from "../graph/index-repository.js";
 import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
 import type { ProjectScope } from "../project/scope.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";

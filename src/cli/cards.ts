@@ -4,7 +4,7 @@ import { resolve as resolvePath } from "node:path";
 import { type Command, Option } from "commander";
 
 import { getMemoryCards, recordOutcome, renderCards } from "../cards/service.js";
-import { buildGraph } from "../graph/job.js";
+import { buildGraph } from "../graph/build-graph.js";
 import { createProgressLine } from "../progress.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 

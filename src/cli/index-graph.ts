@@ -4,10 +4,10 @@ import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
-import { assertIndexed } from "../graph/build.js";
-import { buildGraph, type GraphBuildOptions } from "../graph/job.js";
-import { neighbourhood } from "../graph/neighbors.js";
-import { renderBuild, renderNeighbourhood } from "../graph/render.js";
+import { buildGraph, type GraphBuildOptions } from "../graph/build-graph.js";
+import { assertIndexed } from "../graph/index-repository.js";
+import { neighborhood } from "../graph/neighborhood.js";
+import { renderBuild, renderNeighborhood } from "../graph/render.js";
 import { watchUntilSignal } from "../graph/service.js";
 import { bar, createProgressLine, type ProgressLine } from "../progress.js";
 import { configFrom, openApp, print, withApp } from "./shared.js";
@@ -66,13 +66,13 @@ export function registerGraph(program: Command): void {
   const graph = program.command("graph").description("inspect the context graph");
   graph
     .command("neighbors <ref>")
-    .description("a node's one-hop neighbourhood: give a repo path, a symbol name (or Parent.name) or a node id")
+    .description("a node's one-hop neighborhood: give a repo path, a symbol name (or Parent.name) or a node id")
     .option("--json", "print JSON")
     .action(async (ref: string, opts: { json?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
         assertIndexed(app.db);
-        const n = neighbourhood(app.db, ref);
-        print(opts.json, n, renderNeighbourhood(n));
+        const n = neighborhood(app.db, ref);
+        print(opts.json, n, renderNeighborhood(n));
       });
     });
 }

@@ -4,13 +4,21 @@ import type { Command } from "commander";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
 import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
 import { listMemories } from "../storage/memories.js";
-import { configFrom, int, print, withApp } from "./shared.js";
+import type { UnitCategory } from "../vocab.js";
+import { CATEGORY_HELP, categoryFlag, configFrom, int, print, withApp } from "./shared.js";
 
 interface ListFlags {
-  category?: string;
+  category?: UnitCategory;
   tier: string;
   all?: boolean;
   limit: number;
+  json?: boolean;
+}
+
+interface SearchFlags {
+  category?: UnitCategory;
+  raw?: boolean;
+  all?: boolean;
   json?: boolean;
 }
 
@@ -20,7 +28,7 @@ export function registerMemory(program: Command): void {
     .description(
       "list the project's memory units (warm by default): commitments, failures, metrics, learnings, preferences, decisions",
     )
-    .option("--category <c>", "commitment | performance | learning | failure | preference | reasoning")
+    .option("--category <c>", CATEGORY_HELP, categoryFlag)
     .option("--tier <t>", "warm | cold (default: warm)", "warm")
     .option("--all", "include superseded units and units in conflict")
     .option("--limit <n>", "at most n units", int, 50)
@@ -40,7 +48,7 @@ export function registerMemory(program: Command): void {
   program
     .command("remember <category> <text>")
     .description(
-      "store a memory unit: commitment, performance (`name: value unit`), learning, failure, preference, decision or rule",
+      "store a memory unit: commitment, performance (`name: value unit`), learning, failure, preference, reasoning; decision and rule are kept as reasoning and commitment",
     )
     .option("--file <paths...>", "files it concerns")
     .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
@@ -58,12 +66,18 @@ export function registerMemory(program: Command): void {
   program
     .command("search <query>")
     .description("search memory units (and with --raw the archive of past turns)")
+    .option("--category <c>", CATEGORY_HELP, categoryFlag)
     .option("--raw", "also the raw turn archive")
     .option("--all", "include superseded units and units in conflict")
     .option("--json", "print JSON")
-    .action(async (query: string, opts: { raw?: boolean; all?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (query: string, opts: SearchFlags, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
-        const input = { query, include_raw: opts.raw ?? false, include_inactive: opts.all ?? false };
+        const input = {
+          query,
+          include_raw: opts.raw ?? false,
+          include_inactive: opts.all ?? false,
+          ...(opts.category ? { category: opts.category } : {}),
+        };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);
         print(opts.json, r, renderMemoryHits(r));
       });

@@ -4,9 +4,11 @@ import type { Command } from "commander";
 import { type App, createApp } from "../app.js";
 import type { Config, ConfigFlags } from "../config.js";
 import { resolveConfig } from "../config.js";
+import { AppError, clip } from "../errors.js";
 import type { LogLevel } from "../log.js";
 import { createLogger, type Logger } from "../log.js";
 import { resolveProjectRoot } from "../project/root.js";
+import { canonicalCategory, CATEGORY_ALIASES, CategoryName, type UnitCategory } from "../vocab.js";
 
 /** What the commands know about the running CLI. */
 export interface CliContext {
@@ -61,6 +63,19 @@ export function print(json: boolean | undefined, data: unknown, text: string): v
 
 /** Parses a whole number flag (commander hands the raw string). */
 export const int = (v: string): number => Number.parseInt(v, 10);
+
+/** The memory categories a --category flag accepts, aliases included. */
+export const CATEGORY_HELP = `${CategoryName.options.join(" | ")} (${Object.entries(CATEGORY_ALIASES)
+  .map(([alias, c]) => `${alias} = ${c}`)
+  .join(", ")})`;
+
+/** A --category value: a unit category or one of its aliases, as the tools accept it. */
+export function categoryFlag(value: string): UnitCategory {
+  const r = CategoryName.safeParse(value);
+  if (!r.success)
+    throw new AppError("BAD_INPUT", `--category ${clip(value, 40)} is not a memory category: use ${CATEGORY_HELP}`);
+  return canonicalCategory(r.data);
+}
 
 /** The evaluation code behind `memcards eval`, loaded only when an eval command runs. */
 export const loadBench = () => import("../../bench/commands.js");

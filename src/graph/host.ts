@@ -2,8 +2,9 @@
 import { randomUUID } from "node:crypto";
 import { Worker } from "node:worker_threads";
 
+import { AppError, fromErrorReply } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { GraphBuildResult } from "./job.js";
+import type { GraphBuildResult } from "./build-graph.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./worker.js";
 import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
 
@@ -22,7 +23,8 @@ export interface GraphJob {
   startedAt: string;
   progress?: JobProgress;
   result?: GraphBuildResult;
-  error?: { code: string; message: string };
+  /** Why a failed job failed, with the code the worker threw. */
+  error?: AppError;
   /** Resolves when the job ends (never rejects; read `state`). */
   finished: Promise<GraphJob>;
   cancel(): void;
@@ -47,7 +49,7 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
       const j = jobs.get(id);
       if (!j || j.state !== "running") continue;
       j.state = "failed";
-      j.error = { code: "INTERNAL", message };
+      j.error = new AppError("INTERNAL", message);
       j.resolve(j);
     }
     running = [];
@@ -75,7 +77,7 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
         j.state = j.result.cancelled ? "cancelled" : "done";
       } else {
         j.state = "failed";
-        j.error = { code: msg.code, message: msg.message };
+        j.error = fromErrorReply(msg.error);
       }
       j.resolve(j);
     });

@@ -1,6 +1,6 @@
 // Plain-text renderings of graph results, shared by the CLI and the MCP tools.
-import type { GraphBuildResult } from "./job.js";
-import type { Neighbourhood } from "./neighbors.js";
+import type { GraphBuildResult } from "./build-graph.js";
+import type { Neighborhood } from "./neighborhood.js";
 
 const fmt = (rec: Record<string, number>) =>
   Object.entries(rec)
@@ -22,8 +22,8 @@ export function renderBuild(r: GraphBuildResult): string {
   return lines.join("\n");
 }
 
-/** One node and its one-hop neighbourhood, grouped by edge type and direction. */
-export function renderNeighbourhood(n: Neighbourhood): string {
+/** One node and its one-hop neighborhood, grouped by edge type and direction. */
+export function renderNeighborhood(n: Neighborhood): string {
   const label = (x: { type: string; path: string | null; name: string | null; startLine: number | null }) =>
     x.type === "symbol" ? `${x.name} (${x.path}:${x.startLine})` : (x.path ?? x.name ?? "?");
   const out = [`${n.node.type} ${label(n.node)} [id ${n.node.id}]`];

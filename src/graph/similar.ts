@@ -1,4 +1,4 @@
-// `similar` edges: vector neighbours among files, rules and memories (not symbols: too many, too little gain).
+// `similar` edges: vector neighbors among files, rules and memories (not symbols: too many, too little gain).
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
@@ -7,7 +7,7 @@ import { nodeVectors } from "../storage/vectors.js";
 export const SIMILAR_TYPES = ["file", "test", "rule", "memory"] as const;
 
 /**
- * Links each file-level node to its `k` nearest neighbours of the same kinds (cosine similarity as weight,
+ * Links each file-level node to its `k` nearest neighbors of the same kinds (cosine similarity as weight,
  * at least `minSimilarity`). Computed in memory over the stored vectors: one pass, no per-node queries.
  */
 export function rebuildSimilarEdges(

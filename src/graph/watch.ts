@@ -9,8 +9,8 @@ import { type FSWatcher, watch } from "chokidar";
 import type { ProjectScope } from "../project/scope.js";
 import { writeTx } from "../storage/db.js";
 import { acquireLease, leaseHolder, releaseLease } from "../storage/leases.js";
+import type { GraphBuildResult } from "./build-graph.js";
 import type { GraphHost } from "./host.js";
-import type { GraphBuildResult } from "./job.js";
 
 const LEASE_TTL_MS = 30_000;
 const RENEW_MS = 10_000;

@@ -3,13 +3,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 
 import { chooseEmbedder } from "../embeddings/select.js";
-import { toAppError } from "../errors.js";
+import { type ErrorReply, toErrorReply } from "../errors.js";
 import { createLogger, type LogLevel } from "../log.js";
 import type { ProjectScope } from "../project/scope.js";
 import { createParser } from "../repo/parse.js";
 import { checkpointWal, openDatabase } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
-import { buildGraph } from "./job.js";
+import { buildGraph } from "./build-graph.js";
 
 /** What the worker opens: the app's database and project, and the settings that pick the same embedder. */
 export interface WorkerInit {
@@ -28,7 +28,7 @@ export type WorkerRequest =
 export type WorkerReply =
   | { type: "progress"; jobId: string; progress: { phase: string; done: number; total: number; elapsedMs: number } }
   | { type: "done"; jobId: string; result: unknown }
-  | { type: "error"; jobId: string; code: string; message: string }
+  | { type: "error"; jobId: string; error: ErrorReply }
   | { type: "closed" };
 
 const port = parentPort;
@@ -76,8 +76,7 @@ port.on("message", (msg: WorkerRequest) => {
       );
       port.postMessage({ type: "done", jobId: msg.jobId, result } satisfies WorkerReply);
     } catch (err) {
-      const e = toAppError(err);
-      port.postMessage({ type: "error", jobId: msg.jobId, code: e.code, message: e.message } satisfies WorkerReply);
+      port.postMessage({ type: "error", jobId: msg.jobId, error: toErrorReply(err) } satisfies WorkerReply);
     }
   });
 });

@@ -8,6 +8,7 @@ import type { Db } from "../storage/db.js";
 import { fileStamp } from "../storage/graph/files.js";
 import { listMemories, type MemoryRow } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
+import { canonicalCategory, CategoryName } from "../vocab.js";
 import { writeUnits } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
 
@@ -78,7 +79,7 @@ export function renderAudit(a: AuditReport): string {
 }
 
 const ExportLine = z.object({
-  category: z.enum(["commitment", "performance", "learning", "failure", "preference", "reasoning"]),
+  category: CategoryName.transform(canonicalCategory),
   text: z.string().min(1),
   record: z.record(z.string(), z.unknown()).default({}),
   key: z.string().min(1),

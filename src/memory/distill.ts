@@ -18,12 +18,12 @@ import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
-import type { Tier } from "../vocab.js";
+import type { Tier, UnitCategory } from "../vocab.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
 
 /** How much each category matters when nothing else is known (background is never stored as a unit). */
-export const CATEGORY_WEIGHT: Record<UnitDraft["category"], number> = {
+export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
   commitment: 1,
   failure: 0.9,
   preference: 0.85,
@@ -37,7 +37,7 @@ export const COLD = 0.15;
 const HALF_LIFE_DAYS = 30;
 
 /** importance = recency_weight × category_weight × novelty. */
-export function importance(category: UnitDraft["category"], ageDays: number, novelty: number): number {
+export function importance(category: UnitCategory, ageDays: number, novelty: number): number {
   const recency = Math.pow(0.5, ageDays / HALF_LIFE_DAYS);
   return recency * CATEGORY_WEIGHT[category] * novelty;
 }
@@ -143,7 +143,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     });
   }
   for (const s of segmentTurns(span)) {
-    if (s.category === "COMMITMENT" && s.role === "assistant") {
+    if (s.category === "commitment" && s.role === "assistant") {
       out.push({
         category: "commitment",
         text: redact(s.text),
@@ -153,7 +153,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
         evidence: ev(s.turn, s.text),
         files: filesIn(s.text),
       });
-    } else if (s.category === "LEARNING") {
+    } else if (s.category === "learning") {
       out.push({
         category: "learning",
         text: redact(s.text),
@@ -163,7 +163,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
         evidence: ev(s.turn, s.text),
         files: filesIn(s.text),
       });
-    } else if (s.category === "PREFERENCE" && s.role === "user") {
+    } else if (s.category === "preference" && s.role === "user") {
       out.push({
         category: "preference",
         text: redact(s.text),

@@ -1,25 +1,14 @@
-// Memory units: the seven functional categories of CBDP and the typed records kept for each.
+// Memory units: segments of a conversation in the CBDP categories (vocab.ts) and the units drafted from them.
 import { z } from "zod";
 
 import { Evidence } from "../storage/memory-columns.js";
-import { MemoryCategory } from "../vocab.js";
-
-export const Category = z.enum([
-  "COMMITMENT",
-  "PERFORMANCE",
-  "LEARNING",
-  "FAILURE",
-  "PREFERENCE",
-  "REASONING",
-  "BACKGROUND",
-]);
-export type Category = z.infer<typeof Category>;
+import { MemoryCategory, UnitCategory } from "../vocab.js";
 
 export const Segment = z.object({
   turn: z.string(),
   role: z.string(),
   text: z.string(),
-  category: Category,
+  category: MemoryCategory,
   confidence: z.number().min(0).max(1),
 });
 export type Segment = z.infer<typeof Segment>;
@@ -28,7 +17,7 @@ export { Evidence } from "../storage/memory-columns.js";
 
 /** A unit ready to be written: cross-referencing decides whether it is new, merged, superseding or conflicting. */
 export const UnitDraft = z.object({
-  category: MemoryCategory.extract(["commitment", "performance", "learning", "failure", "preference", "reasoning"]),
+  category: UnitCategory,
   text: z.string(),
   record: z.record(z.string(), z.unknown()),
   key: z.string(),

@@ -1,7 +1,8 @@
 // Functional segmentation: each sentence of a turn gets one of the seven categories and a confidence.
-// Tuned for recall on COMMITMENT (a user constraint or an agent promise lost is the costliest error).
+// Tuned for recall on commitment (a user constraint or an agent promise lost is the costliest error).
 import type { Turn } from "../conversation/schema.js";
-import type { Category, Segment } from "./schema.js";
+import type { MemoryCategory } from "../vocab.js";
+import type { Segment } from "./schema.js";
 
 const USER_COMMIT =
   /\b(must|never|always|don'?t|do not|should(?:n'?t)?|need(?:s)? to|make sure|ensure|only|instead|without|keep|avoid|stop|please|required?|has to|have to|not allowed|no more|remove|revert|use)\b/i;
@@ -44,56 +45,56 @@ const LOG_LINE =
   /^([A-Za-z]:\\|\/[\w.-]+\/|FAIL\s|\s*\d+\s*\||\s*at\s|\s*File "|Traceback|\d{4}-\d\d-\d\d[ T]\d\d:|\[(?:INFO|ERROR|WARN|DEBUG)\]|(?:fail|info|warn|error|dbug|crit):\s|npm ERR!|\$ |[A-Z]\w*(?:Error|Exception)\b)/;
 
 /**
- * A user's sentence. Nearly everything a user says to a coding agent binds it, so COMMITMENT is the default
- * for instructions, requests and wishes; pasted logs and errors are FAILURE, plain questions and thanks BACKGROUND.
+ * A user's sentence. Nearly everything a user says to a coding agent binds it, so commitment is the default
+ * for instructions, requests and wishes; pasted logs and errors are failure, plain questions and thanks background.
  */
-function classifyUser(text: string): { category: Category; confidence: number } {
+function classifyUser(text: string): { category: MemoryCategory; confidence: number } {
   const t = text.trim();
   if (PREFERENCE.test(t) && !/\b(must|never|always|don'?t|do not)\b/i.test(t))
-    return { category: "PREFERENCE", confidence: 0.7 };
-  if (LOG_LINE.test(t)) return { category: "FAILURE", confidence: 0.8 };
+    return { category: "preference", confidence: 0.7 };
+  if (LOG_LINE.test(t)) return { category: "failure", confidence: 0.8 };
   const lead = t.replace(/^(?:https?:\/\/\S+|@\S+)\s+/, "");
   if (
     IMPERATIVE.test(lead) ||
     (USER_WANTS.test(lead) && !/^(do|does|did)\b/i.test(lead)) ||
     /^(can|could|would|will) (you|we)\b/i.test(lead)
   )
-    return { category: "COMMITMENT", confidence: 0.8 };
-  if (STRONG_COMMIT.test(t) && !INFO_QUESTION.test(t)) return { category: "COMMITMENT", confidence: 0.75 };
-  if (FAILURE.test(t)) return { category: "FAILURE", confidence: 0.7 };
-  if (USER_COMMIT.test(t) && !INFO_QUESTION.test(t)) return { category: "COMMITMENT", confidence: 0.6 };
-  if (PLEASANTRY.test(t)) return { category: "BACKGROUND", confidence: 0.8 };
-  if (PERFORMANCE.test(t)) return { category: "PERFORMANCE", confidence: 0.6 };
-  if (INFO_QUESTION.test(t) || t.endsWith("?")) return { category: "BACKGROUND", confidence: 0.6 };
-  return { category: "BACKGROUND", confidence: 0.5 };
+    return { category: "commitment", confidence: 0.8 };
+  if (STRONG_COMMIT.test(t) && !INFO_QUESTION.test(t)) return { category: "commitment", confidence: 0.75 };
+  if (FAILURE.test(t)) return { category: "failure", confidence: 0.7 };
+  if (USER_COMMIT.test(t) && !INFO_QUESTION.test(t)) return { category: "commitment", confidence: 0.6 };
+  if (PLEASANTRY.test(t)) return { category: "background", confidence: 0.8 };
+  if (PERFORMANCE.test(t)) return { category: "performance", confidence: 0.6 };
+  if (INFO_QUESTION.test(t) || t.endsWith("?")) return { category: "background", confidence: 0.6 };
+  return { category: "background", confidence: 0.5 };
 }
 
 /** The category of one sentence said by `role`, with a confidence. */
-export function classify(text: string, role: string): { category: Category; confidence: number } {
+export function classify(text: string, role: string): { category: MemoryCategory; confidence: number } {
   if (role === "user") return classifyUser(text);
   if (role === "tool") {
-    if (FAILURE.test(text)) return { category: "FAILURE", confidence: 0.8 };
-    if (PERFORMANCE.test(text)) return { category: "PERFORMANCE", confidence: 0.7 };
-    return { category: "BACKGROUND", confidence: 0.6 };
+    if (FAILURE.test(text)) return { category: "failure", confidence: 0.8 };
+    if (PERFORMANCE.test(text)) return { category: "performance", confidence: 0.7 };
+    return { category: "background", confidence: 0.6 };
   }
-  if (AGENT_PROMISE.test(text) && GUARANTEE.test(text)) return { category: "COMMITMENT", confidence: 0.7 };
+  if (AGENT_PROMISE.test(text) && GUARANTEE.test(text)) return { category: "commitment", confidence: 0.7 };
   if (AGENT_PROMISE.test(text) || /^(now|next|then|first)?,?\s*(let me|let's|I need to|I should)\b/i.test(text))
-    return { category: "REASONING", confidence: 0.6 };
+    return { category: "reasoning", confidence: 0.6 };
   if (FAILURE.test(text) && /\b([A-Z]\w*(?:Error|Exception)|failed|fails)\b/.test(text))
-    return { category: "FAILURE", confidence: 0.6 };
+    return { category: "failure", confidence: 0.6 };
   if (PERFORMANCE.test(text) && /\b(passed|failed|ms|seconds|%|MB)\b/i.test(text))
-    return { category: "PERFORMANCE", confidence: 0.6 };
-  if (LEARNING.test(text)) return { category: "LEARNING", confidence: 0.55 };
-  if (PREFERENCE.test(text)) return { category: "PREFERENCE", confidence: 0.4 };
-  if (REASONING.test(text)) return { category: "REASONING", confidence: 0.5 };
-  return { category: "BACKGROUND", confidence: 0.5 };
+    return { category: "performance", confidence: 0.6 };
+  if (LEARNING.test(text)) return { category: "learning", confidence: 0.55 };
+  if (PREFERENCE.test(text)) return { category: "preference", confidence: 0.4 };
+  if (REASONING.test(text)) return { category: "reasoning", confidence: 0.5 };
+  return { category: "background", confidence: 0.5 };
 }
 
 /** Segments one message's text (the unit the labelled set and `memcards eval segment` use). */
 export function segmentText(
   text: string,
   role: string,
-): { text: string; category: Category; confidence: number; also: Category[] }[] {
+): { text: string; category: MemoryCategory; confidence: number; also: MemoryCategory[] }[] {
   return sentences(text).map((s) => {
     const c = classify(s, role);
     return { text: s, ...c, also: secondary(s, role).filter((x) => x !== c.category) };
@@ -109,13 +110,13 @@ const AGENT_ACTION =
 
 /**
  * Other categories a sentence also carries, for turn-level labelling: "The CI failure is a type mismatch in
- * the new route" is a FAILURE and a LEARNING. Distillation keeps one category per sentence.
+ * the new route" is a failure and a learning. Distillation keeps one category per sentence.
  */
-export function secondary(text: string, role: string): Category[] {
-  const out: Category[] = [];
-  if (FAILURE_TOPIC.test(text) || FAILURE.test(text)) out.push("FAILURE");
-  if (role === "assistant" && CAUSE.test(text)) out.push("LEARNING");
-  if (role === "assistant" && (AGENT_ACTION.test(text) || REASONING.test(text))) out.push("REASONING");
+export function secondary(text: string, role: string): MemoryCategory[] {
+  const out: MemoryCategory[] = [];
+  if (FAILURE_TOPIC.test(text) || FAILURE.test(text)) out.push("failure");
+  if (role === "assistant" && CAUSE.test(text)) out.push("learning");
+  if (role === "assistant" && (AGENT_ACTION.test(text) || REASONING.test(text))) out.push("reasoning");
   return out;
 }
 

@@ -25,7 +25,7 @@ import {
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
-import { MemoryCategory } from "../vocab.js";
+import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
@@ -35,15 +35,7 @@ export type MemoryDeps = ProjectScope;
 
 export const RecordInput = z
   .object({
-    category: MemoryCategory.extract([
-      "commitment",
-      "performance",
-      "learning",
-      "failure",
-      "preference",
-      "decision",
-      "rule",
-    ]),
+    category: CategoryName.describe("a decision is kept as reasoning, a rule as a commitment"),
     text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
     files: z.array(z.string().max(MAX_PATH_CHARS)).max(20).optional().describe("repo-relative paths it concerns"),
     scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
@@ -67,8 +59,7 @@ export function recordMemory(
   const text = redact(input.text).trim();
   if (!text || text === "[private]")
     throw new AppError("BAD_INPUT", "nothing left to store after removing private and secret content");
-  const category: UnitDraft["category"] =
-    input.category === "decision" ? "reasoning" : input.category === "rule" ? "commitment" : input.category;
+  const category = canonicalCategory(input.category);
   const metric = /^(.+?):\s*(-?\d+(?:\.\d+)?)\s*(.*)$/.exec(text);
   const record: Record<string, unknown> =
     category === "performance" && metric
@@ -109,14 +100,7 @@ export function recordMemory(
 export const SearchInput = z
   .object({
     query: z.string().min(1).max(4000),
-    category: MemoryCategory.extract([
-      "commitment",
-      "performance",
-      "learning",
-      "failure",
-      "preference",
-      "reasoning",
-    ]).optional(),
+    category: CategoryName.optional(),
     session_id: z.string().max(MAX_ID_CHARS).optional(),
     file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
     tier: z.enum(["warm", "cold", "any"]).default("any"),
@@ -177,6 +161,7 @@ export function searchMemory(
 ): { hits: MemoryHit[]; raw: RawHit[] } {
   const input = SearchInput.parse(raw);
   const { match } = queryTerms(input.query, 32);
+  const category = input.category && canonicalCategory(input.category);
   const hits: MemoryHit[] = [];
   const fused = new Map<number, number>();
   searchMemoryFts(deps.db, deps.projectId, match, 200).forEach((h, i) => fused.set(h.id, 1 / (10 + i + 1)));
@@ -199,7 +184,7 @@ export function searchMemory(
     const m = getMemory(deps.db, id);
     if (!m) continue;
     if (!input.include_inactive && m.status !== "active") continue;
-    if (input.category && m.category !== input.category) continue;
+    if (category && m.category !== category) continue;
     if (input.session_id && m.session_id !== input.session_id) continue;
     if (input.tier !== "any" && m.tier !== input.tier) continue;
     if (input.file && !cites(m)) continue;

@@ -50,18 +50,18 @@ export function rollUp(hits: readonly { key: string; score: number }[], damp = 0
 }
 
 /**
- * One-hop expansion: each seed passes `decay × edge weight × seed score` to its neighbours, which become
- * candidates in their own right (a neighbour reached from several seeds sums them).
+ * One-hop expansion: each seed passes `decay × edge weight × seed score` to its neighbors, which become
+ * candidates in their own right (a neighbor reached from several seeds sums them).
  */
 export function expand(
   seeds: Ranked,
-  neighbours: (key: string) => readonly { key: string; weight: number }[],
+  neighbors: (key: string) => readonly { key: string; weight: number }[],
   decay = 0.5,
 ): Ranked {
   const scores = new Map<string, number>();
   const max = seeds[0]?.score ?? 1;
   for (const s of seeds) {
-    for (const n of neighbours(s.key)) {
+    for (const n of neighbors(s.key)) {
       if (n.key === s.key) continue;
       scores.set(n.key, (scores.get(n.key) ?? 0) + decay * n.weight * (s.score / max));
     }

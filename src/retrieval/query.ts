@@ -78,7 +78,7 @@ export function looksLikeCode(word: string): boolean {
 
 /**
  * Whether the capitalized word at `at` sits in a Title Case run ("Language Card", "Total Commits"): a
- * capitalized neighbour that is not itself the first word of a sentence. "The Session object" is not a run.
+ * capitalized neighbor that is not itself the first word of a sentence. "The Session object" is not a run.
  */
 function inTitleCaseRun(text: string, at: number, len: number): boolean {
   const before = text.slice(Math.max(0, at - 60), at);

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Embedder } from "../embeddings/provider.js";
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import type { Db } from "../storage/db.js";
-import { fileNeighbours } from "../storage/graph/edges.js";
+import { fileNeighbors } from "../storage/graph/edges.js";
 import { fileLevelNodes, type FileNodeRef, nodeCount, symbolPaths, symbolsNamed } from "../storage/graph/nodes.js";
 import { searchFts, termDocFrequency } from "../storage/graph/search.js";
 import { nearestVectors } from "../storage/vectors.js";
@@ -159,7 +159,7 @@ export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): R
         const node = u.byPath.get(h);
         const s = (a.weight * (a.kind === "frame" ? 1.2 : 1.5)) / hits.length;
         if (node?.type === "test") {
-          for (const n of fileNeighbours(db, node.id)) {
+          for (const n of fileNeighbors(db, node.id)) {
             const t = u.byId.get(n.id);
             if (t && n.type === "test_covers" && n.dir === "out") add(t.path, 0.7 * s);
           }
@@ -263,10 +263,10 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
     );
   };
 
-  const neighbours = (key: string) => {
+  const neighbors = (key: string) => {
     const node = u().byPath.get(key);
     if (!node) return [];
-    return fileNeighbours(db, node.id).flatMap((n) => {
+    return fileNeighbors(db, node.id).flatMap((n) => {
       const t = u().byId.get(n.id);
       if (!isSource(t)) return [];
       const w = n.type === "imports" ? (n.dir === "out" ? 0.5 : 0.3) : 0.4;
@@ -311,7 +311,7 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
     }));
     let fused = rrf(channels, RRF_K);
     if (use.expansion) {
-      lists.expansion = expand(fused.slice(0, 10), neighbours);
+      lists.expansion = expand(fused.slice(0, 10), neighbors);
       fused = rrf([...channels, { list: lists.expansion, weight: w.expansion }], RRF_K);
     }
     if (use.path_prior)

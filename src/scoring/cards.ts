@@ -12,7 +12,7 @@ function channelsText(c: Candidate): string {
   const ch = Object.entries(c.signals.channels)
     .sort((a, b) => a[1] - b[1])
     .map(([k, r]) => `${k} #${r}`);
-  return ch.length ? ch.join(", ") : "graph neighbourhood";
+  return ch.length ? ch.join(", ") : "graph neighborhood";
 }
 
 /** The five fields of a card. Kept to exact identifiers and spans; no prose that could be a placeholder. */

@@ -2,8 +2,8 @@
 // into memory units. Composes transcript/ and memory/ so that neither imports the other.
 import type { Logger } from "../log.js";
 import { isPaused } from "../memory/admin.js";
-import type { Distiller } from "../memory/background.js";
 import { distill, type DistillJob, type DistillResult } from "../memory/distill.js";
+import type { Distiller } from "../memory/distiller.js";
 import type { ProjectScope } from "../project/scope.js";
 import type { Db } from "../storage/db.js";
 import {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { getMemoryCards, recordOutcome } from "../../src/cards/service.js";
-import { buildGraph } from "../../src/graph/job.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
 import { compressContext } from "../../src/session/compress.js";
 import { servedCard } from "../../src/storage/cards.js";
 import { openTestApp } from "../graph/helpers.js";

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { getMemoryCards } from "../../src/cards/service.js";
-import { buildGraph } from "../../src/graph/job.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
-import { indexRepository } from "../../src/graph/build.js";
-import { buildGraph } from "../../src/graph/job.js";
-import { neighbourhood } from "../../src/graph/neighbors.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
+import { indexRepository } from "../../src/graph/index-repository.js";
+import { neighborhood } from "../../src/graph/neighborhood.js";
 import { silentLogger } from "../../src/log.js";
 import { getNodeByKey } from "../../src/storage/graph/nodes.js";
 import { searchFts } from "../../src/storage/graph/search.js";
@@ -15,7 +15,7 @@ import { copyPolyglot } from "../repo/fixture.js";
 import { openTestApp } from "./helpers.js";
 
 const edgeTargets = (app: App, ref: string, type: string, dir: "out" | "in") =>
-  neighbourhood(app.db, ref, 100)
+  neighborhood(app.db, ref, 100)
     .groups.filter((g) => g.edgeType === type && g.direction === dir)
     .flatMap((g) => g.nodes.map((n) => n.path));
 

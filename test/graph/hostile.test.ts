@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { buildGraph } from "../../src/graph/job.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
 import { getNodeByKey } from "../../src/storage/graph/nodes.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { openTestApp } from "./helpers.js";

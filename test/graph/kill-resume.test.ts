@@ -6,7 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 
-import { buildGraph } from "../../src/graph/job.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
 import { cliPath, repoRoot, runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { openTestApp } from "./helpers.js";

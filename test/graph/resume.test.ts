@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 
-import { indexRepository } from "../../src/graph/build.js";
+import { indexRepository } from "../../src/graph/index-repository.js";
 import { silentLogger } from "../../src/log.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { openTestApp } from "./helpers.js";
@@ -22,7 +22,7 @@ describe("resume after a kill", () => {
     const script = `
       import { openDatabase } from ${JSON.stringify(join(dist, "storage/db.js"))};
       import { upsertProject } from ${JSON.stringify(join(dist, "storage/projects.js"))};
-      import { indexRepository } from ${JSON.stringify(join(dist, "graph/build.js"))};
+      import { indexRepository } from ${JSON.stringify(join(dist, "graph/index-repository.js"))};
       import { silentLogger } from ${JSON.stringify(join(dist, "log.js"))};
       const db = openDatabase(${JSON.stringify(db)});
       const p = upsertProject(db, ${JSON.stringify(root)}, ${JSON.stringify(root)});

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
-import { buildGraph } from "../../src/graph/job.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
 import { ALL_CHANNELS, type ChannelSet, createRanker, type Ranker } from "../../src/retrieval/rank.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";

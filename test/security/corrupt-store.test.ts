@@ -19,7 +19,7 @@ import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { toAppError } from "../../src/errors.js";
-import { indexRepository } from "../../src/graph/build.js";
+import { indexRepository } from "../../src/graph/index-repository.js";
 import { silentLogger } from "../../src/log.js";
 import { openTestApp } from "../graph/helpers.js";
 import { syntheticRepo } from "../graph/synthetic.js";

@@ -1,7 +1,7 @@
 // A long task full of dotted names or stack frames ranks in time linear in its anchors, not anchors × files.
 import { describe, expect, it } from "vitest";
 
-import { buildGraph } from "../../src/graph/job.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
 import { createRanker } from "../../src/retrieval/rank.js";
 
 /** The lexical floor plus the anchor channel: the channel a task full of names exercises. */

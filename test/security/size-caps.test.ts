@@ -32,8 +32,8 @@ describe("tool input limits", () => {
     expect(cards.text.length).toBeLessThan(2000);
     const mem = await call("record_memory", { category: "learning", text: "x", files: [long] });
     expect(mem.text).toMatch(/files\[0\]/);
-    const neighbours = await call("graph_neighbors", { ref: long });
-    expect(neighbours.text).toMatch(new RegExp(`${MAX_PATH_CHARS}.*ref`));
+    const neighbors = await call("graph_neighbors", { ref: long });
+    expect(neighbors.text).toMatch(new RegExp(`${MAX_PATH_CHARS}.*ref`));
   });
 
   it("refuse too many ids and too much inline conversation", async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
 import { AppError } from "../../src/errors.js";
-import { resolveNode } from "../../src/graph/neighbors.js";
+import { resolveNode } from "../../src/graph/neighborhood.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { fileImports, writeFile } from "../../src/storage/graph/files.js";
 import { getNodeByKey, type NodeInput, ruleNodes } from "../../src/storage/graph/nodes.js";

@@ -56,7 +56,7 @@ function jobView(job: GraphJob): z.input<typeof Output> {
     job_id: job.id,
     state: job.state,
     ...(p ? { progress: { phase: p.phase, done: p.done, total: p.total, elapsed_ms: p.elapsedMs } } : {}),
-    ...(job.error ? { error: job.error } : {}),
+    ...(job.error ? { error: { code: job.error.code, message: job.error.message } } : {}),
     ...(r
       ? {
           files: {
@@ -144,8 +144,7 @@ export const buildContextGraphTool = defineTool({
     } finally {
       request.signal.removeEventListener("abort", onAbort);
     }
-    if (job.state === "failed")
-      throw new AppError((job.error?.code as "INTERNAL") ?? "INTERNAL", job.error?.message ?? "failed");
+    if (job.state === "failed") throw job.error ?? new AppError("INTERNAL", `graph build ${job.id} failed`);
     const watching = args.watch
       ? `\n${svc.watcher()?.active ? "watching for changes" : "another memcards process is already watching this project"}`
       : "";

@@ -1,9 +1,9 @@
-// Tool `graph_neighbors`: a file's or symbol's one-hop neighbourhood in the context graph.
+// Tool `graph_neighbors`: a file's or symbol's one-hop neighborhood in the context graph.
 import { z } from "zod";
 
-import { assertIndexed } from "../../graph/build.js";
-import { neighbourhood, NodeBrief } from "../../graph/neighbors.js";
-import { renderNeighbourhood } from "../../graph/render.js";
+import { assertIndexed } from "../../graph/index-repository.js";
+import { neighborhood, NodeBrief } from "../../graph/neighborhood.js";
+import { renderNeighborhood } from "../../graph/render.js";
 import { MAX_PATH_CHARS } from "../../limits.js";
 import { defineTool } from "../tool.js";
 
@@ -20,24 +20,24 @@ const NeighborsInput = z
 
 const Output = z.object({
   node: NodeBrief.pick({ id: true, type: true, path: true, name: true }),
-  /** Neighbours per `direction:edge_type` (out:imports, in:test_covers, ...), counted in full. */
+  /** Neighbors per `direction:edge_type` (out:imports, in:test_covers, ...), counted in full. */
   edges: z.record(z.string(), z.number()),
 });
 
 export const graphNeighborsTool = defineTool({
   name: "graph_neighbors",
-  title: "Graph neighbours",
+  title: "Graph neighbors",
   description:
-    "Show a file's or symbol's one-hop neighbourhood in the context graph: what it contains, imports and is imported by, the tests covering it, the rules governing it, similar files.",
+    "Show a file's or symbol's one-hop neighborhood in the context graph: what it contains, imports and is imported by, the tests covering it, the rules governing it, similar files.",
   input: NeighborsInput,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
     const app = await deps.app();
     assertIndexed(app.db);
-    const n = neighbourhood(app.db, args.ref, args.per_group);
+    const n = neighborhood(app.db, args.ref, args.per_group);
     return {
-      text: renderNeighbourhood(n),
+      text: renderNeighborhood(n),
       data: {
         node: { id: n.node.id, type: n.node.type, path: n.node.path, name: n.node.name },
         edges: Object.fromEntries(n.groups.map((g) => [`${g.direction}:${g.edgeType}`, g.total])),

@@ -55,8 +55,8 @@ export function edgesTo(db: Db, ids: readonly number[], type: string): EdgeRow[]
   return ids.flatMap((id) => st.all(id, type) as EdgeRow[]);
 }
 
-/** One-hop file-level neighbours of file nodes along imports (both ways) and test_covers (test → target). */
-export function fileNeighbours(db: Db, id: number): { id: number; type: string; dir: "out" | "in" }[] {
+/** One-hop file-level neighbors of file nodes along imports (both ways) and test_covers (test → target). */
+export function fileNeighbors(db: Db, id: number): { id: number; type: string; dir: "out" | "in" }[] {
   return stmt(
     db,
     `SELECT dst AS id, type, 'out' AS dir FROM edges WHERE src = ? AND type IN ('imports','test_covers')

@@ -2,14 +2,16 @@
 // its own connection writes the memory units, so no tool call waits on it. Jobs run one after another.
 import { Worker } from "node:worker_threads";
 
+import { type ErrorReply, fromErrorReply } from "../errors.js";
 import { siblingWorkerFile, workerExecArgv } from "../graph/worker-file.js";
 import type { Logger } from "../log.js";
 import type { DistillJob, DistillResult } from "./distill.js";
 
+/** What the worker sends back for each job: its result, or the error it threw with its code. */
 export interface DistillReply {
   id: number;
   result?: DistillResult;
-  error?: string;
+  error?: ErrorReply;
 }
 
 export interface Distiller {
@@ -58,7 +60,8 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
     w.on("message", (m: DistillReply) => {
       if (m.error) {
         totals.failed++;
-        logger.error(`distillation ${m.id} failed: ${m.error}`);
+        const e = fromErrorReply(m.error);
+        logger.error(`distillation ${m.id} failed: ${e.code}: ${e.message}`);
       } else if (m.result) {
         totals.done++;
         totals.added += m.result.added;

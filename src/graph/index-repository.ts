@@ -18,7 +18,7 @@ import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../storage/graph/files.js";
 import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
-import { fileKey } from "./nodes.js";
+import { fileKey } from "./file-nodes.js";
 import { localPreparer, workerPreparer } from "./prepare.js";
 
 export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);

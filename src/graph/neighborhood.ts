@@ -1,4 +1,4 @@
-// One-hop neighbourhood of a node, found by id, repo path or symbol name.
+// One-hop neighborhood of a node, found by id, repo path or symbol name.
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
@@ -19,7 +19,7 @@ export const NodeBrief = z.object({
 });
 export type NodeBrief = z.infer<typeof NodeBrief>;
 
-export const Neighbourhood = z.object({
+export const Neighborhood = z.object({
   node: NodeBrief,
   groups: z.array(
     z.object({
@@ -32,7 +32,7 @@ export const Neighbourhood = z.object({
   /** Other nodes the reference could have meant (same symbol name elsewhere). */
   alternatives: z.array(NodeBrief),
 });
-export type Neighbourhood = z.infer<typeof Neighbourhood>;
+export type Neighborhood = z.infer<typeof Neighborhood>;
 
 export function brief(n: NodeRow): NodeBrief {
   return {
@@ -78,7 +78,7 @@ export function resolveNode(db: Db, ref: string): { node: NodeRow; alternatives:
 }
 
 /** The node for `ref` with its edges grouped by type and direction (at most `perGroup` nodes each). */
-export function neighbourhood(db: Db, ref: string, perGroup = 15): Neighbourhood {
+export function neighborhood(db: Db, ref: string, perGroup = 15): Neighborhood {
   const { node, alternatives } = resolveNode(db, ref);
   const edges = edgesOf(db, node.id, 5000);
   const groups = new Map<
@@ -92,7 +92,7 @@ export function neighbourhood(db: Db, ref: string, perGroup = 15): Neighbourhood
     if (!g) groups.set(key, (g = { edgeType: e.type, direction: out ? "out" : "in", items: [] }));
     g.items.push({ id: out ? e.dst : e.src, weight: e.weight });
   }
-  const result: Neighbourhood["groups"] = [];
+  const result: Neighborhood["groups"] = [];
   for (const g of groups.values()) {
     g.items.sort((a, b) => b.weight - a.weight);
     const shown = g.items.slice(0, perGroup);

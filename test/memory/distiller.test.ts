@@ -4,8 +4,8 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { silentLogger } from "../../src/log.js";
-import { createDistiller } from "../../src/memory/background.js";
+import { createLogger } from "../../src/log.js";
+import { createDistiller } from "../../src/memory/distiller.js";
 import { emptySections } from "../../src/transcript/merge.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
@@ -54,12 +54,18 @@ describe("background distillation", () => {
     }
   }, 60_000);
 
-  it("counts a job the worker could not run as failed and still closes", async () => {
-    const d = createDistiller("/proc/no-such-dir/memcards.db", silentLogger);
+  it("counts a job the worker could not run as failed, logs the worker's error code, and still closes", async () => {
+    const lines: string[] = [];
+    const d = createDistiller(
+      "/proc/no-such-dir/memcards.db",
+      createLogger("error", (l) => lines.push(l)),
+    );
     d.enqueue({ projectId: 1, sessionId: "s", span: [], sections: emptySections() });
     expect(d.pending()).toBe(1);
     await d.idle();
     expect(d.stats()).toEqual({ done: 0, failed: 1, added: 0 });
+    // The store could not be opened in the worker: its code crosses the thread, not a bare message.
+    expect(lines).toEqual([expect.stringMatching(/^memcards error: distillation 1 failed: DB_OPEN_FAILED: /)]);
     await d.close();
     expect(d.pending()).toBe(0);
   });

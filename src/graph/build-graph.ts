@@ -6,8 +6,8 @@ import type { RepoParser } from "../repo/parse.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { pendingNodeIds } from "../storage/vectors.js";
 import { embedPending } from "../vectors/embed-pending.js";
-import { type IndexProgress, indexRepository, type IndexResult } from "./build.js";
 import { markPhase, phaseComplete } from "./build-state.js";
+import { type IndexProgress, indexRepository, type IndexResult } from "./index-repository.js";
 import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";
 
 export interface GraphBuildOptions {
@@ -74,7 +74,7 @@ export async function buildGraph(
       if (timer) clearInterval(timer);
     }
     if (changedFileLevel.length > 0 || owed) {
-      // A few changed files: recompute their neighbours only; many: rebuild all.
+      // A few changed files: recompute their neighbors only; many: rebuild all.
       const incremental = !owed && changedFileLevel.length < 0.2 * fileLevelTotal;
       const n = rebuildSimilarEdges(db, incremental ? { onlyNodeIds: changedFileLevel } : {});
       similarEdges = incremental ? (graphCounts(db).edges.similar ?? n) : n;
