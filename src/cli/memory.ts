@@ -41,7 +41,14 @@ export function registerMemory(program: Command): void {
           includeInactive: opts.all ?? false,
           limit: opts.limit,
         });
-        print(opts.json, rows, renderMemoryList(rows));
+        // --json keeps the stored form of the JSON columns (strings), as it always printed them.
+        const stored = rows.map((r) => ({
+          ...r,
+          record: JSON.stringify(r.record),
+          evidence: JSON.stringify(r.evidence),
+          files: JSON.stringify(r.files),
+        }));
+        print(opts.json, stored, renderMemoryList(rows));
       });
     });
 

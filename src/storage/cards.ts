@@ -1,7 +1,13 @@
 // Served cards and reported outcomes. A served card and its task are stored redacted.
+import { z } from "zod";
+
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
+import { decodeJsonOrFail } from "./json.js";
+
+/** A stored card: the card's own JSON object (its shape is the scoring schema's, checked where it is made). */
+const StoredCard = z.record(z.string(), z.unknown());
 
 export interface ServedCard {
   id: string;
@@ -30,15 +36,18 @@ export function recordServed(
   });
 }
 
+/** A served card by id, its JSON decoded (a row that is not a JSON object fails with DB_CORRUPT). */
 export function servedCard(
   db: Db,
   projectId: number,
   id: string,
-): { unit_key: string; task: string; card: string; served_at: string } | undefined {
-  return stmt(db, "SELECT unit_key, task, card, served_at FROM cards_served WHERE project_id = ? AND id = ?").get(
+): { unit_key: string; task: string; card: Record<string, unknown>; served_at: string } | undefined {
+  const row = stmt(db, "SELECT unit_key, task, card, served_at FROM cards_served WHERE project_id = ? AND id = ?").get(
     projectId,
     id,
   ) as { unit_key: string; task: string; card: string; served_at: string } | undefined;
+  if (!row) return undefined;
+  return { ...row, card: decodeJsonOrFail(StoredCard, row.card, { table: "cards_served", column: "card", id }) };
 }
 
 export function recordOutcomes(

@@ -95,6 +95,10 @@ describe("memcards CLI", () => {
     const again = runCli(["--root", root, "distill", fixture("specstory-copilot-old.md")], { env: home() });
     expect(again.stdout).toMatch(/^Nothing distilled for session .*Nothing new to summarize/);
     const list = runCli(["--root", root, "memories", "--json"], { env: home() });
-    expect((JSON.parse(list.stdout) as unknown[]).length).toBeGreaterThan(0);
+    const rows = JSON.parse(list.stdout) as Record<string, unknown>[];
+    expect(rows.length).toBeGreaterThan(0);
+    // The JSON columns print in their stored form: JSON text.
+    for (const k of ["record", "evidence", "files"]) expect(typeof rows[0]![k], k).toBe("string");
+    expect(Array.isArray(JSON.parse(rows[0]!.evidence as string))).toBe(true);
   });
 });

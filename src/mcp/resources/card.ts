@@ -30,8 +30,7 @@ export function registerCardResource(server: McpServer, deps: ToolDeps): void {
         const app = await deps.app();
         const row = servedCard(app.db, app.project.id, id);
         if (!row) throw new AppError("NOT_FOUND", `no card ${id} was served in this project`);
-        const card = JSON.parse(row.card) as Record<string, unknown>;
-        const text = JSON.stringify({ ...card, task: row.task, served_at: row.served_at }, null, 2);
+        const text = JSON.stringify({ ...row.card, task: row.task, served_at: row.served_at }, null, 2);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text }] };
       }, deps.logger),
   );
