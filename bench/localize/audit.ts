@@ -12,6 +12,7 @@ export const RANKING_DIRS = [
   "src/storage",
   "src/text",
   "src/embeddings",
+  "src/vectors",
   "src/cards",
   "src/scoring",
 ] as const;
