@@ -1,7 +1,8 @@
 // Tool `search_memory`: this project's memory units (and optionally the raw archive) matching a query.
 import { z } from "zod";
 
-import { SearchInput, searchMemory } from "../../memory/service.js";
+import { renderMemoryHits } from "../../memory/render.js";
+import { SearchInput, searchMemoryHybrid } from "../../memory/service.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -20,28 +21,10 @@ export const searchMemoryTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
     const app = await deps.app();
-    // Hybrid when the project has vectors: unit vectors are computed with the graph's (build_context_graph).
-    const vector = app.embedding.vectorsEnabled
-      ? (await app.embedding.embedder.embed([args.query.slice(0, 4000)]))[0]
-      : undefined;
-    const r = searchMemory(app.scope, args, vector);
-    const lines = r.hits.map((h) => {
-      const ev = h.evidence[0];
-      const hist = h.history.supersedes.length
-        ? `; supersedes #${h.history.supersedes.map((x) => x.id).join(", #")}`
-        : "";
-      const conf = h.history.conflicts_with ? `; conflicts with #${h.history.conflicts_with.id}` : "";
-      return `- #${h.id} [${h.category}, ${h.tier}${h.status !== "active" ? `, ${h.status}` : ""}] ${h.text.replace(/\s+/g, " ").slice(0, 300)}${ev ? ` (${ev.session ?? ""} ${ev.turn})` : ""}${hist}${conf}`;
-    });
-    const raw = r.raw.map(
-      (x) => `- ${x.session_id} ${x.turn_id} ${x.role}: ${x.text.replace(/\s+/g, " ").slice(0, 240)}`,
-    );
-    const text = [
-      lines.length ? lines.join("\n") : "No memory unit matches.",
-      ...(raw.length ? ["", "From the raw archive:", ...raw] : []),
-    ].join("\n");
+    // Hybrid when the project has vectors (unit vectors are computed with the graph's), as the CLI's search is.
+    const r = await searchMemoryHybrid(app.scope, args, app.embedding);
     return {
-      text,
+      text: renderMemoryHits(r),
       data: { hits: r.hits.map((h) => ({ id: h.id, category: h.category, score: h.score })), raw: r.raw.length },
     };
   },
