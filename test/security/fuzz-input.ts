@@ -1,16 +1,8 @@
 // Seeded generators of hostile tool arguments and malformed protocol frames, driven by each tool's input schema.
+import { seededRandom } from "../../bench/localize/bootstrap.js";
 
-/** A small deterministic PRNG (mulberry32) so a failing case can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (mulberry32, shared with the benchmarks' bootstrap) so a failing case replays from its seed. */
+export const prng = seededRandom;
 
 export interface JsonSchema {
   type?: string | string[];
