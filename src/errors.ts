@@ -1,5 +1,9 @@
 // One typed error for the whole app: a stable string code plus a message that names the bad value and the fix.
+import { isAbsolute, relative, resolve } from "node:path";
+
 import { z, ZodError } from "zod";
+
+import { packageRoot } from "./version.js";
 
 /** Catalog of error codes. Add here, never inline a new string elsewhere. */
 export const ErrorCodes = [
@@ -85,15 +89,20 @@ export function toAppError(err: unknown): AppError {
       { cause: err },
     );
   }
-  // A file the caller named is missing or unreadable: theirs to fix, not an internal fault.
-  const sys = err as { code?: unknown; path?: unknown } | null;
-  if (typeof sys?.path === "string" && (sys.code === "ENOENT" || sys.code === "ENOTDIR")) {
-    return new AppError("NOT_FOUND", `${sys.path} does not exist. Check the path.`, { cause: err });
-  }
-  if (typeof sys?.path === "string" && (sys.code === "EACCES" || sys.code === "EPERM" || sys.code === "EISDIR")) {
-    return new AppError("BAD_INPUT", `cannot read ${sys.path} (${String(sys.code)}). Pass a readable file.`, {
-      cause: err,
-    });
+  // A file outside memcards' own package that is missing or unreadable: the caller's to fix (a file they named, a
+  // folder they chose). Inside the package (migrations, workers) it is an internal fault and stays INTERNAL.
+  const sys = err as { code?: unknown; path?: unknown; syscall?: unknown } | null;
+  const path = typeof sys?.path === "string" ? sys.path : undefined;
+  if (path && !isInside(packageRoot(), resolve(path))) {
+    if (sys?.code === "ENOENT" || sys?.code === "ENOTDIR") {
+      return new AppError("NOT_FOUND", `${path} does not exist. Check the path.`, { cause: err });
+    }
+    if (sys?.code === "EACCES" || sys?.code === "EPERM" || sys?.code === "EISDIR") {
+      const what = sys.syscall === "open" || sys.syscall === "read" ? "read" : "use";
+      return new AppError("BAD_INPUT", `cannot ${what} ${path} (${String(sys.code)}). Check it and its permissions.`, {
+        cause: err,
+      });
+    }
   }
   return new AppError("INTERNAL", message, { cause: err });
 }
@@ -102,4 +111,9 @@ export function toAppError(err: unknown): AppError {
 export function isCorruptionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+}
+
+function isInside(dir: string, p: string): boolean {
+  const r = relative(dir, p);
+  return r === "" || (!r.startsWith("..") && !isAbsolute(r));
 }

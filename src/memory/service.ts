@@ -228,9 +228,14 @@ export async function searchMemoryHybrid(
   embedding: { embedder: Embedder; vectorsEnabled: boolean },
 ): Promise<{ hits: MemoryHit[]; raw: RawHit[] }> {
   const input = SearchInput.parse(raw);
-  const vector = embedding.vectorsEnabled
-    ? (await embedding.embedder.embed([input.query.slice(0, 4000)]))[0]
-    : undefined;
+  let vector: Float32Array | undefined;
+  if (embedding.vectorsEnabled) {
+    // An embedder that fails (a model file gone, a broken runtime) leaves the lexical search, not no search.
+    vector = await embedding.embedder
+      .embed([input.query.slice(0, 4000)])
+      .then((v) => v[0])
+      .catch(() => undefined);
+  }
   return searchMemory(deps, input, vector);
 }
 

@@ -147,6 +147,7 @@ const RULES: Rule[] = [
       const q = quoted(g);
       if (q) {
         if (REDACTED.test(q.value) || NOT_A_SECRET.test(q.value) || q.value.trim().length < 3) return m;
+        if (codeValue(q.value.trim(), String(sep))) return m; // "$TOKEN", "${{ secrets.X }}": a reference
         return `${h}${q.open}[redacted]${q.close}`;
       }
       // Trailing punctuation belongs to the sentence or the expression around it, not to the value.
@@ -173,16 +174,28 @@ const RULES: Rule[] = [
     (_m, head) => `${String(head)}[redacted]`,
   ],
   // Credentials on command lines: curl -u user:pw, mysql -pPW, docker login -p PW.
-  [/((?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']{1,256}:)([^\s"']{1,256})/g, (_m, head) => `${String(head)}[redacted]`],
-  [/(\bmysql(?:dump|admin)?\b[^\r\n]{0,200}?[ \t]-p)([^\s"']{1,256})/g, (_m, head) => `${String(head)}[redacted]`],
+  // (Only on HTTP clients' lines: `docker run -u 1000:1000` and `ps -u root:wheel` name users, not passwords.)
+  [
+    /(\b(?:curl|wget|http|https|xh)\b[^\r\n]{0,200}?[ \t](?:-u|--user)[ \t=]+["']?[^\s:"']{1,256}:)([^\s"']{1,256})/g,
+    (_m, head) => `${String(head)}[redacted]`,
+  ],
+  [
+    /((?:^|[\s;&|(])mysql(?:dump|admin)?[ \t][^\r\n]{0,200}?[ \t]-p)([^\s"']{1,256})/g,
+    // -p3306:3306 is a port; -pretty a word: a password has a digit, a capital or a symbol, and is not all digits.
+    (m, head, value) =>
+      /^\d+(?::\d+)?$/.test(String(value)) || !/[0-9A-Z]|[^A-Za-z0-9]/.test(String(value))
+        ? m
+        : `${String(head)}[redacted]`,
+  ],
   [
     /(\b(?:docker|podman|helm)[ \t]+(?:registry[ \t]+)?login\b[^\r\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=))([^\s"']{1,256})/g,
     (_m, head) => `${String(head)}[redacted]`,
   ],
   // Cookie headers carry session ids.
   [
-    /\b((?:set-)?cookie["']?[ \t]{0,20}:[ \t]{0,20})([^\r\n]{1,4000})/gi,
-    (m, head, value) => (String(value).includes("=") ? `${String(head)}[redacted]` : m),
+    /\b((?:set-)?cookie["']?[ \t]{0,20}:[ \t]{0,20})([\w.-]{1,100}=[^\r\n]{0,4000})/gi,
+    // Each `name=value` pair's value goes; code (`${sid}`, quotes) and prose around it stay.
+    (_m, head, value) => `${String(head)}${String(value).replace(/([\w.-]{1,100}=)([^;\s"'`$]{6,})/g, "$1[redacted]")}`,
   ],
   // Webhook URLs are credentials; so are SendGrid keys.
   [/(hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]{8,}/g, "$1[redacted]"],
@@ -223,7 +236,11 @@ function replaceSpans(text: string, open: RegExp, close: RegExp, marker: string)
 /** Text with every recognised secret replaced by a marker. Idempotent; never changes the number of lines. */
 export function redact(text: string): string {
   if (!text) return text;
-  let out = replaceSpans(text, /<private>/gi, /<\/private>/gi, "[private]");
+  // Markers already in the text (an earlier redaction, a user quoting one) are set aside, so the pass below that
+  // drops a long token's tail after a new marker never touches what follows an old one.
+  const held = text.includes("[redacted]");
+  let out = held ? text.replaceAll("[redacted]", HELD) : text;
+  out = replaceSpans(out, /<private>/gi, /<\/private>/gi, "[private]");
   out = replaceSpans(
     out,
     /-----BEGIN [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g,
@@ -235,14 +252,18 @@ export function redact(text: string): string {
     out = typeof rep === "string" ? out.replace(re, rep) : out.replace(re, rep);
   }
   // A value longer than a rule's bound leaves its tail right after the marker: that tail goes too.
-  return out.includes("[redacted]")
-    ? out.replace(/\[redacted\](?:[A-Za-z0-9+/=_~%-]|\.(?=[A-Za-z0-9]))+/g, "[redacted]")
-    : out;
+  if (out.includes("[redacted]")) {
+    out = out.replace(/\[redacted\](?:[A-Za-z0-9+/=_~%-]|\.(?=[A-Za-z0-9]))+/g, "[redacted]");
+  }
+  return held ? out.replaceAll(HELD, "[redacted]") : out;
 }
+
+/** Stands in for a marker that was in the text before this redaction (private-use characters). */
+const HELD = "\uE000redacted\uE001";
 
 /** A key whose string value is a secret whatever it looks like: `{"password": "Zq8vLmN2pQ"}`, `apiKey`, `cookie`. */
 const SECRET_KEY =
-  /(?:secret|token|passw(?:or)?d|pwd|^pass|^auth|authorization|credentials?|api[_-]?key|private[_-]?key|access[_-]?key|cookie)$/i;
+  /(?:secret|token|passw(?:or)?d|pwd|^pass|authorization|credentials?|api[_-]?key|private[_-]?key|access[_-]?key|cookie)$/i;
 
 /** Nesting past this depth is not walked: it is replaced whole (no store or result needs it, and recursion would). */
 const MAX_DEPTH = 64;

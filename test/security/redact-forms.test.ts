@@ -45,6 +45,8 @@ describe("redact: the forms users paste", () => {
   it("redacts the value of a secret-named key in structured input, whatever it looks like", () => {
     const out = redactDeep({ password: "Zq8vLmN2pQ", apiKey: "plainwords", user: "alice", max_tokens: 100 });
     expect(out).toEqual({ password: "[redacted]", apiKey: "[redacted]", user: "alice", max_tokens: 100 });
+    // References and scheme names are not secrets.
+    expect(redactDeep({ token: "$TOKEN", auth: "oauth2" })).toEqual({ token: "$TOKEN", auth: "oauth2" });
   });
 
   it("leaves settings that only name secrets alone", () => {
@@ -57,6 +59,15 @@ describe("redact: the forms users paste", () => {
       "bypass=true",
       "compass=north",
       "The tests pass: all 12 of them.",
+      "docker run -u 1000:1000 --user www:www app",
+      "ps -u root:wheel",
+      "docker run --name mysql -p3306:3306 mysql:8",
+      "mysql client notes: use -pretty flag",
+      "const headers = { Cookie: `sid=${sid}` };",
+      "The cookie: it stores a=b for the session",
+      "I saw [redacted]foo and [redacted]-style markers",
+      'token: "$TOKEN"',
+      "git push -u origin main && sort -u names.txt",
     ].join("\n");
     expect(redact(settings)).toBe(settings);
   });
