@@ -9,6 +9,7 @@ import { extractAnchors, queryTerms } from "../../src/retrieval/query.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
 import { redact } from "../../src/text/redact.js";
 import { signature } from "../../src/text/signature.js";
+import { emptySections } from "../../src/transcript/merge.js";
 
 const MB = 1_000_000;
 
@@ -54,18 +55,7 @@ function fastest(fn: () => unknown): number {
 const turn: Turn = { id: "t1", index: 0, role: "user", kind: "message", text: "ok", tool_calls: [], tool_results: [] };
 
 function sectionsWith(text: string): Sections {
-  return {
-    intent: [],
-    files: {},
-    decisions: [],
-    state: [],
-    blockers: [],
-    next: [],
-    constraints: [{ text, turn: "t1" }],
-    completed: [],
-    failures: [],
-    metrics: {},
-  };
+  return { ...emptySections(), constraints: [{ text, turn: "t1" }] };
 }
 
 describe("parsers over a megabyte of adversarial text", () => {

@@ -177,6 +177,14 @@ describe("paths that reach compress_context another way", () => {
   });
 });
 
+/** The store file and its write-ahead log as text: nodes, the lexical index and vector sources all live there. */
+function storeBytes(db: string): string {
+  return [db, `${db}-wal`]
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f).toString("latin1"))
+    .join("\n");
+}
+
 describe("build_context_graph and the path-taking graph tools", () => {
   it.each([
     ["a git work tree", true],
@@ -223,10 +231,7 @@ describe("build_context_graph and the path-taking graph tools", () => {
       await c.close();
     }
     // Nodes, the lexical index and the vectors' source all live in these files.
-    const stored = [db, `${db}-wal`]
-      .filter((f) => existsSync(f))
-      .map((f) => readFileSync(f).toString("latin1"))
-      .join("\n");
+    const stored = storeBytes(db);
     expect(stored).toContain("real_function");
     for (const leak of [SECRET, "leaked_secret", join(outside, "secret.py"), "../outside/secret.py"])
       expect(stored).not.toContain(leak);
@@ -258,10 +263,7 @@ describe("build_context_graph and the path-taking graph tools", () => {
     } finally {
       await c.close();
     }
-    const stored = [db, `${db}-wal`]
-      .filter((f) => existsSync(f))
-      .map((f) => readFileSync(f).toString("latin1"))
-      .join("\n");
+    const stored = storeBytes(db);
     expect(stored).toContain("real_function");
     for (const leak of [SECRET, "leaked_secret"]) expect(stored).not.toContain(leak);
   });
