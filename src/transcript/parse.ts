@@ -4,9 +4,12 @@ import { extname } from "node:path";
 
 import { AppError } from "../errors.js";
 import { parseAider } from "./formats/aider.js";
+import { parseAntigravity } from "./formats/antigravity.js";
 import { parseClaudeCode } from "./formats/claude-code.js";
+import { parseBlackbox, parseCline } from "./formats/cline.js";
 import { parseCodexExport, parseCodexRollout } from "./formats/codex.js";
 import { parseMessages, parseMessagesValue } from "./formats/messages.js";
+import { parseReplit } from "./formats/replit.js";
 import { parseSpecStory } from "./formats/specstory.js";
 import { parseSweAgent } from "./formats/swe-agent.js";
 import type { Transcript, TranscriptFormat } from "./schema.js";
@@ -15,7 +18,7 @@ import type { Transcript, TranscriptFormat } from "./schema.js";
 export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
 const FORMAT_LIST =
-  "Claude Code JSONL, Codex rollout JSONL, Codex conversation export (.md), SWE-agent .traj, SpecStory markdown, aider .aider.chat.history.md, or a JSON array of {role, content}";
+  "Claude Code JSONL, Codex rollout JSONL, Codex conversation export (.md), SWE-agent .traj, SpecStory markdown, aider .aider.chat.history.md, Cline task export (.md), Blackbox AI chat export (.md), Google Antigravity step JSONL, Replit Agent JSONL, or a JSON array of {role, content}";
 
 const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
 const CLAUDE_TYPES = new Set([
@@ -29,6 +32,28 @@ const CLAUDE_TYPES = new Set([
   "file-history-snapshot",
 ]);
 
+/** The format one JSONL record belongs to, by its keys. */
+function recordFormat(o: Record<string, unknown>): TranscriptFormat | undefined {
+  if (typeof o.type === "string" && "payload" in o && CODEX_TYPES.has(o.type)) return "codex-rollout-jsonl";
+  if ("step_index" in o && typeof o.type === "string" && "source" in o) return "antigravity-jsonl";
+  if (typeof o.type === "string" && CLAUDE_TYPES.has(o.type)) return "claude-code-jsonl";
+  if ("sessionId" in o || "uuid" in o || "leafUuid" in o) return "claude-code-jsonl";
+  if ("instructions" in o && "id" in o) return "codex-rollout-jsonl";
+  if ("history" in o || "trajectory" in o) return "swe-agent-traj";
+  if (Array.isArray(o.messages) && "memory_id" in o) return "replit-agent-jsonl";
+  if ("messages" in o) return "messages-json";
+  return undefined;
+}
+
+function jsonObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Detects the format from the first bytes (and the file extension for .traj). */
 export function detectFormat(head: string, path = ""): TranscriptFormat {
   const text = head.replace(/^\uFEFF/, "");
@@ -36,21 +61,31 @@ export function detectFormat(head: string, path = ""): TranscriptFormat {
   if (extname(path) === ".traj") return "swe-agent-traj";
   if (trimmed.startsWith("[")) return "messages-json";
   if (trimmed.startsWith("{")) {
-    const first = trimmed.split("\n", 1)[0]!;
-    try {
-      const o = JSON.parse(first) as Record<string, unknown>;
-      if (typeof o.type === "string" && "payload" in o && CODEX_TYPES.has(o.type)) return "codex-rollout-jsonl";
-      if (typeof o.type === "string" && CLAUDE_TYPES.has(o.type)) return "claude-code-jsonl";
-      if ("sessionId" in o || "uuid" in o || "leafUuid" in o) return "claude-code-jsonl";
-      if ("instructions" in o && "id" in o) return "codex-rollout-jsonl";
-      if ("history" in o || "trajectory" in o) return "swe-agent-traj";
-      if ("messages" in o) return "messages-json";
-    } catch {
+    const lines = trimmed.split("\n", 6);
+    const first = jsonObject(lines[0]!);
+    if (first) {
+      const f = recordFormat(first);
+      if (f) return f;
+    } else {
       // A multi-line JSON document: a trajectory or {messages: [...]}.
       if (/^\{\s*"(environment|history|trajectory|info|replay_config)"/.test(trimmed)) return "swe-agent-traj";
       if (/^\{\s*"messages"/.test(trimmed)) return "messages-json";
+      // JSONL whose first record is damaged: the next whole records say what it is.
+      for (const line of lines.slice(1)) {
+        const o = jsonObject(line.trim());
+        const f = o ? recordFormat(o) : undefined;
+        if (f) return f;
+      }
+      // A first record longer than the head: its opening key says what it is.
+      if (/^\{\s*"step_index"\s*:/.test(trimmed)) return "antigravity-jsonl";
+      if (/^\{\s*"memory_id"\s*:/.test(trimmed)) return "replit-agent-jsonl";
     }
   }
+  // Cline's task export starts with the task; its messages are joined by `---` lines.
+  if (/^\*\*User:\*\*\s*$/m.test(trimmed.split("\n", 1)[0]!) && /^\*\*Assistant:\*\*\s*$/m.test(text))
+    return "cline-md";
+  if (/^##\s+(?:\S+\s+)?User\s+#\d+\s*$/mu.test(text) && /^##\s+(?:\S+\s+)?Assistant\s+#\d+\s*$/mu.test(text))
+    return "blackbox-md";
   if (/<!-- Generated by SpecStory/.test(text) || /^_\*\*(User|Assistant|Agent)\b[^\n]*\*\*_\s*$/m.test(text))
     return "specstory-md";
   if (/^# Codex Conversation Export/m.test(text)) return "codex-export-md";
@@ -76,6 +111,14 @@ export function parseText(text: string, format: TranscriptFormat): Transcript {
       return parseSpecStory(text);
     case "aider-md":
       return parseAider(text);
+    case "cline-md":
+      return parseCline(text);
+    case "blackbox-md":
+      return parseBlackbox(text);
+    case "antigravity-jsonl":
+      return parseAntigravity(text);
+    case "replit-agent-jsonl":
+      return parseReplit(text);
     case "messages-json": {
       const trimmed = text.trimStart();
       if (trimmed.startsWith("{")) {
@@ -124,13 +167,38 @@ export function parseTranscriptFile(path: string, format?: TranscriptFormat): Tr
   if (headBuf.subarray(0, 8192).includes(0)) {
     throw new AppError("UNKNOWN_FORMAT", `${path} is a binary file, not a transcript; expected ${FORMAT_LIST}`);
   }
-  const fmt = format ?? detectFormat(headBuf.toString("utf8"), path);
+  const head = headBuf.toString("utf8");
+  const fmt = format ?? detectFormat(head, path);
   const text = readFileSync(path, "utf8");
+  let transcript: Transcript;
   try {
-    return parseText(text, fmt);
+    transcript = parseText(text, fmt);
   } catch (err) {
+    if (format && err instanceof AppError) throw formatMismatch(path, format, head);
     // Name the file and the format; the message says where it went wrong, never what the file holds.
     if (err instanceof AppError) throw new AppError(err.code, `cannot read ${path} as ${fmt}: ${err.message}`);
     throw err;
   }
+  // A format the caller named that reads nothing from a file of another format is a wrong format, not an empty session.
+  if (format && transcript.turns.length === 0) {
+    const detected = tryDetect(head, path);
+    if (detected !== format) throw formatMismatch(path, format, head);
+  }
+  return transcript;
+}
+
+function tryDetect(head: string, path: string): TranscriptFormat | undefined {
+  try {
+    return detectFormat(head, path);
+  } catch {
+    return undefined;
+  }
+}
+
+function formatMismatch(path: string, asked: TranscriptFormat, head: string): AppError {
+  const detected = tryDetect(head, path);
+  const fix = detected
+    ? `it reads as ${detected}: pass format "${detected}" or leave format out`
+    : `its format was not recognized either (expected ${FORMAT_LIST})`;
+  return new AppError("BAD_INPUT", `${path} does not parse as format "${asked}"; ${fix}`);
 }

@@ -11,6 +11,10 @@ export const TranscriptFormat = z.enum([
   "specstory-md",
   "aider-md",
   "messages-json",
+  "cline-md",
+  "blackbox-md",
+  "antigravity-jsonl",
+  "replit-agent-jsonl",
 ]);
 export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
 

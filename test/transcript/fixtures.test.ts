@@ -19,6 +19,8 @@ interface Case {
   /** Strings the returned context (summary after re-insertion, then recent messages) must hold. */
   keeps: string[];
   check?: (t: ReturnType<typeof parseTranscriptFile>) => void;
+  /** Lines the fixture damages on purpose. */
+  damaged?: number;
 }
 
 const CASES: Case[] = [
@@ -86,6 +88,27 @@ const CASES: Case[] = [
       expect(commits.length).toBe(2);
     },
   },
+  {
+    file: "cline-task.md",
+    format: "cline-md",
+    files: ["src/parser/tokenize.ts", "test/tokenize.test.ts"],
+    keeps: ["do not change the public API"],
+  },
+  { file: "blackbox-chat.md", format: "blackbox-md", files: ["src/parser/tokenize.ts"], keeps: ["public API"] },
+  {
+    file: "antigravity-steps.jsonl",
+    format: "antigravity-jsonl",
+    files: ["src/parser/tokenize.ts", "test/tokenize.test.ts"],
+    keeps: ["do not change the public API"],
+    damaged: 1,
+    check: (t) => expect(t.skip_reasons).toEqual({ malformed_json: 1 }),
+  },
+  {
+    file: "replit-agent.jsonl",
+    format: "replit-agent-jsonl",
+    files: ["src/parser/tokenize.ts", "test/tokenize.test.ts"],
+    keeps: ["Cannot read properties of undefined"],
+  },
   { file: "messages.json", format: "messages-json", files: [], keeps: [] },
   {
     file: "swe-agent.traj",
@@ -101,7 +124,7 @@ describe("committed fixtures, one per format", () => {
     it(`${c.file}: parses as ${c.format} and compresses with its facts`, () => {
       const t = parseTranscriptFile(fixture(c.file));
       expect(t.format).toBe(c.format);
-      expect(t.skipped - (t.skip_reasons.partial_last_line ?? 0)).toBe(0);
+      expect(t.skipped - (t.skip_reasons.partial_last_line ?? 0) - (c.damaged ?? 0)).toBe(0);
       const paths = fileEvents(t.turns).map((e) => e.path);
       for (const f of c.files)
         expect(
