@@ -15,7 +15,7 @@ import {
 } from "../transcript/compress.js";
 import { storeSummary } from "../transcript/summaries.js";
 
-export interface CompressDeps extends ProjectScope, TranscriptDeps {
+export interface CompressDeps extends ProjectScope, Omit<TranscriptDeps, "projectId"> {
   /**
    * Distils in the background instead of inline (the server's worker); inline when absent. Returns the
    * result when it had to distil inline after all.

@@ -88,6 +88,24 @@ export function sessionTranscript(db: Db, sessionId: string): string | undefined
   return r?.transcript_path ?? undefined;
 }
 
+/** Whether a session is known (recorded by a hook or an earlier compression). */
+export function sessionExists(db: Db, sessionId: string): boolean {
+  return stmt(db, "SELECT 1 FROM sessions WHERE id = ?").get(sessionId) !== undefined;
+}
+
+/** The ids of the most recently seen sessions (of one project when given), newest first. */
+export function recentSessionIds(db: Db, projectId: number | undefined, limit = 10): string[] {
+  const rows = (
+    projectId === undefined
+      ? stmt(db, "SELECT id FROM sessions ORDER BY last_seen_at DESC LIMIT ?").all(limit)
+      : stmt(db, "SELECT id FROM sessions WHERE project_id = ? ORDER BY last_seen_at DESC LIMIT ?").all(
+          projectId,
+          limit,
+        )
+  ) as { id: string }[];
+  return rows.map((r) => r.id);
+}
+
 /** Sessions of a project with a summary, newest first. */
 export function summarizedSessions(
   db: Db,

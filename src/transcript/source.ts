@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 
 import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
-import { sessionTranscript } from "../storage/summaries.js";
+import { recentSessionIds, sessionExists, sessionTranscript } from "../storage/summaries.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { parseMessagesValue } from "./formats/messages.js";
 import { parseTranscriptFile } from "./parse.js";
@@ -15,6 +15,8 @@ import type { Message, Transcript, TranscriptFormat } from "./schema.js";
 
 export interface SourceDeps {
   db: Db;
+  /** The project, to list its sessions when a session_id is not known. */
+  projectId?: number;
   /** The project root, to find Claude Code's newest transcript when nothing else names one. */
   root: string;
   home?: string;
@@ -86,6 +88,16 @@ function transcriptPath(deps: SourceDeps, input: SourceInput, notes: string[]) {
   if (input.transcript_path) return { path: input.transcript_path, kind: "transcript_path" as const };
   const recorded = input.session_id ? sessionTranscript(deps.db, input.session_id) : undefined;
   if (recorded) return { path: recorded, kind: "session" as const };
+  // A session id nobody recorded is a typo or another project's: never summarize some other transcript under it.
+  if (input.session_id && !sessionExists(deps.db, input.session_id)) {
+    const known = recentSessionIds(deps.db, deps.projectId);
+    throw new AppError(
+      "NOT_FOUND",
+      `unknown session_id ${JSON.stringify(input.session_id)}: ${
+        known.length > 0 ? `known sessions (newest first): ${known.join(", ")}` : "no sessions are recorded yet"
+      }; pass one of them, or transcript_path`,
+    );
+  }
   const newest = newestClaudeTranscript(deps.root, deps.home);
   if (!newest) {
     throw new AppError(

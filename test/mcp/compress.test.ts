@@ -1,10 +1,14 @@
 // compress_context, get_summary and the session summary resource through a real MCP client.
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+
 import { describe, expect, it } from "vitest";
 
 import { countTokens } from "../../src/text/tokens.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { SESSION_FACTS, writeSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { fixture } from "../transcript/data.js";
 
 type Structured = Record<string, unknown>;
 
@@ -58,6 +62,38 @@ describe("compression tools over MCP", () => {
       const none = await c.client.callTool({ name: "get_summary", arguments: { session_id: "nope" } });
       expect(none.isError).toBe(true);
       expect(textOf(none)).toMatch(/^NOT_FOUND: no summary for session nope/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("refuses a named format the file is not in, and a session id it does not know", async () => {
+    const root = tmpDir();
+    const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
+    try {
+      const aider = join(root, ".aider.chat.history.md");
+      copyFileSync(fixture("aider.chat.history.md"), aider);
+      const wrong = await c.client.callTool({
+        name: "compress_context",
+        arguments: { transcript_path: aider, format: "claude-code-jsonl" },
+      });
+      expect(wrong.isError).toBe(true);
+      expect(textOf(wrong)).toMatch(/^BAD_INPUT: .*does not parse as format "claude-code-jsonl"; it reads as aider-md/);
+      // The same file with the format it is in, or none, compresses.
+      const right = await c.client.callTool({
+        name: "compress_context",
+        arguments: { transcript_path: aider, format: "aider-md" },
+      });
+      expect(right.isError).toBeFalsy();
+      const known = (right.structuredContent as Structured).session_id as string;
+
+      const unknown = await c.client.callTool({ name: "compress_context", arguments: { session_id: "made-up-id" } });
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).toMatch(/^NOT_FOUND: unknown session_id "made-up-id": known sessions \(newest first\): /);
+      expect(textOf(unknown)).toContain(known);
+      // A known session id still compresses (its recorded transcript).
+      const again = await c.client.callTool({ name: "compress_context", arguments: { session_id: known } });
+      expect(again.isError).toBeFalsy();
     } finally {
       await c.close();
     }

@@ -81,12 +81,19 @@ describe("readSource", () => {
       name: "an unknown session and no Claude Code transcript",
       input: { session_id: "nope" },
       home: emptyHome,
-      error: /no transcript to compress/,
+      error: /^unknown session_id "nope": known sessions \(newest first\): rec; pass one of them, or transcript_path$/,
+    },
+    {
+      // Never the newest Claude Code transcript under a made-up id.
+      name: "an unknown session while Claude Code has a transcript",
+      input: { session_id: "nope" },
+      home,
+      error: /^unknown session_id "nope"/,
     },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const run = () => readSource({ db, root: dir, home: c.home ?? emptyHome }, c.input);
+      const run = () => readSource({ db, projectId, root: dir, home: c.home ?? emptyHome }, c.input);
       if (c.error) {
         expect(run).toThrow(c.error);
         return;
@@ -99,6 +106,14 @@ describe("readSource", () => {
       else expect(r.notes).toEqual([]);
     });
   }
+
+  it("says so when no session is recorded at all", () => {
+    const fresh = openDatabase(join(tmpDir(), "m.db"));
+    expect(() => readSource({ db: fresh, root: dir, home }, { session_id: "s1" })).toThrow(
+      /^unknown session_id "s1": no sessions are recorded yet/,
+    );
+    fresh.close();
+  });
 
   it("redacts before anything reads the turns, and reads through `readable`", () => {
     const seen: string[] = [];
