@@ -174,7 +174,7 @@ export function parseTranscriptFile(path: string, format?: TranscriptFormat): Tr
   try {
     transcript = parseText(text, fmt);
   } catch (err) {
-    if (format && err instanceof AppError) throw formatMismatch(path, format, head);
+    if (format && err instanceof AppError && tryDetect(head, path) !== format) throw formatMismatch(path, format, head);
     // Name the file and the format; the message says where it went wrong, never what the file holds.
     if (err instanceof AppError) throw new AppError(err.code, `cannot read ${path} as ${fmt}: ${err.message}`);
     throw err;

@@ -117,6 +117,30 @@ describe("bad input", () => {
     expect(failure(() => parseTranscriptFile(join(dir, "bad.json"))).code).toBe("UNKNOWN_FORMAT");
   });
 
+  it("refuses a named format the file is not in, and keeps the place of a real parse error", () => {
+    const dir = tmpDir();
+    const aider = join(dir, "history.md");
+    writeFileSync(aider, "# aider chat started at 2025-01-01 10:00:00\n\n#### fix it\n\nDone.\n");
+    const wrong = failure(() => parseTranscriptFile(aider, "claude-code-jsonl"));
+    expect(wrong.code).toBe("BAD_INPUT");
+    expect(wrong.message).toBe(
+      `${aider} does not parse as format "claude-code-jsonl"; it reads as aider-md: pass format "aider-md" or leave format out`,
+    );
+    const json = join(dir, "chat.json");
+    writeFileSync(json, '[{"role": "user", "content": ');
+    expect(failure(() => parseTranscriptFile(json, "swe-agent-traj")).message).toMatch(
+      /does not parse as format "swe-agent-traj"; it reads as messages-json/,
+    );
+    // The format it is in: the parse error itself, with its place.
+    const same = failure(() => parseTranscriptFile(json, "messages-json"));
+    expect(same.code).toBe("UNKNOWN_FORMAT");
+    expect(same.message).toMatch(/cannot read .* as messages-json: .*line 1/);
+    writeFileSync(join(dir, "notes.txt"), "just some notes\n");
+    expect(failure(() => parseTranscriptFile(join(dir, "notes.txt"), "cline-md")).message).toMatch(
+      /does not parse as format "cline-md"; its format was not recognized either \(expected .*Replit Agent JSONL/,
+    );
+  });
+
   it("detects formats from their first bytes", () => {
     expect(detectFormat('{"timestamp":"t","type":"session_meta","payload":{}}\n')).toBe("codex-rollout-jsonl");
     expect(detectFormat('{"type":"user","uuid":"x","message":{}}\n')).toBe("claude-code-jsonl");
