@@ -68,7 +68,8 @@ const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: with it, Chromium sends `Origin: null` on form posts, which the Origin check must refuse.
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cache-control": "no-store",
 };
@@ -156,6 +157,7 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
   ui.get("/static/app.css", (c) => c.body(CSS, 200, { "content-type": "text/css; charset=utf-8" }));
   ui.get("/static/app.js", (c) => c.body(JS, 200, { "content-type": "text/javascript; charset=utf-8" }));
   ui.get("/", (c) => c.redirect("/memory", 303));
+  ui.get("/favicon.ico", (c) => c.body(null, 204));
   page("/memory", "Memory", (ctx, p) => memoryPage(app, ctx, p));
   page("/sessions", "Sessions", (ctx, p) => sessionsPage(app, ctx, p));
   page("/injections", "Injections", (ctx) => injectionsPage(app, ctx));

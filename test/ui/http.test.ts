@@ -100,6 +100,12 @@ describe("memcards ui over HTTP", () => {
       { headers: { origin: "http://evil.example" } },
     );
     expect(foreign.status).toBe(403);
+    const opaque = await client.post(
+      `/memory/${store.canaryId}/edit`,
+      { text: "changed" },
+      { headers: { origin: "null" } },
+    );
+    expect(opaque.status).toBe(403);
     const noCookie = await fetch(`${ui.origin}/memory/${store.canaryId}/forget`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
