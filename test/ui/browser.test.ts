@@ -1,6 +1,6 @@
 // The viewer in headless Chromium (playwright-core) over a real store: every page renders in light and dark,
 // search and the keyboard work, and edit, pin, forget and approve change the store through the page's own forms.
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { isReviewMode } from "../../src/memory/review.js";
