@@ -54,7 +54,9 @@ export interface UnitFilter {
 }
 
 function unitWhere(projectId: number, f: UnitFilter): { sql: string; args: unknown[] } {
-  const where = ["project_id = ?"];
+  // `+project_id`: newest first is a backward walk of the rowids; the (project, category, key) index would make
+  // SQLite sort every unit of the project first.
+  const where = ["+project_id = ?"];
   const args: unknown[] = [projectId];
   const add = (clause: string, value: unknown) => {
     if (value === undefined || value === "") return;
