@@ -22,7 +22,7 @@ main { padding: 16px 20px; max-width: 1200px; }
 h1 { font-size: 20px; margin: 4px 0 12px; } h2 { font-size: 16px; margin: 20px 0 8px; } h3, h4, h5, h6 { font-size: 14px; margin: 12px 0 4px; }
 table { border-collapse: collapse; width: 100%; background: var(--card); }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { color: var(--muted); font-weight: 600; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { color: var(--muted); font-weight: 600; } td:first-child { white-space: nowrap; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .unit, .panel { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 10px 0; }
 .unit .text { white-space: pre-wrap; margin: 6px 0; }
 .chip { display: inline-block; background: var(--chip); border-radius: 10px; padding: 0 8px; font-size: 12px; margin-right: 4px; }
