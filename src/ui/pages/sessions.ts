@@ -71,7 +71,8 @@ export function sessionsPage(app: App, _ctx: PageContext, params: URLSearchParam
     <tbody>
       ${all.map((c) => {
         const s = c.stats;
-        const route = typeof s.route === "string" ? s.route : "deterministic";
+        // Older stores (and compressions whose route was never recorded) show a dash rather than a guess.
+        const route = typeof s.route === "string" ? s.route : "–";
         const source = c.transcript_path ? (c.transcript_path.split(/[\\/]/).pop() ?? "") : (c.client ?? "messages");
         return html`<tr ${c.session_id === selected ? html`aria-current="true"` : ""}>
           <td>${when(c.created_at)}</td>
