@@ -4,8 +4,6 @@ import { resolve as resolvePath } from "node:path";
 
 import type { Command } from "commander";
 
-import { takeScreenshots } from "../ui/screenshots.js";
-import { startUi } from "../ui/server.js";
 import { configFrom, int, withApp } from "./shared.js";
 
 function openInBrowser(url: string): void {
@@ -24,11 +22,14 @@ export function registerUi(program: Command): void {
     .option("--open", "open the page in the default browser")
     .option("--screenshots <dir>", "write light and dark screenshots of each page into DIR, then exit")
     .action(async (opts: { port?: number; host: string; open?: boolean; screenshots?: string }, cmd: Command) => {
+      // The viewer (Hono, the pages) loads only here: hooks and other commands start without it.
+      const { startUi } = await import("../ui/server.js");
       await withApp(configFrom(cmd), async (app) => {
         const t0 = performance.now();
         const ui = await startUi(app, { host: opts.host, port: opts.port });
         try {
           if (opts.screenshots) {
+            const { takeScreenshots } = await import("../ui/screenshots.js");
             const files = await takeScreenshots(ui.url, ui.origin, resolvePath(opts.screenshots));
             console.log(files.join("\n"));
             return;

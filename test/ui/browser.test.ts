@@ -65,7 +65,8 @@ describe.skipIf(!executablePath)("memcards ui in Chromium", () => {
         expect(await page.locator("main").textContent()).toContain(text);
       }
       expect(await page.locator("svg.chart").count()).toBe(2);
-      backgrounds.push(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
+      // Expressions as strings: they run in the page, and this project's TypeScript has no DOM types.
+      backgrounds.push(await page.evaluate<string>("getComputedStyle(document.body).backgroundColor"));
       await page.context().close();
     }
     expect(backgrounds[0]).not.toBe(backgrounds[1]);
@@ -74,7 +75,7 @@ describe.skipIf(!executablePath)("memcards ui in Chromium", () => {
   it("searches from the keyboard and moves between pages with g-keys", async () => {
     const page = await open();
     await page.keyboard.press("/");
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("type"))).toBe("search");
+    expect(await page.evaluate<string>('document.activeElement?.getAttribute("type")')).toBe("search");
     await page.keyboard.type(CANARY);
     await page.keyboard.press("Enter");
     await page.waitForURL(/q=zanzibarquokka/);
