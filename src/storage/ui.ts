@@ -7,6 +7,7 @@ import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 import { decodeJson } from "./json.js";
 import { Evidence } from "./memory-columns.js";
+import { upsertVectorItem } from "./vectors.js";
 
 const JsonObject = z.record(z.string(), z.unknown());
 const EvidenceList = z.array(Evidence);
@@ -137,10 +138,8 @@ export function replaceUnitText(
         node.name ?? "",
         tokens,
       );
-      stmt(
-        db,
-        "UPDATE vector_items SET text = ?, text_hash = '', embedded = 0 WHERE owner_type = 'node' AND owner_id = ?",
-      ).run(safe.slice(0, 2000), node.id);
+      // Re-queued for a vector with the new text; the old vector is dropped now.
+      upsertVectorItem(db, projectId, "node", node.id, `${node.name ?? ""}: ${safe}`.slice(0, 2000));
     }
     // The old wording must not linger in the index's pages.
     db.exec("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");

@@ -138,6 +138,12 @@ describe("memcards ui over HTTP", () => {
     expect(edit.headers.get("location")).toMatch(/^\/memory\?msg=/);
     expect(getMemory(store.app.db, id)?.text).toBe("Use the quillmarmot helper for areas");
     expect(await page("/memory?q=quillmarmot")).toContain(`#${id}`);
+    const queued = store.app.db
+      .prepare(
+        "SELECT v.text, v.embedded FROM vector_items v JOIN nodes n ON n.id = v.owner_id WHERE v.owner_type = 'node' AND n.key = ?",
+      )
+      .get(`memory:${id}`) as { text: string; embedded: number } | undefined;
+    expect([queued?.text.includes("quillmarmot"), queued?.embedded]).toEqual([true, 0]);
     expect((await client.post(`/memory/${id}/pin`)).status).toBe(303);
     const pinned = getMemory(store.app.db, id)!;
     expect([pinned.tier, pinned.record.pinned]).toEqual(["warm", true]);
