@@ -17,6 +17,7 @@ import { registerRecallForget } from "./recall-forget.js";
 import { registerServe } from "./serve.js";
 import type { CliContext } from "./shared.js";
 import { registerStatusDoctor } from "./status-doctor.js";
+import { registerUi } from "./ui.js";
 
 /** The whole command tree; `entry` is the file users run (dist/cli.js). */
 export function createProgram(entry: string): Command {
@@ -46,6 +47,7 @@ export function createProgram(entry: string): Command {
   registerMemoryAdmin(program);
   registerSummary(program);
   registerGraph(program);
+  registerUi(program);
   registerEval(program, ctx);
   registerModels(program);
   return program;

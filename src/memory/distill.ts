@@ -19,6 +19,7 @@ import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
 import type { Tier, UnitCategory } from "../vocab.js";
+import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
 
@@ -217,7 +218,10 @@ export interface UnitWrite {
   conflictsWith?: number;
 }
 
-/** Writes one draft with cross-referencing; runs inside the caller's write transaction. */
+/**
+ * Writes one draft with cross-referencing; runs inside the caller's write transaction. A `pending` unit (review
+ * mode) waits for approval: it supersedes and contradicts nothing and gets no graph node until approved.
+ */
 function writeDraft(
   db: Db,
   projectId: number,
@@ -225,6 +229,7 @@ function writeDraft(
   d: UnitDraft,
   now: string,
   r: DistillResult,
+  pending = false,
 ): UnitWrite {
   const same = memoriesByKey(db, projectId, d.category, d.key);
   let similar: MemoryRow | undefined = same[0];
@@ -254,7 +259,7 @@ function writeDraft(
     return { id: undefined, action: "dropped" };
   }
   const record = { ...d.record } as Record<string, unknown>;
-  const previous = d.category === "performance" ? same.find((m) => m.status === "active") : undefined;
+  const previous = d.category === "performance" && !pending ? same.find((m) => m.status === "active") : undefined;
   if (previous) {
     const prevRecord = previous.record as { value?: unknown; history?: unknown[]; timestamp?: unknown };
     record.history = [
@@ -272,7 +277,7 @@ function writeDraft(
     confidence: d.confidence,
     importance: imp,
     tier,
-    status: "active",
+    status: pending ? "pending" : "active",
     superseded_by: null,
     conflicts_with: null,
     evidence: d.evidence,
@@ -288,6 +293,7 @@ function writeDraft(
     updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
     r.superseded++;
   }
+  if (pending) return { id, action: "added" };
   let clash: MemoryRow | undefined;
   if (d.category === "commitment") {
     // A commitment about the same things with the opposite polarity contradicts a stored one: both kept,
@@ -308,7 +314,25 @@ function writeDraft(
       r.conflicts++;
     }
   }
-  // task_memory edges: the unit cites files the graph knows.
+  linkUnitNode(db, projectId, id, d);
+  return {
+    id,
+    action: "added",
+    ...(previous ? { superseded: previous.id } : {}),
+    ...(clash ? { conflictsWith: clash.id } : {}),
+  };
+}
+
+/**
+ * Gives a unit its graph node (searchable, queued for a vector) and task_memory edges to the files it cites that
+ * the graph knows. Runs inside the caller's write transaction.
+ */
+export function linkUnitNode(
+  db: Db,
+  projectId: number,
+  id: number,
+  d: { category: string; text: string; files: readonly string[] },
+): void {
   const memNode = upsertLooseNode(db, projectId, {
     key: `memory:${id}`,
     type: "memory",
@@ -330,12 +354,6 @@ function writeDraft(
     return n ? [{ dst: n.id, weight: 1 }] : [];
   });
   if (targets.length > 0) replaceEdgesFrom(db, memNode, "task_memory", targets);
-  return {
-    id,
-    action: "added",
-    ...(previous ? { superseded: previous.id } : {}),
-    ...(clash ? { conflictsWith: clash.id } : {}),
-  };
 }
 
 /**
@@ -349,12 +367,13 @@ export function writeUnits(
   sessionId: string,
   span: readonly Turn[],
   rawDrafts: readonly UnitDraft[],
+  opts: { pending?: boolean } = {},
 ): DistillResult {
   const drafts = rawDrafts.map((d) => redactDeep(d));
   const r = emptyResult();
   const now = new Date().toISOString();
   writeTx(db, () => {
-    for (const d of drafts) writeDraft(db, projectId, sessionId, d, now, r);
+    for (const d of drafts) writeDraft(db, projectId, sessionId, d, now, r, opts.pending ?? false);
     r.archived = archiveTurns(
       db,
       projectId,
@@ -386,7 +405,7 @@ export function writeUnit(
   return { ...w, result: r };
 }
 
-/** Distils a compressed span into memory units. */
+/** Distils a compressed span into memory units; in review mode they wait for approval (status `pending`). */
 export function distill(
   db: Db,
   projectId: number,
@@ -394,5 +413,7 @@ export function distill(
   span: readonly Turn[],
   sections: Sections,
 ): DistillResult {
-  return writeUnits(db, projectId, sessionId, span, draftUnits(sessionId, span, sections));
+  return writeUnits(db, projectId, sessionId, span, draftUnits(sessionId, span, sections), {
+    pending: isReviewMode(db, projectId),
+  });
 }
