@@ -38,14 +38,21 @@ export function loadLabelledFailures(path: string): LabelledFailure[] {
     });
 }
 
-/** Whether an emitted Failures line is the labelled one: the same tokens, or one's tokens nearly all in the other. */
+/**
+ * Whether an emitted Failures line is the labelled one: 80% of the shorter's tokens and half of the longer's are
+ * shared (a line clipped differently still matches; a short line inside a long one does not).
+ */
 export function sameFailureLine(emitted: string, labelled: string): boolean {
   const a = [...new Set(tokens(emitted))];
   const b = [...new Set(tokens(labelled))];
   if (a.length === 0 || b.length === 0) return emitted.trim() === labelled.trim();
   const sb = new Set(b);
   const shared = a.filter((w) => sb.has(w)).length;
-  return shared >= 0.8 * Math.min(a.length, b.length) && shared >= Math.min(2, a.length, b.length);
+  return (
+    shared >= 0.8 * Math.min(a.length, b.length) &&
+    shared >= 0.5 * Math.max(a.length, b.length) &&
+    shared >= Math.min(2, a.length, b.length)
+  );
 }
 
 export interface LabelledReport {

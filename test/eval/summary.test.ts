@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { evalSummaryCommand } from "../../bench/commands.js";
-import { sameFailureLine } from "../../bench/summary/labelled.js";
+import { loadLabelledFailures, sameFailureLine } from "../../bench/summary/labelled.js";
 import { failureMatches, scoreSession, sectionLines } from "../../bench/summary/run.js";
 import { samePath, sourceFormat, truthConstraints, truthEdits, truthFailures } from "../../bench/summary/truth.js";
 import type { Turn } from "../../src/conversation/schema.js";
@@ -168,6 +168,13 @@ describe("scoring a summary", () => {
     expect(s.constraints).toMatchObject({ precision: 0.5, recall: 1, false_positives: ["Unknown skill: export"] });
   });
 
+  it("reads the committed hand-labelled sample: 50 summary lines and 20 tool-result lines, each with a reason", () => {
+    const set = loadLabelledFailures(join(repoRoot, "test", "fixtures", "summary", "failures-labelled.jsonl"));
+    expect(set.filter((x) => x.source === "summary")).toHaveLength(50);
+    expect(set.filter((x) => x.source === "tool-result")).toHaveLength(20);
+    expect(set.some((x) => x.label) && set.some((x) => !x.label)).toBe(true);
+  });
+
   it("takes a labelled line as emitted when their tokens agree", () => {
     expect(
       sameFailureLine(
@@ -178,6 +185,7 @@ describe("scoring a summary", () => {
     expect(
       sameFailureLine("npm WARN deprecated inflight@1.0.6", "TypeError: Cannot read properties of undefined"),
     ).toBe(false);
+    expect(sameFailureLine("router.tsx failed to build with a long message about routes", "router.tsx")).toBe(false);
   });
 });
 
