@@ -52,6 +52,7 @@ export function sourceFormat(raw: string, path: string): string {
 function cleanPath(p: string): string {
   let s = p
     .trim()
+    .replace(/ \([^()]*\)$/, "") // a note after the path: `(file state is current in your context …)`
     .replace(/^[`'"]+|[`'"]+$/g, "")
     .replace(/^file:\/\//, "");
   s = s.replace(/[.,;:]+$/, "");
@@ -78,9 +79,10 @@ const SPECSTORY_V2 = ["specstory-claude-code", "specstory-codex", "specstory-cur
 
 export const TEXT_MARKERS: readonly TextMarker[] = [
   // Claude Code tool results (raw, exported and SpecStory-wrapped); Replit's agent words them the same way.
-  { name: "claude: file updated", re: /The file (\S+?) has been (?:updated|edited)\b/g, op: "modified" },
-  { name: "claude: file created", re: /File created successfully at: (\S+)/g, op: "created" },
-  { name: "replit: file rewritten", re: /File rewritten successfully at: (\S+)/g, op: "modified" },
+  // Paths may hold spaces (`C:\\Users\\Jane Doe\\…`): the path runs to the end of the message.
+  { name: "claude: file updated", re: /The file ([^\n]+?) has been (?:updated|edited)\b/g, op: "modified" },
+  { name: "claude: file created", re: /File created successfully at: ([^\n]+?)\s*$/gm, op: "created" },
+  { name: "replit: file rewritten", re: /File rewritten successfully at: ([^\n]+?)\s*$/gm, op: "modified" },
   // Codex apply_patch, in rollouts, exports and heredocs.
   { name: "codex: update file", re: /\*\*\* Update File: ([^\n\\"]+)/g, op: "modified" },
   { name: "codex: add file", re: /\*\*\* Add File: ([^\n\\"]+)/g, op: "created" },
@@ -176,13 +178,45 @@ function textEdits(text: string, format: string, out: TruthEdit[]): void {
 
 /** Files in `git diff [--cached] --stat` output blocks of a Codex export (the working tree's changes). */
 function diffStatEdits(raw: string, out: TruthEdit[]): void {
-  const re = /^(?:rtk )?git diff (?:--cached )?--stat(?: --summary)?\s*\n+Output:\s*\n+`{3,4}\w*\n([\s\S]*?)\n`{3,4}/gm;
-  for (const block of raw.matchAll(re)) {
-    for (const line of (block[1] ?? "").split("\n")) {
+  const block = (cmd: string) =>
+    new RegExp(
+      String.raw`^(?:rtk )?git ${cmd}[^\n]*\n\s*` +
+        "`{3,4}" +
+        String.raw`\s*\n+Output:\s*\n+` +
+        "`{3,4}" +
+        String.raw`\w*\n([\s\S]*?)\n` +
+        "`{3,4}",
+      "gm",
+    );
+  for (const b of raw.matchAll(block(String.raw`diff (?:--cached )?--stat(?![^\n]*\b[0-9a-f]{7,40}\b)`))) {
+    for (const line of (b[1] ?? "").split("\n")) {
       const m = /^\s*(\S+?)\s+\|\s+(?:\d+|Bin)/.exec(line);
-      if (m && !m[1]!.includes("..."))
-        out.push({ path: m[1]!, op: "modified", marker: "codex export: git diff --stat" });
+      // A long path is shown cut (`.../src/x.ts`): its tail still names the file.
+      if (m)
+        out.push({ path: m[1]!.replace(/^\.\.\.\//, ""), op: "modified", marker: "codex export: git diff --stat" });
     }
+  }
+  for (const b of raw.matchAll(block(String.raw`status --short`))) {
+    for (const line of (b[1] ?? "").split("\n")) {
+      const m = /^([MADR ])([MADR ]) (\S.*)$/.exec(line);
+      if (!m || (m[1] === " " && m[2] === " ")) continue;
+      const op = m[1] === "A" || m[2] === "A" ? "created" : m[1] === "D" || m[2] === "D" ? "deleted" : "modified";
+      out.push({ path: m[3]!.replace(/^.* -> /, ""), op, marker: "codex export: git status --short" });
+    }
+  }
+}
+
+/**
+ * Cursor's 2025 exports show an applied edit as a ```diff block without a path: it edits the file the agent read
+ * last before it (`Read file: PATH`), unless the block names its file in a first-line comment (the table row).
+ */
+function cursorDiffEdits(raw: string, out: TruthEdit[]): void {
+  let lastRead: string | undefined;
+  for (const m of raw.matchAll(/^Read file: (.+?)\s*$|^```diff\n(.*)$|^_\*\*User\b/gm)) {
+    if (m[1] !== undefined) lastRead = m[1];
+    else if (m[0].startsWith("_**User")) lastRead = undefined;
+    else if (lastRead && !/^[ +-]?\s*(?:#|\/\/) \.{0,2}\/?[\w./-]+\.\w+\s*$/.test(m[2] ?? ""))
+      out.push({ path: lastRead, op: "modified", marker: "cursor: diff block after Read file" });
   }
 }
 
@@ -317,13 +351,16 @@ export function truthEdits(raw: string, format: string): TruthEdit[] {
   } else {
     textEdits(raw, format, found);
     if (format === "codex-export") diffStatEdits(raw, found);
+    if (format === "specstory-cursor") cursorDiffEdits(raw, found);
   }
+  // One entry per file: a path that is another's tail (a cut or relative form) is the same file, kept longest.
   const byKey = new Map<string, TruthEdit>();
-  for (const e of found) {
+  for (const e of [...found].sort((a, b) => normalizePath(b.path).length - normalizePath(a.path).length)) {
     const key = normalizePath(e.path);
     if (!key) continue;
-    const prev = byKey.get(key);
-    byKey.set(key, prev && prev.op === "created" && e.op === "modified" ? prev : e);
+    const same = byKey.get(key) ? key : [...byKey.keys()].find((k) => k.endsWith(`/${key}`));
+    if (!same) byKey.set(key, e);
+    else if (e.op === "created") byKey.set(same, { ...byKey.get(same)!, op: "created" });
   }
   return [...byKey.values()];
 }
