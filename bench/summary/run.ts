@@ -22,6 +22,7 @@ import { parseTranscriptFile } from "../../src/transcript/parse.js";
 import { compressForEval } from "../compress/run.js";
 import {
   humanTurns,
+  ownText,
   readRaw,
   samePath,
   sourceFormat,
@@ -169,7 +170,7 @@ export function scoreSession(
     (i) => failLines.some((l) => failureMatches(l, fails[i]!)),
   );
 
-  const human = humanTurns(turns).map((t) => new Set(tokens(t.text)));
+  const human = humanTurns(turns).map((t) => new Set(tokens(ownText(t))));
   const cons: TruthConstraint[] = truthConstraints(turns);
   const consLines = sectionLines(markdown, "User Constraints").map(constraintText);
   const consTokens = consLines.map((l) => new Set(tokens(l)));

@@ -442,6 +442,11 @@ export function humanTurns(turns: readonly Turn[]): Turn[] {
   );
 }
 
+/** What the person wrote in a human turn: a harness's task prompt (SWE-agent) keeps the issue, not its instructions. */
+export function ownText(t: Turn): string {
+  return t.text.split(/^INSTRUCTIONS:\s*$/m, 1)[0]!;
+}
+
 /** Failures the session hit: tool results with an error flag, a non-zero exit, a traceback or a failing test. */
 export function truthFailures(turns: readonly Turn[]): TruthFailure[] {
   const out: TruthFailure[] = [];
@@ -512,7 +517,7 @@ export function truthConstraints(turns: readonly Turn[]): TruthConstraint[] {
   const out: TruthConstraint[] = [];
   const seen = new Set<string>();
   for (const t of humanTurns(turns)) {
-    const prose = t.text.replace(/```[\s\S]*?(?:```|$)/g, " ");
+    const prose = ownText(t).replace(/```[\s\S]*?(?:```|$)/g, " ");
     for (const s of prose.split(/(?<=[.!?])\s+|\n+/)) {
       const text = s.trim();
       if (text.length < 8 || text.length > 400 || !BINDING.test(text)) continue;
