@@ -152,6 +152,7 @@ export const TEXT_MARKERS: readonly TextMarker[] = [
     re: /The following changes were made by the \w+ tool to: (\S+?)\.?(?:\s|$)/g,
     op: "modified",
   },
+  { name: "antigravity: created file", re: /^Created file (\S+)/gm, op: "created", formats: ["antigravity"] },
   // Codex exports: the working tree's own diff (`git diff [--cached] --stat`, no commit named) and new files shown
   // with `git diff --no-index /dev/null`. Older commits shown with `git show` are reads, not edits.
   {

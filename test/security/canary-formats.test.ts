@@ -4,9 +4,6 @@
 // an edited file's content and the edit operation. Each goes through compress_context over the real MCP SDK client
 // (store, summary, search, recall), inline distillation, and the PreCompact / SessionStart hooks; then every
 // output, every row of every table and the bytes of the database and its WAL are searched for the canary.
-//
-// Formats whose readers are not in this package yet, and so are not covered here: Blackbox, Cline, Antigravity
-// and Replit transcripts.
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -77,6 +74,9 @@ describe("canary secrets in every transcript format", () => {
         expect(r.isError, `${format}: ${textOf(r)}`).toBeFalsy();
         const sc = r.structuredContent as { source: { format: string } };
         expect(sc.source.format, "the transcript was read in its own format").toBe(format);
+        expect(textOf(r), `${format}: the secrets reached the summary's input and were redacted`).toContain(
+          "[redacted",
+        );
         outputs.push([`compress_context ${format}`, `${textOf(r)}\n${JSON.stringify(r)}`]);
         const summary = await c.client.callTool({ name: "get_summary", arguments: { session_id: `mcp-${format}` } });
         outputs.push([`get_summary ${format}`, JSON.stringify(summary)]);

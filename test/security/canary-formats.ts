@@ -57,6 +57,10 @@ const TAIL = [
   "The smoke test passed.",
   "Tag the release.",
   "Tagged v1.2.0.",
+  "Update the changelog.",
+  "The changelog lists the release.",
+  "Close the ticket.",
+  "The ticket is closed.",
 ];
 
 type Writer = (dir: string, id: string) => string;
@@ -392,6 +396,196 @@ function messagesJson(dir: string, id: string): string {
   return path;
 }
 
+function cline(dir: string, id: string): string {
+  const env = "<environment_details>\n# VSCode Visible Files\n.env\n</environment_details>";
+  const text = [
+    "**User:**",
+    "",
+    `<task>\n${USER_TEXT}\n</task>`,
+    env,
+    "",
+    "---",
+    "",
+    "**Assistant:**",
+    "",
+    `<execute_command>\n<command>cat .env && ./deploy.sh --url ${SECRETS.mysql}</command>\n</execute_command>`,
+    "",
+    "---",
+    "",
+    "**User:**",
+    "",
+    `[execute_command for 'cat .env'] Result:\nCommand executed.\nOutput:\n${TOOL_OUTPUT}`,
+    env,
+    "",
+    "---",
+    "",
+    "**Assistant:**",
+    "",
+    `<write_to_file>\n<path>.env</path>\n<content>\n${ENV_BODY}\n</content>\n</write_to_file>`,
+    "",
+    "---",
+    "",
+    "**User:**",
+    "",
+    `[write_to_file for '.env'] Result:\nThe content was successfully saved to .env.\n\nHere is the full, updated content of the file that was saved:\n\n<final_file_content path=".env">\n${ENV_BODY}\n</final_file_content>`,
+    env,
+    "",
+    "---",
+    "",
+    "**Assistant:**",
+    "",
+    `Deployed with ${SECRETS.mysql}.`,
+    ...TAIL.flatMap((t, i) => ["", "---", "", i % 2 ? "**Assistant:**" : "**User:**", "", t]),
+    "",
+  ].join("\n");
+  const path = join(dir, `${id}-cline.md`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function blackbox(dir: string, id: string): string {
+  let n = 0;
+  const msg = (role: "User" | "Assistant", body: string) =>
+    [`## ${role === "User" ? "💬" : "🤖"} ${role} #${++n}`, "", "_2026-03-02 09:14:05Z_", "", body, ""].join("\n");
+  const text = [
+    "---",
+    `title: "deploy"`,
+    `source: "Blackbox AI"`,
+    "---",
+    "",
+    "# deploy",
+    "",
+    `**Session ID**: \`${id}\``,
+    "",
+    "---",
+    "",
+    msg("User", `<task>\n${USER_TEXT}\n</task>`),
+    msg(
+      "Assistant",
+      `<execute_command>\n<command>cat .env && ./deploy.sh --url ${SECRETS.mysql}</command>\n</execute_command>`,
+    ),
+    msg("User", `[execute_command for 'cat .env'] Result:\n\nCommand executed.\nOutput:\n${TOOL_OUTPUT}`),
+    msg("Assistant", `<create_file>\n<path>.env</path>\n<content>\n${ENV_BODY}\n</content>\n</create_file>`),
+    msg("User", "[create_file for '.env'] Result:\n\nThe content was successfully saved to .env."),
+    msg("Assistant", `Deployed with ${SECRETS.mysql}.`),
+    ...TAIL.map((t, i) => msg(i % 2 ? "Assistant" : "User", t)),
+  ].join("\n");
+  const path = join(dir, `${id}-blackbox.md`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function antigravity(dir: string, id: string): string {
+  let step = 100;
+  const rec = (source: string, type: string, content: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      step_index: step++,
+      source,
+      type,
+      status: "DONE",
+      created_at: "2026-05-11T16:00:00Z",
+      content,
+      ...extra,
+    });
+  const args = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [k, JSON.stringify(v)]));
+  const env = join(dir, ".env");
+  const lines = [
+    rec("USER_EXPLICIT", "USER_INPUT", `<USER_REQUEST>\n${USER_TEXT}\n</USER_REQUEST>`),
+    rec("MODEL", "PLANNER_RESPONSE", "I will read the settings.", {
+      tool_calls: [
+        {
+          name: "run_command",
+          args: args({ CommandLine: `cat .env && ./deploy.sh --url ${SECRETS.mysql}`, Cwd: dir }),
+        },
+      ],
+    }),
+    rec("MODEL", "RUN_COMMAND", `The command failed with exit code: 1\nOutput:\n${TOOL_OUTPUT}`),
+    rec("MODEL", "PLANNER_RESPONSE", "I will write the settings file.", {
+      tool_calls: [{ name: "write_to_file", args: args({ TargetFile: env, CodeContent: ENV_BODY, Overwrite: true }) }],
+    }),
+    rec(
+      "MODEL",
+      "CODE_ACTION",
+      `Created file ${env} with requested content.\n[diff_block_start]\n${ENV_BODY.split("\n")
+        .map((l) => `+${l}`)
+        .join("\n")}\n[diff_block_end]`,
+    ),
+    rec("MODEL", "PLANNER_RESPONSE", `Deployed with ${SECRETS.mysql}.`),
+    ...TAIL.map((t, i) =>
+      i % 2
+        ? rec("MODEL", "PLANNER_RESPONSE", t)
+        : rec("USER_EXPLICIT", "USER_INPUT", `<USER_REQUEST>\n${t}\n</USER_REQUEST>`),
+    ),
+  ];
+  const path = join(dir, `${id}-antigravity.jsonl`);
+  writeFileSync(path, lines.join("\n") + "\n");
+  return path;
+}
+
+function replit(dir: string, id: string): string {
+  let mem = 1;
+  const memory = (messages: unknown[]) => JSON.stringify({ memory_id: mem++, messages });
+  const text = (t: string) => [{ type: "text", text: t }];
+  const lines = [
+    memory([{ role: "user", content: text(`<user_message>\n${USER_TEXT}\n</user_message>`) }]),
+    memory([
+      {
+        role: "assistant",
+        content: [],
+        tool_calls: [
+          { type: "tool", name: "bash", arguments: { command: `cat .env && ./deploy.sh --url ${SECRETS.mysql}` } },
+        ],
+      },
+      {
+        role: "tool",
+        content: text(
+          `Command exited with reason: \`Exited\` and exit code: \`1\`\nThe output was\n\`\`\`\n${TOOL_OUTPUT}\n\`\`\``,
+        ),
+        is_error: true,
+      },
+    ]),
+    memory([
+      {
+        role: "assistant",
+        content: [],
+        tool_calls: [{ type: "tool", name: "write", arguments: { file_path: ".env", content: ENV_BODY } }],
+      },
+      { role: "tool", content: text("File created successfully at: .env") },
+    ]),
+    memory([
+      {
+        role: "assistant",
+        content: [],
+        tool_calls: [
+          {
+            type: "tool",
+            name: "edit",
+            arguments: { file_path: ".env", old_string: "PORT=3000", new_string: "API_KEY=KANARIEkv7620" },
+          },
+        ],
+      },
+      {
+        role: "tool",
+        content: text(
+          `The file .env has been edited. Here's the result of running \`cat -n\` on a snippet of .env:\n     1→API_KEY=KANARIEkv7620`,
+        ),
+      },
+    ]),
+    memory([{ role: "assistant", content: text(`Deployed with ${SECRETS.mysql}.`) }]),
+    ...TAIL.map((t, i) =>
+      memory([
+        i % 2
+          ? { role: "assistant", content: text(t) }
+          : { role: "user", content: text(`<user_message>\n${t}\n</user_message>`) },
+      ]),
+    ),
+  ];
+  const path = join(dir, `${id}-replit.jsonl`);
+  writeFileSync(path, lines.join("\n") + "\n");
+  return path;
+}
+
 /** One writer per supported format, by the format compress_context detects. */
 export const FORMAT_WRITERS: Record<string, Writer> = {
   "claude-code-jsonl": claudeCode,
@@ -401,4 +595,8 @@ export const FORMAT_WRITERS: Record<string, Writer> = {
   "specstory-md": specStory,
   "aider-md": aider,
   "messages-json": messagesJson,
+  "cline-md": cline,
+  "blackbox-md": blackbox,
+  "antigravity-jsonl": antigravity,
+  "replit-agent-jsonl": replit,
 };
