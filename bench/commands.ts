@@ -19,6 +19,8 @@ import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./localize/
 import { Rung } from "./localize/ladder.js";
 import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
+import { renderLabelled, runLabelled } from "./summary/labelled.js";
+import { renderSummaryEval, runSummaryEval } from "./summary/run.js";
 import { measureToolSize, renderToolSize } from "./tool-size.js";
 
 /** What an eval command prints: `data` with --json, else `text`. */
@@ -126,6 +128,34 @@ export function evalCompressCommand(opts: CompressEvalFlags): Promise<EvalOutput
       process.stderr.write(`wrote ${join(out, "compress-systems.json")} and ${join(out, "compress-systems.svg")}\n`);
     }
     return { data: r, text: renderFiveSystems(r) };
+  });
+}
+
+export interface SummaryEvalFlags {
+  transcripts: string;
+  budget?: number;
+  labelled?: string;
+  only?: string[];
+}
+
+/** Per-section precision and recall of the summary against each transcript's own structure, or the labelled set. */
+export function evalSummaryCommand(opts: SummaryEvalFlags): Promise<EvalOutput> {
+  if (opts.budget !== undefined && (!Number.isInteger(opts.budget) || opts.budget < 200 || opts.budget > 50_000))
+    throw new AppError("BAD_INPUT", `--budget must be a whole number of tokens from 200 to 50000 (got ${opts.budget})`);
+  const dir = resolvePath(opts.transcripts);
+  if (!existsSync(dir)) throw new AppError("NOT_FOUND", `no such folder: ${dir}`);
+  return inWorkDir("memcards-summary-", (workDir) => {
+    const line = createProgressLine(true);
+    const onFile = (f: string) => line.update(`${f}…`);
+    const budget = opts.budget !== undefined ? { budget: opts.budget } : {};
+    if (opts.labelled) {
+      const r = runLabelled({ dir, labelled: resolvePath(opts.labelled), workDir, ...budget, onFile });
+      line.done();
+      return { data: r, text: renderLabelled(r) };
+    }
+    const r = runSummaryEval({ dir, workDir, ...budget, ...(opts.only ? { files: opts.only } : {}), onFile });
+    line.done();
+    return { data: r, text: renderSummaryEval(r) };
   });
 }
 

@@ -1,7 +1,7 @@
 // `memcards eval …`: the benchmark commands. Their flags are declared here; bench/ loads only when one runs.
 import type { Command } from "commander";
 
-import type { CompressEvalFlags } from "../../bench/commands.js";
+import type { CompressEvalFlags, SummaryEvalFlags } from "../../bench/commands.js";
 import { registerEvalSystem } from "./eval-system.js";
 import { registerEvalTasks } from "./eval-tasks.js";
 import { type CliContext, configFrom, int, loadBench, loggerFor, print } from "./shared.js";
@@ -56,6 +56,21 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: CompressEvalFlags & { json?: boolean }) => {
       const r = await (await loadBench()).evalCompressCommand(opts);
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("summary")
+    .description(
+      "per-section precision and recall of the compress_context summary (Files Modified, Failures, User Constraints) against each transcript's own edit markers, tool results and human turns, per format and per session",
+    )
+    .requiredOption("--transcripts <dir>", "folder of transcripts")
+    .option("--budget <n>", "summary budget in tokens (default: compress_context's own)", int)
+    .option("--labelled <file>", "hand-labelled Failures lines (JSONL): precision and recall of the section on them")
+    .option("--only <names...>", "only these files of the folder")
+    .option("--json", "print JSON")
+    .action(async (opts: SummaryEvalFlags & { json?: boolean }) => {
+      const r = await (await loadBench()).evalSummaryCommand(opts);
       print(opts.json, r.data, r.text);
     });
 

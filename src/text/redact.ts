@@ -66,7 +66,13 @@ function looksLikeAwsSecret(s: string, before: string): boolean {
 
 // The part of a key name that marks its value secret; the name must end with it (`password_reset_view` is code).
 const SECRET_NAME =
-  "(?:secret|token|passw(?:or)?d|pwd|(?<![a-z])pass(?![a-z])|(?<![a-z])_?auth(?![a-z])|(?:api|access|private|secret|auth|signing|encryption|master|client|account)[_-]?key|apikey)(?:[_-](?:base|value|hash|b64|base64|enc|encoded|raw))?";
+  "(?:secret|token|passw(?:or)?d|passphrase|pwd|(?<![a-z])pass(?![a-z])|(?<![a-z])_?auth(?![a-z])|(?:api|access|private|secret|auth|signing|encryption|master|client|account)[ _-]?key|apikey)(?:[_-](?:base|value|hash|b64|base64|enc|encoded|raw))?";
+
+/** A head (`password: `, `pwd=`) whose name is a password's: in prose its value is taken even when plain words. */
+const PASSWORD_HEAD = /(?:passw(?:or)?d|passphrase|pwd)\\?["']?[ \t]{0,20}(?:=>|:=|[:=])[ \t]{0,20}`?$/i;
+
+/** A value that looks made up rather than a word: a digit, a symbol inside, or a capital after its first letter. */
+const madeUp = (v: string): boolean => /[0-9]|[^A-Za-z0-9-]|.[A-Z]/.test(v);
 
 /**
  * A quoted value, also when the quotes are escaped (a secret inside a JSON string): opening quote, value, closing
@@ -137,7 +143,9 @@ const RULES: Rule[] = [
   // name = value, name: value, "name": "value", --name=value, ?name=value — anywhere in a line, any case.
   [
     new RegExp(
-      String.raw`(${SECRET_NAME}\\?["']?[ \t]{0,20}(=>|:=|[:=])[ \t]{0,20})(?:${QUOTED}|([^\s"'` +
+      String.raw`(${SECRET_NAME}\\?["']?[ \t]{0,20}(=>|:=|[:=])[ \t]{0,20}` +
+        "`?" +
+        String.raw`)(?:${QUOTED}|([^\s"'` +
         "`" +
         String.raw`,;&]{3,500}))`,
       "gi",
@@ -161,9 +169,31 @@ const RULES: Rule[] = [
       const before = whole.slice(Math.max(0, at - 200), at); // bounded: no rescans of a long line
       const line = before.slice(before.lastIndexOf("\n") + 1);
       const prose = /\s$/.test(h) && !/^[\s"'-]*[\w.-]*$/.test(line);
-      if (prose && !/[0-9]|[^A-Za-z0-9-]|.[A-Z]/.test(value)) return m;
+      // A password's value is taken in prose too (`the admin password: letmein`), unless it is a short word.
+      if (prose && !madeUp(value) && !(PASSWORD_HEAD.test(h) && value.length >= 6)) return m;
       return `${h}[redacted]${raw.slice(value.length)}`;
     },
+  ],
+  // Prose: `the password is X`, `set the token to X`: only a value that looks made up (`the token is expired` stays).
+  [
+    /\b((?:passw(?:or)?d|passphrase|pwd|api[ _-]?key|secret[ _-]?key|access[ _-]?token|auth[ _-]?token|token|secret)[ \t]{1,5}(?:is|was|to|as)[ \t]{1,5}[`"']?)([^\s`"',;]{6,256})/gi,
+    (m, head, raw) => {
+      const r = String(raw);
+      const value = r.slice(0, trailingPunctuationStart(r));
+      if (value.length < 6 || !madeUp(value) || codeValue(value, "=") || !/[0-9]/.test(value)) return m;
+      return `${String(head)}[redacted]${r.slice(value.length)}`;
+    },
+  ],
+  // Command-line flags with the value after a space: `--password X`, `--token X`, `--api-key X`.
+  [
+    /((?:^|[\s(])--(?:password|passwd|passphrase|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?)([^\s"'`$-][^\s"'`]{2,255})/gim,
+    (m, head, value) => (codeValue(String(value), "=") ? m : `${String(head)}[redacted]`),
+  ],
+  // Secrets in URL query strings: `?key=…`, `&sig=…`, `&X-Amz-Signature=…`.
+  [
+    /([?&](?:key|apikey|api_key|sig|signature|access_token|token|secret|password|passwd|client_secret|auth|x-amz-signature|x-amz-credential|x-amz-security-token)=)([^&#\s"'<>`]{6,2000})/gi,
+    (m, head, value) =>
+      REDACTED.test(String(value)) || /^\$\{?\w+\}?$/.test(String(value)) ? m : `${String(head)}[redacted]`,
   ],
   // A long quoted value after a secret name (a session token, a key file inlined): past the quoted rule's bound.
   [
