@@ -79,8 +79,7 @@ export function pack(
       reasons.delete(it.card.id);
     }
   };
-  const byUtility = (a: PackInput, b: PackInput) =>
-    b.card.utility - a.card.utility || (a.card.id < b.card.id ? -1 : 1);
+  const byUtility = (a: PackInput, b: PackInput) => b.card.utility - a.card.utility || (a.card.id < b.card.id ? -1 : 1);
   const byDensity = (a: PackInput, b: PackInput) =>
     b.card.utility / cost(b.card) - a.card.utility / cost(a.card) || byUtility(a, b);
 
