@@ -9,6 +9,7 @@ import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { createProgressLine } from "../src/progress.js";
 import { renderCardsEval, runCardsEval } from "./cards.js";
+import { calibrate, calibrationRows, renderCalibration } from "./cards-calibrate.js";
 import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "./compress/five.js";
 import { evalCompress, renderCompressEval } from "./compress/probes-committed.js";
 import { benchCompress, renderCompressBench } from "./compress-bench.js";
@@ -139,6 +140,7 @@ export interface TaskEvalFlags {
   keepStores?: boolean;
   rungs?: string[];
   latencyRepo?: string;
+  calibrate?: boolean;
 }
 
 const onTask = (i: number, n: number, id: string, note: string) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`);
@@ -167,6 +169,21 @@ export async function evalLocalize(opts: TaskEvalFlags, config: Config, logger: 
 }
 
 export async function evalCards(opts: TaskEvalFlags, config: Config, logger: Logger): Promise<EvalOutput> {
+  if (opts.calibrate) {
+    const { rows, errors } = await calibrationRows({
+      tasks: tasksOf({ ...opts, only: undefined }),
+      ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
+      cacheDir: resolvePath(opts.cache),
+      keepStores: opts.keepStores ?? false,
+      config,
+      logger,
+      onRepo: onTask,
+    });
+    const report = calibrate(rows, errors);
+    const text = renderCalibration(report);
+    writeReport(opts.out, "calibration", { ...report, table: rows }, text);
+    return { data: report, text };
+  }
   const report = await runCardsEval({
     tasks: tasksOf({ ...opts, only: undefined }),
     ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),

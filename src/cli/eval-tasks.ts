@@ -46,6 +46,10 @@ export function registerEvalTasks(evalCmd: Command): void {
     .option("--limit <n>", "only the first n tasks")
     .option("--keep-stores", "reuse one index per tree between runs")
     .option("--latency-repo <dir>", "also time get_memory_cards on this (large) repository, indexed once")
+    .option(
+      "--calibrate",
+      "instead: fit the task-evidence calibration (each task on its own repository and on every other one)",
+    )
     .option("--out <dir>", "also write cards.json and cards.md there")
     .option("--json", "print JSON")
     .action(async (opts: Flags, cmd: Command) => {
