@@ -10,6 +10,7 @@ import type { Logger } from "../src/log.js";
 import { createProgressLine } from "../src/progress.js";
 import { renderCardsEval, runCardsEval } from "./cards.js";
 import { calibrate, calibrationRows, renderCalibration } from "./cards-calibrate.js";
+import { renderSessionEval, runSessionEval } from "./cards-session.js";
 import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "./compress/five.js";
 import { evalCompress, renderCompressEval } from "./compress/probes-committed.js";
 import { benchCompress, renderCompressBench } from "./compress-bench.js";
@@ -196,6 +197,17 @@ export async function evalCards(opts: TaskEvalFlags, config: Config, logger: Log
   });
   const text = renderCardsEval(report);
   writeReport(opts.out, "cards", report, text);
+  return { data: report, text };
+}
+
+export async function evalCardsSession(
+  opts: { repo: string; out?: string },
+  config: Config,
+  logger: Logger,
+): Promise<EvalOutput> {
+  const report = await runSessionEval({ repo: resolvePath(opts.repo), config, logger });
+  const text = renderSessionEval(report);
+  writeReport(opts.out, "cards-session", report, text);
   return { data: report, text };
 }
 

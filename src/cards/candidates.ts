@@ -12,7 +12,7 @@ import { outcomeCounts } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
 import { edgesTo, fileNeighbors } from "../storage/graph/edges.js";
 import { fileStamp } from "../storage/graph/files.js";
-import { findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
+import { fileLevelNodes, findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
@@ -96,6 +96,15 @@ export async function gatherCandidates(
       at >= 0 ? { r: full[at]!, rank: at + 1 } : { r: { path: f, score: 0, channels: {} }, rank: undefined },
     );
   }
+  // Files the session touched or its failures cite: run-time evidence no retrieval has.
+  const touched = ctx.session ? sessionPaths(db, ctx.session) : new Map<string, SessionPath>();
+  for (const [p, t] of touched) {
+    if (t.type !== "file" || entries.some((e) => e.r.path === p)) continue;
+    const at = full.findIndex((r) => r.path === p);
+    entries.push(
+      at >= 0 ? { r: full[at]!, rank: at + 1 } : { r: { path: p, score: 0, channels: {} }, rank: undefined },
+    );
+  }
   const ranked = entries.map((e) => e.r);
   const taskTerms = termSet(task);
   const anchors = extractAnchors(task);
@@ -118,7 +127,11 @@ export async function gatherCandidates(
     if (!fileNode) continue;
     fileNodes.set(r.path, fileNode);
     const syms = nodes.filter((n) => n.type === "symbol" && n.name);
-    const withBodies = kinds.has("symbol") && rank !== undefined && rank <= SYMBOL_CARD_FILES;
+    const session = touched.get(r.path);
+    const withBodies = kinds.has("symbol") && ((rank !== undefined && rank <= SYMBOL_CARD_FILES) || !!session);
+    // A file the session touched is as strong a lead as the best retrieval hit, whatever the task's wording.
+    const relative = session ? 1 : r.score > 0 && bestScore > 0 ? Math.min(1, r.score / bestScore) : undefined;
+    const trust = session ? 1 : confidence;
     const hits = rankSymbols(syms, taskTerms, named, withBodies ? fileLines(ctx.root, r.path) : undefined).slice(
       0,
       SYMBOLS_PER_FILE,
@@ -137,16 +150,20 @@ export async function gatherCandidates(
         raw_tokens: Math.min(fileNode.tokens, 400),
         signals: base({
           fused_rank: r.score > 0 ? rank : undefined,
-          ...(r.score > 0 && bestScore > 0 ? { relative_score: Math.min(1, r.score / bestScore) } : {}),
-          evidence: confidence,
+          ...(relative !== undefined ? { relative_score: relative } : {}),
+          evidence: trust,
+          ...(session ? { session_hit: true } : {}),
           channels: r.channels,
           anchor_hit: anchorHit,
           overlap: overlap(taskTerms, `${r.path} ${hits.map((h) => h.s.name).join(" ")}`),
           stale,
         }),
-        about: hits.length
-          ? { defines: hits.map((h) => `${h.s.name}${h.s.start_line ? ` (L${h.s.start_line})` : ""}`).join(", ") }
-          : {},
+        about: {
+          ...(hits.length
+            ? { defines: hits.map((h) => `${h.s.name}${h.s.start_line ? ` (L${h.s.start_line})` : ""}`).join(", ") }
+            : {}),
+          ...(session ? { session: session.why } : {}),
+        },
       });
     }
     if (kinds.has("symbol") && withBodies) {
@@ -161,8 +178,9 @@ export async function gatherCandidates(
           raw_tokens: h.s.tokens,
           signals: base({
             fused_rank: r.score > 0 ? rank : undefined,
-            ...(r.score > 0 && bestScore > 0 ? { relative_score: Math.min(1, r.score / bestScore) * h.share } : {}),
-            evidence: confidence,
+            ...(relative !== undefined ? { relative_score: relative * h.share } : {}),
+            evidence: trust,
+            ...(session ? { session_hit: true } : {}),
             channels: r.channels,
             anchor_hit: h.named,
             overlap: h.ov,
@@ -176,6 +194,30 @@ export async function gatherCandidates(
   const top = ranked.slice(0, 5).flatMap((r) => (fileNodes.get(r.path) ? [fileNodes.get(r.path)!] : []));
   if (kinds.has("test")) {
     const seen = new Set<number>();
+    // Tests the session's failures cite (or it touched) first: the next step is to make them pass.
+    for (const [p, t] of touched) {
+      if (t.type !== "test") continue;
+      const [node] = getNodes(db, [t.id]);
+      if (!node?.path) continue;
+      seen.add(t.id);
+      const covers = fileNeighbors(db, t.id).find((n) => n.type === "test_covers" && n.dir === "out");
+      const coveredPath = covers ? getNodes(db, [covers.id])[0]?.path : undefined;
+      out.push({
+        key: node.key,
+        kind: "test",
+        path: p,
+        text: p,
+        raw_tokens: Math.min(node.tokens, 400),
+        signals: base({
+          graph_distance: 0,
+          overlap: overlap(taskTerms, p),
+          stale: staleOnDisk(db, ctx.root, p),
+          evidence: 1,
+          session_hit: true,
+        }),
+        about: { covers: coveredPath ?? p, session: t.why },
+      });
+    }
     for (const f of top.slice(0, 3)) {
       for (const n of fileNeighbors(db, f.id)) {
         if (n.type !== "test_covers" || n.dir !== "in" || seen.has(n.id)) continue;
@@ -229,7 +271,7 @@ export async function gatherCandidates(
     }
   }
   if (ctx.session) {
-    const topPaths = ranked.slice(0, 5).map((r) => r.path);
+    const topPaths = [...ranked.slice(0, 5).map((r) => r.path), ...touched.keys()];
     const cites = (text: string) =>
       topPaths.some((p) => text.includes(p) || text.includes(p.slice(p.lastIndexOf("/") + 1)));
     if (kinds.has("constraint")) {
@@ -301,6 +343,41 @@ export async function gatherCandidates(
     if (o) c.signals.outcome = o;
   }
   return { candidates: out, ranked, features, confidence };
+}
+
+interface SessionPath {
+  id: number;
+  type: "file" | "test";
+  why: string;
+}
+
+/**
+ * Indexed files the session touched (its summary's file list) or its failures cite (paths and stack frames),
+ * each with why. A bare file name resolves when exactly one indexed path ends with it.
+ */
+function sessionPaths(db: Db, session: Sections): Map<string, SessionPath> {
+  const all = fileLevelNodes(db).filter((n) => n.type === "file" || n.type === "test");
+  const resolve = (ref: string) => {
+    const clean = ref
+      .replace(/^\.?\//, "")
+      .replace(/::.*$/, "")
+      .replace(/:\d+(:\d+)?$/, "");
+    const exact = all.find((n) => n.path === clean);
+    if (exact) return exact;
+    const tail = all.filter((n) => n.path.endsWith(`/${clean}`));
+    return tail.length === 1 ? tail[0] : undefined;
+  };
+  const out = new Map<string, SessionPath>();
+  const add = (ref: string, why: string) => {
+    const n = resolve(ref);
+    if (n && !out.has(n.path)) out.set(n.path, { id: n.id, type: n.type === "test" ? "test" : "file", why });
+  };
+  for (const f of session.failures)
+    for (const a of extractAnchors(f.text))
+      if (a.kind === "path" || a.kind === "frame" || a.kind === "test")
+        add(a.text, "cited by a failure in this session");
+  for (const p of Object.keys(session.files)) add(p, "touched in this session");
+  return out;
 }
 
 /** The file's lines, or undefined when it is unreadable or too large to score symbol bodies in. */

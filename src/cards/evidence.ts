@@ -3,8 +3,7 @@ import { queryTerms } from "../retrieval/query.js";
 import type { RankedFile } from "../retrieval/rank.js";
 import { type EvidenceFeatures } from "../scoring/calibration.js";
 import type { Db } from "../storage/db.js";
-import { nodeCount } from "../storage/graph/nodes.js";
-import { termDocFrequency } from "../storage/graph/search.js";
+import { codeTermFrequency } from "../storage/graph/search.js";
 
 /** Query terms looked up: the task's most frequent ones, as the ranker's BM25 query takes them. */
 const TERMS = 32;
@@ -12,11 +11,11 @@ const TERMS = 32;
 /** The evidence features of `task` over the index in `db`, given its file ranking. */
 export function evidenceFeatures(db: Db, task: string, ranked: readonly RankedFile[]): EvidenceFeatures {
   const terms = queryTerms(task, TERMS).tokens;
-  const n = nodeCount(db);
   let seen = 0;
   let all = 0;
+  // Only the repository's own nodes count: memories distilled from the session would make any task look known.
   for (const t of terms) {
-    const df = termDocFrequency(db, t);
+    const { df, n } = codeTermFrequency(db, t);
     // A term the index never saw carries the most information of all: its absence weighs the most.
     const idf = Math.log((n + 1) / (df + 0.5));
     all += idf;

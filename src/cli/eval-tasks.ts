@@ -57,4 +57,18 @@ export function registerEvalTasks(evalCmd: Command): void {
       const r = await (await loadBench()).evalCards(opts, config, loggerFor(config, true));
       print(opts.json, r.data, r.text);
     });
+
+  evalCmd
+    .command("cards-session")
+    .description(
+      "what run-time signals add: scripted sessions (a constraint, an edit, a failing test) before the cards call",
+    )
+    .requiredOption("--repo <dir>", "the repository the scenarios are written for (fixtures/repos/polyglot)")
+    .option("--out <dir>", "also write cards-session.json and cards-session.md there")
+    .option("--json", "print JSON")
+    .action(async (opts: { repo: string; out?: string; json?: boolean }, cmd: Command) => {
+      const config = configFrom(cmd);
+      const r = await (await loadBench()).evalCardsSession(opts, config, loggerFor(config, true));
+      print(opts.json, r.data, r.text);
+    });
 }

@@ -19,7 +19,7 @@ export type Calibration = z.infer<typeof Calibration>;
  * The coefficients in use, as fitted by `memcards eval cards --calibrate` on the Python development tasks
  * (docs/benchmarks.md, "Cards: calibration", gives the command and the separation it measured).
  */
-export const CALIBRATION: Calibration = { intercept: -6, coverage: 10, anchored: 2 };
+export const CALIBRATION: Calibration = { intercept: -7.929, coverage: 10.174, anchored: 1.539 };
 
 /** Below this confidence a pack says it has no confident card: the fitted model's decision boundary. */
 export const CONFIDENT = 0.5;

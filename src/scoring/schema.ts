@@ -27,6 +27,8 @@ export const Signals = z.object({
    * index knows few of the task's terms. Absent: full trust.
    */
   evidence: z.number().min(0).max(1).optional(),
+  /** The session touched the unit or one of its failures cites it: run-time evidence no retrieval has. */
+  session_hit: z.boolean().optional(),
 });
 export type Signals = z.infer<typeof Signals>;
 

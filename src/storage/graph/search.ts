@@ -34,3 +34,18 @@ export function termDocFrequency(db: Db, term: string): number {
     }
   ).n;
 }
+
+/** Node types that hold the repository's own code and text (not memories or session units). */
+const CODE_TYPES = "('file','test','symbol','rule')";
+
+/** How many of the repository's own nodes (files, tests, symbols, rules) contain `term`, and how many there are. */
+export function codeTermFrequency(db: Db, term: string): { df: number; n: number } {
+  const df = (
+    stmt(
+      db,
+      `SELECT count(*) AS n FROM nodes_fts f JOIN nodes n ON n.id = f.rowid WHERE nodes_fts MATCH ? AND n.type IN ${CODE_TYPES}`,
+    ).get(`"${term.replace(/"/g, '""')}"`) as { n: number }
+  ).n;
+  const n = (stmt(db, `SELECT count(*) AS n FROM nodes WHERE type IN ${CODE_TYPES}`).get() as { n: number }).n;
+  return { df, n };
+}
