@@ -83,10 +83,15 @@ export const IndexState = z.object({
 });
 export type IndexState = z.infer<typeof IndexState>;
 
-/** The line a pack carries about its index: `index: partial, N of M files`, or nothing when complete. */
+/** The index state in a few words: `complete`, or `partial, N of M files`. */
+export function indexText(ix: IndexState): string {
+  return ix.state === "complete" ? "complete" : `partial, ${ix.indexed} of ${ix.total ?? "?"} files`;
+}
+
+/** The line a pack carries about a partial index, or nothing when the index is complete. */
 export function indexLine(ix: IndexState): string | undefined {
   if (ix.state === "complete") return undefined;
-  return `index: partial, ${ix.indexed} of ${ix.total ?? "?"} files; cards may miss what is not indexed yet (build_context_graph finishes it).`;
+  return `index: ${indexText(ix)}; cards may miss what is not indexed yet (build_context_graph finishes it).`;
 }
 
 export interface CardsDeps extends ProjectScope {

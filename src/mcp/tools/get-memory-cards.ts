@@ -1,7 +1,7 @@
 // Tool `get_memory_cards`: decision-aware cards before an edit.
 import { z } from "zod";
 
-import { CardsInput, getMemoryCards, IndexState, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
+import { CardsInput, getMemoryCards, indexText, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
 import { Card, Components, PackMode } from "../../scoring/schema.js";
 import { defineTool } from "../tool.js";
 
@@ -17,8 +17,8 @@ const Output = z.object({
   judged: z.number(),
   /** How much the task's retrieval can be trusted (0–1, calibrated); below 0.5 the pack has no confident card. */
   confidence: z.number(),
-  /** `partial` while a build of the index has not finished: `indexed` of `total` files. */
-  index: IndexState,
+  /** "complete", or "partial, N of M files" while a build of the index has not finished. */
+  index: z.string(),
   // With verbose only:
   selected: z.record(PackMode, z.array(z.string())).optional(),
   audit: z
@@ -64,7 +64,7 @@ export const getMemoryCardsTool = defineTool({
         route: r.route,
         judged: r.judged,
         confidence: r.confidence,
-        index: r.index,
+        index: indexText(r.index),
         ...(args.verbose
           ? {
               selected: r.selected,
