@@ -3,7 +3,7 @@ import { queryTerms } from "../retrieval/query.js";
 import type { RankedFile } from "../retrieval/rank.js";
 import { type EvidenceFeatures } from "../scoring/calibration.js";
 import type { Db } from "../storage/db.js";
-import { codeTermFrequency } from "../storage/graph/search.js";
+import { codeNodeCounts, codeTermFrequency } from "../storage/graph/search.js";
 
 /** Query terms looked up: the task's most frequent ones, as the ranker's BM25 query takes them. */
 const TERMS = 32;
@@ -14,8 +14,9 @@ export function evidenceFeatures(db: Db, task: string, ranked: readonly RankedFi
   let seen = 0;
   let all = 0;
   // Only the repository's own nodes count: memories distilled from the session would make any task look known.
+  const { code: n, other } = codeNodeCounts(db);
   for (const t of terms) {
-    const { df, n } = codeTermFrequency(db, t);
+    const df = codeTermFrequency(db, t, other);
     // A term the index never saw carries the most information of all: its absence weighs the most.
     const idf = Math.log((n + 1) / (df + 0.5));
     all += idf;
