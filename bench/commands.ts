@@ -9,6 +9,8 @@ import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { createProgressLine } from "../src/progress.js";
 import { renderCardsEval, runCardsEval } from "./cards.js";
+import { calibrate, calibrationRows, renderCalibration } from "./cards-calibrate.js";
+import { renderSessionEval, runSessionEval } from "./cards-session.js";
 import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "./compress/five.js";
 import { evalCompress, renderCompressEval } from "./compress/probes-committed.js";
 import { benchCompress, renderCompressBench } from "./compress-bench.js";
@@ -169,6 +171,7 @@ export interface TaskEvalFlags {
   keepStores?: boolean;
   rungs?: string[];
   latencyRepo?: string;
+  calibrate?: boolean;
 }
 
 const onTask = (i: number, n: number, id: string, note: string) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`);
@@ -197,6 +200,21 @@ export async function evalLocalize(opts: TaskEvalFlags, config: Config, logger: 
 }
 
 export async function evalCards(opts: TaskEvalFlags, config: Config, logger: Logger): Promise<EvalOutput> {
+  if (opts.calibrate) {
+    const { rows, errors } = await calibrationRows({
+      tasks: tasksOf({ ...opts, only: undefined }),
+      ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
+      cacheDir: resolvePath(opts.cache),
+      keepStores: opts.keepStores ?? false,
+      config,
+      logger,
+      onRepo: onTask,
+    });
+    const report = calibrate(rows, errors);
+    const text = renderCalibration(report);
+    writeReport(opts.out, "calibration", { ...report, table: rows }, text);
+    return { data: report, text };
+  }
   const report = await runCardsEval({
     tasks: tasksOf({ ...opts, only: undefined }),
     ...(opts.repos ? { reposDir: resolvePath(opts.repos) } : {}),
@@ -209,6 +227,17 @@ export async function evalCards(opts: TaskEvalFlags, config: Config, logger: Log
   });
   const text = renderCardsEval(report);
   writeReport(opts.out, "cards", report, text);
+  return { data: report, text };
+}
+
+export async function evalCardsSession(
+  opts: { repo: string; out?: string },
+  config: Config,
+  logger: Logger,
+): Promise<EvalOutput> {
+  const report = await runSessionEval({ repo: resolvePath(opts.repo), config, logger });
+  const text = renderSessionEval(report);
+  writeReport(opts.out, "cards-session", report, text);
   return { data: report, text };
 }
 

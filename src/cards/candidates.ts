@@ -1,20 +1,22 @@
 // Candidates for a task's cards: retrieved files and their symbols, the tests covering them, the rules
 // governing them, and the session's own constraints and failures; each with its run-time signals.
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 import type { Sections } from "../conversation/schema.js";
 import { extractAnchors } from "../retrieval/query.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
+import { confidenceOf, type EvidenceFeatures } from "../scoring/calibration.js";
 import type { Candidate, UnitKind } from "../scoring/schema.js";
 import { outcomeCounts } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
 import { edgesTo, fileNeighbors } from "../storage/graph/edges.js";
 import { fileStamp } from "../storage/graph/files.js";
-import { findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
+import { fileLevelNodes, findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
+import { evidenceFeatures } from "./evidence.js";
 
 export interface CandidateContext {
   db: Db;
@@ -30,13 +32,19 @@ const SYMBOLS_PER_FILE = 3;
 /** Symbol cards only for the top files: below them a file card (which names its symbols) says enough. */
 const SYMBOL_CARD_FILES = 3;
 const SYMBOL_CARDS_PER_FILE = 2;
+/** How deep the ranking is read to place files the caller passed among the others. */
+const PASSED_DEPTH = 100;
+/** Source files read to score symbol bodies against the task (larger ones fall back to names alone). */
+const MAX_BODY_FILE_BYTES = 1_000_000;
+/** Declarations that hold other symbols: a method inside decides behaviour more often than the declaration. */
+const CONTAINER_KINDS = new Set(["class", "struct", "enum", "trait", "interface", "type", "impl", "module", "scope"]);
 
 function termSet(text: string): Set<string> {
   return new Set(identifierTokens(text).filter((t) => t.length >= 3));
 }
 
 /** Share of the unit's distinctive terms that the task also uses (0–1). */
-export function overlap(task: Set<string>, text: string): number {
+export function overlap(task: ReadonlySet<string>, text: string): number {
   const unit = termSet(text);
   if (unit.size === 0) return 0;
   let hit = 0;
@@ -74,12 +82,32 @@ export async function gatherCandidates(
   files: readonly string[],
   kinds: ReadonlySet<UnitKind>,
   preRanked?: readonly RankedFile[],
-): Promise<{ candidates: Candidate[]; ranked: RankedFile[] }> {
+): Promise<{ candidates: Candidate[]; ranked: RankedFile[]; features: EvidenceFeatures; confidence: number }> {
   const { db } = ctx;
-  const query = files.length ? `${task}\n${files.join("\n")}` : task;
-  const ranked = preRanked ? preRanked.slice(0, FILES) : await ctx.ranker.rank(query, FILES);
+  // The files the caller passes are placed by their own rank among the others, never pulled to the top.
+  const full = preRanked ?? (await ctx.ranker.rank(task, files.length ? PASSED_DEPTH : FILES));
+  const entries: { r: RankedFile; rank: number | undefined }[] = full
+    .slice(0, FILES)
+    .map((r, i) => ({ r, rank: i + 1 }));
+  for (const f of files) {
+    if (entries.some((e) => e.r.path === f)) continue;
+    const at = full.findIndex((r) => r.path === f);
+    entries.push(
+      at >= 0 ? { r: full[at]!, rank: at + 1 } : { r: { path: f, score: 0, channels: {} }, rank: undefined },
+    );
+  }
+  // Files the session touched or its failures cite: run-time evidence no retrieval has.
+  const touched = ctx.session ? sessionPaths(db, ctx.session) : new Map<string, SessionPath>();
+  for (const [p, t] of touched) {
+    if (t.type !== "file" || entries.some((e) => e.r.path === p)) continue;
+    const at = full.findIndex((r) => r.path === p);
+    entries.push(
+      at >= 0 ? { r: full[at]!, rank: at + 1 } : { r: { path: p, score: 0, channels: {} }, rank: undefined },
+    );
+  }
+  const ranked = entries.map((e) => e.r);
   const taskTerms = termSet(task);
-  const anchors = extractAnchors(query);
+  const anchors = extractAnchors(task);
   const named = new Set(
     anchors.filter((a) => a.kind === "identifier" || a.kind === "module").map((a) => a.text.split(".").pop()!),
   );
@@ -87,27 +115,27 @@ export async function gatherCandidates(
     .filter((a) => a.kind === "path" || a.kind === "frame" || a.kind === "test")
     .map((a) => a.text);
   const wanted = new Set<string>(files);
-  // Files the agent says it is looking at take part even when retrieval missed them.
-  for (const f of files) if (!ranked.some((r) => r.path === f)) ranked.push({ path: f, score: 0, channels: {} });
+  const features = evidenceFeatures(db, task, full);
+  const confidence = confidenceOf(features);
 
   const out: Candidate[] = [];
   const bestScore = ranked[0]?.score ?? 0;
   const fileNodes = new Map<string, NodeRow>();
-  for (const [i, r] of ranked.entries()) {
+  for (const { r, rank } of entries) {
     const nodes = findNodes(db, { path: r.path, limit: 400 });
     const fileNode = nodes.find((n) => n.type === "file" || n.type === "test");
     if (!fileNode) continue;
     fileNodes.set(r.path, fileNode);
     const syms = nodes.filter((n) => n.type === "symbol" && n.name);
-    const hits = syms
-      .map((s) => ({
-        s,
-        named: named.has(s.name!),
-        ov: taskTerms.has(s.name!.toLowerCase()) ? 1 : overlap(taskTerms, s.name!),
-      }))
-      .filter((h) => h.named || h.ov >= 0.5)
-      .sort((a, b) => Number(b.named) - Number(a.named) || b.ov - a.ov)
-      .slice(0, SYMBOLS_PER_FILE);
+    const session = touched.get(r.path);
+    const withBodies = kinds.has("symbol") && ((rank !== undefined && rank <= SYMBOL_CARD_FILES) || !!session);
+    // A file the session touched is as strong a lead as the best retrieval hit, whatever the task's wording.
+    const relative = session ? 1 : r.score > 0 && bestScore > 0 ? Math.min(1, r.score / bestScore) : undefined;
+    const trust = session ? 1 : confidence;
+    const hits = rankSymbols(syms, taskTerms, named, withBodies ? fileLines(ctx.root, r.path) : undefined).slice(
+      0,
+      SYMBOLS_PER_FILE,
+    );
     const anchorHit =
       wanted.has(r.path) ||
       r.channels.anchors !== undefined ||
@@ -121,19 +149,24 @@ export async function gatherCandidates(
         text: hits.map((h) => h.s.summary ?? h.s.name).join("\n"),
         raw_tokens: Math.min(fileNode.tokens, 400),
         signals: base({
-          fused_rank: r.score > 0 ? i + 1 : undefined,
-          ...(r.score > 0 && bestScore > 0 ? { relative_score: Math.min(1, r.score / bestScore) } : {}),
+          fused_rank: r.score > 0 ? rank : undefined,
+          ...(relative !== undefined ? { relative_score: relative } : {}),
+          evidence: trust,
+          ...(session ? { session_hit: true } : {}),
           channels: r.channels,
           anchor_hit: anchorHit,
           overlap: overlap(taskTerms, `${r.path} ${hits.map((h) => h.s.name).join(" ")}`),
           stale,
         }),
-        about: hits.length
-          ? { defines: hits.map((h) => `${h.s.name}${h.s.start_line ? ` (L${h.s.start_line})` : ""}`).join(", ") }
-          : {},
+        about: {
+          ...(hits.length
+            ? { defines: hits.map((h) => `${h.s.name}${h.s.start_line ? ` (L${h.s.start_line})` : ""}`).join(", ") }
+            : {}),
+          ...(session ? { session: session.why } : {}),
+        },
       });
     }
-    if (kinds.has("symbol") && i < SYMBOL_CARD_FILES) {
+    if (kinds.has("symbol") && withBodies) {
       for (const h of hits.slice(0, SYMBOL_CARDS_PER_FILE)) {
         out.push({
           key: h.s.key,
@@ -144,7 +177,10 @@ export async function gatherCandidates(
           text: (h.s.summary ?? "").split("\n")[0] ?? "",
           raw_tokens: h.s.tokens,
           signals: base({
-            fused_rank: r.score > 0 ? i + 1 : undefined,
+            fused_rank: r.score > 0 ? rank : undefined,
+            ...(relative !== undefined ? { relative_score: relative * h.share } : {}),
+            evidence: trust,
+            ...(session ? { session_hit: true } : {}),
             channels: r.channels,
             anchor_hit: h.named,
             overlap: h.ov,
@@ -158,6 +194,30 @@ export async function gatherCandidates(
   const top = ranked.slice(0, 5).flatMap((r) => (fileNodes.get(r.path) ? [fileNodes.get(r.path)!] : []));
   if (kinds.has("test")) {
     const seen = new Set<number>();
+    // Tests the session's failures cite (or it touched) first: the next step is to make them pass.
+    for (const [p, t] of touched) {
+      if (t.type !== "test") continue;
+      const [node] = getNodes(db, [t.id]);
+      if (!node?.path) continue;
+      seen.add(t.id);
+      const covers = fileNeighbors(db, t.id).find((n) => n.type === "test_covers" && n.dir === "out");
+      const coveredPath = covers ? getNodes(db, [covers.id])[0]?.path : undefined;
+      out.push({
+        key: node.key,
+        kind: "test",
+        path: p,
+        text: p,
+        raw_tokens: Math.min(node.tokens, 400),
+        signals: base({
+          graph_distance: 0,
+          overlap: overlap(taskTerms, p),
+          stale: staleOnDisk(db, ctx.root, p),
+          evidence: 1,
+          session_hit: true,
+        }),
+        about: { covers: coveredPath ?? p, session: t.why },
+      });
+    }
     for (const f of top.slice(0, 3)) {
       for (const n of fileNeighbors(db, f.id)) {
         if (n.type !== "test_covers" || n.dir !== "in" || seen.has(n.id)) continue;
@@ -172,6 +232,7 @@ export async function gatherCandidates(
           raw_tokens: Math.min(t.tokens, 400),
           signals: base({
             graph_distance: f === top[0] ? 0 : 1, // a test of the top-ranked file is as close to the edit as the file
+            evidence: confidence,
             overlap: overlap(taskTerms, t.path),
             stale: staleOnDisk(db, ctx.root, t.path),
           }),
@@ -203,13 +264,14 @@ export async function gatherCandidates(
           graph_distance: onTop ? 0 : 1,
           overlap: overlap(taskTerms, rule.summary ?? ""),
           off_scope: !onTop,
+          evidence: confidence,
         }),
         about: { governs: paths.slice(0, 3).join(", ") },
       });
     }
   }
   if (ctx.session) {
-    const topPaths = ranked.slice(0, 5).map((r) => r.path);
+    const topPaths = [...ranked.slice(0, 5).map((r) => r.path), ...touched.keys()];
     const cites = (text: string) =>
       topPaths.some((p) => text.includes(p) || text.includes(p.slice(p.lastIndexOf("/") + 1)));
     if (kinds.has("constraint")) {
@@ -280,5 +342,112 @@ export async function gatherCandidates(
     const o = counts.get(c.key);
     if (o) c.signals.outcome = o;
   }
-  return { candidates: out, ranked };
+  return { candidates: out, ranked, features, confidence };
+}
+
+interface SessionPath {
+  id: number;
+  type: "file" | "test";
+  why: string;
+}
+
+/**
+ * Indexed files the session touched (its summary's file list) or its failures cite (paths and stack frames),
+ * each with why. A bare file name resolves when exactly one indexed path ends with it.
+ */
+function sessionPaths(db: Db, session: Sections): Map<string, SessionPath> {
+  const all = fileLevelNodes(db).filter((n) => n.type === "file" || n.type === "test");
+  const resolve = (ref: string) => {
+    const clean = ref
+      .replace(/^\.?\//, "")
+      .replace(/::.*$/, "")
+      .replace(/:\d+(:\d+)?$/, "");
+    const exact = all.find((n) => n.path === clean);
+    if (exact) return exact;
+    const tail = all.filter((n) => n.path.endsWith(`/${clean}`));
+    return tail.length === 1 ? tail[0] : undefined;
+  };
+  const out = new Map<string, SessionPath>();
+  const add = (ref: string, why: string) => {
+    const n = resolve(ref);
+    if (n && !out.has(n.path)) out.set(n.path, { id: n.id, type: n.type === "test" ? "test" : "file", why });
+  };
+  for (const f of session.failures)
+    for (const a of extractAnchors(f.text))
+      if (a.kind === "path" || a.kind === "frame" || a.kind === "test")
+        add(a.text, "cited by a failure in this session");
+  for (const p of Object.keys(session.files)) add(p, "touched in this session");
+  return out;
+}
+
+/** The file's lines, or undefined when it is unreadable or too large to score symbol bodies in. */
+function fileLines(root: string, path: string): string[] | undefined {
+  try {
+    const full = join(root, path);
+    if (statSync(full).size > MAX_BODY_FILE_BYTES) return undefined;
+    return readFileSync(full, "utf8").split("\n");
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SymbolHit {
+  s: NodeRow;
+  /** An identifier the task names. */
+  named: boolean;
+  /** Share of the name's terms the task uses. */
+  ov: number;
+  /** Relative strength against the file's best symbol for this task (0–1). */
+  share: number;
+}
+
+/**
+ * The file's symbols that the task concerns, best first. Each scores on its name (named in the task, or
+ * sharing its terms) and, when the file's lines are given, on its own body: the task's terms in the lines
+ * that are its own (nested definitions excluded), weighted by how few of the file's symbols use them. A
+ * declaration that holds other symbols (a class, a struct, an impl) weighs less than a function or method
+ * scoring the same, so the card names the code that decides the behaviour rather than the type it belongs to.
+ */
+export function rankSymbols(
+  syms: readonly NodeRow[],
+  taskTerms: ReadonlySet<string>,
+  named: ReadonlySet<string>,
+  lines?: readonly string[],
+): SymbolHit[] {
+  const own = new Map<number, Set<string>>();
+  if (lines) {
+    for (const s of syms) {
+      if (!s.start_line || !s.end_line) continue;
+      const nested = syms.filter(
+        (o) => o !== s && o.start_line && o.end_line && o.start_line >= s.start_line! && o.end_line <= s.end_line!,
+      );
+      const text: string[] = [];
+      for (let l = s.start_line; l <= s.end_line && l <= lines.length; l++) {
+        if (l !== s.start_line && nested.some((o) => l >= o.start_line! && l <= o.end_line!)) continue;
+        text.push(lines[l - 1]!);
+      }
+      own.set(s.id, termSet(text.join("\n")));
+    }
+  }
+  const df = new Map<string, number>();
+  for (const terms of own.values()) for (const t of terms) if (taskTerms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  const body = new Map<number, number>();
+  for (const [id, terms] of own) {
+    let score = 0;
+    for (const t of terms) if (taskTerms.has(t)) score += Math.log(1 + own.size / (df.get(t) ?? 1));
+    body.set(id, score);
+  }
+  const maxBody = Math.max(0, ...body.values());
+  const scored = syms.map((s) => {
+    const isNamed = named.has(s.name!);
+    const ov = taskTerms.has(s.name!.toLowerCase()) ? 1 : overlap(taskTerms, s.name!);
+    const b = maxBody > 0 ? (body.get(s.id) ?? 0) / maxBody : 0;
+    const raw = (isNamed ? 1 : 0) + 0.5 * ov + b;
+    return { s, named: isNamed, ov, b, score: CONTAINER_KINDS.has(s.kind ?? "") ? 0.5 * raw : raw };
+  });
+  const kept = scored.filter((h) => h.named || h.ov >= 0.5 || h.b >= 0.5);
+  const best = Math.max(0, ...kept.map((h) => h.score));
+  return kept
+    .sort((a, b) => b.score - a.score || (a.s.start_line ?? 0) - (b.s.start_line ?? 0))
+    .map((h) => ({ s: h.s, named: h.named, ov: h.ov, share: best > 0 ? h.score / best : 0 }));
 }

@@ -5,10 +5,12 @@ import { z } from "zod";
 
 import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
+import { indexCompleteness } from "../graph/build-state.js";
 import { assertIndexed } from "../graph/index-repository.js";
 import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
 import type { ProjectScope } from "../project/scope.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
+import { CONFIDENT, type EvidenceFeatures } from "../scoring/calibration.js";
 import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
 import { blendComponents, type JudgeFn, judgePrompt, parseJudgeAnswer } from "../scoring/judge.js";
 import { pack, type PackResult } from "../scoring/pack.js";
@@ -67,6 +69,29 @@ export interface CardsResult {
   judged: number;
   notes: string[];
   candidates: number;
+  /** How much the task's retrieval can be trusted (0–1, calibrated), and the features it came from. */
+  confidence: number;
+  evidence: EvidenceFeatures;
+  /** The index the cards come from: `partial` while a build has not finished (N of M files indexed). */
+  index: IndexState;
+}
+
+export const IndexState = z.object({
+  state: z.enum(["complete", "partial"]),
+  indexed: z.number().int(),
+  total: z.number().int().optional(),
+});
+export type IndexState = z.infer<typeof IndexState>;
+
+/** The index state in a few words: `complete`, or `partial, N of M files`. */
+export function indexText(ix: IndexState): string {
+  return ix.state === "complete" ? "complete" : `partial, ${ix.indexed} of ${ix.total ?? "?"} files`;
+}
+
+/** The line a pack carries about a partial index, or nothing when the index is complete. */
+export function indexLine(ix: IndexState): string | undefined {
+  if (ix.state === "complete") return undefined;
+  return `index: ${indexText(ix)}; cards may miss what is not indexed yet (build_context_graph finishes it).`;
 }
 
 export interface CardsDeps extends ProjectScope {
@@ -145,7 +170,7 @@ export async function scoreCandidates(
   session?: Sections,
   preRanked?: readonly RankedFile[],
 ) {
-  const { candidates, ranked } = await gatherCandidates(
+  const { candidates, ranked, features, confidence } = await gatherCandidates(
     { ...deps, ...(session ? { session } : {}) },
     task,
     files,
@@ -158,7 +183,7 @@ export async function scoreCandidates(
     const k = components(c, draft.tokens);
     return { candidate: c, card: makeCard(c, k, utilityOf(k), id) };
   });
-  return { cards, ranked };
+  return { cards, ranked, features, confidence };
 }
 
 /** The cards for a task, packed under the budget. */
@@ -183,7 +208,19 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
       );
   }
   const kinds = new Set<UnitKind>(input.kinds ?? UnitKind.options);
-  const { cards, ranked } = await scoreCandidates(deps, task, input.files ?? [], kinds, session);
+  const ix = indexCompleteness(deps.db);
+  const index: IndexState = {
+    state: ix.partial ? "partial" : "complete",
+    indexed: ix.indexed,
+    ...(ix.total !== undefined ? { total: ix.total } : {}),
+  };
+  const partialLine = indexLine(index);
+  if (partialLine) notes.push(partialLine);
+  const { cards, ranked, features, confidence } = await scoreCandidates(deps, task, input.files ?? [], kinds, session);
+  if (confidence < CONFIDENT)
+    notes.push(
+      `No confident card: this index knows little of the task (confidence ${confidence.toFixed(2)}; ${Math.round(features.coverage * 100)}% of its terms weighted by rarity occur here${features.anchored ? "" : ", nothing it names resolved"}). Check the task is about this project, or name a file or symbol.`,
+    );
   const judged = deps.judge && input.judge ? await applyJudge(deps.judge, task, cards, notes) : 0;
   const governingRules = new Set(
     cards.filter((c) => c.candidate.kind === "rule" && !c.candidate.signals.off_scope).map((c) => c.card.id),
@@ -226,6 +263,9 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     judged,
     notes,
     candidates: cards.length,
+    confidence: Math.round(confidence * 1000) / 1000,
+    evidence: features,
+    index,
   };
 }
 

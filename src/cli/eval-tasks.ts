@@ -46,11 +46,29 @@ export function registerEvalTasks(evalCmd: Command): void {
     .option("--limit <n>", "only the first n tasks")
     .option("--keep-stores", "reuse one index per tree between runs")
     .option("--latency-repo <dir>", "also time get_memory_cards on this (large) repository, indexed once")
+    .option(
+      "--calibrate",
+      "instead: fit the task-evidence calibration (each task on its own repository and on every other one)",
+    )
     .option("--out <dir>", "also write cards.json and cards.md there")
     .option("--json", "print JSON")
     .action(async (opts: Flags, cmd: Command) => {
       const config = configFrom(cmd);
       const r = await (await loadBench()).evalCards(opts, config, loggerFor(config, true));
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("cards-session")
+    .description(
+      "what run-time signals add: scripted sessions (a constraint, an edit, a failing test) before the cards call",
+    )
+    .requiredOption("--repo <dir>", "the repository the scenarios are written for (fixtures/repos/polyglot)")
+    .option("--out <dir>", "also write cards-session.json and cards-session.md there")
+    .option("--json", "print JSON")
+    .action(async (opts: { repo: string; out?: string; json?: boolean }, cmd: Command) => {
+      const config = configFrom(cmd);
+      const r = await (await loadBench()).evalCardsSession(opts, config, loggerFor(config, true));
       print(opts.json, r.data, r.text);
     });
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
+import { fileCount } from "../storage/graph/files.js";
 import { getMeta, getMetaJson, setMeta, setMetaJson } from "../storage/meta.js";
 
 export const BuildPhase = z.enum(["parse", "edges", "vectors"]);
@@ -20,6 +21,8 @@ export const BuildRecord = z.object({
   id: z.string(),
   startedAt: z.string(),
   complete: z.array(BuildPhase),
+  /** Files the build's scan found (what a finished build indexes); absent in records of older builds. */
+  files: z.number().int().nonnegative().optional(),
 });
 export type BuildRecord = z.infer<typeof BuildRecord>;
 
@@ -40,12 +43,13 @@ export function phaseComplete(db: Db, phase: BuildPhase): boolean {
   return getMeta(db, LEGACY_STATE) !== "building";
 }
 
-/** Records the start of a build (a fresh id; vectors keep their state) and returns it. */
-export function startBuild(db: Db): BuildRecord {
+/** Records the start of a build over `files` scanned files (a fresh id; vectors keep their state) and returns it. */
+export function startBuild(db: Db, files?: number): BuildRecord {
   const rec: BuildRecord = {
     id: randomUUID(),
     startedAt: new Date().toISOString(),
     complete: phaseComplete(db, "vectors") ? ["vectors"] : [],
+    ...(files !== undefined ? { files } : {}),
   };
   writeTx(db, () => {
     setMetaJson(db, KEY, rec);
@@ -68,6 +72,17 @@ export function markPhase(db: Db, buildId: string, phase: BuildPhase, done: bool
     setMetaJson(db, KEY, { ...rec, complete } satisfies BuildRecord);
     if (phase === "edges" && done) setMeta(db, LEGACY_STATE, "complete");
   });
+}
+
+/**
+ * Whether the latest build left the index incomplete (its parse or edge phase unfinished), with how many files
+ * the index holds and how many the build's scan found (`total` is undefined for records of older builds).
+ */
+export function indexCompleteness(db: Db): { partial: boolean; indexed: number; total?: number } {
+  const indexed = fileCount(db);
+  const rec = readBuild(db);
+  const partial = !phaseComplete(db, "parse") || !phaseComplete(db, "edges");
+  return { partial, indexed: rec?.files !== undefined ? Math.min(indexed, rec.files) : indexed, total: rec?.files };
 }
 
 /** The last index run: when it ended, how many files it scanned and parsed, how long it took. */

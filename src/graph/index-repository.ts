@@ -101,7 +101,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const changed = scan.files.filter((f) => !f.unchanged);
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
   if (edgesOwed && known.size > 0) logger.info("the previous index did not finish; its derived edges are rebuilt");
-  const build = startBuild(db);
+  const build = startBuild(db, scan.files.length);
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
 

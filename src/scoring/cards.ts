@@ -24,7 +24,7 @@ export function cardFields(
     case "file":
       return {
         trigger: `Before editing code for this task in ${c.path}`,
-        evidence: `${c.path} ranks #${c.signals.fused_rank ?? "?"} (${channelsText(c)})${c.about.defines ? `; defines ${c.about.defines}` : ""}${c.signals.anchor_hit ? "; named in the task" : ""}`,
+        evidence: `${c.path} ranks #${c.signals.fused_rank ?? "?"} (${channelsText(c)})${c.about.defines ? `; defines ${c.about.defines}` : ""}${c.signals.anchor_hit ? "; named in the task" : ""}${c.about.session ? `; ${c.about.session}` : ""}`,
         action_hint: `Open ${c.path}${c.about.defines ? ` and start at ${c.about.defines.split(", ")[0]}` : ""}`,
         failure_if_ignored: `The fix may land in the wrong file; ${c.path} is where the task's identifiers live.`,
         scope: c.path ?? "repository",
@@ -40,7 +40,7 @@ export function cardFields(
     case "test":
       return {
         trigger: `After editing ${c.about.covers ?? "the covered module"}`,
-        evidence: `${c.path} covers ${c.about.covers ?? "it"} (imports or is named after it)`,
+        evidence: `${c.path} covers ${c.about.covers ?? "it"} (imports or is named after it)${c.about.session ? `; ${c.about.session}` : ""}`,
         action_hint: `Run ${c.path} and add a case for this task`,
         failure_if_ignored: `A regression in ${c.about.covers ?? "the module"} goes unnoticed until CI.`,
         scope: c.about.covers ?? c.path ?? "tests",

@@ -1,5 +1,6 @@
-// Packing cards under a token budget: utility per token, governing rules reserved, near-duplicates and
-// blocked conflicts skipped, in two modes (select on raw cost then compress, or compress then select).
+// Packing cards under a token budget: the highest-utility card first, governing rules reserved, the rest by
+// utility per token, then a covering test when room remains; near-duplicates and blocked conflicts skipped,
+// in two modes (select on raw cost then compress, or compress then select).
 import type { Card, PackMode } from "./schema.js";
 
 export interface PackInput {
@@ -27,10 +28,18 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / Math.max(1, a.size + b.size - inter);
 }
 
+/** The repository path a card is about (its scope without a line range). */
+const scopePath = (c: Card) => c.scope.replace(/:\d+-\d+$/, "");
+
 /**
- * Packs under `budget` card tokens. `post_selection` chooses on each unit's raw cost (what it would cost
- * uncompressed), then serves the compressed cards; `pre_budget` chooses on the cards' own cost, so more fit.
- * Either way the served cards never exceed the budget.
+ * Packs under `budget` card tokens, in four steps:
+ * 1. the highest-utility card, whenever its card fits the budget (a cheaper pair never displaces it);
+ * 2. governing rules, within a reserve (`ruleReserve` of the budget);
+ * 3. the rest by utility per token of selection cost;
+ * 4. when no test card was served yet and room remains, the best test covering a served file or symbol.
+ * `post_selection` measures step 3 on each unit's raw cost (what it would cost uncompressed), then serves the
+ * compressed cards; `pre_budget` measures on the cards' own cost, so more fit. Steps 1 and 4 measure the card
+ * itself: the budget is what the served cards may cost. Either way the served cards never exceed the budget.
  */
 export function pack(
   items: readonly PackInput[],
@@ -42,11 +51,10 @@ export function pack(
   const minUtility = opts.minUtility ?? 0.05;
   const cost = (c: Card) => (mode === "post_selection" ? Math.max(c.tokens, c.raw_tokens) : c.tokens);
   const selected: PackInput[] = [];
-  const skipped: PackResult["skipped"] = [];
   const seen = new Map<string, Set<string>>();
   let spentSelect = 0;
   let spentCards = 0;
-  /** Adds the item if it fits under `limit`; returns why not otherwise. */
+  /** Adds the item if it fits (selection cost under `limit`, card tokens under the budget); returns why not otherwise. */
   const tryAdd = (it: PackInput, limit: number): PackResult["skipped"][number]["reason"] | undefined => {
     const c = it.card;
     if (it.blocked) return "conflict";
@@ -60,19 +68,41 @@ export function pack(
     spentCards += c.tokens;
     return undefined;
   };
-  const byDensity = (a: PackInput, b: PackInput) =>
-    b.card.utility / cost(b.card) - a.card.utility / cost(a.card) || b.card.utility - a.card.utility;
-  const rules = items.filter((i) => i.governing).sort(byDensity);
+  const reasons = new Map<string, PackResult["skipped"][number]["reason"]>();
   const done = new Set<string>();
-  for (const r of rules) {
-    if (spentSelect >= reserve) break;
-    if (tryAdd(r, reserve) === undefined) done.add(r.card.id);
+  const attempt = (it: PackInput, limit: number) => {
+    if (done.has(it.card.id)) return;
+    const why = tryAdd(it, limit);
+    if (why) reasons.set(it.card.id, why);
+    else {
+      done.add(it.card.id);
+      reasons.delete(it.card.id);
+    }
+  };
+  const byUtility = (a: PackInput, b: PackInput) => b.card.utility - a.card.utility || (a.card.id < b.card.id ? -1 : 1);
+  const byDensity = (a: PackInput, b: PackInput) =>
+    b.card.utility / cost(b.card) - a.card.utility / cost(a.card) || byUtility(a, b);
+
+  const top = items.filter((i) => !i.blocked && i.card.utility >= minUtility).sort(byUtility)[0];
+  if (top) attempt(top, Number.POSITIVE_INFINITY);
+  let ruleSpent = 0;
+  for (const r of items.filter((i) => i.governing).sort(byDensity)) {
+    if (ruleSpent >= reserve) break;
+    const before = spentSelect;
+    attempt(r, spentSelect + reserve - ruleSpent);
+    ruleSpent += spentSelect - before;
   }
   // Governing rules that did not fit the reserve compete with the rest.
-  for (const it of items.filter((i) => !done.has(i.card.id)).sort(byDensity)) {
-    const why = tryAdd(it, budget);
-    if (why) skipped.push({ id: it.card.id, reason: why });
+  for (const it of [...items].sort(byDensity)) attempt(it, budget);
+  if (!selected.some((s) => s.card.kind === "test")) {
+    const served = new Set(selected.filter((s) => s.card.kind !== "test").map((s) => scopePath(s.card)));
+    const test = items.filter((i) => i.card.kind === "test" && served.has(i.card.scope)).sort(byUtility)[0];
+    if (test) attempt(test, Number.POSITIVE_INFINITY);
   }
-  selected.sort((a, b) => b.card.utility - a.card.utility);
+  selected.sort(byUtility);
+  const skipped = items.flatMap((i) => {
+    const reason = reasons.get(i.card.id);
+    return reason ? [{ id: i.card.id, reason }] : [];
+  });
   return { mode, selected: selected.map((s) => s.card.id), tokens: spentCards, skipped };
 }

@@ -22,6 +22,13 @@ export const Signals = z.object({
   conflict: z.boolean(),
   off_scope: z.boolean(),
   outcome: z.object({ helped: z.number().int(), total: z.number().int() }).optional(),
+  /**
+   * How much the task's retrieval can be trusted at all (0–1, calibrated; see calibration.ts): low when the
+   * index knows few of the task's terms. Absent: full trust.
+   */
+  evidence: z.number().min(0).max(1).optional(),
+  /** The session touched the unit or one of its failures cites it: run-time evidence no retrieval has. */
+  session_hit: z.boolean().optional(),
 });
 export type Signals = z.infer<typeof Signals>;
 

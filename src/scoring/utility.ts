@@ -42,10 +42,16 @@ const KIND_OUTCOME: Record<UnitKind, number> = {
 /** Estimates the four components and the cost of one candidate. */
 export function components(c: Candidate, cardTokens: number): Components {
   const s = c.signals;
-  // Retrieval rank and being named in the task are both evidence; neither alone is certainty.
+  // Retrieval rank and being named in the task are both evidence; neither alone is certainty. Both count only
+  // as far as the task's retrieval can be trusted at all (a task this index barely knows gets low utilities).
+  const trust = s.evidence ?? 1;
   const fused = s.relative_score ?? rankConfidence(s.fused_rank, 2);
-  const retrieved = 0.95 * fused + 0.05 * (s.anchor_hit ? 1 : 0);
-  const proximity = s.graph_distance === 0 ? 1 : s.graph_distance === 1 ? 0.6 : 0.25;
+  const retrieved = trust * (0.95 * fused + 0.05 * (s.anchor_hit ? 1 : 0));
+  const code = c.kind === "file" || c.kind === "symbol";
+  // Tests and rules are reached from the top-ranked files: they are as trustworthy as that ranking.
+  const proximity =
+    (s.graph_distance === 0 ? 1 : s.graph_distance === 1 ? 0.6 : 0.25) *
+    (c.kind === "test" || c.kind === "rule" ? trust : 1);
   let act: number;
   switch (c.kind) {
     case "file":
@@ -64,7 +70,6 @@ export function components(c: Candidate, cardTokens: number): Components {
   act = clamp(KIND_ACTION[c.kind] * act);
   // Necessity: independent channels agreeing, an anchor, or a unit kind that is binding.
   const agreement = Math.min(1, Object.keys(s.channels).length / 3);
-  const code = c.kind === "file" || c.kind === "symbol";
   const need = clamp(
     KIND_NEED[c.kind] * (code ? 0.5 + 0.5 * retrieved : s.anchor_hit ? 1 : 0.5 + 0.5 * Math.max(agreement, s.overlap)),
   );
@@ -75,8 +80,9 @@ export function components(c: Candidate, cardTokens: number): Components {
     const weight = Math.min(1, s.outcome.total / 3);
     out = (1 - weight) * out + weight * rate;
   }
-  out = clamp(out * (0.5 + 0.5 * Math.max(retrieved, proximity)));
-  const risk = clamp((s.stale ? 0.6 : 0) + (s.conflict ? 0.5 : 0) + (s.off_scope ? 0.4 : 0));
+  out = clamp(out * (0.5 + 0.5 * (code ? retrieved : Math.max(retrieved, proximity))));
+  // A file that changed since indexing misleads an agent that does not know it changed, not one that changed it.
+  const risk = clamp((s.stale && !s.session_hit ? 0.6 : 0) + (s.conflict ? 0.5 : 0) + (s.off_scope ? 0.4 : 0));
   const cost = Math.min(1, cardTokens / 1000 + 0.2 * risk);
   return { action_shift: act, necessity: need, outcome_uplift: out, risk, cost };
 }

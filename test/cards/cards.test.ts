@@ -168,7 +168,10 @@ describe("memory cards on the polyglot fixture", () => {
     expect(huge.length).toBeGreaterThan(1_000_000 - 100_000);
     const r = await getMemoryCards(cardsDeps(app), { task: huge.slice(0, 1_000_000) });
     expect(r.notes[0]).toMatch(/first 20000 were used/);
-    expect(r.cards[0]?.scope).toMatch(/^pyproj\/shapes\/geometry\.py/);
+    // The first code card is still the task's file; the noise only lowers how confident the pack is.
+    expect(r.cards.find((c) => c.kind === "file" || c.kind === "symbol")?.scope).toMatch(
+      /^pyproj\/shapes\/geometry\.py/,
+    );
     const empty = tmpDir();
     writeFileSync(join(empty, "x.py"), "x = 1\n");
     const fresh = openTestApp(empty);

@@ -124,8 +124,8 @@ describe("packing", () => {
 
   it("reserves room for governing rules, skips near-duplicates and blocked conflicts", () => {
     const items = [
-      item("big", 0.9, 380),
-      item("rule", 0.2, 90, { governing: true, kind: "rule" }),
+      item("big", 0.5, 380),
+      item("rule", 0.1, 90, { governing: true, kind: "rule" }),
       item("dup1", 0.6, 50, { evidence: "same words about parse in src/x.py" }),
       item("dup2", 0.55, 50, { evidence: "same words about parse in src/x.py" }),
       item("bad", 0.95, 30, { blocked: true }),
@@ -144,6 +144,33 @@ describe("packing", () => {
     // Without the reserve the rule would lose to the big card.
     const noReserve = pack(items, 500, "pre_budget", { ruleReserve: 0 });
     expect(noReserve.selected).not.toContain("rule");
+  });
+
+  it("serves the highest-utility card whenever it fits, before cheaper lower ones", () => {
+    const items = [item("top", 0.67, 180, { raw: 400 }), item("s1", 0.41, 70), item("s2", 0.41, 72)];
+    for (const mode of ["post_selection", "pre_budget"] as const) {
+      const r = pack(items, 300, mode);
+      expect(r.selected[0]).toBe("top");
+      expect(r.tokens).toBeLessThanOrEqual(300);
+    }
+    // Too big for the budget: the others are served instead.
+    expect(pack(items, 150, "pre_budget").selected).toEqual(["s1", "s2"]);
+  });
+
+  it("serves a test covering a served file when room remains, even after raw costs used up the selection", () => {
+    const file = (id: string, u: number) => item(id, u, 110, { raw: 400 });
+    const test = item("t", 0.3, 107, { kind: "test", raw: 400 });
+    test.card.scope = "src/f1.py";
+    const other = item("t2", 0.35, 100, { kind: "test", raw: 400 });
+    other.card.scope = "src/elsewhere.py";
+    const items = [file("f1", 0.6), file("f2", 0.5), file("f3", 0.45), test, other];
+    const r = pack(items, 1200, "post_selection");
+    expect(r.selected).toContain("t");
+    expect(r.selected).not.toContain("t2");
+    expect(r.skipped.find((s) => s.id === "t")).toBeUndefined();
+    expect(r.tokens).toBeLessThanOrEqual(1200);
+    // No room left: no test.
+    expect(pack(items, 200, "post_selection").selected).toEqual(["f1"]);
   });
 });
 

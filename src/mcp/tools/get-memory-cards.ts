@@ -1,7 +1,7 @@
 // Tool `get_memory_cards`: decision-aware cards before an edit.
 import { z } from "zod";
 
-import { CardsInput, getMemoryCards, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
+import { CardsInput, getMemoryCards, indexText, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
 import { Card, Components, PackMode } from "../../scoring/schema.js";
 import { defineTool } from "../tool.js";
 
@@ -15,6 +15,10 @@ const Output = z.object({
   mode: PackMode,
   route: z.enum(["judge", "deterministic"]),
   judged: z.number(),
+  /** How much the task's retrieval can be trusted (0–1, calibrated); below 0.5 the pack has no confident card. */
+  confidence: z.number(),
+  /** "complete", or "partial, N of M files" while a build of the index has not finished. */
+  index: z.string(),
   // With verbose only:
   selected: z.record(PackMode, z.array(z.string())).optional(),
   audit: z
@@ -59,6 +63,8 @@ export const getMemoryCardsTool = defineTool({
         mode: r.mode,
         route: r.route,
         judged: r.judged,
+        confidence: r.confidence,
+        index: indexText(r.index),
         ...(args.verbose
           ? {
               selected: r.selected,

@@ -34,3 +34,30 @@ export function termDocFrequency(db: Db, term: string): number {
     }
   ).n;
 }
+
+/** Node types that hold the repository's own code and text (not memories or session units). */
+const CODE_TYPES = "('file','test','symbol','rule')";
+
+/** How many nodes are the repository's own (files, tests, symbols, rules) and how many are not. */
+export function codeNodeCounts(db: Db): { code: number; other: number } {
+  const r = stmt(
+    db,
+    `SELECT sum(type IN ${CODE_TYPES}) AS code, sum(type NOT IN ${CODE_TYPES}) AS other FROM nodes`,
+  ).get() as { code: number | null; other: number | null };
+  return { code: r.code ?? 0, other: r.other ?? 0 };
+}
+
+/**
+ * How many of the repository's own nodes contain `term`. Exact when few nodes contain it; otherwise the count
+ * over all nodes, which differs by at most `other` (the few memory nodes) and is far cheaper than a join.
+ */
+export function codeTermFrequency(db: Db, term: string, other: number): number {
+  const all = termDocFrequency(db, term);
+  if (all === 0 || all > other) return all;
+  return (
+    stmt(
+      db,
+      `SELECT count(*) AS n FROM nodes_fts f JOIN nodes n ON n.id = f.rowid WHERE nodes_fts MATCH ? AND n.type IN ${CODE_TYPES}`,
+    ).get(`"${term.replace(/"/g, '""')}"`) as { n: number }
+  ).n;
+}
