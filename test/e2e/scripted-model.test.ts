@@ -56,7 +56,7 @@ describe("the scripted model", () => {
       "message_stop",
     ]);
     expect(first[1]).toMatchObject({ content_block: { type: "tool_use", name: "Edit" } });
-    expect(JSON.parse((first[2] as { delta: { partial_json: string } }).delta.partial_json)).toEqual({
+    expect(JSON.parse((first[2] as unknown as { delta: { partial_json: string } }).delta.partial_json)).toEqual({
       file_path: "/x",
       old_string: "a",
     });
