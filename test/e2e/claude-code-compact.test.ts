@@ -141,7 +141,7 @@ describe.skipIf(!probe.ok)("memcards in Claude Code: compaction and recall", () 
     expect(parsed.turns.flatMap((t) => t.tool_calls.map((c) => c.name))).toContain("Edit");
     // Before the compaction the model had not seen it.
     expect(textIn(model.requests[compactAt]!.body.messages)).not.toContain(INJECTION);
-  });
+  }, 180_000);
 
   it("SessionEnd distils the session; the next session's first request carries the recall brief", async () => {
     expect(await waitUntil(() => /SessionEnd \S+ queued distillation/.test(hookLog()), 20_000)).toBe(true);
@@ -162,5 +162,5 @@ describe.skipIf(!probe.ok)("memcards in Claude Code: compaction and recall", () 
     expect(sent).toContain(CONSTRAINT);
     expect(hookLog()).toMatch(/SessionStart \S+ injected the project brief \(\d+ units\)/);
     expect(hookLog()).not.toMatch(/ error: /);
-  });
+  }, 180_000);
 });

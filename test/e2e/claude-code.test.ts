@@ -67,7 +67,7 @@ describe.skipIf(!probe.ok)("memcards in Claude Code: init, MCP, the PostToolUse 
     expect(list.stdout).toMatch(/memcards: .*serve - ✔ Connected/);
     const get = await runClaude(["mcp", "get", "memcards"], { cwd: root, env, timeoutMs: 60_000 });
     expect(get.stdout).toMatch(/Scope: Project/i);
-  });
+  }, 180_000);
 
   it("an Edit re-indexes the file through PostToolUse; get_memory_cards over MCP names the edited file", async () => {
     const file = join(root, EDITED);
@@ -143,5 +143,5 @@ describe.skipIf(!probe.ok)("memcards in Claude Code: init, MCP, the PostToolUse 
     expect(hookLog()).toMatch(/SessionStart \S+ no memory yet/);
     expect(hookLog()).toMatch(/SessionEnd \S+ queued distillation of the transcript/);
     expect(hookLog()).not.toMatch(/ error: /);
-  });
+  }, 180_000);
 });

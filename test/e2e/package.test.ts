@@ -119,7 +119,7 @@ describe("npm pack, then npm install -g of the tarball into an empty prefix", ()
     });
     expect(init.status, init.stderr).toBe(0);
     expect(init.stdout).toContain(join(prefix, "lib", "node_modules", "memcards", "dist", "cli.js"));
-  });
+  }, 180_000);
 
   it("answers tools/list over stdio from the installed copy", async () => {
     expect(memcards, "the install above must have passed").toBeDefined();
