@@ -2,7 +2,7 @@
 // (against the registry's schema), the Claude Desktop bundle manifest (`mcpb validate`), and the Claude Code plugin
 // and its marketplace (`claude plugin validate`, then a local marketplace install with the pinned CLI).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -72,14 +72,32 @@ describe("the Claude Desktop bundle (mcpb/manifest.json)", () => {
     expect(manifest.version).toBe(pkg.version);
   });
 
-  it("starts the server on the project folder the user picks, as Claude Desktop runs it", async () => {
+  it("packs with `mcpb pack`; unpacked, it serves the project folder the user picks, as Claude Desktop runs it", async () => {
     expect(manifest.user_config.project_root).toMatchObject({ type: "directory", required: true });
+    // The bundle's layout as `npm run bundle` stages it (its node_modules is linked here, not installed).
+    const work = realpathSync(tmpDir("memcards-mcpb-"));
+    const stage = join(work, "stage");
+    mkdirSync(stage);
+    cpSync(join(repoRoot, "dist"), join(stage, "dist"), { recursive: true });
+    cpSync(join(repoRoot, "package.json"), join(stage, "package.json"));
+    cpSync(join(repoRoot, "mcpb", "manifest.json"), join(stage, "manifest.json"));
+    const mcpb = (args: string[]) =>
+      spawnSync(process.execPath, [MCPB, ...args], { cwd: work, encoding: "utf8", timeout: 60_000 });
+    const packed = mcpb(["pack", stage, join(work, "memcards.mcpb")]);
+    expect(packed.status, packed.stdout + packed.stderr).toBe(0);
+    const unpacked = mcpb(["unpack", join(work, "memcards.mcpb"), join(work, "bundle")]);
+    expect(unpacked.status, unpacked.stdout + unpacked.stderr).toBe(0);
+    const bundle = join(work, "bundle");
+    expect(existsSync(join(bundle, "dist", "src", "storage", "migrations", "0001_base.sql"))).toBe(true);
+    symlinkSync(join(repoRoot, "node_modules"), join(bundle, "node_modules"), "junction");
+
     const project = realpathSync(tmpDir());
     const home = tmpDir();
-    // Claude Desktop substitutes ${__dirname} (the unpacked bundle) and ${user_config.*}; the bundle holds dist/.
+    // Claude Desktop substitutes ${__dirname} (the unpacked bundle) and ${user_config.*}.
     const args = manifest.server.mcp_config.args.map((a) =>
-      a.replace("${__dirname}", repoRoot).replace("${user_config.project_root}", project),
+      a.replace("${__dirname}", bundle).replace("${user_config.project_root}", project),
     );
+    expect(args[0]).toBe(join(bundle, "dist", "cli.js"));
     expect(manifest.server.mcp_config.command).toBe("node");
     const env = Object.fromEntries(
       Object.entries(process.env).filter(
