@@ -13,6 +13,8 @@ import {
   approveProjectServers,
   claudeConversation,
   claudeEnv,
+  distilled,
+  endedSessions,
   PRINT_FLAGS,
   probeClaudeCode,
   runClaude,
@@ -162,5 +164,8 @@ describe.skipIf(!probe.ok)("memcards in Claude Code: compaction and recall", () 
     expect(sent).toContain(CONSTRAINT);
     expect(hookLog()).toMatch(/SessionStart \S+ injected the project brief \(\d+ units\)/);
     expect(hookLog()).not.toMatch(/ error: /);
+    // This session's distillation too finishes before the project goes away.
+    expect(await waitUntil(() => endedSessions(hookLog()).length === 2, 20_000)).toBe(true);
+    expect(await distilled(root, env, endedSessions(hookLog())[1]!)).toBe(true);
   }, 180_000);
 });

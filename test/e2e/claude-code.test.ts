@@ -11,6 +11,8 @@ import {
   announceSkip,
   approveProjectServers,
   claudeEnv,
+  distilled,
+  endedSessions,
   PRINT_FLAGS,
   probeClaudeCode,
   runClaude,
@@ -135,13 +137,19 @@ describe.skipIf(!probe.ok)("memcards in Claude Code: init, MCP, the PostToolUse 
     const line = readFileSync(file, "utf8").split("\n").indexOf(`def ${NEW_SYMBOL}(inner, outer):`) + 1;
     expect(cards).toContain(`"kind":"symbol","scope":"${EDITED}:${line}-${line + 1}"`);
     expect(cards).toMatch(/"cards":\[\{/);
-    // The tools Claude Code listed behind ToolSearch include memcards'.
-    expect(textIn(main[0]!.body.messages)).toContain("mcp__memcards__get_memory_cards");
+    // The tools Claude Code listed behind ToolSearch include memcards', and the server's instructions reached
+    // the model's context.
+    const context = `${textIn(main[0]!.body.system)}\n${textIn(main[0]!.body.messages)}`;
+    expect(context).toContain("mcp__memcards__get_memory_cards");
+    expect(context).toMatch(/## memcards\nmemcards keeps local, compact context/);
 
     // The hooks ran under Claude Code: the session start, the re-index, the distillation at the end.
     await waitUntil(() => /SessionEnd .* queued distillation/.test(hookLog()), 15_000);
     expect(hookLog()).toMatch(/SessionStart \S+ no memory yet/);
     expect(hookLog()).toMatch(/SessionEnd \S+ queued distillation of the transcript/);
     expect(hookLog()).not.toMatch(/ error: /);
+    // The distillation SessionEnd started stores the session before the project goes away.
+    const [ended] = endedSessions(hookLog());
+    expect(await distilled(root, env, ended!)).toBe(true);
   }, 180_000);
 });

@@ -92,7 +92,11 @@ describe("npm pack, then npm install -g of the tarball into an empty prefix", ()
       npm_config_https_proxy: "http://127.0.0.1:9",
       npm_config_noproxy: "127.0.0.1",
     };
-    const args = ["install", "-g", "--prefix", prefix, "--prefer-offline", "--registry", `${registry.url}/`];
+    // npm's own cache, as the parent npm (or the user's config) names it: the tarballs are there.
+    const cache = spawnSync(NPM, ["config", "get", "cache"], { cwd: repoRoot, encoding: "utf8", timeout: 30_000 });
+    expect(cache.status, cache.stderr).toBe(0);
+    const args = ["install", "-g", "--prefix", prefix, "--prefer-offline", "--cache", cache.stdout.trim()];
+    args.push("--registry", `${registry.url}/`);
     const r = await npm([...args, "--no-audit", "--no-fund", join(work, tarball!)], work, env);
     expect(r.code, r.out.slice(-3000)).toBe(0);
     // Every tarball came from npm's cache: the registry was asked for metadata only.

@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { repoRoot } from "./cli.js";
+import { repoRoot, runCli } from "./cli.js";
 
 /** The pinned CLI, as npm installs it. */
 export const CLAUDE_BIN = join(
@@ -179,4 +179,17 @@ export async function waitUntil(check: () => boolean, ms: number): Promise<boole
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * Waits until the distillation the SessionEnd hook started (detached) for `sessionId` has stored the session's
+ * summary, so that nothing still writes into the project when the test removes it. Returns whether it did.
+ */
+export function distilled(root: string, env: Record<string, string>, sessionId: string, ms = 60_000): Promise<boolean> {
+  return waitUntil(() => runCli(["summary", "--session", sessionId], { cwd: root, env }).code === 0, ms);
+}
+
+/** The session ids of the SessionEnd lines in a project's hook log, oldest first. */
+export function endedSessions(hookLog: string): string[] {
+  return [...hookLog.matchAll(/ SessionEnd (\S+) queued distillation/g)].map((m) => m[1]!);
 }
