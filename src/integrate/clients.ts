@@ -1,6 +1,7 @@
 // Where each MCP client keeps its server registrations, and the entry memcards adds there.
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 
 import { z } from "zod";
 
@@ -64,3 +65,55 @@ export const CLIENTS: Record<ClientId, ClientSpec> = {
     entry: (cli) => ({ type: "stdio", command: process.execPath, args: [cli, "serve"] }),
   },
 };
+
+/** Where a client was found, or why it counts as absent. */
+export interface Detection {
+  id: ClientId;
+  title: string;
+  present: boolean;
+  /** The first sign found (a command on PATH, a settings folder), when present. */
+  evidence?: string;
+}
+
+export interface DetectEnv {
+  root: string;
+  home?: string;
+  platform?: NodeJS.Platform;
+  /** The PATH to search for the clients' commands (default: the process's). */
+  path?: string;
+  appData?: string;
+  localAppData?: string;
+  exists?: (path: string) => boolean;
+}
+
+/** Which of the four clients are installed or configured here: a command on PATH, or its settings folder. */
+export function detectClients(env: DetectEnv): Detection[] {
+  const platform = env.platform ?? process.platform;
+  const home = env.home ?? homedir();
+  const exists = env.exists ?? existsSync;
+  const dirs = (env.path ?? process.env.PATH ?? "").split(platform === "win32" ? ";" : delimiter).filter(Boolean);
+  const exts = platform === "win32" ? [".cmd", ".exe", ""] : [""];
+  const onPath = (cmd: string) => {
+    for (const d of dirs) for (const x of exts) if (exists(join(d, cmd + x))) return `${cmd} on PATH (${d})`;
+    return undefined;
+  };
+  const dir = (path: string) => (exists(path) ? path : undefined);
+  const local = env.localAppData ?? join(home, "AppData", "Local");
+  const signs: Record<ClientId, () => string | undefined> = {
+    "claude-code": () => onPath("claude") ?? dir(join(home, ".claude")) ?? dir(join(env.root, ".claude")),
+    "claude-desktop": () =>
+      dir(dirname(claudeDesktopConfig({ platform, home, ...(env.appData ? { appData: env.appData } : {}) }))) ??
+      (platform === "darwin" ? dir("/Applications/Claude.app") : undefined) ??
+      (platform === "win32" ? dir(join(local, "AnthropicClaude")) : undefined),
+    cursor: () => onPath("cursor") ?? dir(join(home, ".cursor")) ?? dir(join(env.root, ".cursor")),
+    vscode: () =>
+      onPath("code") ??
+      dir(join(home, ".vscode")) ??
+      dir(join(env.root, ".vscode")) ??
+      (platform === "darwin" ? dir("/Applications/Visual Studio Code.app") : undefined),
+  };
+  return ClientId.options.map((id) => {
+    const evidence = signs[id]();
+    return { id, title: CLIENTS[id].title, present: evidence !== undefined, ...(evidence ? { evidence } : {}) };
+  });
+}

@@ -7,7 +7,8 @@ import { afterAll } from "vitest";
 
 const made: string[] = [];
 afterAll(() => {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  // Retries: a child process started by a test (a hook's detached job) may still be closing files inside.
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 });
 
 /** A fresh empty directory under the OS temp dir. */
