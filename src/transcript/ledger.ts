@@ -57,7 +57,15 @@ export const TOOL_MARKERS: ToolMarker[] = [
     source: "Cursor, Cline/Roo",
   },
   {
-    tools: ["replace_string_in_file", "copilot_replacestring", "insert_edit_into_file", "copilot_insertedit"],
+    tools: [
+      "replace_string_in_file",
+      "copilot_replacestring",
+      "insert_edit_into_file",
+      "copilot_insertedit",
+      "copilot_editfile",
+      "texteditgroup",
+      "notebookeditgroup",
+    ],
     op: editOp,
     source: "VS Code Copilot",
   },
@@ -101,6 +109,32 @@ export const TEXT_MARKERS: TextMarker[] = [
     source: "Cursor via SpecStory (`<details><summary>Edit file: PATH</summary>`)",
   },
   {
+    pattern:
+      /^(?:> \*\*\[copilot_(?:replaceString|multiReplaceString|insertEdit|applyPatch|editFile|editNotebook)\]\*\* )?(?:Replacing \d+ lines? with \d+ lines? in|Editing|Edited|Applying patch to|Inserting into) \[[^\]\n]*\]\((?<path>file:\/\/[^)#\s]+)/gm,
+    op: "edited",
+    scope: "text",
+    source: "VS Code Copilot invocation line (`Replacing 3 lines with 5 lines in [](file:///…)`)",
+  },
+  {
+    pattern: /^(?:> \*\*\[copilot_createFile\]\*\* )?(?:Created|Creating) \[[^\]\n]*\]\((?<path>file:\/\/[^)#\s]+)/gm,
+    op: "created",
+    scope: "text",
+    source: "VS Code Copilot invocation line (`Created [](file:///…)`)",
+  },
+  {
+    pattern: /^Edit: \*\*(?<path>[^*\n]+)\*\*\s*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^(texteditgroup|notebookeditgroup)$/,
+    source: "VS Code Copilot edit group via SpecStory",
+  },
+  {
+    pattern: /^Tool use: \*\*(?<op>Write|Delete)\*\* `(?<path>[^`\n]+)`\s*$/gm,
+    op: (v) => (v === "Delete" ? "deleted" : "written"),
+    scope: "tool",
+    source: "Cursor CLI via SpecStory",
+  },
+  {
     pattern: /^\*\*(?<op>Add|Modify|Update|Delete): `(?<path>[^`\n]+)`\*\*[ \t]*$/gm,
     op: patchVerb,
     scope: "tool",
@@ -142,6 +176,17 @@ export const TEXT_MARKERS: TextMarker[] = [
   },
 ];
 
+/** `file:///c%3A/x/y.ts` → `c:/x/y.ts`; `file:///home/x` → `/home/x`. */
+function fileUrlPath(url: string): string {
+  let p = url.replace(/^file:\/\//, "");
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    // A stray `%` stays as written.
+  }
+  return /^\/[A-Za-z]:\//.test(p) ? p.slice(1) : p;
+}
+
 /** The edits named by client-written lines in `text`: `scope` says whose text it is, `tool` which call it belongs to. */
 export function textMarkers(text: string, scope: "tool" | "text", tool = ""): FileChange[] {
   const out: FileChange[] = [];
@@ -150,8 +195,9 @@ export function textMarkers(text: string, scope: "tool" | "text", tool = ""): Fi
     if (row.scope !== scope) continue;
     if (row.tools && !row.tools.test(name)) continue;
     for (const m of text.matchAll(row.pattern)) {
-      const path = m.groups?.path?.trim();
-      if (!path) continue;
+      const raw = m.groups?.path?.trim();
+      if (!raw) continue;
+      const path = raw.startsWith("file://") ? fileUrlPath(raw) : raw;
       out.push({ path, op: typeof row.op === "string" ? row.op : row.op(m.groups?.op ?? "") });
     }
   }

@@ -223,6 +223,9 @@ export function parseSpecStory(raw: string): Transcript {
         if (t.result) results.push(t.result);
         return "";
       });
+      // Edit details outside the tool markup are still the client's own lines.
+      const loose = textMarkers(body, "text");
+      if (loose.length > 0) calls.push({ id: `s${n.next++}`, name: "edit_file", input: { file_changes: loose } });
     } else calls.push(...oldStyleCalls(body, n));
     const prose = body.replace(/^\s*-{3,}\s*$/gm, "");
     if (!prose.trim() && calls.length === 0) {
