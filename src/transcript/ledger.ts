@@ -161,6 +161,21 @@ export const TEXT_MARKERS: TextMarker[] = [
     source: "Claude Code result line",
   },
   {
+    pattern: /^Applied \d+ edits? to (?<path>\S.*?):?[ \t]*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^multiedit$/,
+    source: "Claude Code MultiEdit result line",
+  },
+  {
+    pattern:
+      /^(?:Result: )?Successfully (?:modified file|overwrote file|created and wrote to new file): (?<path>\S.*?)(?: \(\d+ replacements?\))?\.?[ \t]*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^(write_file|writefile|replace|smart_edit|edit)$/,
+    source: "Gemini CLI result line",
+  },
+  {
     pattern: /^Applied edit to (?<path>\S.*?)[ \t]*$/gm,
     op: "applied edit",
     scope: "tool",
@@ -198,6 +213,8 @@ export function textMarkers(text: string, scope: "tool" | "text", tool = ""): Fi
       const raw = m.groups?.path?.trim();
       if (!raw) continue;
       const path = raw.startsWith("file://") ? fileUrlPath(raw) : raw;
+      // One call, one file: a result line repeating the path its input named adds nothing.
+      if (scope === "tool" && out.some((o) => o.path === path)) continue;
       out.push({ path, op: typeof row.op === "string" ? row.op : row.op(m.groups?.op ?? "") });
     }
   }
