@@ -84,8 +84,16 @@ describe("SpecStory markers", () => {
       fence("diff", '          schema_type = meta.get("schema_type")\n+         if schema_type is None:') +
       "\n\n---\n\n" +
       fence("diff", "  # ./pkg/core/utils.py\n+ def make_hashable(x):") +
+      "\n\n---\n\nRead file: /ws/pkg/plugins/types.py\n\n---\n\nLet's create a test script, then run it:\n\n---\n\n" +
+      fence("diff", "- \n+ import pandera as pa\n+ print(pa.__version__)\n+ print('ok')") +
+      "\n\n" +
+      fence("bash", "cd /ws && python -u check_pandera.py") +
       "\n\n---\n\n";
-    expect(paths(text, "specstory-md")).toEqual(["/ws/pkg/plugins/types.py", "./pkg/core/utils.py"]);
+    expect(paths(text, "specstory-md")).toEqual([
+      "/ws/pkg/plugins/types.py",
+      "./pkg/core/utils.py",
+      "check_pandera.py",
+    ]);
   });
 
   it("Codex via SpecStory: apply_patch's `**Update: `f`**` lines and heredoc writes of exec_command", () => {

@@ -1,7 +1,7 @@
 // SpecStory markdown exports (Cursor, VS Code Copilot, Claude Code, Gemini CLI, Codex): old and new styles.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import { looksLikeFile, textMarkers } from "../ledger.js";
-import { fencedBlocks, splitAtHeaders } from "../markdown.js";
+import { type Fenced, fencedBlocks, splitAtHeaders } from "../markdown.js";
 import type { Transcript } from "../schema.js";
 import { TurnSink } from "../turns.js";
 
@@ -124,6 +124,26 @@ function diffHeadPath(body: string): string | undefined {
   return undefined;
 }
 
+/** A diff that writes a whole new file: every removed line blank. */
+function wholeNewFile(diff: string): boolean {
+  const lines = diff.split("\n").filter((l) => l.trim());
+  return (
+    lines.length >= 3 &&
+    lines.some((l) => l.startsWith("+")) &&
+    !lines.some((l) => l.startsWith("-") && l.slice(1).trim())
+  );
+}
+
+/** The script a shell block right after a diff runs first (`python -u x.py`): the file the diff just wrote. */
+function scriptRun(next: Fenced | undefined): string | undefined {
+  if (!next || !SHELL_LANG.test(next.lang)) return undefined;
+  const run =
+    /(?:^|&&\s*|;\s*)(?:python3?|node|bash|sh|ruby|tsx|ts-node|deno run|bun)\s+(?:-\w+\s+)*([\w./-]+\.\w+)/.exec(
+      next.body.trim().split("\n")[0] ?? "",
+    );
+  return run && looksLikeFile(run[1]!) ? run[1] : undefined;
+}
+
 /**
  * Old-style blocks (no `<tool-use>` markup): `Read file: X`, `<details><summary>Edit file: X</summary>` edits,
  * ```diff edits of the file their header names (else of the file this reply last read), ```bash commands, and
@@ -146,7 +166,8 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
         calls.push({ id: `s${n.next++}`, name: "Edit", input: { file_path: copilot, op: "edited" } });
         copilot = undefined;
       } else if (fence.lang === "diff" && !inEdit) {
-        const path = diffHeadPath(fence.body) ?? lastRead;
+        // A whole new file is not the file just read: it is the script run next, if any.
+        const path = diffHeadPath(fence.body) ?? (wholeNewFile(fence.body) ? scriptRun(fences[f]) : lastRead);
         lastRead = undefined;
         const added = fence.body.split("\n").filter((l) => l.startsWith("+")).length;
         const removed = fence.body.split("\n").filter((l) => l.startsWith("-")).length;
