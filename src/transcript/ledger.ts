@@ -15,24 +15,12 @@ export interface FileChange {
   op: string;
 }
 
-/** Input fields under which edit tools take the file they change, in order of preference. */
-export const PATH_FIELDS = [
-  "file_path",
-  "filePath",
-  "path",
-  "notebook_path",
-  "target_file",
-  "targetFile",
-  "relativeWorkspacePath",
-  "filename",
-  "absolutePath",
-];
-
 type OpOf = (input: Record<string, unknown>) => string;
 
-/** One row per edit tool family: the lower-cased tool names and what the call did to the file at PATH_FIELDS. */
+/** One row per edit tool family: the lower-cased tool names, the input fields that hold the path, the op. */
 export interface ToolMarker {
   tools: string[];
+  path: string[];
   op: string | OpOf;
   /** Who writes these calls. */
   source: string;
@@ -44,44 +32,78 @@ const editOp: OpOf = (input) =>
     : typeof input.old_string === "string" || typeof input.oldString === "string"
       ? `edited: \`${firstLine(input.old_string ?? input.oldString, 50)}\` → \`${firstLine(input.new_string ?? input.newString, 50)}\``
       : "edited";
+const multiOp: OpOf = (i) =>
+  typeof i.op === "string" ? i.op : Array.isArray(i.edits) ? `edited (${i.edits.length} edits)` : "edited";
+const writeOp: OpOf = (i) => (typeof i.op === "string" ? i.op : "written");
 
 export const TOOL_MARKERS: ToolMarker[] = [
+  { tools: ["edit", "notebookedit"], path: ["file_path", "notebook_path", "path"], op: editOp, source: "Claude Code" },
+  { tools: ["multiedit"], path: ["file_path"], op: multiOp, source: "Claude Code" },
+  { tools: ["write"], path: ["file_path", "path", "target_file"], op: writeOp, source: "Claude Code, Cursor" },
+  { tools: ["replace", "smart_edit"], path: ["file_path", "path", "absolute_path"], op: editOp, source: "Gemini CLI" },
   {
-    tools: ["edit", "str_replace", "replace", "smart_edit", "search_replace", "notebookedit", "edit_notebook"],
-    op: editOp,
-    source: "Claude Code, Gemini CLI, SWE-agent, Cursor",
+    tools: ["write_file", "writefile"],
+    path: ["file_path", "path", "absolute_path"],
+    op: writeOp,
+    source: "Gemini CLI",
   },
   {
-    tools: ["edit_file", "edit_file_v2", "search_replace_v2", "reapply", "apply_diff", "strreplace", "insert"],
+    tools: ["edit_file", "edit_file_v2", "search_replace", "search_replace_v2", "reapply", "edit_notebook"],
+    path: ["target_file", "relativeWorkspacePath", "file_path", "path", "target_notebook"],
     op: editOp,
-    source: "Cursor, Cline/Roo",
+    source: "Cursor",
+  },
+  { tools: ["strreplace"], path: ["file_path", "path"], op: editOp, source: "Cursor CLI" },
+  { tools: ["multistrreplace"], path: ["file_path", "path"], op: multiOp, source: "Cursor CLI" },
+  {
+    tools: ["delete_file", "delete"],
+    path: ["target_file", "relativeWorkspacePath", "file_path", "path"],
+    op: "deleted",
+    source: "Cursor",
   },
   {
-    tools: [
-      "replace_string_in_file",
-      "copilot_replacestring",
-      "insert_edit_into_file",
-      "copilot_insertedit",
-      "copilot_editfile",
-      "texteditgroup",
-      "notebookeditgroup",
-    ],
+    tools: ["replace_string_in_file", "insert_edit_into_file", "texteditgroup", "notebookeditgroup"],
+    path: ["filePath", "file_path"],
     op: editOp,
     source: "VS Code Copilot",
   },
   {
-    tools: ["multiedit", "multistrreplace", "multi_replace_string_in_file", "copilot_multireplacestring"],
-    op: (i) =>
-      typeof i.op === "string" ? i.op : Array.isArray(i.edits) ? `edited (${i.edits.length} edits)` : "edited",
-    source: "Claude Code, Cursor CLI, VS Code Copilot",
+    tools: ["copilot_replacestring", "copilot_insertedit", "copilot_editfile"],
+    path: ["filePath", "file_path"],
+    op: editOp,
+    source: "VS Code Copilot",
   },
   {
-    tools: ["write", "write_file", "writefile", "write_to_file", "create_file", "copilot_createfile", "create"],
-    op: (i) => (typeof i.op === "string" ? i.op : "written"),
-    source: "Claude Code, Gemini CLI, Cursor, Cline, VS Code Copilot",
+    tools: ["multi_replace_string_in_file", "copilot_multireplacestring"],
+    path: ["filePath"],
+    op: multiOp,
+    source: "VS Code Copilot",
   },
-  { tools: ["delete_file", "delete", "copilot_deletefile"], op: "deleted", source: "Cursor, VS Code Copilot" },
-  { tools: ["aider_edit"], op: (i) => (typeof i.op === "string" ? i.op : "applied edit"), source: "aider" },
+  {
+    tools: ["create_file", "copilot_createfile"],
+    path: ["filePath", "file_path", "path"],
+    op: writeOp,
+    source: "VS Code Copilot",
+  },
+  { tools: ["copilot_deletefile"], path: ["filePath"], op: "deleted", source: "VS Code Copilot" },
+  {
+    tools: ["write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace"],
+    path: ["path", "file_path"],
+    op: (i) => (typeof i.content === "string" ? "written" : editOp(i)),
+    source: "Cline, Roo Code",
+  },
+  {
+    tools: ["str_replace", "insert", "create"],
+    path: ["path", "file_path"],
+    op: editOp,
+    source: "Anthropic text editor, OpenHands",
+  },
+  {
+    tools: ["aider_edit"],
+    path: ["file_path"],
+    op: (i) => (typeof i.op === "string" ? i.op : "applied edit"),
+    source: "aider",
+  },
 ];
 
 const TOOL_ROW = new Map<string, ToolMarker>();
@@ -337,8 +359,11 @@ export function commandText(input: Record<string, unknown>): string {
   return "";
 }
 
-function pathOf(input: Record<string, unknown>): string | undefined {
-  for (const f of PATH_FIELDS) {
+/** Fields any tool may name its file by (for calls the table has no row for: SWE-agent's editor). */
+const ANY_PATH = ["path", "file_path", "filePath"];
+
+function pathOf(input: Record<string, unknown>, fields = ANY_PATH): string | undefined {
+  for (const f of fields) {
     const v = input[f];
     if (typeof v === "string" && v.trim()) return v.trim();
   }
@@ -385,7 +410,8 @@ function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] 
     return p ? [{ path: p.replace(/^["']|["']$/g, ""), op: "created" }] : [];
   }
   const row = TOOL_ROW.get(name);
-  if (row && path) return [{ path, op: typeof row.op === "string" ? row.op : row.op(input) }];
+  const rowPath = row ? pathOf(input, row.path) : undefined;
+  if (row && rowPath) return [{ path: rowPath, op: typeof row.op === "string" ? row.op : row.op(input) }];
   if (name === "submit") return [];
   if (command) return shellFiles(command);
   return [];

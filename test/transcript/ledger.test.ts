@@ -2,7 +2,14 @@
 // never become edits (read-only commands, paths in prose, code expressions, failed edits).
 import { describe, expect, it } from "vitest";
 
-import { fileEvents, gitReported, looksLikeFile, shellFiles, workingTreeReport } from "../../src/transcript/ledger.js";
+import {
+  fileEvents,
+  gitReported,
+  looksLikeFile,
+  shellFiles,
+  TOOL_MARKERS,
+  workingTreeReport,
+} from "../../src/transcript/ledger.js";
 import { parseText } from "../../src/transcript/parse.js";
 import type { TranscriptFormat } from "../../src/transcript/schema.js";
 
@@ -364,6 +371,47 @@ describe("aider, Codex, SWE-agent markers", () => {
       },
     };
     expect(paths(JSON.stringify(traj), "swe-agent-traj")).toEqual(["reproduce.py", "src/pkg/handler.py"]);
+  });
+});
+
+describe("the tool table", () => {
+  it("every row's tools name their file by the row's path fields (OpenAI-style messages)", () => {
+    for (const row of TOOL_MARKERS) {
+      for (const name of row.tools) {
+        for (const field of row.path) {
+          const messages = [
+            { role: "user", content: "go" },
+            {
+              role: "assistant",
+              content: "",
+              tool_calls: [
+                {
+                  id: "c1",
+                  function: { name, arguments: JSON.stringify({ [field]: "src/Widget.tsx", content: "x" }) },
+                },
+              ],
+            },
+            { role: "tool", tool_call_id: "c1", content: "ok" },
+          ];
+          expect(paths(JSON.stringify(messages), "messages-json"), `${name}.${field}`).toEqual(["src/Widget.tsx"]);
+        }
+      }
+    }
+  });
+
+  it("a tool the table does not know, or a known tool without its path field, is no edit", () => {
+    const messages = [
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          { id: "a", function: { name: "read_file", arguments: JSON.stringify({ path: "src/a.ts" }) } },
+          { id: "b", function: { name: "edit_file", arguments: JSON.stringify({ explanation: "src/b.ts" }) } },
+        ],
+      },
+    ];
+    expect(paths(JSON.stringify(messages), "messages-json")).toEqual([]);
   });
 });
 
