@@ -35,7 +35,7 @@ describe("SpecStory markers", () => {
         tool(
           "write",
           "Edit",
-          `<summary>Tool use: **Edit**</summary>\n\n${fence("text", "The file /w/app/src/config.ts has been updated successfully.")}`,
+          `<summary>Tool use: **Edit**</summary>\n\n${fence("text", "The file /w/app/src/config.ts has been updated successfully.\n\nPostToolUse hook output:\nerror: 'cfg' is assigned a value but never used")}`,
         ),
       ) +
       agent(

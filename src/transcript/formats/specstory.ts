@@ -108,7 +108,14 @@ function toolUse(attrs: string, inner: string, id: string): { call: ToolCall; re
   return {
     call: { id, name, input },
     ...(outFence || failedEdit
-      ? { result: { call_id: id, name, output, is_error: failedEdit || ERROR_OUT.test(output) } }
+      ? {
+          result: {
+            call_id: id,
+            name,
+            output,
+            is_error: failedEdit || (changes.length === 0 && ERROR_OUT.test(output)),
+          },
+        }
       : {}),
   };
 }
