@@ -228,10 +228,12 @@ function fileUrlPath(url: string): string {
 export function textMarkers(text: string, scope: "tool" | "text", tool = ""): FileChange[] {
   const out: FileChange[] = [];
   const name = tool.toLowerCase();
+  // Marker lines are short; a huge line (a minified file, hostile padding) is content and is not scanned.
+  const body = /[^\n]{2001}/.test(text) ? text.replace(/[^\n]{2001,}/g, "") : text;
   for (const row of TEXT_MARKERS) {
     if (row.scope !== scope) continue;
     if (row.tools && !row.tools.test(name)) continue;
-    for (const m of text.matchAll(row.pattern)) {
+    for (const m of body.matchAll(row.pattern)) {
       const raw = m.groups?.path?.trim();
       if (!raw) continue;
       const path = raw.startsWith("file://") ? fileUrlPath(raw) : raw;
@@ -434,6 +436,7 @@ const GIT_STAT = /^\s*(\S.*?)\s+\|\s+(?:\d+|Bin)\b/;
 export function gitReported(output: string): FileChange[] {
   const out: FileChange[] = [];
   for (const line of output.split("\n")) {
+    if (line.length > 1000) continue;
     let m = GIT_STATUS_SHORT.exec(line);
     if (m && !m[2]!.endsWith("/")) {
       const code = m[1]!;
