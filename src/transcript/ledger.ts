@@ -1,5 +1,8 @@
-// The artifact ledger: which files the session changed and how, from real edit/write tool calls and patches.
-import type { ToolCall, Turn } from "../conversation/schema.js";
+// The artifact ledger: which files the session changed and how, read from each format's own edit markers.
+// Markers are tables: a tool name (with the field that holds the path), or a fixed line a client writes. A path
+// mentioned in prose is never an edit, and read-only commands (cat, grep, git show/log/diff) never create one.
+import type { ToolCall, ToolResult, Turn } from "../conversation/schema.js";
+import { redact } from "../text/redact.js";
 
 export interface FileEvent {
   path: string;
@@ -7,69 +10,347 @@ export interface FileEvent {
   turn: string;
 }
 
-const EDIT_TOOLS = new Set([
-  "edit",
-  "multiedit",
-  "str_replace",
-  "replace",
-  "edit_file",
-  "apply_diff",
-  "notebookedit",
-  "aider_edit",
-  "search_replace",
-  "insert",
-]);
-const WRITE_TOOLS = new Set(["write", "write_file", "create", "create_file", "writefile"]);
+export interface FileChange {
+  path: string;
+  op: string;
+}
+
+type OpOf = (input: Record<string, unknown>) => string;
+
+/** One row per edit tool family: the lower-cased tool names, the input fields that hold the path, the op. */
+export interface ToolMarker {
+  tools: string[];
+  path: string[];
+  op: string | OpOf;
+  /** Who writes these calls. */
+  source: string;
+}
+
+const editOp: OpOf = (input) =>
+  typeof input.op === "string"
+    ? input.op
+    : typeof input.old_string === "string" || typeof input.oldString === "string"
+      ? `edited: \`${firstLine(input.old_string ?? input.oldString, 50)}\` → \`${firstLine(input.new_string ?? input.newString, 50)}\``
+      : "edited";
+const multiOp: OpOf = (i) =>
+  typeof i.op === "string" ? i.op : Array.isArray(i.edits) ? `edited (${i.edits.length} edits)` : "edited";
+const writeOp: OpOf = (i) => (typeof i.op === "string" ? i.op : "written");
+
+export const TOOL_MARKERS: ToolMarker[] = [
+  { tools: ["edit", "notebookedit"], path: ["file_path", "notebook_path", "path"], op: editOp, source: "Claude Code" },
+  { tools: ["multiedit"], path: ["file_path"], op: multiOp, source: "Claude Code" },
+  { tools: ["write"], path: ["file_path", "path", "target_file"], op: writeOp, source: "Claude Code, Cursor" },
+  { tools: ["replace", "smart_edit"], path: ["file_path", "path", "absolute_path"], op: editOp, source: "Gemini CLI" },
+  {
+    tools: ["write_file", "writefile"],
+    path: ["file_path", "path", "absolute_path"],
+    op: writeOp,
+    source: "Gemini CLI",
+  },
+  {
+    tools: ["edit_file", "edit_file_v2", "search_replace", "search_replace_v2", "reapply", "edit_notebook"],
+    path: ["target_file", "relativeWorkspacePath", "file_path", "path", "target_notebook"],
+    op: editOp,
+    source: "Cursor",
+  },
+  { tools: ["strreplace"], path: ["file_path", "path"], op: editOp, source: "Cursor CLI" },
+  { tools: ["multistrreplace"], path: ["file_path", "path"], op: multiOp, source: "Cursor CLI" },
+  {
+    tools: ["delete_file", "delete"],
+    path: ["target_file", "relativeWorkspacePath", "file_path", "path"],
+    op: "deleted",
+    source: "Cursor",
+  },
+  {
+    tools: ["replace_string_in_file", "insert_edit_into_file", "texteditgroup", "notebookeditgroup"],
+    path: ["filePath", "file_path"],
+    op: editOp,
+    source: "VS Code Copilot",
+  },
+  {
+    tools: ["copilot_replacestring", "copilot_insertedit", "copilot_editfile"],
+    path: ["filePath", "file_path"],
+    op: editOp,
+    source: "VS Code Copilot",
+  },
+  {
+    tools: ["multi_replace_string_in_file", "copilot_multireplacestring"],
+    path: ["filePath"],
+    op: multiOp,
+    source: "VS Code Copilot",
+  },
+  {
+    tools: ["create_file", "copilot_createfile"],
+    path: ["filePath", "file_path", "path"],
+    op: writeOp,
+    source: "VS Code Copilot",
+  },
+  { tools: ["copilot_deletefile"], path: ["filePath"], op: "deleted", source: "VS Code Copilot" },
+  {
+    tools: ["write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace"],
+    path: ["path", "file_path"],
+    op: (i) => (typeof i.content === "string" ? "written" : editOp(i)),
+    source: "Cline, Roo Code",
+  },
+  {
+    tools: ["str_replace", "insert", "create"],
+    path: ["path", "file_path"],
+    op: editOp,
+    source: "Anthropic text editor, OpenHands",
+  },
+  {
+    tools: ["aider_edit"],
+    path: ["file_path"],
+    op: (i) => (typeof i.op === "string" ? i.op : "applied edit"),
+    source: "aider",
+  },
+];
+
+const TOOL_ROW = new Map<string, ToolMarker>();
+for (const row of TOOL_MARKERS) for (const t of row.tools) TOOL_ROW.set(t, row);
+
+/** One row per fixed line a client writes about an edit: the pattern (group `path`, optional `op`) and the op. */
+export interface TextMarker {
+  pattern: RegExp;
+  op: string | ((verb: string) => string);
+  /** Where the line counts: `tool` inside a recorded tool call's block, `text` anywhere in a client's own markup. */
+  scope: "tool" | "text";
+  /** Only inside calls of these tools (lower-cased); any tool when absent. */
+  tools?: RegExp;
+  source: string;
+}
+
+const patchVerb = (v: string): string =>
+  v === "Add" ? "added (patch)" : v === "Delete" ? "deleted (patch)" : "updated (patch)";
+
+export const TEXT_MARKERS: TextMarker[] = [
+  {
+    pattern: /Edit file:\s*(?:<code>)?`?(?<path>[^<`\n]+?)`?(?:<\/code>)?\s*<\/summary>/g,
+    op: "edited",
+    scope: "text",
+    source: "Cursor via SpecStory (`<details><summary>Edit file: PATH</summary>`)",
+  },
+  {
+    pattern:
+      /^(?:> \*\*\[copilot_(?:replaceString|multiReplaceString|insertEdit|applyPatch|editFile|editNotebook)\]\*\* )?(?:Replacing \d+ lines? with \d+ lines? in|Editing|Edited|Applying patch to|Inserting into) \[[^\]\n]*\]\((?<path>file:\/\/[^)#\s]+)/gm,
+    op: "edited",
+    scope: "text",
+    source: "VS Code Copilot invocation line (`Replacing 3 lines with 5 lines in [](file:///…)`)",
+  },
+  {
+    pattern: /^(?:> \*\*\[copilot_createFile\]\*\* )?(?:Created|Creating) \[[^\]\n]*\]\((?<path>file:\/\/[^)#\s]+)/gm,
+    op: "created",
+    scope: "text",
+    source: "VS Code Copilot invocation line (`Created [](file:///…)`)",
+  },
+  {
+    pattern: /^Edit: \*\*(?<path>[^*\n]+)\*\*\s*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^(texteditgroup|notebookeditgroup)$/,
+    source: "VS Code Copilot edit group via SpecStory",
+  },
+  {
+    pattern: /^Tool use: \*\*(?<op>Write|Delete)\*\* `(?<path>[^`\n]+)`\s*$/gm,
+    op: (v) => (v === "Delete" ? "deleted" : "written"),
+    scope: "tool",
+    source: "Cursor CLI via SpecStory",
+  },
+  {
+    pattern: /^\*\*(?<op>Add|Modify|Update|Delete): `(?<path>[^`\n]+)`\*\*[ \t]*$/gm,
+    op: patchVerb,
+    scope: "tool",
+    tools: /^apply_patch$/,
+    source: "Codex CLI apply_patch via SpecStory",
+  },
+  {
+    pattern: /^Path: `(?<path>[^`\n]+)`[ \t]*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^(write_file|writefile|replace|smart_edit|edit)$/,
+    source: "Gemini CLI via SpecStory (`Path:` after Edit/WriteFile)",
+  },
+  {
+    pattern: /^The file (?<path>\S.*?) has been (?:updated|edited|modified)\b/gm,
+    op: "edited",
+    scope: "tool",
+    source: "Claude Code result line",
+  },
+  {
+    pattern: /^File created successfully at:? (?<path>\S.*?)(?= \(file state| \(|\s*$)/gm,
+    op: "created",
+    scope: "tool",
+    source: "Claude Code result line",
+  },
+  {
+    pattern: /^Applied \d+ edits? to (?<path>\S.*?):?[ \t]*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^multiedit$/,
+    source: "Claude Code MultiEdit result line",
+  },
+  {
+    pattern:
+      /^(?:Result: )?Successfully (?:modified file|overwrote file|created and wrote to new file): (?<path>\S.*?)(?: \(\d+ replacements?\))?\.?[ \t]*$/gm,
+    op: "edited",
+    scope: "tool",
+    tools: /^(write_file|writefile|replace|smart_edit|edit)$/,
+    source: "Gemini CLI result line",
+  },
+  {
+    pattern: /^Applied edit to (?<path>\S.*?)[ \t]*$/gm,
+    op: "applied edit",
+    scope: "tool",
+    tools: /^aider$/,
+    source: "aider",
+  },
+  {
+    pattern: /^Creating empty file (?<path>\S.*?)[ \t]*$/gm,
+    op: "created",
+    scope: "tool",
+    tools: /^aider$/,
+    source: "aider",
+  },
+];
+
+/** `file:///c%3A/x/y.ts` → `c:/x/y.ts`; `file:///home/x` → `/home/x`. */
+function fileUrlPath(url: string): string {
+  let p = url.replace(/^file:\/\//, "");
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    // A stray `%` stays as written.
+  }
+  return /^\/[A-Za-z]:\//.test(p) ? p.slice(1) : p;
+}
+
+/** The edits named by client-written lines in `text`: `scope` says whose text it is, `tool` which call it belongs to. */
+export function textMarkers(text: string, scope: "tool" | "text", tool = ""): FileChange[] {
+  const out: FileChange[] = [];
+  const name = tool.toLowerCase();
+  // Marker lines are short; a huge line (a minified file, hostile padding) is content and is not scanned.
+  const body = /[^\n]{2001}/.test(text) ? text.replace(/[^\n]{2001,}/g, "") : text;
+  for (const row of TEXT_MARKERS) {
+    if (row.scope !== scope) continue;
+    if (row.tools && !row.tools.test(name)) continue;
+    for (const m of body.matchAll(row.pattern)) {
+      const raw = m.groups?.path?.trim();
+      if (!raw) continue;
+      const path = raw.startsWith("file://") ? fileUrlPath(raw) : raw;
+      // One call, one file: a result line repeating the path its input named adds nothing.
+      if (scope === "tool" && out.some((o) => o.path === path)) continue;
+      out.push({ path, op: typeof row.op === "string" ? row.op : row.op(m.groups?.op ?? "") });
+    }
+  }
+  return out;
+}
 
 function firstLine(s: unknown, max = 60): string {
   if (typeof s !== "string") return "";
-  const line =
+  // Redact the whole line before cutting it: a cut credential URL no longer looks like one.
+  const line = redact(
     s
       .split("\n")
       .find((l) => l.trim())
-      ?.trim() ?? "";
+      ?.trim() ?? "",
+  );
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** Files named by an apply_patch envelope (`*** Update File: path`) or a unified diff (`diff --git a/x b/x`). */
-export function patchFiles(patch: string): { path: string; op: string }[] {
-  const out: { path: string; op: string }[] = [];
-  for (const m of patch.matchAll(/^\*\*\* (Add|Update|Delete) File: (.+)$/gm)) {
-    out.push({
-      path: m[2]!.trim(),
-      op: m[1] === "Add" ? "added (patch)" : m[1] === "Delete" ? "deleted (patch)" : "updated (patch)",
-    });
+export function patchFiles(patch: string): FileChange[] {
+  const out: FileChange[] = [];
+  for (const m of patch.matchAll(/^\*\*\* (Add|Update|Modify|Delete) File: (.+)$/gm)) {
+    out.push({ path: m[2]!.trim(), op: patchVerb(m[1]!) });
   }
   for (const m of patch.matchAll(/^\*\*\* Move to: (.+)$/gm))
     out.push({ path: m[1]!.trim(), op: "moved here (patch)" });
-  for (const m of patch.matchAll(/^diff --git a\/(\S+) b\/(\S+)/gm)) {
-    const block = patch.slice(m.index);
-    const isNew = /^new file mode/m.test(block.split(/^diff --git /m)[1] ?? "");
-    out.push({ path: m[2]!, op: isNew ? "added (diff)" : "changed (diff)" });
+  const blocks = patch.split(/^diff --git /m).slice(1);
+  for (const b of blocks) {
+    const m = /^a\/(\S+) b\/(\S+)/.exec(b);
+    if (!m) continue;
+    const op = /^new file mode/m.test(b)
+      ? "added (diff)"
+      : /^deleted file mode/m.test(b)
+        ? "deleted (diff)"
+        : "changed (diff)";
+    out.push({ path: m[2]!, op });
   }
   return out;
 }
 
-/** File changes a shell command makes that are visible from the command itself. */
-export function shellFiles(cmd: string): { path: string; op: string }[] {
-  const out: { path: string; op: string }[] = [];
-  if (cmd.includes("*** Begin Patch")) out.push(...patchFiles(cmd));
-  for (const m of cmd.matchAll(
-    /\bsed\s+-i(?:\s+'[^']*'|\s+"[^"]*"|\s+\S+)*?\s+((?:[\w./-]+\/)?[\w.-]+\.\w+)\s*(?:$|[;&|])/gm,
-  )) {
-    out.push({ path: m[1]!, op: "edited (sed -i)" });
-  }
-  for (const m of cmd.matchAll(/\bgit\s+mv\s+(\S+)\s+(\S+)/g)) out.push({ path: m[2]!, op: `moved from ${m[1]}` });
-  for (const m of cmd.matchAll(/(?:^|[;&|]\s*)(?:git\s+)?rm\s+(?:-\w+\s+)*((?:[\w./-]+\/)?[\w.-]+\.\w+)/gm)) {
-    out.push({ path: m[1]!, op: "deleted" });
-  }
-  for (const m of cmd.matchAll(/\bgit\s+add\s+([^;&|\n]+)/g)) {
-    for (const a of m[1]!.split(/\s+/))
-      if (a && !a.startsWith("-") && a !== "." && /\.\w+$/.test(a)) out.push({ path: a, op: "staged (git add)" });
-  }
-  for (const m of cmd.matchAll(/\bcat\s*>{1,2}\s*((?:[\w./-]+\/)?[\w.-]+\.\w+)\s*<</g))
-    out.push({ path: m[1]!, op: "written (heredoc)" });
+/** Extensions of files people edit; a token without one is only a file when a tool field names it. */
+const FILE_EXT =
+  /\.(?:[cm]?[jt]sx?|py|pyi|ipynb|json|jsonc|ya?ml|toml|ini|cfg|conf|config|env|properties|lock|md|mdx|mdc|rst|txt|csv|tsv|sql|prisma|graphql|gql|proto|html?|css|scss|sass|less|vue|svelte|astro|sh|bash|zsh|fish|ps1|psm1|bat|cmd|go|mod|sum|rs|java|kt|kts|gradle|scala|swift|m|mm|c|cc|cpp|cxx|h|hh|hpp|cs|csproj|sln|xaml|fs|vb|rb|erb|php|pl|lua|r|dart|ex|exs|erl|hs|ml|clj|tf|tfvars|hcl|xml|plist|svg|png|jpe?g|gif|ico|webp|pdf|al|sol|zig|nim|jl|vim|el|dockerfile|example|sample|template|tpl|j2|njk|hbs|ejs|pug|db|sqlite|log|patch|diff)$/i;
+
+/** A token that names a file: a path with a known extension or a dotfile, never a code expression. */
+export function looksLikeFile(token: string): boolean {
+  const t = token.replace(/^["']|["']$/g, "");
+  if (!t || t.length > 300 || /[\s*?$`(){}<>|;&=]/.test(t)) return false;
+  if (t.startsWith("-") || t === "/dev/null") return false;
+  const base = t.split(/[/\\]/).pop() ?? "";
+  if (/^\.[\w.-]+$/.test(base) && base.length > 2) return true; // .env, .gitignore, .env.local
+  return FILE_EXT.test(base);
+}
+
+/** Splits one shell command into words, honouring quotes (no expansion). */
+function words(cmd: string): string[] {
+  const out: string[] = [];
+  for (const m of cmd.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? "");
   return out;
+}
+
+/** File changes a shell command makes that are visible from the command itself. */
+export function shellFiles(cmd: string): FileChange[] {
+  const out: FileChange[] = [];
+  if (cmd.includes("*** Begin Patch")) out.push(...patchFiles(cmd));
+  // Heredoc bodies are file content, not commands: note where `cat > f <<EOF` writes, then drop the body.
+  const heads: string[] = [];
+  const lines = cmd.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    heads.push(line);
+    const hd = /<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1/.exec(line);
+    if (!hd) continue;
+    const end = hd[2]!;
+    let j = i + 1;
+    while (j < lines.length && lines[j]!.trim() !== end) j++;
+    i = j;
+  }
+  const script = heads.join("\n");
+  const heredoc = /<<-?\s*['"]?[A-Za-z_]/.test(script);
+  for (const seg of script.split(/&&|\|\||[;\n|]/)) {
+    const w = words(seg.trim());
+    const c = w[0] === "sudo" ? w.slice(1) : w;
+    const cmd0 = c[0] ?? "";
+    // Writes by redirection of a writer (cat/echo/printf/tee), never of a reader's output.
+    if (["cat", "echo", "printf"].includes(cmd0)) {
+      const r = /(?:^|\s)>{1,2}\s*("[^"]+"|'[^']+'|[^\s<>&|;]+)/.exec(seg);
+      const target = r?.[1]?.replace(/^["']|["']$/g, "");
+      // A heredoc names its target plainly (`cat > LICENSE <<EOF`); other redirects need a file-like name.
+      const plain = target !== undefined && /<</.test(seg) && /^[\w~][\w./~-]*$/.test(target);
+      if (target && (plain || looksLikeFile(target))) out.push({ path: target, op: "written (shell)" });
+    } else if (cmd0 === "tee" && heredoc) {
+      // `tee` writes a file when fed a heredoc; fed a command's output it saves a log.
+      for (const a of c.slice(1))
+        if (!a.startsWith("-") && looksLikeFile(a)) out.push({ path: a, op: "written (tee)" });
+    } else if (cmd0 === "sed" && c.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) {
+      const files = c.slice(1).filter((a, k, arr) => looksLikeFile(a) && !/^-/.test(arr[k - 1] ?? "x"));
+      for (const f of files) out.push({ path: f, op: "edited (sed -i)" });
+    } else if (cmd0 === "perl" && c.some((a) => /^-[a-zA-Z]*i/.test(a))) {
+      for (const f of c.slice(1).filter(looksLikeFile)) out.push({ path: f, op: "edited (perl -i)" });
+    } else if (cmd0 === "rm" || (cmd0 === "git" && c[1] === "rm")) {
+      for (const a of c.slice(cmd0 === "git" ? 2 : 1)) if (looksLikeFile(a)) out.push({ path: a, op: "deleted" });
+    } else if (cmd0 === "mv" || (cmd0 === "git" && c[1] === "mv")) {
+      const args = c.slice(cmd0 === "git" ? 2 : 1).filter((a) => !a.startsWith("-"));
+      if (args.length === 2 && looksLikeFile(args[0]!)) {
+        out.push({ path: args[0]!, op: `moved to ${args[1]}` });
+        if (looksLikeFile(args[1]!)) out.push({ path: args[1]!, op: `moved from ${args[0]}` });
+      }
+    }
+  }
+  // Scratch files (logs, PR bodies) are not the session's work.
+  return out.filter((c) => !/^(?:\/tmp|\/var\/tmp|\/private\/tmp|\/dev)\//.test(c.path));
 }
 
 /** A tool call's command as one string: Codex passes argv arrays (`["apply_patch", "*** Begin Patch…"]`). */
@@ -80,39 +361,43 @@ export function commandText(input: Record<string, unknown>): string {
   return "";
 }
 
-function callEvents(call: ToolCall, openFile: string | undefined): { path: string; op: string }[] {
+/** Fields any tool may name its file by (for calls the table has no row for: SWE-agent's editor). */
+const ANY_PATH = ["path", "file_path", "filePath"];
+
+function pathOf(input: Record<string, unknown>, fields = ANY_PATH): string | undefined {
+  for (const f of fields) {
+    const v = input[f];
+    if (typeof v === "string" && v.trim()) return v.trim();
+  }
+  return undefined;
+}
+
+function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] {
   const name = call.name.toLowerCase();
   const input = call.input;
-  const path =
-    (typeof input.file_path === "string" && input.file_path) ||
-    (typeof input.path === "string" && input.path) ||
-    (typeof input.notebook_path === "string" && input.notebook_path) ||
-    (typeof input.filename === "string" && input.filename) ||
-    undefined;
+  // Parsers of markdown exports put what the client's own lines said the call changed here.
+  if (Array.isArray(input.file_changes)) {
+    return input.file_changes.filter(
+      (c): c is FileChange =>
+        typeof c === "object" &&
+        c !== null &&
+        typeof (c as FileChange).path === "string" &&
+        (c as FileChange).path !== "",
+    );
+  }
+  const path = pathOf(input);
   const command = commandText(input);
   if (name === "str_replace_editor" || name === "str_replace_based_edit_tool") {
-    const sub = command.split(/\s+/)[0] ?? "";
-    if (path && ["create", "str_replace", "insert", "undo_edit"].includes(sub))
-      return [{ path, op: sub === "create" ? "created" : "edited" }];
+    const sub = typeof input.command === "string" ? input.command.split(/\s+/)[0] : "";
+    if (path && ["create", "str_replace", "insert", "undo_edit"].includes(sub ?? ""))
+      return [{ path, op: sub === "create" ? "created" : editOp(input) }];
     const m = /^(create|str_replace|insert)\s+(\S+)/.exec(command);
     return m ? [{ path: m[2]!, op: m[1] === "create" ? "created" : "edited" }] : [];
   }
   if (typeof input.patch === "string") return patchFiles(input.patch);
   if (name === "apply_patch") return patchFiles(command || (typeof input.input === "string" ? input.input : ""));
-  if (EDIT_TOOLS.has(name) && path) {
-    const op =
-      typeof input.op === "string"
-        ? input.op
-        : typeof input.old_string === "string"
-          ? `edited: \`${firstLine(input.old_string, 50)}\` → \`${firstLine(input.new_string, 50)}\``
-          : Array.isArray(input.edits)
-            ? `edited (${input.edits.length} edits)`
-            : "edited";
-    return [{ path, op }];
-  }
-  if (WRITE_TOOLS.has(name) && path) return [{ path, op: "written" }];
   // SWE-agent commands act on the open file: `edit 12:14` (line range) or `edit <search> <replace>`.
-  if (name === "edit" && openFile) {
+  if (name === "edit" && !path && openFile) {
     const range = /^edit\s+(\d+:\d+)/.exec(command);
     if (range) return [{ path: openFile, op: `edited lines ${range[1]}` }];
     if (typeof input.search === "string") {
@@ -122,25 +407,39 @@ function callEvents(call: ToolCall, openFile: string | undefined): { path: strin
     }
     if (command.startsWith("edit")) return [{ path: openFile, op: "edited" }];
   }
-  if (name === "create" && command) {
+  if (name === "create" && !path && command) {
     const p = command.split(/\s+/)[1];
     return p ? [{ path: p.replace(/^["']|["']$/g, ""), op: "created" }] : [];
   }
+  const row = TOOL_ROW.get(name);
+  const rowPath = row ? pathOf(input, row.path) : undefined;
+  if (row && rowPath) return [{ path: rowPath, op: typeof row.op === "string" ? row.op : row.op(input) }];
   if (name === "submit") return [];
   if (command) return shellFiles(command);
   return [];
 }
 
-const GIT_STATUS = /^\s?([MADRU?]{1,2})\s+(?:\S+ -> )?(\S+\.\w+)\s*$/;
-const GIT_STAT = /^\s*(\S+\.\w+)\s+\|\s+\d+/;
+/** A failed edit changed nothing: the client's error flag, or an error the tool printed instead of its result. */
+function failed(r: ToolResult | undefined): boolean {
+  if (!r) return false;
+  if (r.is_error) return true;
+  return /^\s*(?:<tool_use_error>|\*\*Apply failed\*\*|Error: (?:String to replace|File has not been read|File does not exist))/.test(
+    r.output,
+  );
+}
 
-/** Files named in `git status --short`, `git diff --stat` or commit summaries. */
-export function gitReported(output: string): { path: string; op: string }[] {
-  const out: { path: string; op: string }[] = [];
+const GIT_STATUS_SHORT = /^\s?([MADRUC?]{1,2})\s+(?:"?[^"\n]+?"? -> )?"?([^"\n]+?)"?\s*$/;
+const GIT_STATUS_LONG = /^\s+(modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+?)\s*$/;
+const GIT_STAT = /^\s*(\S.*?)\s+\|\s+(?:\d+|Bin)\b/;
+
+/** Files a working-tree report (`git status`, `git diff --stat`/`--name-only` without revisions) names. */
+export function gitReported(output: string): FileChange[] {
+  const out: FileChange[] = [];
   for (const line of output.split("\n")) {
-    let m = GIT_STATUS.exec(line);
-    if (m) {
-      const code = m[1]!.trim();
+    if (line.length > 1000) continue;
+    let m = GIT_STATUS_SHORT.exec(line);
+    if (m && !m[2]!.endsWith("/")) {
+      const code = m[1]!;
       out.push({
         path: m[2]!,
         op:
@@ -150,14 +449,79 @@ export function gitReported(output: string): { path: string; op: string }[] {
               ? "deleted (git status)"
               : "modified (git status)",
       });
+    } else if ((m = GIT_STATUS_LONG.exec(line))) {
+      const kind = m[1]!;
+      out.push({
+        path: m[2]!,
+        op:
+          kind === "new file"
+            ? "added (git status)"
+            : kind === "deleted"
+              ? "deleted (git status)"
+              : "modified (git status)",
+      });
     } else if ((m = GIT_STAT.exec(line))) out.push({ path: m[1]!, op: "changed (git diff --stat)" });
   }
-  return out;
+  return out.filter((c) => looksLikeFile(c.path) || c.path.startsWith(".../"));
 }
 
-/** Every file change of these turns, in order. Tracks SWE-agent's open file across turns. */
+/** A git command that reports the working tree (not history): `git status`, `git diff --stat` of no revision. */
+export function workingTreeReport(cmd: string): boolean {
+  for (const seg of cmd.split(/&&|\|\||[;\n|]/)) {
+    const w = words(seg.trim());
+    const at = w.indexOf("git");
+    if (at < 0) continue;
+    const args = w.slice(at + 1).filter((a) => a !== "--no-pager" && !a.startsWith("-c"));
+    if (args[0] === "status") return true;
+    if (args[0] === "diff") {
+      const opts = args.slice(1);
+      if (!opts.some((a) => /^--(stat|name-only|name-status|numstat|shortstat)\b/.test(a))) continue;
+      // Any revision (a sha, a branch, A..B, HEAD~1) makes it history; `--` starts the paths.
+      const dashdash = opts.indexOf("--");
+      const revs = (dashdash >= 0 ? opts.slice(0, dashdash) : opts).filter((a) => !a.startsWith("-"));
+      if (revs.length === 0) return true;
+    }
+  }
+  return false;
+}
+
+/** Same file written `a\\b` and `a/b`, `./a` and `a`: one key. */
+const fileKey = (p: string): string => p.replace(/\\/g, "/").replace(/^\.\//, "");
+const isAbsolute = (p: string): boolean => /^(?:\/|[A-Za-z]:[\\/]|~\/)/.test(p);
+
+/**
+ * One spelling per file. An absolute path that ends with a relative path the session also used (the repository
+ * root prefixed, as SWE-agent and aider print them) is that file; otherwise the first spelling seen stays.
+ */
+function unifyPaths(events: FileEvent[]): FileEvent[] {
+  const relative = new Map<string, string>();
+  for (const e of events)
+    if (!isAbsolute(e.path)) relative.set(fileKey(e.path), relative.get(fileKey(e.path)) ?? e.path);
+  const spelling = new Map<string, string>();
+  return events.map((e) => {
+    let k = fileKey(e.path);
+    if (isAbsolute(e.path)) {
+      let best: string | undefined;
+      for (const r of relative.keys()) if (k.endsWith(`/${r}`) && (!best || r.length > best.length)) best = r;
+      if (best) k = best;
+    }
+    const first = spelling.get(k) ?? relative.get(k) ?? e.path;
+    spelling.set(k, first);
+    return first === e.path ? e : { ...e, path: first };
+  });
+}
+
+/**
+ * Every file change of these turns, in order. Tracks SWE-agent's open file across turns. A call whose result is
+ * an error changed nothing. When the transcript records no edit call at all (exports that drop patches), what a
+ * working-tree report (`git status`, `git diff --stat`) names is the only evidence of the session's edits.
+ */
 export function fileEvents(turns: Turn[]): FileEvent[] {
   const out: FileEvent[] = [];
+  const git: FileEvent[] = [];
+  let edited = false;
+  const results = new Map<string, ToolResult>();
+  for (const t of turns) for (const r of t.tool_results) if (r.call_id) results.set(r.call_id, r);
   let openFile: string | undefined;
   for (const t of turns) {
     for (const r of t.tool_results) {
@@ -170,12 +534,35 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
         const p = cmd.split(/\s+/)[1];
         if (p) openFile = p.replace(/^["']|["']$/g, "");
       }
-      for (const e of callEvents(c, openFile)) out.push({ ...e, turn: t.id });
-      // What git reports as changed is an edit even when the edit itself was not recorded (exports drop patches).
-      if (/\bgit\s+(status|diff\s+--stat|show\s+--stat|commit)\b/.test(cmd)) {
-        for (const r of t.tool_results) for (const e of gitReported(r.output)) out.push({ ...e, turn: t.id });
+      const result = c.id ? results.get(c.id) : undefined;
+      const events = callEvents(c, openFile);
+      // A shell command's writes stand even when a later part of it failed; an edit tool's error means no edit.
+      const shell =
+        events.length > 0 && cmd !== "" && !cmd.includes("*** Begin Patch") && !Array.isArray(c.input.file_changes);
+      if (events.length > 0 && failed(result) && !shell) continue;
+      if (events.length > 0 && !shell) edited = true;
+      for (const e of events) out.push({ path: e.path, op: redact(e.op), turn: t.id });
+      if (cmd && workingTreeReport(cmd)) {
+        const outputs = result ? [result] : t.tool_results;
+        for (const r of outputs) for (const e of gitReported(r.output)) git.push({ ...e, turn: t.id });
       }
     }
+  }
+  return unifyPaths(edited ? out : [...out, ...resolveElided(git)]);
+}
+
+/** `git diff --stat` shortens long paths to `.../tail`: the full path another report named, else dropped. */
+function resolveElided(events: FileEvent[]): FileEvent[] {
+  const full = events.filter((e) => !e.path.startsWith(".../")).map((e) => e.path);
+  const out: FileEvent[] = [];
+  for (const e of events) {
+    if (!e.path.startsWith(".../")) {
+      out.push(e);
+      continue;
+    }
+    const tail = e.path.slice(3);
+    const hit = full.find((p) => p.endsWith(tail));
+    if (hit) out.push({ ...e, path: hit });
   }
   return out;
 }

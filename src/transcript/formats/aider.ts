@@ -1,5 +1,6 @@
 // aider's .aider.chat.history.md: `#### ` user input, `> ` tool output, assistant text in between.
 import type { ToolCall } from "../../conversation/schema.js";
+import { textMarkers } from "../ledger.js";
 import { fenceMask } from "../markdown.js";
 import type { Transcript } from "../schema.js";
 import { TurnSink } from "../turns.js";
@@ -20,30 +21,30 @@ function clean(line: string): string {
   return line.replace(/ {2}$/, "");
 }
 
-const APPLIED = /^Applied edit to (.+)$/;
 const COMMIT = /^Commit ([0-9a-f]{7,40}) (.+)$/;
-const CREATED = /^Creating empty file (.+)$/;
+/** Lines aider itself writes at column 0 after a reply: they end the reply even when its last fence is open. */
+const AIDER_LINE = /^> (?:Tokens: |Applied edit to |Commit [0-9a-f]{7}|Creating empty file |Did not apply edit)/;
 
 function toolCalls(lines: string[]): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const l of lines) {
-    let m = APPLIED.exec(l);
-    if (m) calls.push({ name: "aider_edit", input: { file_path: m[1]!.trim(), op: "applied edit" } });
-    else if ((m = CREATED.exec(l)))
-      calls.push({ name: "aider_edit", input: { file_path: m[1]!.trim(), op: "created" } });
-    else if ((m = COMMIT.exec(l))) calls.push({ name: "git_commit", input: { sha: m[1], message: m[2]!.trim() } });
+    const edits = textMarkers(l, "tool", "aider");
+    for (const e of edits) calls.push({ name: "aider_edit", input: { file_path: e.path, op: e.op } });
+    const m = COMMIT.exec(l);
+    if (m) calls.push({ name: "git_commit", input: { sha: m[1], message: m[2]!.trim() } });
   }
   return calls;
 }
 
 export function parseAider(text: string): Transcript {
   const sink = new TurnSink("aider-md");
-  const lines = text.split("\n");
-  // Fences are tracked per user turn: every `#### ` line starts afresh.
+  // aider on Windows writes CRLF line ends.
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  // Fences are tracked per user turn and per block of aider's own output: either starts afresh.
   const mask: boolean[] = [];
   let from = 0;
   for (let i = 0; i <= lines.length; i++) {
-    if (i === lines.length || (i > from && lines[i]!.startsWith("#### "))) {
+    if (i === lines.length || (i > from && (lines[i]!.startsWith("#### ") || AIDER_LINE.test(lines[i]!)))) {
       mask.push(...fenceMask(lines.slice(from, i)));
       from = i;
     }
@@ -54,7 +55,8 @@ export function parseAider(text: string): Transcript {
     if (!cur) return;
     const joined = cur.lines.join("\n").trim();
     if (cur.kind === "start") {
-      sink.turn({ id: `s${session}`, role: "system", kind: "meta", text: joined });
+      // The launch banner can say aider created a file (`aider name` with a name that does not exist yet).
+      sink.turn({ id: `s${session}`, role: "system", kind: "meta", text: joined, tool_calls: toolCalls(cur.lines) });
     } else if (cur.kind === "user") {
       // aider echoes a mode command's message on the next line (`/architect X`, then `X`) and writes empty
       // lines of multi-line input as `<blank>`.

@@ -17,6 +17,9 @@ function commandText(body: string): string {
 /** The user ran a shell command in the prompt (`!cmd`): its input and output, not an instruction. */
 const LOCAL_SHELL = /^\s*<bash-(input|stdout|stderr)>/;
 
+/** Calls the ledger reads by name already; their `toolUseResult` adds nothing. */
+const EDIT_NAMES = new Set(["edit", "multiedit", "write", "notebookedit"]);
+
 function resultText(content: unknown): string {
   if (typeof content === "string") return content;
   return blockText(content);
@@ -105,6 +108,18 @@ export function parseClaudeCode(text: string): Transcript {
     } else {
       sink.skip("bad_message_content");
       continue;
+    }
+    // The client's record of a file the tool changed (`toolUseResult.filePath` with a patch or a create/update):
+    // an edit even when the call that made it is not one the ledger knows by name.
+    const done = asRecord(r.toolUseResult);
+    if (typeof done.filePath === "string" && ("structuredPatch" in done || done.type === "create")) {
+      const callId = results[0]?.call_id;
+      const by = callId ? names.get(callId) : undefined;
+      if (!by || !EDIT_NAMES.has(by.toLowerCase()))
+        calls.push({
+          name: "file_changed",
+          input: { file_changes: [{ path: done.filePath, op: done.type === "create" ? "created" : "edited" }] },
+        });
     }
     const body = commandText(texts.join("\n"));
     if (!body.trim() && calls.length === 0 && results.length === 0) {

@@ -134,7 +134,8 @@ function exportHeader(line: string): ExportHeader | undefined {
 
 const TIME = /^- Time:\s*(\S+)/m;
 
-export function parseCodexExport(text: string): Transcript {
+export function parseCodexExport(raw: string): Transcript {
+  const text = raw.replace(/\r\n?/g, "\n");
   const sink = new TurnSink("codex-export-md");
   sink.sessionId = /^- Thread ID:\s*(\S+)/m.exec(text)?.[1];
   sink.cwd = /^- CWD:\s*(.+)$/m.exec(text)?.[1]?.trim();

@@ -1,6 +1,7 @@
 // SpecStory markdown exports (Cursor, VS Code Copilot, Claude Code, Gemini CLI, Codex): old and new styles.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
-import { fencedBlocks, splitAtHeaders } from "../markdown.js";
+import { looksLikeFile, textMarkers } from "../ledger.js";
+import { type Fenced, fencedBlocks, splitAtHeaders } from "../markdown.js";
 import type { Transcript } from "../schema.js";
 import { TurnSink } from "../turns.js";
 
@@ -23,89 +24,207 @@ function header(line: string): Header | undefined {
 const TOOL_USE = /<tool-use\b([^>]*)>([\s\S]*?)<\/tool-use>/g;
 const THINK = /<think>[\s\S]*?<\/think>/g;
 const ATTR = /data-tool-(type|name)="([^"]*)"/g;
-const WRITE_PATH =
-  /(?:File created successfully at:?|The file|Updated|Created|Wrote to|Successfully (?:wrote|modified|overwrote)(?: file)?:?)\s+`?([^\s`]+\.[\w]+)`?/;
-/** Paths with an extension, as people and tools write them (POSIX or Windows). */
-export const PATH_TOKEN =
-  /(?:[A-Za-z]:)?(?:[\w.@-]+[/\\])*[\w@-][\w.@-]*\.(?:[a-z]{1,5}x?|ya?ml|json|toml|cfg|ini|sql|env|mdc)\b/gi;
+const SUMMARY = /<summary>([\s\S]*?)<\/summary>/;
 const INLINE_CMD = /^`([^`\n]+)`\s*$/m;
-const ERROR_OUT = /(^|\n)\s*(Error(?!: \(none\))|error:|<tool_use_error>|Traceback|Exit [Cc]ode:? [1-9])/;
+const SHELL_LANG = /^(bash|sh|shell|zsh|console|powershell|pwsh|cmd)$/;
+const ERROR_OUT =
+  /(^|\n)\s*(Error(?!: \(none\))|error:|<tool_use_error>|Traceback|Exit [Cc]ode:? [1-9]|Process exited with code [1-9])/;
 
-function toolUse(attrs: string, inner: string): { call: ToolCall; result?: ToolResult } {
+/** Copilot's `**Input:**` list: `- key: \`value\`` or `- key:` followed by a fenced value. */
+function inputList(body: string, input: Record<string, unknown>): void {
+  const at = body.search(/^\*\*Input:\*\*\s*$/m);
+  if (at < 0) return;
+  const lines = body.slice(at).split("\n");
+  const fences = fencedBlocks(lines.join("\n"));
+  for (let i = 1; i < lines.length; i++) {
+    const inline = /^- ([A-Za-z_]\w*): `(.*)`\s*$/.exec(lines[i]!);
+    if (inline) {
+      input[inline[1]!] ??= inline[2]!;
+      continue;
+    }
+    const block = /^- ([A-Za-z_]\w*):\s*$/.exec(lines[i]!);
+    if (block) {
+      const f = fences.find((x) => x.start > i && x.start <= i + 2);
+      if (f) {
+        input[block[1]!] ??= f.body;
+        i = f.end;
+      }
+    }
+  }
+}
+
+/** `filePath:PATH` entries of a rendered replacements list (`[map[filePath:… newString:…] …]`). */
+function replacementPaths(v: unknown): string[] {
+  if (typeof v !== "string") return [];
+  const out: string[] = [];
+  for (const m of v.matchAll(/filePath:(.+?)(?= (?:newString|oldString|explanation|filePath):|\]|$)/gm)) {
+    const p = m[1]!.trim();
+    if (p && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+function toolUse(attrs: string, inner: string, id: string): { call: ToolCall; result?: ToolResult } {
   const a: Record<string, string> = {};
   for (const m of attrs.matchAll(ATTR)) a[m[1]!] = m[2]!;
   const name = a.name || "tool";
-  const fences = fencedBlocks(inner);
+  const summaryTag = SUMMARY.exec(inner)?.[0] ?? "";
+  const summary = SUMMARY.exec(inner)?.[1] ?? "";
+  const body = inner.replace(SUMMARY, "");
+  const fences = fencedBlocks(body);
   const outFence = fences.length > 0 ? fences[fences.length - 1] : undefined;
   const input: Record<string, unknown> = { type: a.type ?? "unknown" };
-  const cmd = INLINE_CMD.exec(inner.replace(/<summary>[\s\S]*?<\/summary>/, ""));
-  if (cmd) input.command = cmd[1];
-  const path = WRITE_PATH.exec(inner)?.[1];
-  if (path) input.file_path = path;
-  else if (a.type === "read" || a.type === "write") {
-    const p = inner.replace(/<summary>[\s\S]*?<\/summary>/, "").match(PATH_TOKEN)?.[0];
-    if (p) input.file_path = p;
+  inputList(body, input);
+  // The command: in the summary (`Tool use: **exec_command** \`cmd\``, `• Run command: cmd`), on its own line, or
+  // in the first fence of a shell call whose last fence is the output.
+  const shell = a.type === "shell" || /shell|terminal|bash|exec_command|run_command/i.test(name);
+  const sumCmd =
+    /\*\*\s+`([^`\n]+)`\s*$/.exec(summary)?.[1] ?? /• Run command: (.+)$/.exec(summary.trim())?.[1]?.trim();
+  const lineCmd = INLINE_CMD.exec(body)?.[1];
+  if (typeof input.command !== "string") {
+    const first = fences[0];
+    const fenced = shell && first && (fences.length > 1 || SHELL_LANG.test(first.lang)) ? first.body : undefined;
+    const cmd = shell ? (sumCmd ?? lineCmd ?? fenced) : lineCmd;
+    if (cmd) input.command = cmd;
+  }
+  // What the client's own lines say this call changed: scanned outside the content it wrote (the output fence
+  // stays: result lines live there).
+  const scanned = fences
+    .filter((f) => f !== outFence)
+    .reduceRight((t, f) => {
+      const ls = t.split("\n");
+      return [...ls.slice(0, f.start), ...ls.slice(f.end + 1)].join("\n");
+    }, body);
+  const changes = [...textMarkers(summaryTag, "text"), ...textMarkers(`${summary}\n${scanned}`, "tool", name)];
+  for (const p of replacementPaths(input.replacements)) changes.push({ path: p, op: "edited" });
+  if (changes.length > 0) input.file_changes = changes;
+  else if (a.type === "read") {
+    const p = /\*\*\s+`([^`\n]+)`\s*$/.exec(summary)?.[1] ?? /Read file: (.+)$/.exec(summary.trim())?.[1];
+    if (p) input.file_path = p.trim();
   }
   if (fences.length > 1 && a.type === "write") input.content = fences[0]!.body;
-  const output = outFence?.body ?? "";
+  const output = outFence && (fences.length > 1 || !shell || sumCmd || lineCmd) ? outFence.body : "";
+  const failedEdit = /<tool_use_error>|\*\*Apply failed\*\*|^Status: \*\*(?:error|cancelled|rejected)\*\*/m.test(body);
   return {
-    call: { name, input },
-    ...(outFence ? { result: { name, output, is_error: ERROR_OUT.test(output) } } : {}),
+    call: { id, name, input },
+    ...(outFence || failedEdit
+      ? {
+          result: {
+            call_id: id,
+            name,
+            output,
+            is_error: failedEdit || (changes.length === 0 && ERROR_OUT.test(output)),
+          },
+        }
+      : {}),
   };
 }
 
-/** Old-style blocks: `Read file: X`, ```diff edits, ```bash commands, Copilot `### [file](link)` edits. */
-function oldStyleCalls(body: string): ToolCall[] {
+/** A path a diff names in its first lines: `--- a/x`, `+++ b/x`, or a leading `# ./x` / `// x` comment. */
+function diffHeadPath(body: string): string | undefined {
+  for (const line of body.split("\n").slice(0, 3)) {
+    const m =
+      /^(?:---|\+\+\+) (?:[ab]\/)?(\S+)/.exec(line) ??
+      /^[ +-]?\s*(?:#|\/\/|<!--|--)\s*((?:\.{0,2}\/)?[\w./\\-]+)\s*(?:-->)?\s*$/.exec(line);
+    if (m && m[1] !== "/dev/null" && looksLikeFile(m[1]!)) return m[1]!;
+  }
+  return undefined;
+}
+
+/** A diff that writes a whole new file: every removed line blank. */
+function wholeNewFile(diff: string): boolean {
+  const lines = diff.split("\n").filter((l) => l.trim());
+  return (
+    lines.length >= 3 &&
+    lines.some((l) => l.startsWith("+")) &&
+    !lines.some((l) => l.startsWith("-") && l.slice(1).trim())
+  );
+}
+
+/** The script a shell block right after a diff runs first (`python -u x.py`): the file the diff just wrote. */
+function scriptRun(next: Fenced | undefined): string | undefined {
+  if (!next || !SHELL_LANG.test(next.lang)) return undefined;
+  const run =
+    /(?:^|&&\s*|;\s*)(?:python3?|node|bash|sh|ruby|tsx|ts-node|deno run|bun)\s+(?:-\w+\s+)*([\w./-]+\.\w+)/.exec(
+      next.body.trim().split("\n")[0] ?? "",
+    );
+  return run && looksLikeFile(run[1]!) ? run[1] : undefined;
+}
+
+/**
+ * Old-style blocks (no `<tool-use>` markup): `Read file: X`, `<details><summary>Edit file: X</summary>` edits,
+ * ```diff edits of the file their header names (else of the file this reply last read), ```bash commands, and
+ * Copilot's `### [file](file://…)` followed by the file's new content.
+ */
+function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
   const calls: ToolCall[] = [];
   const lines = body.split("\n");
-  let lastPath: string | undefined;
-  let lastMention: string | undefined;
+  let lastRead: string | undefined;
+  let segments = 0;
+  let inEdit = false;
+  let copilot: string | undefined;
   const fences = fencedBlocks(body);
   let f = 0;
   for (let i = 0; i < lines.length; i++) {
     const fence = fences[f];
     if (fence && fence.start === i) {
       f++;
-      if (fence.lang === "diff") {
-        const head = fence.body.split("\n").slice(0, 3).join("\n").match(PATH_TOKEN)?.[0];
-        const path = head ?? lastMention ?? lastPath;
+      if (copilot) {
+        calls.push({ id: `s${n.next++}`, name: "Edit", input: { file_path: copilot, op: "edited" } });
+        copilot = undefined;
+      } else if (fence.lang === "diff" && !inEdit) {
+        // A whole new file is not the file just read: it is the script run next, if any.
+        const path = diffHeadPath(fence.body) ?? (wholeNewFile(fence.body) ? scriptRun(fences[f]) : lastRead);
+        lastRead = undefined;
         const added = fence.body.split("\n").filter((l) => l.startsWith("+")).length;
         const removed = fence.body.split("\n").filter((l) => l.startsWith("-")).length;
-        calls.push({ name: "Edit", input: { ...(path ? { file_path: path } : {}), op: `diff +${added}/-${removed}` } });
-      } else if (/^(bash|sh|shell|zsh|console|powershell|cmd)$/.test(fence.lang)) {
-        calls.push({ name: "Bash", input: { command: fence.body.trim() } });
+        if (path)
+          calls.push({
+            id: `s${n.next++}`,
+            name: "Edit",
+            input: { file_path: path, op: `diff +${added}/-${removed}` },
+          });
+      } else if (SHELL_LANG.test(fence.lang) && !inEdit) {
+        calls.push({ id: `s${n.next++}`, name: "Bash", input: { command: fence.body.trim() } });
       }
       i = fence.end;
       continue;
     }
     const line = lines[i]!;
-    if (/^\s*-{3,}\s*$/.test(line)) {
-      // A new segment: a file named in an earlier paragraph no longer says which file a diff edits.
-      lastMention = undefined;
+    const edits = textMarkers(line, "text");
+    if (edits.length > 0) {
+      calls.push({ id: `s${n.next++}`, name: "edit_file", input: { file_changes: edits } });
+      inEdit = true;
       continue;
     }
+    if (inEdit && /<\/details>/.test(line)) inEdit = false;
+    // A read says which file the next diff edits only while the reply is still about it: one segment of prose.
+    if (/^\s*-{3,}\s*$/.test(line) && lastRead && ++segments > 2) lastRead = undefined;
     const read = /^Read file:\s*(.+)$/.exec(line);
     if (read) {
-      lastPath = read[1]!.trim();
-      calls.push({ name: "Read", input: { file_path: lastPath } });
+      lastRead = read[1]!.trim();
+      segments = 0;
+      calls.push({ id: `s${n.next++}`, name: "Read", input: { file_path: lastRead } });
       continue;
     }
-    const copilot = /^#{2,4}\s*\[([^\]]+)\]\((?:file:\/\/)?([^)]+)\)/.exec(line);
-    if (copilot) {
-      const p = decodeURIComponent(copilot[2]!);
-      calls.push({ name: "Edit", input: { file_path: p, op: "edit" } });
-      lastMention = p;
+    const link = /^#{2,4}\s*\[([^\]]+)\]\((?:file:\/\/)?([^)]+)\)\s*$/.exec(line);
+    if (link) {
+      copilot = decodeURIComponent(link[2]!);
       continue;
     }
-    const mentions = line.match(PATH_TOKEN);
-    if (mentions) lastMention = mentions[mentions.length - 1];
+    // Copilot's file header counts only when the file's content follows it.
+    if (copilot && (/^#{1,4}\s/.test(line) || /^\s*-{3,}\s*$/.test(line))) copilot = undefined;
   }
   return calls;
 }
 
-export function parseSpecStory(text: string): Transcript {
+export function parseSpecStory(raw: string): Transcript {
+  const text = raw.replace(/\r\n?/g, "\n");
   const sink = new TurnSink("specstory-md");
   sink.title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
+  // A file with `<tool-use>` markup records every call that way: code blocks in its replies are prose, not calls.
+  const tagged = /<tool-use\b/.test(text);
+  const n = { next: 0 };
   const sections = splitAtHeaders(text, header);
   for (const s of sections) {
     if (!s.header) {
@@ -125,14 +244,17 @@ export function parseSpecStory(text: string): Transcript {
     }
     const calls: ToolCall[] = [];
     const results: ToolResult[] = [];
-    if (body.includes("<tool-use")) {
+    if (tagged) {
       body = body.replace(TOOL_USE, (_all, attrs: string, inner: string) => {
-        const t = toolUse(attrs, inner);
+        const t = toolUse(attrs, inner, `s${n.next++}`);
         calls.push(t.call);
         if (t.result) results.push(t.result);
         return "";
       });
-    } else calls.push(...oldStyleCalls(body));
+      // Edit details outside the tool markup are still the client's own lines.
+      const loose = textMarkers(body, "text");
+      if (loose.length > 0) calls.push({ id: `s${n.next++}`, name: "edit_file", input: { file_changes: loose } });
+    } else calls.push(...oldStyleCalls(body, n));
     const prose = body.replace(/^\s*-{3,}\s*$/gm, "");
     if (!prose.trim() && calls.length === 0) {
       sink.ignore("empty_block");
