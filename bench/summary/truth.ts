@@ -88,6 +88,12 @@ export const TEXT_MARKERS: readonly TextMarker[] = [
   { name: "codex: add file", re: /\*\*\* Add File: ([^\n\\"]+)/g, op: "created" },
   { name: "codex: delete file", re: /\*\*\* Delete File: ([^\n\\"]+)/g, op: "deleted" },
   { name: "codex: move to", re: /\*\*\* Move to: ([^\n\\"]+)/g, op: "created" },
+  // A shell heredoc that writes a file (`cat > path <<'EOF'`), in any format's shell tool.
+  {
+    name: "shell: heredoc write",
+    re: /\bcat\s*>{1,2}\s*['"]?([\w./~-]+\.\w+)['"]?\s*<<-?\s*['"]?\w+/g,
+    op: "modified",
+  },
   // SpecStory's rendering of apply_patch (Codex provider).
   { name: "specstory: patch update", re: /^\*\*Update: `([^`\n]+)`\*\*/gm, op: "modified", formats: SPECSTORY_V2 },
   { name: "specstory: patch add", re: /^\*\*Add: `([^`\n]+)`\*\*/gm, op: "created", formats: SPECSTORY_V2 },
@@ -109,7 +115,7 @@ export const TEXT_MARKERS: readonly TextMarker[] = [
   // Copilot in VS Code: edit tools with a filePath, and the old `### [name](file://…)` edit blocks.
   {
     name: "copilot: edit tool filePath",
-    re: /data-tool-name="(?:replace_string_in_file|create_file|insert_edit_into_file|edit_file|copilot_replaceString|copilot_createFile|copilot_insertEdit|copilot_multiReplaceString)">[\s\S]{0,400}?^- filePath: `([^`\n]+)`/gm,
+    re: /data-tool-name="(?:replace_string_in_file|create_file|insert_edit_into_file|edit_file|copilot_replaceString|copilot_createFile|copilot_insertEdit|copilot_multiReplaceString)">(?:(?!<\/details>)[\s\S]){0,400000}?^- filePath: `([^`\n]+)`/gm,
     op: "modified",
     formats: ["specstory-copilot"],
   },
