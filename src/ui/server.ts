@@ -214,8 +214,12 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
   });
   change("/memory/:id/approve", (_b, c) => {
     const id = parseId(c.req.param("id"));
-    approveUnit(scope, id);
-    return `unit #${id} approved`;
+    const r = approveUnit(scope, id);
+    return [
+      `unit #${id} approved`,
+      ...(r.superseded !== undefined ? [`it supersedes #${r.superseded}`] : []),
+      ...(r.conflictsWith !== undefined ? [`it conflicts with #${r.conflictsWith} (both kept)`] : []),
+    ].join("; ");
   });
   change("/memory/:id/reject", (_b, c) => {
     const id = parseId(c.req.param("id"));
