@@ -9,7 +9,8 @@ import { fileStamp } from "../storage/graph/files.js";
 import { listMemories, type MemoryRow } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
-import { writeUnits } from "./distill.js";
+import { type DistillResult, writeUnits } from "./distill.js";
+import { isReviewMode } from "./review.js";
 import type { UnitDraft } from "./schema.js";
 
 const pauseKey = (projectId: number) => `memory.paused.${projectId}`;
@@ -78,9 +79,12 @@ export function renderAudit(a: AuditReport): string {
   ].join("\n");
 }
 
+/** The longest unit text an import takes (as an edit allows); a longer line is skipped. */
+const MAX_IMPORTED_CHARS = 4000;
+
 const ExportLine = z.object({
   category: CategoryName.transform(canonicalCategory),
-  text: z.string().min(1),
+  text: z.string().min(1).max(MAX_IMPORTED_CHARS),
   record: z.record(z.string(), z.unknown()).default({}),
   key: z.string().min(1),
   confidence: z.number().min(0).max(1),
@@ -111,7 +115,11 @@ export function exportMemory(db: Db, projectId: number, all = false): string {
     .join("\n");
 }
 
-/** Imports an export through the same cross-referencing (duplicates merge); bad lines are counted, not fatal. */
+/**
+ * Imports an export through the same cross-referencing (duplicates merge) and redaction as any unit; bad lines
+ * (or a text over 4000 characters) are counted, not fatal. A unit exported while waiting for review still waits,
+ * and in review mode every imported unit waits for approval.
+ */
 export function importMemory(
   db: Db,
   projectId: number,
@@ -127,12 +135,13 @@ export function importMemory(
   }
   let skipped = 0;
   const drafts: UnitDraft[] = [];
+  const waiting: UnitDraft[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     try {
       const r = ExportLine.parse(JSON.parse(line));
       if (r.status === "superseded") continue;
-      drafts.push({
+      (r.status === "pending" ? waiting : drafts).push({
         category: r.category,
         text: r.text,
         record: r.record,
@@ -145,6 +154,13 @@ export function importMemory(
       skipped++;
     }
   }
-  const res = writeUnits(db, projectId, "imported", [], drafts);
-  return { imported: res.added, merged: res.merged, skipped };
+  const review = isReviewMode(db, projectId);
+  const results: DistillResult[] = [];
+  if (review) results.push(writeUnits(db, projectId, "imported", [], [...drafts, ...waiting], { pending: true }));
+  else {
+    results.push(writeUnits(db, projectId, "imported", [], drafts));
+    if (waiting.length) results.push(writeUnits(db, projectId, "imported", [], waiting, { pending: true }));
+  }
+  const sum = (k: "added" | "merged") => results.reduce((n, r) => n + r[k], 0);
+  return { imported: sum("added"), merged: sum("merged"), skipped };
 }

@@ -6,10 +6,12 @@ import { getMemory } from "../storage/memories.js";
 import { moveUnitStatus, replaceUnitText, setUnitPinned } from "../storage/ui.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
-import { linkUnitNode } from "./distill.js";
+import { signature } from "../text/signature.js";
+import { settleUnit } from "./distill.js";
 import { forget, type MemoryDeps } from "./service.js";
 
-const MAX_UNIT_CHARS = 4000;
+/** The longest text a unit may have (an edit or an imported line). */
+export const MAX_UNIT_CHARS = 4000;
 
 function unitOf(deps: MemoryDeps, id: number) {
   const m = getMemory(deps.db, id);
@@ -17,7 +19,34 @@ function unitOf(deps: MemoryDeps, id: number) {
   return m;
 }
 
-/** Rewrites a unit's text (redacted); its search index, graph node and vector text follow. */
+/**
+ * The merge key of a unit's text, as distillation and record_memory derive it: a metric is keyed by its name
+ * (`name: value unit`), anything else by the signature of its text.
+ */
+function keyOf(category: string, text: string): string {
+  const metric = category === "performance" ? /^(.+?):\s*-?\d/.exec(text) : null;
+  return metric ? metric[1]!.trim().toLowerCase() : signature(text);
+}
+
+/** A copy of `v` (a record or an evidence list) with the old wording replaced wherever a string carries it. */
+function reword<T>(v: T, from: string, to: string): T {
+  if (typeof v === "string") {
+    if (v.includes(from)) return v.split(from).join(to) as T;
+    // A truncated copy of the old text (a summary, a quote cut at 500 characters).
+    if (v.length >= 40 && from.startsWith(v)) return to.slice(0, v.length) as T;
+    return v;
+  }
+  if (Array.isArray(v)) return v.map((x: unknown) => reword(x, from, to)) as T;
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, reword(x, from, to)])) as T;
+  return v;
+}
+
+/**
+ * Rewrites a unit's text (redacted): its merge key is derived again, the old wording is replaced in its record and
+ * evidence quotes, and its search index, graph node and vector text follow; the WAL is emptied so the old wording
+ * is gone from the store.
+ */
 export function editUnit(deps: MemoryDeps, id: number, text: string): void {
   const m = unitOf(deps, id);
   const clean = redact(text).trim();
@@ -25,8 +54,20 @@ export function editUnit(deps: MemoryDeps, id: number, text: string): void {
     throw new AppError("BAD_INPUT", "a unit's text cannot be empty (or only private content); forget it instead");
   if (clean.length > MAX_UNIT_CHARS)
     throw new AppError("BAD_INPUT", `a unit's text is at most ${MAX_UNIT_CHARS} characters (got ${clean.length})`);
-  const tokens = identifierTokens(`${m.category} ${clean}`).join(" ");
-  replaceUnitText(deps.db, deps.projectId, id, clean, tokens, new Date().toISOString());
+  const old = m.text.trim();
+  replaceUnitText(
+    deps.db,
+    deps.projectId,
+    id,
+    {
+      text: clean,
+      tokens: identifierTokens(`${m.category} ${clean}`).join(" "),
+      mergeKey: keyOf(m.category, clean),
+      record: old ? reword(m.record, old, clean) : m.record,
+      evidence: old ? reword(m.evidence, old, clean) : m.evidence,
+    },
+    new Date().toISOString(),
+  );
 }
 
 /** Pins a unit (warm for good: recall and cards consider it) or unpins it. */
@@ -35,13 +76,18 @@ export function pinUnit(deps: MemoryDeps, id: number, pinned: boolean): void {
   setUnitPinned(deps.db, deps.projectId, id, pinned, new Date().toISOString());
 }
 
-/** Approves a unit waiting for review: it becomes active and gets its graph node. */
-export function approveUnit(deps: MemoryDeps, id: number): void {
+/**
+ * Approves a unit waiting for review: it becomes active and is cross-referenced as a unit written active is (a
+ * metric supersedes the previous value, a contradicted commitment is flagged) and gets its graph node.
+ */
+export function approveUnit(deps: MemoryDeps, id: number): { superseded?: number; conflictsWith?: number } {
   const m = unitOf(deps, id);
   if (m.status !== "pending") throw new AppError("BAD_INPUT", `unit #${id} is ${m.status}, not waiting for review`);
-  writeTx(deps.db, () => {
-    moveUnitStatus(deps.db, deps.projectId, id, "pending", "active", new Date().toISOString());
-    linkUnitNode(deps.db, deps.projectId, id, m);
+  return writeTx(deps.db, () => {
+    const now = new Date().toISOString();
+    if (!moveUnitStatus(deps.db, deps.projectId, id, "pending", "active", now))
+      throw new AppError("BAD_INPUT", `unit #${id} is no longer waiting for review`);
+    return settleUnit(deps.db, deps.projectId, id, { ...m, key: m.merge_key }, now);
   });
 }
 

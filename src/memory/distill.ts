@@ -218,9 +218,13 @@ export interface UnitWrite {
   conflictsWith?: number;
 }
 
+/** What a stored unit brings to cross-referencing: the fields of its draft, its merge key as `key`. */
+export type SettledUnit = Pick<UnitDraft, "text" | "record" | "key" | "confidence" | "files"> & { category: string };
+
 /**
  * Writes one draft with cross-referencing; runs inside the caller's write transaction. A `pending` unit (review
- * mode) waits for approval: it supersedes and contradicts nothing and gets no graph node until approved.
+ * mode) waits for approval: it merges only into another pending unit, supersedes and contradicts nothing and gets
+ * no graph node until approved (approval settles it with `settleUnit`).
  */
 function writeDraft(
   db: Db,
@@ -231,11 +235,15 @@ function writeDraft(
   r: DistillResult,
   pending = false,
 ): UnitWrite {
+  // A unit waiting for review must not change units already in force (their importance, tier or evidence).
+  const inReach = (m: MemoryRow) => !pending || m.status === "pending";
   const same = memoriesByKey(db, projectId, d.category, d.key);
-  let similar: MemoryRow | undefined = same[0];
+  let similar: MemoryRow | undefined = same.find(inReach);
   if (!similar && d.category === "learning") {
     const w = words(d.text);
-    similar = recentMemories(db, projectId, "learning", 300).find((m) => jaccard(w, words(m.text)) >= 0.85);
+    similar = recentMemories(db, projectId, "learning", 300).find(
+      (m) => inReach(m) && jaccard(w, words(m.text)) >= 0.85,
+    );
   }
   if (similar && d.category !== "performance") {
     // The same unit again: evidence chains concatenated, confidence raised.
@@ -258,21 +266,12 @@ function writeDraft(
     r.dropped++;
     return { id: undefined, action: "dropped" };
   }
-  const record = { ...d.record } as Record<string, unknown>;
-  const previous = d.category === "performance" && !pending ? same.find((m) => m.status === "active") : undefined;
-  if (previous) {
-    const prevRecord = previous.record as { value?: unknown; history?: unknown[]; timestamp?: unknown };
-    record.history = [
-      ...(prevRecord.history ?? []),
-      { value: prevRecord.value, timestamp: prevRecord.timestamp, id: previous.id },
-    ].slice(-10);
-  }
   const id = insertMemory(db, {
     project_id: projectId,
     session_id: sessionId,
     category: d.category,
     text: d.text,
-    record,
+    record: { ...d.record },
     merge_key: d.key,
     confidence: d.confidence,
     importance: imp,
@@ -289,15 +288,40 @@ function writeDraft(
   r.added++;
   if (tier === "warm") r.warm++;
   else r.cold++;
+  if (pending) return { id, action: "added" };
+  return { id, action: "added", ...settleUnit(db, projectId, id, d, now, r) };
+}
+
+/**
+ * Puts a unit now in force among the others, inside the caller's write transaction: a metric supersedes the
+ * active unit with its key (whose value joins its history), a commitment of the opposite polarity about the same
+ * things is flagged as a conflict (both kept; the more recent wins unless the older is much more certain), and the
+ * unit gets its graph node. Run when a unit is written active and when a pending unit is approved.
+ */
+export function settleUnit(
+  db: Db,
+  projectId: number,
+  id: number,
+  d: SettledUnit,
+  now: string,
+  r: DistillResult = emptyResult(),
+): Pick<UnitWrite, "superseded" | "conflictsWith"> {
+  const previous =
+    d.category === "performance"
+      ? memoriesByKey(db, projectId, d.category, d.key).find((m) => m.id !== id && m.status === "active")
+      : undefined;
   if (previous) {
+    const prevRecord = previous.record as { value?: unknown; history?: unknown[]; timestamp?: unknown };
+    const history = [
+      ...(prevRecord.history ?? []),
+      { value: prevRecord.value, timestamp: prevRecord.timestamp, id: previous.id },
+    ].slice(-10);
+    updateMemory(db, id, { record: { ...d.record, history } });
     updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
     r.superseded++;
   }
-  if (pending) return { id, action: "added" };
   let clash: MemoryRow | undefined;
   if (d.category === "commitment") {
-    // A commitment about the same things with the opposite polarity contradicts a stored one: both kept,
-    // the more recent one wins unless the older is much more certain.
     const w = words(d.text);
     const neg = NEGATION.test(d.text);
     clash = recentMemories(db, projectId, "commitment", 300).find(
@@ -315,12 +339,7 @@ function writeDraft(
     }
   }
   linkUnitNode(db, projectId, id, d);
-  return {
-    id,
-    action: "added",
-    ...(previous ? { superseded: previous.id } : {}),
-    ...(clash ? { conflictsWith: clash.id } : {}),
-  };
+  return { ...(previous ? { superseded: previous.id } : {}), ...(clash ? { conflictsWith: clash.id } : {}) };
 }
 
 /**
@@ -391,18 +410,23 @@ export function writeUnits(
 
 /**
  * Writes one unit in its own write transaction and says which row it became: the id comes from the insert
- * (or is the unit it merged into), never from a later read, so concurrent writers each get their own.
+ * (or is the unit it merged into), never from a later read, so concurrent writers each get their own. In review
+ * mode the unit waits for approval (`pending`) like a distilled one: a person reviews what the agent keeps.
  */
 export function writeUnit(
   db: Db,
   projectId: number,
   sessionId: string,
   draft: UnitDraft,
-): UnitWrite & { result: DistillResult } {
+): UnitWrite & { result: DistillResult; pending: boolean } {
   const r = emptyResult();
   const now = new Date().toISOString();
-  const w = writeTx(db, () => writeDraft(db, projectId, sessionId, redactDeep(draft), now, r));
-  return { ...w, result: r };
+  let pending = false;
+  const w = writeTx(db, () => {
+    pending = isReviewMode(db, projectId);
+    return writeDraft(db, projectId, sessionId, redactDeep(draft), now, r, pending);
+  });
+  return { ...w, result: r, pending };
 }
 
 /** Distils a compressed span into memory units; in review mode they wait for approval (status `pending`). */

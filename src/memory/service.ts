@@ -88,12 +88,16 @@ export function recordMemory(
   if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
   const outcome =
     w.action === "merged"
-      ? "merged with an existing unit"
-      : w.superseded !== undefined
-        ? `stored; it supersedes the previous value (#${w.superseded})`
-        : w.conflictsWith !== undefined
-          ? `stored; it conflicts with an earlier commitment (#${w.conflictsWith}, both kept)`
-          : "stored";
+      ? w.pending
+        ? "merged with a unit waiting for review"
+        : "merged with an existing unit"
+      : w.pending
+        ? "stored; it waits for review (review mode is on) and is not used until a person approves it"
+        : w.superseded !== undefined
+          ? `stored; it supersedes the previous value (#${w.superseded})`
+          : w.conflictsWith !== undefined
+            ? `stored; it conflicts with an earlier commitment (#${w.conflictsWith}, both kept)`
+            : "stored";
   return { id: w.id, merged: w.action === "merged", outcome };
 }
 
@@ -104,7 +108,10 @@ export const SearchInput = z
     session_id: z.string().max(MAX_ID_CHARS).optional(),
     file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
     tier: z.enum(["warm", "cold", "any"]).default("any"),
-    include_inactive: z.boolean().default(false).describe("also superseded units and units in conflict"),
+    include_inactive: z
+      .boolean()
+      .default(false)
+      .describe("also superseded units and units in conflict (never units waiting for review)"),
     include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
     since: z.string().max(40).optional().describe("ISO time: only units updated since"),
     until: z.string().max(40).optional(),
@@ -149,15 +156,22 @@ function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
   };
 }
 
+/** Options only the local viewer sets; never reachable from a tool call. */
+export interface SearchScope {
+  /** Also units waiting for review (with `include_inactive`): the viewer shows them to the person reviewing. */
+  includePending?: boolean;
+}
+
 /**
  * Search over memory units: BM25 over identifier-aware tokens, fused (reciprocal rank) with the nearest unit
  * vectors when `vector` (the query embedded by the project's embedder) is given; filtered; optionally the
- * raw archive too.
+ * raw archive too. Units waiting for review are left out unless `scope.includePending`.
  */
 export function searchMemory(
   deps: MemoryDeps,
   raw: SearchInput,
   vector?: Float32Array,
+  scope: SearchScope = {},
 ): { hits: MemoryHit[]; raw: RawHit[] } {
   const input = SearchInput.parse(raw);
   const { match } = queryTerms(input.query, 32);
@@ -184,6 +198,7 @@ export function searchMemory(
     const m = getMemory(deps.db, id);
     if (!m) continue;
     if (!input.include_inactive && m.status !== "active") continue;
+    if (m.status === "pending" && !scope.includePending) continue;
     if (category && m.category !== category) continue;
     if (input.session_id && m.session_id !== input.session_id) continue;
     if (input.tier !== "any" && m.tier !== input.tier) continue;
@@ -226,6 +241,7 @@ export async function searchMemoryHybrid(
   deps: MemoryDeps,
   raw: SearchInput,
   embedding: { embedder: Embedder; vectorsEnabled: boolean },
+  scope: SearchScope = {},
 ): Promise<{ hits: MemoryHit[]; raw: RawHit[] }> {
   const input = SearchInput.parse(raw);
   let vector: Float32Array | undefined;
@@ -236,7 +252,7 @@ export async function searchMemoryHybrid(
       .then((v) => v[0])
       .catch(() => undefined);
   }
-  return searchMemory(deps, input, vector);
+  return searchMemory(deps, input, vector, scope);
 }
 
 export const RecallInput = z.object({ budget_tokens: z.number().int().min(100).max(10_000).default(1500) }).strict();

@@ -2,9 +2,9 @@
 // and the unit edits (text, pin, approval). Texts written here are redacted first, as everywhere in storage.
 import { z } from "zod";
 
-import { redact } from "../text/redact.js";
+import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
-import { stmt, writeTx } from "./db.js";
+import { checkpointWal, stmt, writeTx } from "./db.js";
 import { decodeJson } from "./json.js";
 import { Evidence } from "./memory-columns.js";
 import { upsertVectorItem } from "./vectors.js";
@@ -108,26 +108,38 @@ export function unitFacets(db: Db, projectId: number): { category: string; tier:
   ).all(projectId) as { category: string; tier: string; status: string; n: number }[];
 }
 
-/** Replaces a unit's text (redacted) and every index of it: its full-text row, its graph node and its vector text. */
-export function replaceUnitText(
-  db: Db,
-  projectId: number,
-  id: number,
-  text: string,
-  tokens: string,
-  now: string,
-): boolean {
-  const safe = redact(text);
-  return writeTx(db, () => {
-    const r = stmt(db, "UPDATE memories SET text = ?, updated_at = ? WHERE id = ? AND project_id = ?").run(
+/** A unit's new wording and everything derived from it. */
+export interface UnitText {
+  text: string;
+  /** Its search tokens. */
+  tokens: string;
+  mergeKey: string;
+  record: Record<string, unknown>;
+  evidence: Evidence[];
+}
+
+/**
+ * Replaces a unit's text (redacted), its merge key, record and evidence, and every index of it: its full-text row,
+ * its graph node and its vector text. The old wording is then gone from the file and the WAL, as forget leaves it.
+ */
+export function replaceUnitText(db: Db, projectId: number, id: number, t: UnitText, now: string): boolean {
+  const safe = redact(t.text);
+  const done = writeTx(db, () => {
+    const r = stmt(
+      db,
+      "UPDATE memories SET text = ?, merge_key = ?, record = ?, evidence = ?, updated_at = ? WHERE id = ? AND project_id = ?",
+    ).run(
       safe,
+      redact(t.mergeKey),
+      redactJson(JSON.stringify(t.record)),
+      redactJson(JSON.stringify(t.evidence)),
       now,
       id,
       projectId,
     );
     if (r.changes === 0) return false;
     stmt(db, "DELETE FROM memories_fts WHERE rowid = ?").run(id);
-    stmt(db, "INSERT INTO memories_fts (rowid, body) VALUES (?, ?)").run(id, tokens);
+    stmt(db, "INSERT INTO memories_fts (rowid, body) VALUES (?, ?)").run(id, t.tokens);
     const node = stmt(db, "SELECT id, name FROM nodes WHERE key = ?").get(`memory:${id}`) as
       { id: number; name: string | null } | undefined;
     if (node) {
@@ -136,7 +148,7 @@ export function replaceUnitText(
       stmt(db, "INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, '', ?)").run(
         node.id,
         node.name ?? "",
-        tokens,
+        t.tokens,
       );
       // Re-queued for a vector with the new text; the old vector is dropped now.
       upsertVectorItem(db, projectId, "node", node.id, `${node.name ?? ""}: ${safe}`.slice(0, 2000));
@@ -146,6 +158,9 @@ export function replaceUnitText(
     if (node) db.exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('optimize')");
     return true;
   });
+  // Freed pages are zeroed (secure_delete); the log that still holds the old pages is emptied.
+  if (done) checkpointWal(db, "TRUNCATE");
+  return done;
 }
 
 /** Pins (always warm, highest importance, `pinned` in its record) or unpins a unit. */

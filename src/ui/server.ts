@@ -49,11 +49,34 @@ function same(a: string | undefined, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** A redirect target from a form: a path on this site only. */
+/**
+ * A redirect target from a form: a path on this site only. Checked after the URL parser has normalised it too:
+ * `/.//evil.example` is a path, but it becomes `//evil.example`, which a browser reads as another host.
+ */
 function safeBack(v: unknown, fallback: string): string {
-  return typeof v === "string" && v.startsWith("/") && !v.startsWith("//") && !v.includes("\\") && v.length < 2000
-    ? v
-    : fallback;
+  if (typeof v !== "string" || !v.startsWith("/") || v.startsWith("//") || v.includes("\\") || v.length >= 2000)
+    return fallback;
+  try {
+    const u = new URL(v, "http://x");
+    if (u.origin !== "http://x" || u.pathname.startsWith("//") || u.pathname.includes("\\")) return fallback;
+    return `${u.pathname}${u.search}${u.hash}`;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * A change must come from a page of this very site: its Origin is exactly this server's (scheme, host and port),
+ * not merely another local address (another local server's page could otherwise post here).
+ */
+function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (!origin || !host) return false;
+  try {
+    const own = new URL(`http://${host}`);
+    return new URL(origin).origin === own.origin;
+  } catch {
+    return false;
+  }
 }
 
 function withFlash(path: string, text: string, error = false): string {
@@ -125,7 +148,16 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
       onError: (c) => plain(c, 413, `Too large: a form may be at most ${MAX_UI_BODY_BYTES} bytes.`),
     }),
     async (c, next) => {
-      const body = await c.req.parseBody();
+      if (!sameOrigin(c.req.header("origin"), c.req.header("host"))) {
+        app.logger.warn("ui: rejected a change from another origin", { origin: c.req.header("origin") });
+        return plain(c, 403, "Forbidden: a change must come from this viewer's own pages.");
+      }
+      let body: BodyData;
+      try {
+        body = await c.req.parseBody();
+      } catch {
+        return plain(c, 400, "Bad request: the form body could not be read.");
+      }
       if (!same(typeof body.csrf === "string" ? body.csrf : undefined, secrets.csrf))
         return plain(c, 403, "Forbidden: this change is missing its CSRF token; reload the page and try again.");
       c.set("body", body);
@@ -214,8 +246,12 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
   });
   change("/memory/:id/approve", (_b, c) => {
     const id = parseId(c.req.param("id"));
-    approveUnit(scope, id);
-    return `unit #${id} approved`;
+    const r = approveUnit(scope, id);
+    return [
+      `unit #${id} approved`,
+      ...(r.superseded !== undefined ? [`it supersedes #${r.superseded}`] : []),
+      ...(r.conflictsWith !== undefined ? [`it conflicts with #${r.conflictsWith} (both kept)`] : []),
+    ].join("; ");
   });
   change("/memory/:id/reject", (_b, c) => {
     const id = parseId(c.req.param("id"));

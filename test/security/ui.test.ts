@@ -1,8 +1,13 @@
 // Hostile input to memcards ui: stored text with markup is shown as text, redirects stay on the site, bodies are
-// capped, ids are checked, a token is only taken from a GET, and a non-loopback address is refused.
+// capped, ids are checked, a token is only taken from a GET, a change comes only from the viewer's own origin, a
+// malformed form is a bad request, and a non-loopback address is refused.
+import { join } from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import type { App } from "../../src/app.js";
+import { type App, createApp } from "../../src/app.js";
+import { resolveConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
 import { recordMemory } from "../../src/memory/service.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { startUi, type UiHandle } from "../../src/ui/server.js";
@@ -43,7 +48,15 @@ describe("memcards ui against hostile input", () => {
   });
 
   it("redirects only to paths on this site", async () => {
-    for (const back of ["//evil.example/x", "https://evil.example/", "\\\\evil.example", "javascript:alert(1)"]) {
+    for (const back of [
+      "//evil.example/x",
+      "https://evil.example/",
+      "\\\\evil.example",
+      "javascript:alert(1)",
+      "/.//evil.example/x",
+      "/a/..//evil.example/x",
+      "/%2e//evil.example/x",
+    ]) {
       const r = await client.post(`/memory/${id}/pin`, { back });
       expect(r.status).toBe(303);
       expect(r.headers.get("location"), back).toMatch(/^\/memory\?msg=/);
@@ -69,6 +82,51 @@ describe("memcards ui against hostile input", () => {
     const big = await client.post(`/memory/${id}/edit`, { text: "x".repeat(11 * 1024 * 1024) });
     expect(big.status).toBe(413);
     expect(getMemory(app.db, id)?.text).toContain("Never trust");
+  });
+
+  it("takes a change only from this viewer's own origin, not another local page", async () => {
+    const port = Number(new URL(ui.origin).port);
+    for (const origin of [`http://127.0.0.1:${port === 1 ? 2 : 1}`, `https://127.0.0.1:${port}`, "http://localhost"]) {
+      const r = await client.post(`/memory/${id}/pin`, {}, { headers: { origin } });
+      expect(r.status, origin).toBe(403);
+    }
+    const none = await fetch(`${ui.origin}/memory/${id}/pin`, {
+      method: "POST",
+      headers: { cookie: client.cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: `csrf=${ui.secrets.csrf}`,
+      redirect: "manual",
+    });
+    expect(none.status).toBe(403);
+    expect((await client.post(`/memory/${id}/pin`)).status).toBe(303);
+  });
+
+  it("answers a malformed multipart body 400 without logging an error", async () => {
+    const lines: string[] = [];
+    const own = createApp(
+      resolveConfig(
+        { root: app.location.root, db: join(tmpDir(), "graph.db"), embedder: "offline" },
+        { MEMCARDS_HOME: tmpDir() },
+      ),
+      app.location,
+      createLogger("debug", (l) => lines.push(l)),
+    );
+    const viewer = await startUi(own);
+    try {
+      const c = await login(viewer);
+      for (const body of ["garbage", '--x\r\nContent-Disposition: form-data; name="csrf"\r\n\r\nabc']) {
+        const r = await fetch(`${viewer.origin}/project/pause`, {
+          method: "POST",
+          headers: { cookie: c.cookie, origin: viewer.origin, "content-type": "multipart/form-data; boundary=x" },
+          body,
+          redirect: "manual",
+        });
+        expect(r.status).toBe(400);
+      }
+      expect(lines.filter((l) => l.startsWith("memcards error"))).toEqual([]);
+    } finally {
+      await viewer.close();
+      await own.close();
+    }
   });
 
   it("refuses to listen on an address other than loopback", async () => {

@@ -154,6 +154,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
         limit: 50,
       },
       app.embedding,
+      { includePending: true },
     );
     const hits = r.hits.filter((h) => !status || h.status === status);
     const units = unitsById(
