@@ -8,10 +8,11 @@ import { Sections } from "../conversation/schema.js";
 import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
+import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
-import { checkProbes, generateProbes } from "./probes.js";
+import { checkProbes, generateProbes, normalize } from "./probes.js";
 import type { Rendered, SectionKey } from "./render.js";
 import { renderSections, SECTION_TITLES } from "./render.js";
 import type { Probe, ProbeType } from "./schema.js";
@@ -47,7 +48,9 @@ export const CompressInput = z
       .min(200)
       .max(50_000)
       .optional()
-      .describe("target summary size (default: ~1/13 of what is summarized, 500–6,000)"),
+      .describe(
+        "target summary size (default: what the session holds — files, failures, constraints — and ~1/13 of its tokens, 500–12,000, at least 10:1)",
+      ),
     focus: z.string().max(500).optional().describe("what to keep first, like /compact <focus>"),
     format: TranscriptFormat.optional().describe("force a transcript format instead of detecting it"),
     route: z
@@ -73,6 +76,8 @@ export const CompressStats = z.object({
   kept_recent: z.number().int(),
   skipped: z.number().int(),
   compression: z.number().int(),
+  /** The budget and how it was chosen. */
+  budget: BudgetChoice,
   ms: z.number(),
 });
 export type CompressStats = z.infer<typeof CompressStats>;
@@ -165,10 +170,6 @@ function renderKept(t: Turn, cap = 2000): string {
   return `**${t.role}** (${t.id}):\n${text}`;
 }
 
-export function defaultBudget(tokensSummarized: number): number {
-  return Math.max(500, Math.min(6000, Math.round(tokensSummarized / 13)));
-}
-
 /** Where to resume: after the previous compression's last turn (by id, else by position), or from the start. */
 export function resumeAt(
   prev: Pick<SummaryRow, "last_turn_id" | "last_turn_index" | "format"> | undefined,
@@ -217,25 +218,41 @@ export interface SpanSummary {
   probes: Probe[];
   before: ProbeReport;
   after: ProbeReport;
+  budget: BudgetChoice;
 }
 
 /** Merges the span into the previous sections and renders them under budget, re-inserting what a probe missed. */
 export function summarizeSpan(
   span: Turn[],
   prevSections: Sections,
-  opts: { title?: string | undefined; cwd?: string | undefined; budget: number; focus?: string | undefined },
+  opts: {
+    title?: string | undefined;
+    cwd?: string | undefined;
+    /** The caller's budget; without it the default follows the sections and `tokens`. */
+    budget?: number | undefined;
+    /** Tokens the session's compressions have summarized, this span included. */
+    tokens?: number;
+    focus?: string | undefined;
+    /** The kept recent turns: they settle which plan items got done. */
+    after?: Turn[];
+  },
 ): SpanSummary {
   const sections =
     span.length > 0
-      ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd }))
+      ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd, after: opts.after }))
       : prevSections;
-  const draft = renderSections(sections, opts.budget, {}, opts.focus);
-  const probes = generateProbes(span, opts.cwd);
+  const budget = chooseBudget(sections, opts.tokens ?? 0, opts.budget);
+  const draft = renderSections(sections, budget.tokens, {}, opts.focus);
+  // A plan item the sections no longer hold open (done later) is not a next step to re-insert.
+  const open = sections.next.map((f) => normalize(f.text));
+  const probes = generateProbes(span, opts.cwd).filter(
+    (p) => p.type !== "next" || open.some((n) => n.includes(normalize(p.expect[0]!))),
+  );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
   for (const p of before.failed) (extra[PROBE_SECTION[p.type]] ??= []).push(`${p.fact} _(re-inserted)_`);
-  const final = before.failed.length > 0 ? renderSections(sections, opts.budget, extra, opts.focus) : draft;
-  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown) };
+  const final = before.failed.length > 0 ? renderSections(sections, budget.tokens, extra, opts.focus) : draft;
+  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget };
 }
 
 /** The kept region as markdown: messages verbatim (capped), tool activity one line per call. */
@@ -253,7 +270,7 @@ export interface StatsInput {
   kept: readonly Turn[];
   /** Tokens of the summarized span (system turns left out). */
   spanTokens: number;
-  summary: Pick<SpanSummary, "final" | "probes" | "before" | "after">;
+  summary: Pick<SpanSummary, "final" | "probes" | "before" | "after" | "budget">;
   /** The continuation context: the summary and the kept messages. */
   markdown: string;
   skipped: number;
@@ -282,6 +299,7 @@ export function compressionStats(x: StatsInput): CompressStats {
     kept_recent: x.kept.filter(keepable).length,
     skipped: x.skipped,
     compression: x.prevSeq + (x.span.length > 0 ? 1 : 0),
+    budget: x.summary.budget,
     ms: Math.round(performance.now() - x.started),
   };
 }
@@ -307,10 +325,16 @@ export function compressTranscript(
   const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
   const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
   const tokensSummarized = (prevStats.tokens_summarized ?? 0) + spanTokens;
-  const budget = input.budget_tokens ?? defaultBudget(tokensSummarized);
   const prevSections = prev ? Sections.parse(prev.sections) : emptySections();
   const { title, cwd, skipped } = transcript;
-  const s = summarizeSpan(span, prevSections, { title, cwd, budget, focus: input.focus });
+  const s = summarizeSpan(span, prevSections, {
+    title,
+    cwd,
+    budget: input.budget_tokens,
+    tokens: tokensSummarized,
+    focus: input.focus,
+    after: kept,
+  });
   if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
   const keptMd = renderKeptRegion(kept);
   const withKept = (md: string) => (keptMd ? `${md}\n\n## Recent Messages (verbatim)\n${keptMd}` : md);
