@@ -2,6 +2,7 @@
 import { z } from "zod";
 
 import type { Sections } from "../conversation/schema.js";
+import { countTokens } from "../text/tokens.js";
 
 /**
  * Per-line token costs are the mean tokens of one line of each section rendered in full, measured on the nine
@@ -34,6 +35,8 @@ export const BudgetChoice = z.object({
     failures: z.number().int(),
     constraints: z.number().int(),
     lines: z.number().int(),
+    /** Tokens each line's turn id costs beyond a short id like `t42` (client ids such as UUIDs are longer). */
+    id_extra: z.number().int(),
     /** What the session's items cost at the measured per-line costs. */
     need: z.number().int(),
     /** The proportional floor: tokens_summarized / share. */
@@ -54,12 +57,16 @@ export function chooseBudget(s: Sections, tokensSummarized: number, caller?: num
   const failures = s.failures.length;
   const constraints = s.constraints.length;
   const lines = s.decisions.length + s.completed.length + s.blockers.length;
+  const id = Object.values(s.files)[0]?.[0]?.turn ?? s.constraints[0]?.turn ?? s.failures[0]?.turn ?? "t42";
+  const idExtra = Math.max(0, countTokens(`(${id})`) - countTokens("(t42)"));
+  const counted = files + Math.min(failures, c.max_failures) + constraints + Math.min(lines, c.max_lines);
   const need = Math.round(
     c.base +
       c.per_file * files +
       c.per_failure * Math.min(failures, c.max_failures) +
       c.per_constraint * constraints +
-      c.per_line * Math.min(lines, c.max_lines),
+      c.per_line * Math.min(lines, c.max_lines) +
+      idExtra * counted,
   );
   const proportional = Math.round(tokensSummarized / c.share);
   const ceiling = Math.max(c.floor, Math.min(c.cap, Math.round(tokensSummarized / c.min_ratio)));
@@ -69,6 +76,7 @@ export function chooseBudget(s: Sections, tokensSummarized: number, caller?: num
     failures,
     constraints,
     lines,
+    id_extra: idExtra,
     need,
     proportional,
     ceiling,

@@ -75,4 +75,4 @@ export function wholeSentences(text: string, max: number, cues = CONSTRAINT_CUES
 
 /** The cues of a prohibition or a requirement: what a shortened constraint keeps first. */
 export const FIRM_CUES =
-  /\b(don'?t|do not|never|always|must|mustn'?t|without|only|instead|avoid|make sure|ensure|shouldn'?t|should not|no longer|not)\b/i;
+  /\b(don'?t|do not|never|always|must|mustn'?t|without|only|instead|avoid|make sure|ensure|shouldn'?t|should not|no longer)\b/i;

@@ -251,7 +251,10 @@ export function summarizeSpan(
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
   for (const p of before.failed) (extra[PROBE_SECTION[p.type]] ??= []).push(`${p.fact} _(re-inserted)_`);
-  const final = before.failed.length > 0 ? renderSections(sections, budget.tokens, extra, opts.focus) : draft;
+  // Re-inserted facts are always shown: the rest of the summary makes room for them within the budget.
+  const extraTokens = Object.values(extra).reduce((n, ls) => n + ls.reduce((m, l) => m + countTokens(l) + 1, 0), 0);
+  const room = Math.max(0, budget.tokens - extraTokens);
+  const final = before.failed.length > 0 ? renderSections(sections, room, extra, opts.focus) : draft;
   return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget };
 }
 

@@ -319,7 +319,12 @@ const SIZE = /\b(?:bundle size|size|First Load JS)\b[^\d]{0,20}(\d+(?:\.\d+)?)\s
 /** The command a result answers, short, as a metric's context. */
 function contextOf(call: ToolCall | undefined): string {
   const cmd = call ? commandText(call.input) : "";
-  const first = cmd.split("\n")[0]?.replace(/^cd\s+\S+\s*&&\s*/, "") ?? "";
+  const first =
+    cmd
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => /[a-z]{2}/i.test(l) && !/^[{["']/.test(l))
+      ?.replace(/^cd\s+\S+\s*&&\s*/, "") ?? "";
   return first ? clip(first, 48) : (call?.name ?? "");
 }
 
@@ -329,7 +334,7 @@ export function metrics(turns: Turn[]): Record<string, Metric> {
   const put = (name: string, value: string, context: string, turn: string): void => {
     const v = context ? `${value} (${context})` : value;
     const prev = out[name];
-    out[name] = { value: v, turn, history: [...(prev?.history ?? []), { value: v, turn }].slice(-5) };
+    out[name] = { value: v, turn, history: [...(prev?.history ?? []), { value, turn }].slice(-5) };
   };
   let prevCalls: ToolCall[] = [];
   for (const t of turns) {

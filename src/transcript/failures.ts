@@ -52,6 +52,11 @@ const NOT_ERROR: RegExp[] = [
   /^\s*\|.*\|\s*$/, // table rows
   /^\s*<\/?[a-zA-Z][\w-]*(?:\s[^>]*)?>/, // markup
   /^(?:Repo-map can't include|Added .* to (?:the chat|read-only files))/, // aider's own status lines
+  /^\s*[a-z_]\w*\s*[?]?:\s*(?:str|int|float|bool|dict|list|string|number|boolean|Optional\[|Any\b|None\b)/, // typed fields
+  /^\s*(?:echo|printf|write-host)\b/i, // messages a script prints
+  /\(0 errors?,|^\s*0 errors?\b/, // lint summaries without errors
+  /^(?:npm (?:ERR!|error)|error|Error|ERROR|fatal)\s*:?\s*(?:$|To see|A complete log|npm run|\s{2,})/, // empty or continuation lines
+  /^Exit code \d+\s*$/, // the exit line of a failed command: its message is the next line
 ];
 /** Tools whose successful output is file or search content: nothing in it is an error the session hit. */
 const READ_TOOLS =
@@ -70,6 +75,8 @@ interface Hit {
 function cleanLine(raw: string): string {
   return raw
     .replace(/<\/?tool_use_error>/g, "")
+    .replace(/^[^\t\n]*\t[^\t\n]*\t\d{4}-\d\d-\d\dT[\d:.]+Z\s*/, "") // CI log prefix: job, step, time
+    .replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z\s+/, "")
     .replace(/^#{1,6}\s+/, "")
     .replace(/^>\s?/, "")
     .trim();
@@ -143,7 +150,7 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
 
 /** A line of what the person typed reports an error: a named exception or code, or the words of one. */
 const USER_REPORT =
-  /\b[A-Z][\w.]*(?:Error|Exception)\b|\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen/i;
+  /\b[A-Z][\w.]*(?:Error|Exception)\b|\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;
 
 function userHits(text: string): Hit[] {
   const human = humanPart(text).text;
@@ -155,23 +162,45 @@ function userHits(text: string): Hit[] {
   for (const l of [...lines.filter((x) => NAMED.test(x)), ...lines.filter((x) => !NAMED.test(x))]) {
     if (out.length >= 4 || l.length < 6) continue;
     if (NOT_ERROR.some((re) => re.test(l))) continue;
-    if (USER_REPORT.test(l) || isErrorLine(l, false)) out.push({ line: window(l), role: "user", files });
+    const report = USER_REPORT.test(l) || isErrorLine(l, true) || (!l.endsWith("?") && isErrorLine(l, false));
+    if (report) out.push({ line: window(l), role: "user", files });
   }
   return out;
 }
 
-/** An exception the agent quotes or names (`NameError: name 'Union' is not defined`): it was hit, not explained. */
-const AGENT_NAMED = /\b[A-Z]\w*(?:Error|Exception)\b|\berror [A-Z]{1,4}\d{3,5}\b/;
+/** An exception the agent quotes with its message (`NameError: name 'Union' is not defined`): it was hit. */
+const AGENT_QUOTED = /\b[A-Z][\w.]*(?:Error|Exception)\s*:\s*\S|\berror [A-Z]{1,4}\d{3,5}\b/;
+/** An exception the agent only names: kept as the bare name, unless it names code (a method, a raise, a handler). */
+const AGENT_NAMED =
+  /`?\b([A-Z]\w*(?:Error|Exception))\b`?(?!\s*(?:method|function|class|type|property|field|procedure|handler|mapping|\(|\.\w))/g;
+const CODE_TALK =
+  /\b(?:raises?|raising|raised by default|throws?|throwing|catch(?:es|ing)?|except|handle[sd]?|handling|maps?|mapping|subclass|extends?|define[sd]?|import(?:s|ed|ing)?)\s+(?:an?\s+|the\s+)?`?$/i;
 
 function agentHits(text: string): Hit[] {
   const out: Hit[] = [];
-  for (const raw of text.split("\n")) {
+  for (const raw of prose(text).split("\n")) {
     const l = cleanLine(raw);
-    if (out.length >= 2 || l.length < 6 || l.length > 400) continue;
-    if (NOT_ERROR.some((re) => re.test(l)) || !AGENT_NAMED.test(l)) continue;
-    out.push({ line: window(l), role: "assistant", files: filesIn(l) });
+    if (out.length >= 2 || l.length < 6 || l.length > 400 || NOT_ERROR.some((re) => re.test(l))) continue;
+    if (AGENT_QUOTED.test(l)) {
+      const at = AGENT_QUOTED.exec(l)!.index;
+      out.push({
+        line: window(l.slice(Math.max(0, l.lastIndexOf(" ", at) + 1))),
+        role: "assistant",
+        files: filesIn(l),
+      });
+      continue;
+    }
+    for (const m of l.matchAll(AGENT_NAMED)) {
+      if (out.length >= 2 || CODE_TALK.test(l.slice(0, m.index))) continue;
+      out.push({ line: m[1]!, role: "assistant", files: [] });
+    }
   }
   return out;
+}
+
+/** Fenced code and quoted blocks stay (the agent quotes errors there); markup tags go. */
+function prose(text: string): string {
+  return text.replace(/<\/?[a-z][\w-]*[^>]*>/gi, " ");
 }
 
 function category(line: string, role: Hit["role"]): Failure["category"] {
@@ -237,7 +266,10 @@ export function failures(turns: Turn[], cwd: string | undefined): Failure[] {
   const edits = fileEvents(turns);
   const index = new Map(turns.map((t, i) => [t.id, i]));
   const out: Failure[] = [];
-  for (const f of bySig.values()) {
+  const all = [...bySig.values()];
+  for (const f of all) {
+    // An exception the agent only named is dropped when a fuller line already reports it.
+    if (/^[A-Z]\w*(?:Error|Exception)$/.test(f.text) && all.some((g) => g !== f && g.text.includes(f.text))) continue;
     const mentioned = new Set([...f.files, ...filesIn(f.text)]);
     // A fix is an edit after the failure's last occurrence, close by, to a file the failure names.
     const fix = edits.find((e) => {

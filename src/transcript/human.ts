@@ -42,6 +42,8 @@ const BLOCKS: Record<string, Injected> = {
   "github-event": "ci",
   "task-notification": "ci",
   "user-prompt-submit-hook": "hook",
+  skill: "skill",
+  "command-instructions": "skill",
 };
 
 /** Tags that wrap what the person typed: their content is kept, the tags dropped. */

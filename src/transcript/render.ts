@@ -65,10 +65,9 @@ function lines(s: Sections): Line[] {
   Object.entries(s.files).forEach(([path, ops], i) => {
     const all = ops.map((o) => `${o.op} (${o.turn})`).join("; ");
     const last = ops[ops.length - 1]!;
-    const short =
-      ops.length > 1
-        ? `${ops.length} changes, last ${clip(last.op, 60)} (${last.turn})`
-        : `${clip(last.op, 70)} (${last.turn})`;
+    // The short line names what was done, not how: a long ledger then fits a budget.
+    const verb = clip(last.op.split(":")[0]!, 40);
+    const short = ops.length > 1 ? `${ops.length} changes, last ${verb} (${last.turn})` : `${verb} (${last.turn})`;
     push("files", i, 6 + Math.min(3, ops.length) / 3, `- \`${path}\` — ${clip(all, 600)}`, `- \`${path}\` — ${short}`);
   });
   const nD = s.decisions.length;
