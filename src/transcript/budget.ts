@@ -21,6 +21,8 @@ export const BUDGET_CONSTANTS = {
   /** The proportional floor: one summary token per this many tokens summarized. */
   share: 13,
   floor: 500,
+  /** A short session (under ceiling_floor × min_ratio tokens) may still take this much for what it holds. */
+  ceiling_floor: 1_000,
   cap: 12_000,
   /** The least compression the default allows on a long session. */
   min_ratio: 10,
@@ -41,7 +43,7 @@ export const BudgetChoice = z.object({
     need: z.number().int(),
     /** The proportional floor: tokens_summarized / share. */
     proportional: z.number().int(),
-    /** The most the default may take: the cap, or tokens_summarized / min_ratio when that is smaller. */
+    /** The most the default may take: tokens_summarized / min_ratio, within ceiling_floor and the cap. */
     ceiling: z.number().int(),
   }),
 });
@@ -69,7 +71,7 @@ export function chooseBudget(s: Sections, tokensSummarized: number, caller?: num
       idExtra * counted,
   );
   const proportional = Math.round(tokensSummarized / c.share);
-  const ceiling = Math.max(c.floor, Math.min(c.cap, Math.round(tokensSummarized / c.min_ratio)));
+  const ceiling = Math.max(c.ceiling_floor, Math.min(c.cap, Math.round(tokensSummarized / c.min_ratio)));
   const basis = {
     tokens_summarized: tokensSummarized,
     files,

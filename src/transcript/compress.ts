@@ -10,6 +10,7 @@ import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
+import { injectedKind } from "./human.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes, normalize } from "./probes.js";
@@ -148,6 +149,8 @@ function oneLine(s: string, max: number): string {
  */
 function renderKept(t: Turn, cap = 2000): string {
   if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !t.text.trim()) {
+    const injected = t.role === "user" && t.kind === "meta" ? injectedKind(t.text) : undefined;
+    if (injected) return `_${injected} (${t.id})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`;
     if (t.kind !== "message") return "";
     const calls = t.tool_calls.map((c) => `${c.name} ${oneLine(JSON.stringify(c.input), 160)}`);
     const outs = t.tool_results.map(
@@ -191,13 +194,20 @@ export function resumeAt(
 const keepable = (t: Turn): boolean =>
   (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim() !== "";
 
+/**
+ * A turn that counts toward the recent messages: the person's and the agent's, and also what a client or CI wrote
+ * in the user's place (an interruption, a review event) — it is recent activity, shown as one line, never as words.
+ */
+const recentTurn = (t: Turn): boolean =>
+  keepable(t) || (t.role === "user" && t.kind === "meta" && !t.sidechain && injectedKind(t.text) !== undefined);
+
 /** Splits the turns from `start` into the span to summarize and the recent region kept verbatim. */
 export function splitRecent(turns: Turn[], start: number, keepRecent: number): { span: Turn[]; kept: Turn[] } {
   // Keep the last `keepRecent` conversational messages verbatim; summarize what lies between.
   let cut = turns.length;
   let kept = 0;
   for (let i = turns.length - 1; i >= start && kept < keepRecent; i--) {
-    if (keepable(turns[i]!)) {
+    if (recentTurn(turns[i]!)) {
       cut = i;
       kept++;
     }
@@ -251,9 +261,9 @@ export function summarizeSpan(
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
   for (const p of before.failed) (extra[PROBE_SECTION[p.type]] ??= []).push(`${p.fact} _(re-inserted)_`);
-  // Re-inserted facts are always shown: the rest of the summary makes room for them within the budget.
+  // Re-inserted facts are always shown: the rest of the summary gives up to 40% of the budget to make room.
   const extraTokens = Object.values(extra).reduce((n, ls) => n + ls.reduce((m, l) => m + countTokens(l) + 1, 0), 0);
-  const room = Math.max(0, budget.tokens - extraTokens);
+  const room = Math.max(Math.round(budget.tokens * 0.6), budget.tokens - extraTokens);
   const final = before.failed.length > 0 ? renderSections(sections, room, extra, opts.focus) : draft;
   return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget };
 }

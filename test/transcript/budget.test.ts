@@ -46,6 +46,12 @@ describe("chooseBudget", () => {
       want: (b) => b > 4_000 && b <= 5_200,
     },
     { name: "never under 10:1", s: holding(400, 40, 40), tokens: 30_000, want: (b) => b === 3_000 },
+    {
+      name: "a short session may take up to the ceiling floor for what it holds",
+      s: holding(30),
+      tokens: 5_000,
+      want: (b) => b === BUDGET_CONSTANTS.ceiling_floor,
+    },
     { name: "never over the cap", s: holding(400, 40, 40), tokens: 400_000, want: (b) => b === BUDGET_CONSTANTS.cap },
   ];
   for (const c of cases) {
