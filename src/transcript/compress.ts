@@ -10,6 +10,7 @@ import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
+import { isQuotedError } from "./failures.js";
 import { injectedKind } from "./human.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
@@ -255,8 +256,13 @@ export function summarizeSpan(
   const draft = renderSections(sections, budget.tokens, {}, opts.focus);
   // A plan item the sections no longer hold open (done later) is not a next step to re-insert.
   const open = sections.next.map((f) => normalize(f.text));
+  // An error probe is re-inserted only where the session hit a failure, or when it quotes one: an exception
+  // named in a file a read showed is not a failure.
+  const failed = new Set(sections.failures.flatMap((f) => [f.turn, f.last_turn]));
   const probes = generateProbes(span, opts.cwd).filter(
-    (p) => p.type !== "next" || open.some((n) => n.includes(normalize(p.expect[0]!))),
+    (p) =>
+      (p.type !== "next" || open.some((n) => n.includes(normalize(p.expect[0]!)))) &&
+      (p.type !== "error" || failed.has(p.turn) || isQuotedError(p.fact.replace(/^- /, ""))),
   );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};

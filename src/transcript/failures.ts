@@ -132,18 +132,21 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
   const files = filesIn(r.output);
   const name = call?.name ?? r.name ?? "";
   if (!r.is_error) {
-    if (READ_TOOLS.test(name) || READ_COMMANDS.test(call ? commandText(call.input) : "") || isListing(r.output))
-      return [];
+    const cmd = call ? commandText(call.input) : "";
+    // A log the session's own processes wrote holds errors it hit; any other file shown holds only content.
+    const log = /\.log\b|\blogs?\b/.test(cmd) || /\.log$/.test(String(call?.input.file_path ?? ""));
+    if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd) || isListing(r.output))) return [];
     return errorLines(r.output, 4, false).map((l) => ({ line: window(l), role: "tool", files }));
   }
   const lines = errorLines(r.output, 3, false);
   if (lines.length === 0) {
-    // A failed call whose message names no error word ("File has not been read yet"): its first line.
+    // A failed call whose message names no error word ("File has not been read yet"): its first line, when
+    // that is a sentence (a command that exits non-zero after printing a file list is not one).
     const first = r.output
       .split("\n")
       .map(cleanLine)
       .find((l) => l.length > 3 && !/^(?:Exit code|Chunk ID|Wall time)\b/i.test(l));
-    if (first) lines.push(first);
+    if (first && /\S+\s+\S+\s+\S+/.test(first) && !NOT_ERROR.some((re) => re.test(first))) lines.push(first);
   }
   return lines.map((l) => ({ line: window(l), role: "tool", files }));
 }
@@ -294,4 +297,10 @@ export function failureWeight(f: Failure): number {
   if (f.category === "user-reported") w += 1.5;
   if (f.category === "test failure" || f.category === "build error") w += 0.5;
   return w;
+}
+
+/** A line that reads as an error with its message (`KeyError: 'id'`, `error TS2322: …`), not code or content. */
+export function isQuotedError(line: string): boolean {
+  const l = cleanLine(line);
+  return NAMED.test(l) && !NOT_ERROR.some((re) => re.test(l));
 }

@@ -112,6 +112,22 @@ describe("Failures", () => {
     expect(s.failures.every((f) => !f.text.startsWith("- "))).toBe(true);
   });
 
+  it("reads errors from a log the session's server wrote, not from a failed listing's file names", () => {
+    const r = summarize([
+      { user: "Check the dev server." },
+      {
+        bash: {
+          command: "tail -40 /tmp/vite.log",
+          output: "  VITE ready\n6:15:26 PM [vite] TypeError: Cannot read properties of undefined (reading 'filter')",
+        },
+      },
+      { bash: { command: "grep -rln zone src | head", output: "router.tsx\nApp.tsx\nstores/zone.ts", error: true } },
+    ]);
+    const texts = r.s.failures.map((f) => f.text);
+    expect(texts.some((t) => t.includes("(reading 'filter')"))).toBe(true);
+    expect(texts).not.toContain("router.tsx");
+  });
+
   it("links a failure to the nearby edit of the file it names", () => {
     const loc = s.failures.find((f) => f.text.includes("(reading 'loc')"))!;
     expect(loc.remediation).toMatch(/src\/sitemap\/build\.ts was edited/);
