@@ -10,7 +10,7 @@ import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
-import { isQuotedError } from "./failures.js";
+import { isNoiseLine, isQuotedError } from "./failures.js";
 import { injectedKind } from "./human.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
@@ -262,7 +262,9 @@ export function summarizeSpan(
   const probes = generateProbes(span, opts.cwd).filter(
     (p) =>
       (p.type !== "next" || open.some((n) => n.includes(normalize(p.expect[0]!)))) &&
-      (p.type !== "error" || failed.has(p.turn) || isQuotedError(p.fact.replace(/^- /, ""))),
+      (p.type !== "error" ||
+        (failed.has(p.turn) && !isNoiseLine(p.fact.replace(/^- /, ""))) ||
+        isQuotedError(p.fact.replace(/^- /, ""))),
   );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};

@@ -57,6 +57,7 @@ const NOT_ERROR: RegExp[] = [
   /\(0 errors?,|^\s*0 errors?\b/, // lint summaries without errors
   /^(?:npm (?:ERR!|error)|error|Error|ERROR|fatal)\s*:?\s*(?:$|To see|A complete log|npm run|\s{2,})/, // empty or continuation lines
   /^Exit code \d+\s*$/, // the exit line of a failed command: its message is the next line
+  /^\s*(?:code|errno|syscall|address|port|path|stack):\s/, // fields of a printed error object
 ];
 /** Tools whose successful output is file or search content: nothing in it is an error the session hit. */
 const READ_TOOLS =
@@ -153,7 +154,7 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
 
 /** A line of what the person typed reports an error: a named exception or code, or the words of one. */
 const USER_REPORT =
-  /\b[A-Z][\w.]*(?:Error|Exception)\b|\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;
+  /\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;
 
 function userHits(text: string): Hit[] {
   const human = humanPart(text).text;
@@ -165,7 +166,10 @@ function userHits(text: string): Hit[] {
   for (const l of [...lines.filter((x) => NAMED.test(x)), ...lines.filter((x) => !NAMED.test(x))]) {
     if (out.length >= 4 || l.length < 6) continue;
     if (NOT_ERROR.some((re) => re.test(l))) continue;
-    const report = USER_REPORT.test(l) || isErrorLine(l, true) || (!l.endsWith("?") && isErrorLine(l, false));
+    // "Now I am getting this error:" only introduces the error on the next line.
+    if (/\berror\s*:?\s*$/i.test(l) && l.length < 60) continue;
+    const report =
+      NAMED.test(l) || USER_REPORT.test(l) || isErrorLine(l, true) || (!l.endsWith("?") && isErrorLine(l, false));
     if (report) out.push({ line: window(l), role: "user", files });
   }
   return out;
@@ -175,7 +179,7 @@ function userHits(text: string): Hit[] {
 const AGENT_QUOTED = /\b[A-Z][\w.]*(?:Error|Exception)\s*:\s*\S|\berror [A-Z]{1,4}\d{3,5}\b/;
 /** An exception the agent only names: kept as the bare name, unless it names code (a method, a raise, a handler). */
 const AGENT_NAMED =
-  /`?\b([A-Z]\w*(?:Error|Exception))\b`?(?!\s*(?:method|function|class|type|property|field|procedure|handler|mapping|\(|\.\w))/g;
+  /`?\b([A-Z]\w*(?:Error|Exception))\b`?(?!`?\s*(?:method|function|class|type|property|field|procedure|handler|mapping|\(|\.\w))/g;
 const CODE_TALK =
   /\b(?:raises?|raising|raised by default|throws?|throwing|catch(?:es|ing)?|except|handle[sd]?|handling|maps?|mapping|subclass|extends?|define[sd]?|import(?:s|ed|ing)?)\s+(?:an?\s+|the\s+)?`?$/i;
 
@@ -297,6 +301,12 @@ export function failureWeight(f: Failure): number {
   if (f.category === "user-reported") w += 1.5;
   if (f.category === "test failure" || f.category === "build error") w += 0.5;
   return w;
+}
+
+/** A line that only looks like an error: code, content, bookkeeping, a warning. */
+export function isNoiseLine(line: string): boolean {
+  const l = cleanLine(line);
+  return NOT_ERROR.some((re) => re.test(l));
 }
 
 /** A line that reads as an error with its message (`KeyError: 'id'`, `error TS2322: …`), not code or content. */
