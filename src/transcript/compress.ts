@@ -8,10 +8,13 @@ import { Sections } from "../conversation/schema.js";
 import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
+import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
+import { isNoiseLine, isQuotedError } from "./failures.js";
+import { injectedKind } from "./human.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
-import { checkProbes, generateProbes } from "./probes.js";
+import { checkProbes, generateProbes, normalize } from "./probes.js";
 import type { Rendered, SectionKey } from "./render.js";
 import { renderSections, SECTION_TITLES } from "./render.js";
 import type { Probe, ProbeType } from "./schema.js";
@@ -47,7 +50,9 @@ export const CompressInput = z
       .min(200)
       .max(50_000)
       .optional()
-      .describe("target summary size (default: ~1/13 of what is summarized, 500–6,000)"),
+      .describe(
+        "target summary size (default: what the session holds — files, failures, constraints — and ~1/13 of its tokens, 500–12,000, at least 10:1)",
+      ),
     focus: z.string().max(500).optional().describe("what to keep first, like /compact <focus>"),
     format: TranscriptFormat.optional().describe("force a transcript format instead of detecting it"),
     route: z
@@ -73,6 +78,8 @@ export const CompressStats = z.object({
   kept_recent: z.number().int(),
   skipped: z.number().int(),
   compression: z.number().int(),
+  /** The budget and how it was chosen. */
+  budget: BudgetChoice,
   ms: z.number(),
 });
 export type CompressStats = z.infer<typeof CompressStats>;
@@ -143,6 +150,8 @@ function oneLine(s: string, max: number): string {
  */
 function renderKept(t: Turn, cap = 2000): string {
   if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !t.text.trim()) {
+    const injected = t.role === "user" && t.kind === "meta" ? injectedKind(t.text) : undefined;
+    if (injected) return `_${injected} (${t.id})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`;
     if (t.kind !== "message") return "";
     const calls = t.tool_calls.map((c) => `${c.name} ${oneLine(JSON.stringify(c.input), 160)}`);
     const outs = t.tool_results.map(
@@ -163,10 +172,6 @@ function renderKept(t: Turn, cap = 2000): string {
   const n = countTokens(body);
   const text = n > cap ? `${body.slice(0, Math.floor((body.length * cap) / n))}\n[… ${n - cap} tokens cut]` : body;
   return `**${t.role}** (${t.id}):\n${text}`;
-}
-
-export function defaultBudget(tokensSummarized: number): number {
-  return Math.max(500, Math.min(6000, Math.round(tokensSummarized / 13)));
 }
 
 /** Where to resume: after the previous compression's last turn (by id, else by position), or from the start. */
@@ -190,13 +195,20 @@ export function resumeAt(
 const keepable = (t: Turn): boolean =>
   (t.role === "user" || t.role === "assistant") && conversational(t) && t.text.trim() !== "";
 
+/**
+ * A turn that counts toward the recent messages: the person's and the agent's, and also what a client or CI wrote
+ * in the user's place (an interruption, a review event) — it is recent activity, shown as one line, never as words.
+ */
+const recentTurn = (t: Turn): boolean =>
+  keepable(t) || (t.role === "user" && t.kind === "meta" && !t.sidechain && injectedKind(t.text) !== undefined);
+
 /** Splits the turns from `start` into the span to summarize and the recent region kept verbatim. */
 export function splitRecent(turns: Turn[], start: number, keepRecent: number): { span: Turn[]; kept: Turn[] } {
   // Keep the last `keepRecent` conversational messages verbatim; summarize what lies between.
   let cut = turns.length;
   let kept = 0;
   for (let i = turns.length - 1; i >= start && kept < keepRecent; i--) {
-    if (keepable(turns[i]!)) {
+    if (recentTurn(turns[i]!)) {
       cut = i;
       kept++;
     }
@@ -217,25 +229,51 @@ export interface SpanSummary {
   probes: Probe[];
   before: ProbeReport;
   after: ProbeReport;
+  budget: BudgetChoice;
 }
 
 /** Merges the span into the previous sections and renders them under budget, re-inserting what a probe missed. */
 export function summarizeSpan(
   span: Turn[],
   prevSections: Sections,
-  opts: { title?: string | undefined; cwd?: string | undefined; budget: number; focus?: string | undefined },
+  opts: {
+    title?: string | undefined;
+    cwd?: string | undefined;
+    /** The caller's budget; without it the default follows the sections and `tokens`. */
+    budget?: number | undefined;
+    /** Tokens the session's compressions have summarized, this span included. */
+    tokens?: number;
+    focus?: string | undefined;
+    /** The kept recent turns: they settle which plan items got done. */
+    after?: Turn[];
+  },
 ): SpanSummary {
   const sections =
     span.length > 0
-      ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd }))
+      ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd, after: opts.after }))
       : prevSections;
-  const draft = renderSections(sections, opts.budget, {}, opts.focus);
-  const probes = generateProbes(span, opts.cwd);
+  const budget = chooseBudget(sections, opts.tokens ?? 0, opts.budget);
+  const draft = renderSections(sections, budget.tokens, {}, opts.focus);
+  // A plan item the sections no longer hold open (done later) is not a next step to re-insert.
+  const open = sections.next.map((f) => normalize(f.text));
+  // An error probe is re-inserted only where the session hit a failure, or when it quotes one: an exception
+  // named in a file a read showed is not a failure.
+  const failed = new Set(sections.failures.flatMap((f) => [f.turn, f.last_turn]));
+  const probes = generateProbes(span, opts.cwd).filter(
+    (p) =>
+      (p.type !== "next" || open.some((n) => n.includes(normalize(p.expect[0]!)))) &&
+      (p.type !== "error" ||
+        (failed.has(p.turn) && !isNoiseLine(p.fact.replace(/^- /, ""))) ||
+        isQuotedError(p.fact.replace(/^- /, ""))),
+  );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
   for (const p of before.failed) (extra[PROBE_SECTION[p.type]] ??= []).push(`${p.fact} _(re-inserted)_`);
-  const final = before.failed.length > 0 ? renderSections(sections, opts.budget, extra, opts.focus) : draft;
-  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown) };
+  // Re-inserted facts are always shown: the rest of the summary gives up to 40% of the budget to make room.
+  const extraTokens = Object.values(extra).reduce((n, ls) => n + ls.reduce((m, l) => m + countTokens(l) + 1, 0), 0);
+  const room = Math.max(Math.round(budget.tokens * 0.6), budget.tokens - extraTokens);
+  const final = before.failed.length > 0 ? renderSections(sections, room, extra, opts.focus) : draft;
+  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget };
 }
 
 /** The kept region as markdown: messages verbatim (capped), tool activity one line per call. */
@@ -253,7 +291,7 @@ export interface StatsInput {
   kept: readonly Turn[];
   /** Tokens of the summarized span (system turns left out). */
   spanTokens: number;
-  summary: Pick<SpanSummary, "final" | "probes" | "before" | "after">;
+  summary: Pick<SpanSummary, "final" | "probes" | "before" | "after" | "budget">;
   /** The continuation context: the summary and the kept messages. */
   markdown: string;
   skipped: number;
@@ -282,6 +320,7 @@ export function compressionStats(x: StatsInput): CompressStats {
     kept_recent: x.kept.filter(keepable).length,
     skipped: x.skipped,
     compression: x.prevSeq + (x.span.length > 0 ? 1 : 0),
+    budget: x.summary.budget,
     ms: Math.round(performance.now() - x.started),
   };
 }
@@ -307,10 +346,16 @@ export function compressTranscript(
   const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
   const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
   const tokensSummarized = (prevStats.tokens_summarized ?? 0) + spanTokens;
-  const budget = input.budget_tokens ?? defaultBudget(tokensSummarized);
   const prevSections = prev ? Sections.parse(prev.sections) : emptySections();
   const { title, cwd, skipped } = transcript;
-  const s = summarizeSpan(span, prevSections, { title, cwd, budget, focus: input.focus });
+  const s = summarizeSpan(span, prevSections, {
+    title,
+    cwd,
+    budget: input.budget_tokens,
+    tokens: tokensSummarized,
+    focus: input.focus,
+    after: kept,
+  });
   if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
   const keptMd = renderKeptRegion(kept);
   const withKept = (md: string) => (keptMd ? `${md}\n\n## Recent Messages (verbatim)\n${keptMd}` : md);

@@ -1,7 +1,12 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
-import type { Fact, Failure, Metric, Sections, Turn } from "../conversation/schema.js";
+import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../conversation/schema.js";
 import { signature } from "../text/signature.js";
+import { clipWords, wholeSentences } from "./clip.js";
+import { failures } from "./failures.js";
+import { humanPart } from "./human.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
+
+export { failures, failureWeight } from "./failures.js";
 
 /** Turns that are conversation (not injected instructions, not a subagent talking to its parent). */
 export function conversational(t: Turn): boolean {
@@ -17,8 +22,7 @@ function sentences(text: string): string[] {
 }
 
 function clip(s: string, max: number): string {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return clipWords(s, max);
 }
 
 /** Removes fenced code and quoted tool output: what is left is what a person or the agent said. */
@@ -29,174 +33,45 @@ export function prose(text: string): string {
     .replace(/^\s*>.*$/gm, "");
 }
 
-const CONSTRAINT_CUES =
-  /\b(don'?t|do not|never|always|must|should|shouldn'?t|need(s|ed)? to|instead|without|only|make sure|ensure|please|i want|i'?d like|i have|we have|keep|remove|revert|stop|use|not|no|prefer|rather|avoid|still|again|didn'?t|doesn'?t|isn'?t|wrong|fix|follow|let'?s|interrupted|can you|could you)\b/i;
+/** Prose without tool-call markup an export leaves in the agent's text (`Tool use: **todo_write**`, details). */
+function spoken(text: string): string {
+  return prose(text)
+    .replace(/^.*\bTool (?:use|call|Use|Call):?\s*\*\*[\w.-]+\*\*.*$/gm, "")
+    .replace(/<\/?(?:details|summary)[^>]*>/gi, " ")
+    .replace(/^\s*[-*]\s*\[[ xX~>-]\]\s.*$/gm, "");
+}
 
-/** User instructions and corrections, verbatim: the leading sentence plus every sentence carrying a cue. */
+/** A sentence without the bullet or number that opened its line in the source. */
+function unbullet(s: string): string {
+  return s.replace(/^(?:\s*(?:[-*•+]|\d+[.)])\s+)+/, "").trim();
+}
+
+/** What the person typed in a user turn, without injected blocks; empty when the turn is not theirs. */
+function typed(t: Turn): string {
+  if (t.role !== "user" || !conversational(t)) return "";
+  const human = humanPart(t.text).text;
+  return (prose(human).trim() || human).trim();
+}
+
+/** User instructions and corrections, verbatim: short messages whole, long ones by whole sentences. */
 export function userConstraints(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   for (const t of turns) {
-    if (t.role !== "user" || !conversational(t) || !t.text.trim()) continue;
-    const p = prose(t.text).trim() || t.text.trim();
-    const ss = sentences(p);
-    if (ss.length === 0) continue;
-    // Short messages are kept whole; long ones (pasted logs, specs) by their first and their cue-bearing sentences.
-    const picked: string[] = p.length <= 320 ? ss : [ss[0]!];
-    if (p.length > 320) for (const s of ss.slice(1)) if (CONSTRAINT_CUES.test(s) && s.length < 400) picked.push(s);
-    let quote = "";
-    for (const s of picked) {
-      if (quote.length + s.length > 480) break;
-      quote += (quote ? " " : "") + s;
-    }
-    out.push({ text: clip(quote || ss[0]!, 500), turn: t.id });
+    const p = typed(t);
+    if (p.length < 2) continue;
+    out.push({ text: wholeSentences(p, 480), turn: t.id });
   }
   return out;
 }
 
 /** The session's intent: its first user request, and later requests that redirect it. */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
-  const users = turns.filter((t) => t.role === "user" && conversational(t) && prose(t.text).trim().length > 0);
+  const users = turns.filter((t) => typed(t).length > 0);
   const out: Fact[] = [];
   if (title && users[0]) out.push({ text: clip(title, 160), turn: users[0].id });
   const first = users[0];
-  if (first) out.push({ text: clip(prose(first.text), 300), turn: first.id });
+  if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
-}
-
-const ERROR_LINE =
-  /(\b[A-Z]\w*(?:Error|Exception|Failed|Failure)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror\b|\bfailed\b|\bFAIL(?:ED)?\b|\bpanic(?:ked)?\b|\bfatal\b|not defined|does not exist|has no attribute|no attribute|No such|cannot|can't|Cannot|Could not|could not|is not|rejected|denied|refused|timed out|Missing|unsupported|not supported|not found|CORS|readonly|read-only|Invalid|invalid)/;
-/** Lines of code (declarations, statements, comments) mention error words without being errors. */
-const CODE_LINE =
-  /^(\/\/|#(?!\s*\d)|\*|\?\?|(public|private|protected|internal|readonly|static|const|let|var|def|class|import|from|return|throw|if|else|catch|try|function|async|await)\b)|[;{]\s*$/;
-/** Phrases that say what went wrong, found inside long log lines past the part kept. */
-const INNER =
-  /(No such host is known|Name or service not known|Connection refused|connection refused|Permission denied|permission denied|not found|timed out|unreachable|does not exist|is not defined)[^.;,"'{}]{0,60}/g;
-const SPECIFIC =
-  /(has no attribute|is not defined|does not exist|cannot (?:find|read|load|import)|not supported|readonly|read-only|timed out)/;
-const NOISE = /^(\s*at |\s*File "|\s*\^|\s*~|\s*\d+\s*\||\s*-{3,}\s*$|\s*\.\.\.|\s*\[\d+\/\d+\])/;
-const STRONG = /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\bFAIL(?:ED)?\b|\bpanic/;
-
-function category(line: string, role: Turn["role"]): Failure["category"] {
-  if (role === "user") return "user-reported";
-  if (/\b(test|assert|expect|FAIL|pytest|jest|vitest)\b/i.test(line)) return "test failure";
-  if (/\b(build|compile|tsc|syntax|Turbopack|webpack|cargo|TS\d{4})\b/i.test(line)) return "build error";
-  if (/tool_use_error|rejected|not been read/i.test(line)) return "tool error";
-  return "runtime error";
-}
-
-interface ErrorHit {
-  line: string;
-  strong: boolean;
-  role: Turn["role"];
-}
-
-function errorLines(text: string, role: Turn["role"], isError: boolean, max = 6): ErrorHit[] {
-  const out: ErrorHit[] = [];
-  // Strong lines (named exceptions) first, so a long paste still yields its exception.
-  const all = text.split("\n");
-  // One line per distinct exception first (a stack of nested causes names several), then the rest.
-  const seenExc = new Set<string>();
-  const firstOfKind: string[] = [];
-  const repeats: string[] = [];
-  for (const l of all) {
-    const m = STRONG.exec(l);
-    if (!m) continue;
-    if (seenExc.has(m[0])) repeats.push(l);
-    else {
-      seenExc.add(m[0]);
-      firstOfKind.push(l);
-    }
-  }
-  const ordered = [...firstOfKind, ...repeats, ...all.filter((l) => !STRONG.test(l))];
-  for (const raw of ordered) {
-    if (out.length >= max) break;
-    let line = raw.trim().replace(/^#{1,6}\s+/, "");
-    if (line.length < 6 || line.length > 4000 || NOISE.test(raw)) continue;
-    const hit = ERROR_LINE.exec(line);
-    if (!hit) continue;
-    const strong = STRONG.test(line) || isError;
-    if (!strong && CODE_LINE.test(line)) continue;
-    // Long log lines: keep the part around the error.
-    const at = STRONG.exec(line)?.index ?? hit.index;
-    if (line.length > 220) {
-      // What a long log line says beyond the kept window is kept as its own short failures.
-      for (const m of line.slice(Math.max(0, at - 40) + 220).matchAll(INNER)) {
-        if (out.length < max) out.push({ line: m[0].trim(), strong, role });
-      }
-      if (at > 60) line = `…${line.slice(at - 40)}`;
-    }
-    // Prose mentions of "error" count only in user messages and failed tool results, or when specific.
-    if (!strong && role === "assistant" && !SPECIFIC.test(line)) continue;
-    out.push({ line: clip(line, 220), strong, role });
-  }
-  return out;
-}
-
-/** Failures seen in tool results, user reports and agent prose, merged by signature, with what fixed them. */
-export function failures(turns: Turn[], cwd: string | undefined): Failure[] {
-  const bySig = new Map<string, Failure & { strong: boolean; at: number }>();
-  const edits = fileEvents(turns);
-  const editAt = new Map<string, number>();
-  turns.forEach((t, i) => editAt.set(t.id, i));
-  const hits = (t: Turn, i: number, hs: ErrorHit[]): void => {
-    for (const h of hs) {
-      const sig = signature(h.line);
-      if (sig.length < 5) continue;
-      const f = bySig.get(sig);
-      if (f) {
-        f.count++;
-        f.last_turn = t.id;
-        f.at = i;
-        f.strong ||= h.strong;
-      } else {
-        bySig.set(sig, {
-          signature: sig,
-          text: h.line,
-          category: category(h.line, h.role),
-          turn: t.id,
-          last_turn: t.id,
-          count: 1,
-          strong: h.strong,
-          at: i,
-        });
-      }
-    }
-  };
-  turns.forEach((t, i) => {
-    if (t.kind !== "message") return;
-    if (t.role === "user" && !t.sidechain) hits(t, i, errorLines(t.text, "user", false));
-    else if (t.role === "assistant") hits(t, i, errorLines(t.text, "assistant", false, 3));
-    for (const r of t.tool_results) {
-      const hs = errorLines(r.output, "tool", r.is_error, r.is_error ? 4 : 3);
-      // A failed tool call is a failure even when its message has no error word ("File has not been read yet").
-      const firstLine = r.output
-        .split("\n")
-        .find((l) => l.trim())
-        ?.trim();
-      if (r.is_error && firstLine && !hs.some((h) => h.line === clip(firstLine, 220)))
-        hs.unshift({ line: clip(firstLine.replace(/<\/?tool_use_error>/g, ""), 220), strong: true, role: "tool" });
-      hits(t, i, hs);
-    }
-  });
-  const out: Failure[] = [];
-  for (const f of bySig.values()) {
-    const fix = edits.find((e) => (editAt.get(e.turn) ?? -1) > f.at);
-    const { strong: _s, at: _a, ...rest } = f;
-    out.push({
-      ...rest,
-      ...(fix ? { remediation: `then ${displayPath(fix.path, cwd)} was ${fix.op.split(":")[0]} (${fix.turn})` } : {}),
-    });
-  }
-  return out;
-}
-
-/** Scores a failure for the budget: strong signals, repeats and user reports first. */
-export function failureWeight(f: Failure): number {
-  let w = Math.log2(1 + f.count);
-  if (STRONG.test(f.text)) w += 2;
-  if (f.category === "user-reported") w += 1.5;
-  if (f.category === "test failure" || f.category === "build error") w += 0.5;
-  return w;
 }
 
 const DECISION =
@@ -208,7 +83,8 @@ export function decisions(turns: Turn[]): Fact[] {
   const seen = new Set<string>();
   for (const t of turns) {
     if (t.role !== "assistant" || !conversational(t)) continue;
-    for (const s of sentences(prose(t.text))) {
+    for (const raw of sentences(spoken(t.text))) {
+      const s = unbullet(raw);
       if (s.length < 25 || s.length > 320 || !DECISION.test(s)) continue;
       const key = signature(s);
       if (seen.has(key)) continue;
@@ -219,42 +95,117 @@ export function decisions(turns: Turn[]): Fact[] {
   return out;
 }
 
+type Status = "completed" | "in_progress" | "pending" | "cancelled";
 interface Todo {
+  id?: string;
   content: string;
-  status: string;
+  status: Status;
 }
 
-function todosOf(t: Turn): Todo[] | undefined {
+function status(v: unknown): Status {
+  const s = String(v ?? "").toLowerCase();
+  if (/^(completed?|done|finished|x)$/.test(s)) return "completed";
+  if (/^(in[_ -]?progress|active|doing|started|[-~>])$/.test(s)) return "in_progress";
+  if (/^(cancell?ed|skipped|abandoned)$/.test(s)) return "cancelled";
+  return "pending";
+}
+
+/** Checklist lines (`- [x] done`, `- [ ] open`, `- [in_progress] step`) as plan items. */
+function checklist(text: string): Todo[] {
+  return [...text.matchAll(/^\s*[-*]\s*\[([ xX~>-]|\w+)\]\s*(.+)$/gm)].map((m) => ({
+    content: m[2]!.trim(),
+    status: m[1]!.trim() === "" ? "pending" : status(m[1]!.trim()),
+  }));
+}
+
+/** A plan update: the items a todo tool call writes, and whether it merges into the previous list. */
+interface PlanUpdate {
+  items: Todo[];
+  merge: boolean;
+}
+
+const TODO_TOOLS = /^(?:todowrite|todo_write|write_todos|update_plan|update_todos|manage_todo_list|todo)$/i;
+/** Plan markup an export leaves in the agent's text: a todo tool's name, then its checklist. */
+const TODO_MARKUP =
+  /Tool (?:use|call|Use|Call):?\s*\*\*(?:todo_write|TodoWrite|update_plan|write_todos)\*\*[^\n]*\n((?:\s*\n|\s*[-*]\s*\[[^\]]*\].*\n?)+)/g;
+
+function planUpdates(t: Turn): PlanUpdate[] {
+  const out: PlanUpdate[] = [];
   for (const c of t.tool_calls) {
-    const n = c.name.toLowerCase();
-    if (n === "todowrite" && Array.isArray(c.input.todos)) {
-      return (c.input.todos as Record<string, unknown>[]).map((x) => ({
-        content: String(x.content ?? ""),
-        status: String(x.status ?? "pending"),
+    if (!TODO_TOOLS.test(c.name)) continue;
+    const list = c.input.todos ?? c.input.plan ?? c.input.items;
+    if (Array.isArray(list)) {
+      const items = (list as Record<string, unknown>[]).map((x) => ({
+        ...(typeof x.id === "string" || typeof x.id === "number" ? { id: String(x.id) } : {}),
+        content: String(x.content ?? x.step ?? x.description ?? x.title ?? x.text ?? ""),
+        status: status(x.status),
       }));
+      out.push({ items, merge: c.input.merge === true });
+      continue;
     }
-    if (n === "update_plan") {
-      if (Array.isArray(c.input.plan)) {
-        return (c.input.plan as Record<string, unknown>[]).map((x) => ({
-          content: String(x.step ?? ""),
-          status: String(x.status ?? "pending"),
-        }));
-      }
-      const text = typeof c.input.text === "string" ? c.input.text : "";
-      const items = [...text.matchAll(/^\s*-\s*\[(\w+)\]\s*(.+)$/gm)].map((m) => ({
-        content: m[2]!.trim(),
-        status: m[1]!,
-      }));
-      if (items.length > 0) return items;
+    const text = [c.input.text, c.input.command, c.input.content].find((v) => typeof v === "string") as
+      string | undefined;
+    const items = text ? checklist(text) : [];
+    if (items.length > 0) out.push({ items, merge: false });
+  }
+  if (t.role === "assistant") {
+    for (const m of t.text.matchAll(TODO_MARKUP)) {
+      const items = checklist(m[1]!);
+      if (items.length > 0) out.push({ items, merge: false });
     }
   }
-  return undefined;
+  return out;
+}
+
+/** The plan through a span: each update applied in order, with when each item was first seen done. */
+function planOf(turns: Turn[]): { items: (Todo & { turn: string })[]; done: Fact[] } {
+  let items: (Todo & { turn: string })[] = [];
+  const done: Fact[] = [];
+  const doneKeys = new Set<string>();
+  for (const t of turns) {
+    for (const u of planUpdates(t)) {
+      if (u.merge) {
+        for (const x of u.items) {
+          const old = items.find(
+            (y) => (x.id !== undefined && y.id === x.id) || (x.content && y.content === x.content),
+          );
+          if (old) Object.assign(old, { status: x.status, turn: t.id, ...(x.content ? { content: x.content } : {}) });
+          else if (x.content) items.push({ ...x, turn: t.id });
+        }
+      } else items = u.items.filter((x) => x.content).map((x) => ({ ...x, turn: t.id }));
+      for (const x of items) {
+        const k = signature(x.content);
+        if (x.status === "completed" && !doneKeys.has(k)) {
+          doneKeys.add(k);
+          done.push({ text: `done: ${x.content}`, turn: t.id });
+        }
+      }
+    }
+  }
+  // An item done at any point is no longer open, even if a later list repeats it unticked by mistake.
+  items = items.filter(
+    (x) => !(x.status !== "completed" && doneKeys.has(signature(x.content)) && x.status !== "in_progress"),
+  );
+  return { items, done };
 }
 
 const COMMIT_MSG = /\bgit\s+commit\b[^\n]*?\s-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/;
 const SHA_LINE = /^\[[\w./-]+ ([0-9a-f]{7,40})\] (.+)$/m;
 const PASSING =
   /(\b\d+ (?:passed|passing|tests? passed)\b[^\n]{0,60}|\bAll (?:tests )?(?:OK|passed|pass)\b[^\n]{0,40}|\bTests?:\s+\d+ passed[^\n]{0,40}|\bOK \(\d+ tests?\)|\bBuild succeeded\b|\bCompiled successfully\b)/i;
+
+/** A commit message as written: a heredoc's first line, else the quoted message. */
+function commitMessage(m: RegExpExecArray): string {
+  const msg = (m[1] ?? m[2] ?? "").replace(/\\"/g, '"');
+  const here = /^\$\(cat <<-?'?(\w+)'?\s*([\s\S]*?)(?:\n\s*\1\b|$)/.exec(msg);
+  if (!here) return msg;
+  return (
+    here[2]!
+      .split("\n")
+      .map((l) => l.trim())
+      .find(Boolean) ?? msg
+  );
+}
 
 /** Completed work with evidence: commits, finished plan items, passing test runs. */
 export function completed(turns: Turn[]): Fact[] {
@@ -266,7 +217,7 @@ export function completed(turns: Turn[]): Fact[] {
     seen.add(k);
     out.push({ text: clip(text, 240), turn });
   };
-  let prevDone = new Set<string>();
+  const shas = new Set<string>();
   for (const t of turns) {
     for (const c of t.tool_calls) {
       if (c.name === "git_commit") add(`commit ${String(c.input.sha)}: ${String(c.input.message)}`, t.id);
@@ -274,110 +225,179 @@ export function completed(turns: Turn[]): Fact[] {
       const m = COMMIT_MSG.exec(cmd);
       if (m) {
         const sha = t.tool_results.map((r) => SHA_LINE.exec(r.output)?.[1]).find(Boolean);
-        add(`commit${sha ? ` ${sha}` : ""}: ${(m[1] ?? m[2] ?? "").replace(/\\"/g, '"')}`, t.id);
+        if (sha) shas.add(sha);
+        add(`commit${sha ? ` ${sha}` : ""}: ${commitMessage(m)}`, t.id);
       }
     }
     for (const r of t.tool_results) {
       const sha = SHA_LINE.exec(r.output);
-      if (sha && !t.tool_calls.some((c) => COMMIT_MSG.test(commandText(c.input))))
+      if (sha && !shas.has(sha[1]!)) {
+        shas.add(sha[1]!);
         add(`commit ${sha[1]}: ${sha[2]}`, t.id);
+      }
       const pass = PASSING.exec(r.output);
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
     }
-    const todos = todosOf(t);
-    if (todos) {
-      const done = new Set(todos.filter((x) => x.status === "completed").map((x) => x.content));
-      for (const d of done) if (!prevDone.has(d)) add(`done: ${d}`, t.id);
-      prevDone = done;
-    }
   }
-  return out;
+  const ids = new Map(turns.map((t, i) => [t.id, i]));
+  const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
+  return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
 }
 
-/** Open work: the latest task list's unfinished items, else the agent's own stated next steps. */
+/** Open work: the plan's unfinished items as they stand at the end, else the agent's own stated next steps. */
 export function nextSteps(turns: Turn[]): Fact[] {
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const todos = todosOf(turns[i]!);
-    if (todos) {
-      return todos
-        .filter((x) => x.status !== "completed")
-        .map((x) => ({ text: `${x.content} (${x.status})`, turn: turns[i]!.id }));
-    }
+  const plan = planOf(turns);
+  if (plan.items.length > 0 || plan.done.length > 0) {
+    return plan.items
+      .filter((x) => x.status === "pending" || x.status === "in_progress")
+      .map((x) => ({ text: `${x.content} (${x.status})`, turn: x.turn }));
   }
-  const last = [...turns].reverse().find((t) => t.role === "assistant" && conversational(t) && prose(t.text).trim());
+  const last = lastSaid(turns, 0);
   if (!last) return [];
-  return sentences(prose(last.text))
+  return sentences(spoken(last.text))
+    .map(unbullet)
     .filter((s) => /\b(next|then|should|need to|todo|remaining|will|could|recommend|try)\b/i.test(s))
     .slice(0, 5)
     .map((s) => ({ text: clip(s, 220), turn: last.id }));
 }
 
-/** Where things stand: the agent's last words, and the last test outcome. */
+/** The agent's last turn that says something (more than `min` characters of prose). */
+function lastSaid(turns: Turn[], min: number): Turn | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.role === "assistant" && conversational(t) && spoken(t.text).trim().length > min) return t;
+  }
+  return undefined;
+}
+
+/** Where things stand: the agent's last words, and the plan item in progress. */
 export function currentState(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
-  const last = [...turns]
-    .reverse()
-    .find((t) => t.role === "assistant" && conversational(t) && prose(t.text).trim().length > 20);
-  if (last) out.push({ text: clip(prose(last.text), 600), turn: last.id });
+  const last = lastSaid(turns, 20);
+  if (last) {
+    const text = spoken(last.text).split("\n").map(unbullet).filter(Boolean).join(" ");
+    out.push({ text: clip(text, 600), turn: last.id });
+  }
+  for (const x of planOf(turns).items)
+    if (x.status === "in_progress") out.push({ text: `in progress: ${x.content}`, turn: x.turn });
   return out;
 }
 
-/** Open questions and unresolved failures at the end of the span. */
+/** Open questions, unresolved failures and the person's interruptions at the end of the span. */
 export function blockers(turns: Turn[], fails: Failure[]): Fact[] {
   const out: Fact[] = [];
   const tail = new Set(turns.slice(Math.floor(turns.length * 0.85)).map((t) => t.id));
   for (const f of fails)
     if (tail.has(f.last_turn) && !f.remediation) out.push({ text: `unresolved: ${f.text}`, turn: f.last_turn });
-  const last = [...turns].reverse().find((t) => t.role === "assistant" && conversational(t) && prose(t.text).trim());
+  // The person stopped the agent: what it was doing may not be wanted. The latest two are kept.
+  const stops: Fact[] = [];
+  let lastCall: ToolCall | undefined;
+  for (const t of turns) {
+    if (t.tool_calls.length > 0) lastCall = t.tool_calls[t.tool_calls.length - 1];
+    if (t.role !== "user" || t.kind !== "meta" || humanPart(t.text).injected !== "interrupt") continue;
+    const what = lastCall
+      ? ` (during ${lastCall.name}${commandText(lastCall.input) ? `: ${clip(commandText(lastCall.input), 60)}` : ""})`
+      : "";
+    stops.push({ text: `Request interrupted by user${what}`, turn: t.id });
+  }
+  out.push(...stops.slice(-2));
+  const last = lastSaid(turns, 0);
   if (last)
-    for (const s of sentences(prose(last.text)))
-      if (s.endsWith("?") && s.length > 15) out.push({ text: clip(s, 200), turn: last.id });
+    for (const s of sentences(spoken(last.text)))
+      if (s.endsWith("?") && s.length > 15) out.push({ text: clip(unbullet(s), 200), turn: last.id });
   return out.slice(0, 8);
 }
 
-const METRIC =
-  /\b(\d+(?:\.\d+)?)\s*(passed|failed|errors?|warnings?|tests?|skipped|ms|s|seconds|minutes|MB|KB|GB|%|files?|lines?)\b/g;
+/** Test counts of a summary line: `Tests 1 failed | 121 passed (122)`, `3 passed, 1 failed in 0.12s`. */
+const COUNTS = /\b(\d+)\s+(passed|failed|failing|passing|skipped|errors?|todo|pending)\b/gi;
+const TEST_LINE = /\b(?:tests?|specs?|passed|failed|pytest|examples?)\b/i;
+const DURATION =
+  /\b(?:Time|Duration|took|elapsed|Done in|Finished in|Ran \d+ tests? in|real)\b[:\s]*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)\b/i;
+const COVERAGE = /\b(?:coverage|All files)\b[^\d%]{0,20}(\d+(?:\.\d+)?)\s*%/i;
+const SIZE = /\b(?:bundle size|size|First Load JS)\b[^\d]{0,20}(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB)\b/;
 
-/** Numbers the session measured, the latest value per metric kept with its history. */
+/** The command a result answers, short, as a metric's context. */
+function contextOf(call: ToolCall | undefined): string {
+  const cmd = call ? commandText(call.input) : "";
+  const first =
+    cmd
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => /[a-z]{2}/i.test(l) && !/^[{["']/.test(l))
+      ?.replace(/^cd\s+\S+\s*&&\s*/, "") ?? "";
+  return first ? clip(first, 48) : (call?.name ?? "");
+}
+
+/** Numbers the session measured, as `name: value unit (context)`, the latest value per metric with its history. */
 export function metrics(turns: Turn[]): Record<string, Metric> {
   const out: Record<string, Metric> = {};
+  const put = (name: string, value: string, context: string, turn: string): void => {
+    const v = context ? `${value} (${context})` : value;
+    const prev = out[name];
+    out[name] = { value: v, turn, history: [...(prev?.history ?? []), { value, turn }].slice(-5) };
+  };
+  let prevCalls: ToolCall[] = [];
   for (const t of turns) {
-    for (const r of t.tool_results) {
-      for (const line of r.output.split("\n")) {
-        if (!/\b(passed|failed|tests?|Time|Duration|took|elapsed|coverage|size)\b/i.test(line) || line.length > 200)
-          continue;
-        for (const m of line.matchAll(METRIC)) {
-          const unit = m[2]!.toLowerCase().replace(/s$/, "");
-          const label = ["passed", "failed", "error", "warning", "test", "skipped"].includes(unit)
-            ? `tests ${unit}`
-            : `${clip(line.replace(m[0], "").replace(/[^\w ]+/g, " "), 40)} (${unit})`;
-          const value = `${m[1]} ${m[2]}`;
-          const prev = out[label];
-          out[label] = { value, turn: t.id, history: [...(prev?.history ?? []), { value, turn: t.id }].slice(-5) };
+    t.tool_results.forEach((r, k) => {
+      const ctx = contextOf(t.tool_calls[k] ?? prevCalls[k] ?? prevCalls[0]);
+      let tests: string | undefined;
+      let duration: string | undefined;
+      for (const raw of r.output.split("\n")) {
+        const line = raw.trim();
+        if (line.length > 200 || NOT_METRIC.test(line)) continue;
+        if (TEST_LINE.test(line)) {
+          const counts = [...line.matchAll(COUNTS)].map((m) => `${m[1]} ${m[2]!.toLowerCase()}`);
+          if (counts.length > 0) tests = [...new Set(counts)].join(", ");
         }
+        const d = DURATION.exec(line);
+        if (d && Number(d[1]) > 0)
+          duration = `${d[1]} ${d[2]!.replace(/^(sec|seconds?)$/, "s").replace(/^(min|minutes?)$/, "min")}`;
+        const c = COVERAGE.exec(line);
+        if (c) put("coverage", `${c[1]} %`, ctx, t.id);
+        const z = SIZE.exec(line);
+        if (z) put("size", `${z[1]} ${z[2]}`, ctx, t.id);
       }
-    }
+      if (tests) put("tests", tests, ctx, t.id);
+      if (tests && duration) put("test time", duration, ctx, t.id);
+    });
+    if (t.tool_calls.length > 0) prevCalls = t.tool_calls;
   }
   return out;
 }
+/** Lines that only look like measurements: numbered source, code, diffs. */
+const NOT_METRIC = /^\s*\d+(?:\s*[→│|\t]|:\s| {2,}\S)|^[+-](?![+-])|^\s*(?:\/\/|#|\*|print|console\.|assert|expect)\b/;
 
-/** All sections for a span of turns. */
-export function extractSections(turns: Turn[], opts: { title?: string; cwd?: string } = {}): Sections {
+/** All sections for a span of turns; `after` (turns past the span) only settles which plan items got done. */
+export function extractSections(
+  turns: Turn[],
+  opts: { title?: string | undefined; cwd?: string | undefined; after?: Turn[] } = {},
+): Sections {
   const fails = failures(turns, opts.cwd);
   const files: Sections["files"] = {};
   for (const e of fileEvents(turns)) {
     const p = displayPath(e.path, opts.cwd);
     (files[p] ??= []).push({ op: e.op, turn: e.turn });
   }
+  const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
+  const doneLater = new Set(planOf(withAfter).done.map((d) => signature(d.text.replace(/^done: /, ""))));
+  const next = nextSteps(turns).filter(
+    (f) => !doneLater.has(signature(f.text.replace(/ \((pending|in_progress)\)$/, ""))),
+  );
+  const spanIds = new Set(turns.map((t) => t.id));
+  const done = completed(turns);
+  const seen = new Set(done.map((d) => signature(d.text)));
+  for (const d of planOf(withAfter).done) if (!spanIds.has(d.turn) && !seen.has(signature(d.text))) done.push(d);
   return {
     intent: intents(turns, opts.title),
     files,
     decisions: decisions(turns),
-    state: currentState(turns),
+    state: currentState(turns).filter(
+      (f) => !(f.text.startsWith("in progress: ") && doneLater.has(signature(f.text.slice(13)))),
+    ),
     blockers: blockers(turns, fails),
-    next: nextSteps(turns),
+    next,
     constraints: userConstraints(turns),
-    completed: completed(turns),
+    completed: done,
     failures: fails,
     metrics: metrics(turns),
   };

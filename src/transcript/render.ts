@@ -1,7 +1,8 @@
 // Renders the structured sections to markdown under a token budget: every forced section present, best lines first.
 import type { Sections } from "../conversation/schema.js";
 import { countTokens } from "../text/tokens.js";
-import { failureWeight } from "./extract.js";
+import { clipWords, FIRM_CUES, wholeSentences } from "./clip.js";
+import { failureWeight } from "./failures.js";
 
 export const SECTION_TITLES = {
   intent: "Session Intent",
@@ -41,10 +42,7 @@ interface Line {
   short: string;
 }
 
-function clip(s: string, max: number): string {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
-}
+const clip = clipWords;
 
 function lines(s: Sections): Line[] {
   const out: Line[] = [];
@@ -61,16 +59,15 @@ function lines(s: Sections): Line[] {
       i,
       5 + i / Math.max(1, nC),
       `- "${f.text}" (${f.turn})`,
-      `- "${clip(f.text, 110)}" (${f.turn})`,
+      `- "${wholeSentences(f.text, 220, FIRM_CUES, 0)}" (${f.turn})`,
     ),
   );
   Object.entries(s.files).forEach(([path, ops], i) => {
     const all = ops.map((o) => `${o.op} (${o.turn})`).join("; ");
     const last = ops[ops.length - 1]!;
-    const short =
-      ops.length > 1
-        ? `${ops.length} changes, last ${clip(last.op, 60)} (${last.turn})`
-        : `${clip(last.op, 70)} (${last.turn})`;
+    // The short line names what was done, not how: a long ledger then fits a budget.
+    const verb = clip(last.op.split(":")[0]!, 40);
+    const short = ops.length > 1 ? `${ops.length} changes, last ${verb} (${last.turn})` : `${verb} (${last.turn})`;
     push("files", i, 6 + Math.min(3, ops.length) / 3, `- \`${path}\` — ${clip(all, 600)}`, `- \`${path}\` — ${short}`);
   });
   const nD = s.decisions.length;

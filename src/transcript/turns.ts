@@ -1,5 +1,6 @@
 // Collects turns while a parser reads, with skip and ignore counters and stable ids.
 import type { Role, ToolCall, ToolResult, Turn, TurnKind } from "../conversation/schema.js";
+import { injectedKind } from "./human.js";
 import type { Transcript, TranscriptFormat } from "./schema.js";
 
 export interface TurnInput {
@@ -25,13 +26,16 @@ export class TurnSink {
 
   constructor(readonly format: TranscriptFormat) {}
 
+  /** Adds a turn; a user message holding only injected text (system, skill, CI, hook, interruption) becomes meta. */
   turn(t: TurnInput): Turn {
     const index = this.turns.length;
+    const kind = t.kind ?? "message";
+    const injected = kind === "message" && t.role === "user" && !t.sidechain && injectedKind(t.text ?? "");
     const turn: Turn = {
       id: t.id ?? `t${index}`,
       index,
       role: t.role,
-      kind: t.kind ?? "message",
+      kind: injected ? "meta" : kind,
       text: (t.text ?? "").trim(),
       tool_calls: t.tool_calls ?? [],
       tool_results: t.tool_results ?? [],

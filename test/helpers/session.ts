@@ -10,6 +10,8 @@ export type Step =
   | { edit: { file: string; old: string; new: string }; say?: string }
   | { write: { file: string; content: string }; say?: string }
   | { bash: { command: string; output: string; error?: boolean }; say?: string }
+  | { read: { file: string; lines: string[] }; say?: string }
+  | { tool: { name: string; input: Record<string, unknown>; output: string; error?: boolean }; say?: string }
   | { todos: { content: string; status: "pending" | "in_progress" | "completed" }[] };
 
 export interface SessionOptions {
@@ -142,6 +144,12 @@ export function claudeCodeSession(steps: readonly Step[], opts: SessionOptions =
         );
       } else if ("bash" in s) {
         tool("Bash", { command: s.bash.command }, s.bash.output, s.bash.error ?? false, s.say);
+      } else if ("read" in s) {
+        // Read shows the file with numbered lines, as `cat -n` does: `     1→text`.
+        const body = s.read.lines.map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join("\n");
+        tool("Read", { file_path: `${cwd}/${s.read.file}` }, body, false, s.say);
+      } else if ("tool" in s) {
+        tool(s.tool.name, s.tool.input, s.tool.output, s.tool.error ?? false, s.say);
       } else {
         tool(
           "TodoWrite",

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/conversation/schema.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { touchSession, upsertProject } from "../../src/storage/projects.js";
+import { chooseBudget } from "../../src/transcript/budget.js";
 import {
   compressionStats,
   resumeAt,
@@ -255,6 +256,7 @@ describe("compressionStats", () => {
       probes: [missed, missed],
       before: report(0.5, [missed]),
       after: report(2 / 3),
+      budget: chooseBudget(emptySections(), 300, 100),
     },
     markdown: "one two three",
     skipped: 1,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { checkReadable } from "../../project/confine.js";
 import { compressContext, inBackground } from "../../session/compress.js";
 import { renderCompressFooter } from "../../session/report.js";
+import { BudgetChoice } from "../../transcript/budget.js";
 import { CompressInput } from "../../transcript/compress.js";
 import { withModelRoute } from "../../transcript/model-route.js";
 import { defineTool } from "../tool.js";
@@ -29,6 +30,8 @@ const Output = z.object({
     kept_recent: count,
     skipped: count,
     compression: count,
+    /** The budget and how it was chosen: by the caller, or by default from what the session holds. */
+    budget: BudgetChoice,
     ms: count,
   }),
   notes: z.array(z.string()),

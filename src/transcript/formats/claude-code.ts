@@ -3,9 +3,6 @@ import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import type { Transcript } from "../schema.js";
 import { asRecord, blockText, jsonLines, str, TurnSink } from "../turns.js";
 
-/** User texts the client injects rather than the person typing them. */
-const INJECTED = /^\s*<(local-command-caveat|system-reminder|command-stdout|local-command-stdout)>/;
-
 /** A slash command as the user typed it: `<command-name>/x</command-name><command-args>y</command-args>` → `/x y`. */
 function commandText(body: string): string {
   const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(body)?.[1]?.trim();
@@ -13,9 +10,6 @@ function commandText(body: string): string {
   const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(body)?.[1]?.trim();
   return `${name.startsWith("/") ? name : `/${name}`}${args ? ` ${args}` : ""}`;
 }
-
-/** The user ran a shell command in the prompt (`!cmd`): its input and output, not an instruction. */
-const LOCAL_SHELL = /^\s*<bash-(input|stdout|stderr)>/;
 
 /** Calls the ledger reads by name already; their `toolUseResult` adds nothing. */
 const EDIT_NAMES = new Set(["edit", "multiedit", "write", "notebookedit"]);
@@ -127,7 +121,8 @@ export function parseClaudeCode(text: string): Transcript {
       continue;
     }
     const compact = r.isCompactSummary === true;
-    const meta = r.isMeta === true || (type === "user" && (INJECTED.test(body) || LOCAL_SHELL.test(body)));
+    // Injected user texts (reminders, local command output, skills, CI events) are classified by the turn sink.
+    const meta = r.isMeta === true;
     const role = type === "assistant" ? "assistant" : results.length > 0 && !body.trim() ? "tool" : "user";
     sink.turn({
       id: uuid,

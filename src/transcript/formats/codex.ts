@@ -4,10 +4,6 @@ import { fencedBlocks, splitAtHeaders } from "../markdown.js";
 import type { Transcript } from "../schema.js";
 import { asRecord, blockText, jsonLines, parseArgs, str, TurnSink } from "../turns.js";
 
-/** User messages Codex injects itself: workspace instructions and environment context. */
-const INJECTED =
-  /^\s*(<environment_context>|<user_instructions>|# AGENTS\.md instructions|<permissions instructions>|<turn_aborted>)/;
-
 function outputText(v: unknown): string {
   if (typeof v === "string") {
     // Older rollouts wrap shell output as JSON: {"output": "...", "metadata": {"exit_code": n}}.
@@ -78,7 +74,7 @@ export function parseCodexRollout(text: string): Transcript {
         const role = str(p.role);
         const body = blockText(p.content);
         if (role === "user") {
-          sink.turn({ role: "user", kind: INJECTED.test(body) ? "meta" : "message", text: body, timestamp: ts });
+          sink.turn({ role: "user", text: body, timestamp: ts });
         } else if (role === "assistant") sink.turn({ role: "assistant", text: body, timestamp: ts });
         else sink.turn({ role: "system", kind: "meta", text: body, timestamp: ts });
         break;
@@ -155,7 +151,7 @@ export function parseCodexExport(raw: string): Transcript {
     if (h.kind === "user") {
       const fences = fencedBlocks(body);
       const prompt = fences.length === 1 && body.trim().startsWith("```") ? fences[0]!.body : body;
-      sink.turn({ role: "user", kind: INJECTED.test(prompt) ? "meta" : "message", text: prompt, timestamp: ts });
+      sink.turn({ role: "user", text: prompt, timestamp: ts });
     } else if (h.kind === "assistant") {
       sink.turn({ role: "assistant", text: body, timestamp: ts });
     } else {

@@ -1,0 +1,78 @@
+// Shortening a summary line without breaking it: at a sentence or word boundary, never inside parentheses.
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+/** Where a cut at `at` leaves a parenthesis, bracket or quote open: the position of the opener, else -1. */
+function openAt(s: string, at: number): number {
+  const stack: number[] = [];
+  for (let i = 0; i < at; i++) {
+    const c = s[i]!;
+    if (c === "(" || c === "[" || c === "{") stack.push(i);
+    else if ((c === ")" || c === "]" || c === "}") && stack.length > 0) stack.pop();
+  }
+  return stack.length > 0 ? stack[0]! : -1;
+}
+
+/**
+ * `s` on one line, at most `max` characters: whole when it fits, else cut at the last sentence end (when that keeps
+ * at least half), else at the last word boundary, then moved before any parenthesis the cut would leave open, and
+ * marked with an ellipsis.
+ */
+export function clipWords(s: string, max: number): string {
+  const one = oneLine(s);
+  if (one.length <= max) return one;
+  const room = Math.max(1, max - 1);
+  const head = one.slice(0, room + 1);
+  let cut = -1;
+  const sentence = /[.!?](?=\s)/g;
+  for (let m = sentence.exec(head); m; m = sentence.exec(head)) if (m.index + 1 <= room) cut = m.index + 1;
+  if (cut < room / 2) {
+    const sp = head.lastIndexOf(" ", room);
+    cut = sp > room / 3 ? sp : room;
+  }
+  const open = openAt(one, cut);
+  if (open > room / 3) cut = open;
+  return `${one.slice(0, cut).replace(/[\s,;:–—-]+$/, "")}…`;
+}
+
+/** Sentences end at . ! ? followed by a space, or at a line break. */
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.replace(/\s+/g, " ").trim())
+    .filter((s) => s.length > 2);
+}
+
+/** Words that mark an instruction or a correction in what a person wrote. */
+export const CONSTRAINT_CUES =
+  /\b(don'?t|do not|never|always|must|should|shouldn'?t|need(s|ed)? to|instead|without|only|make sure|ensure|please|i want|i'?d like|i have|we have|keep|remove|revert|stop|use|not|no|prefer|rather|avoid|still|again|didn'?t|doesn'?t|isn'?t|wrong|fix|follow|let'?s|can you|could you)\b/i;
+
+/**
+ * A message in at most `max` characters of whole sentences: whole when it fits, else its opening sentences and then
+ * the sentences carrying an instruction cue, with an ellipsis wherever sentences were left out.
+ */
+export function wholeSentences(text: string, max: number, cues = CONSTRAINT_CUES, leadShare = 0.4): string {
+  const one = oneLine(text);
+  if (one.length <= max) return one;
+  const ss = sentences(text);
+  const parts: string[] = [];
+  let len = 0;
+  let gap = false;
+  ss.forEach((x, i) => {
+    const lead = i === 0 || (!gap && len + x.length < max * leadShare);
+    const fits = len + x.length + 2 <= max;
+    if (fits && (lead || (cues.test(x) && x.length < 400))) {
+      parts.push(`${gap && parts.length > 0 ? "… " : ""}${x}`);
+      len += x.length + 2;
+      gap = false;
+    } else gap = true;
+  });
+  if (parts.length === 0) return clipWords(one, max);
+  return `${parts.join(" ")}${gap ? " …" : ""}`;
+}
+
+/** The cues of a prohibition or a requirement: what a shortened constraint keeps first. */
+export const FIRM_CUES =
+  /\b(don'?t|do not|never|always|must|mustn'?t|without|only|instead|avoid|make sure|ensure|shouldn'?t|should not|no longer)\b/i;

@@ -1,0 +1,316 @@
+// Failures the session really hit: failed tool results, error lines of tool output, errors the person pasted, and
+// client errors (an unknown skill). Never file contents a read showed, command bookkeeping, warnings or documents.
+import type { Failure, ToolCall, ToolResult, Turn } from "../conversation/schema.js";
+import { signature } from "../text/signature.js";
+import { clipWords } from "./clip.js";
+import { humanPart } from "./human.js";
+import { commandText, displayPath, fileEvents } from "./ledger.js";
+
+/** A line that reports an error, in any tool's or runtime's words. */
+const ERROR_LINE = new RegExp(
+  [
+    String.raw`\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b(?:\s*\[[\w-]+\])?\s*[:(]`,
+    String.raw`\b[A-Z][\w.]*(?:Error|Exception)$`,
+    String.raw`\bTraceback \(most recent call last\)`,
+    String.raw`(?:^|\s)(?:error|ERROR|Error)(?:\[\w+\])?(?:\s+[A-Z]{1,4}\d{3,5})?\s*:`,
+    String.raw`\berror [A-Z]{1,4}\d{3,5}\b`,
+    String.raw`^(?:npm ERR!|npm error|fatal:|panic:|FATAL\b)`,
+    String.raw`^\s*(?:FAIL|FAILED|✗|×|✖)\s`,
+    String.raw`\b\d+ (?:failed|failing|errors?)\b`,
+    String.raw`\b(?:command not found|No such file or directory|Permission denied|Segmentation fault|Connection refused)\b`,
+    String.raw`\b(?:[Ff]ailed to|[Uu]nable to|[Cc]annot|[Cc]ould not|[Cc]an't)\s+\w+`,
+    String.raw`\b(?:is not defined|has no attribute|does not exist|is not a function|is not iterable|not supported|is not recognized)\b`,
+    String.raw`\b(?:Uncaught|Unhandled)\b`,
+    String.raw`\b(?:timed out|ECONNREFUSED|EADDRINUSE|ENOENT|EACCES|ERR_[A-Z_]+)\b`,
+    String.raw`\b[45]\d\d (?:Method Not Allowed|Not Found|Forbidden|Unauthorized|Bad Request|Internal Server Error)\b`,
+    String.raw`\b(?:[Ee]xit(?:ed)? (?:code|status)|exited with code)\s*:?\s*[1-9]`,
+    String.raw`\b(?:rejected|denied|refused|blocked by)\b`,
+    String.raw`\bnot found\b`,
+  ].join("|"),
+);
+/** A named exception, a traceback or an error code: enough on its own. */
+const STRONG =
+  /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror [A-Z]{1,4}\d{3,5}\b|^\s*FAIL(?:ED)?\b|\bpanic:/;
+
+/** A named exception or error code with its message: `KeyError: 'id'`, `error TS2322: …`. */
+const NAMED = /\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b\s*(?:\[[\w-]+\])?\s*:|\berror [A-Z]{1,4}\d{3,5}\b/;
+/** Lines that carry error words without reporting an error the session hit. */
+const NOT_ERROR: RegExp[] = [
+  /^\s*\d+(?:\s*[→│|\t]|:\s| {2,}\S)/, // numbered source lines of a file read, nl, grep -n
+  /^\s*\d+\s+\d+\s*[│|]/, // side-by-side diff line numbers
+  /^[^\s:]*[./\\][^\s:]*:\d+[:-](?!\d*:?\s*(?:error|Error|ERROR|fatal))/, // grep hits (path:line:)
+  /^(?:Chunk ID|Wall time|Original token count|Process (?:exited|running)|Output|Exit code: 0|Total output lines)\b/i, // exec bookkeeping
+  /^\s*(?:npm|yarn|pnpm)\s+(?:warn|WARN|notice)\b/, // package manager warnings
+  /^\s*(?:warn(?:ing)?|WARN(?:ING)?|DeprecationWarning|deprecated)\b/,
+  /^[+-](?![+-])|^@@ /, // diff lines
+  /^\s*(?:\/\/|#(?!\s*\d)|\*|\/\*|<!--)/, // comments
+  /^\s*(?:public|private|protected|internal|readonly|static|const|let|var|def|class|import|from|export|return|throw|raise|if|elif|else|except|catch|try|function|async|await|assert|expect|print|console\.|logger\.|log\.|self\.|this\.)\b/, // code
+  /[;{]\s*$/, // code
+  /^\s*"[\w-]+":\s*(?!")/, // JSON members (not `"error": "message"`)
+  /^\s*(?:[-*•]|\d+\.)\s/, // bullets and numbered items of documents and plans
+  /^\s*(?:at |File "|\^|~|\.\.\.|-{3,}\s*$)/, // stack frames and rules
+  /^\s*\|.*\|\s*$/, // table rows
+  /^\s*<\/?[a-zA-Z][\w-]*(?:\s[^>]*)?>/, // markup
+  /^(?:Repo-map can't include|Added .* to (?:the chat|read-only files))/, // aider's own status lines
+  /^\s*[a-z_]\w*\s*[?]?:\s*(?:str|int|float|bool|dict|list|string|number|boolean|Optional\[|Any\b|None\b)/, // typed fields
+  /^\s*(?:echo|printf|write-host)\b/i, // messages a script prints
+  /\(0 errors?,|^\s*0 errors?\b/, // lint summaries without errors
+  /^(?:npm (?:ERR!|error)|error|Error|ERROR|fatal)\s*:?\s*(?:$|To see|A complete log|npm run|\s{2,})/, // empty or continuation lines
+  /^Exit code \d+\s*$/, // the exit line of a failed command: its message is the next line
+  /^\s*(?:code|errno|syscall|address|port|path|stack):\s/, // fields of a printed error object
+];
+/** Tools whose successful output is file or search content: nothing in it is an error the session hit. */
+const READ_TOOLS =
+  /^(?:read|read_file|readfile|view|view_file|open|open_file|cat|notebookread|grep|glob|ls|list_dir|list_files|search|grep_search|file_search|codebase_search|find|webfetch|web_fetch|websearch|web_search|fetch|read_many_files|search_files|copilot_readfile|copilot_findtextinfiles)$/i;
+/** Shell commands that only show content (a file, a search, history). */
+const READ_COMMANDS =
+  /^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|nl|head|tail|less|sed\s+-n|grep|rg|ag|find|ls|tree|git\s+(?:show|log|diff|blame|grep)|wc|awk|jq|type|Get-Content)\b/;
+
+interface Hit {
+  line: string;
+  role: "user" | "tool" | "assistant";
+  /** File names the surrounding output mentions (a traceback's frames): what a fix would touch. */
+  files: string[];
+}
+
+function cleanLine(raw: string): string {
+  return raw
+    .replace(/<\/?tool_use_error>/g, "")
+    .replace(/^[^\t\n]*\t[^\t\n]*\t\d{4}-\d\d-\d\dT[\d:.]+Z\s*/, "") // CI log prefix: job, step, time
+    .replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z\s+/, "")
+    .replace(/^#{1,6}\s+/, "")
+    .replace(/^>\s?/, "")
+    .trim();
+}
+
+function isErrorLine(line: string, strongOnly: boolean): boolean {
+  if (line.length < 6 || line.length > 4000) return false;
+  if (NOT_ERROR.some((re) => re.test(line))) return false;
+  return strongOnly ? STRONG.test(line) && ERROR_LINE.test(line) : ERROR_LINE.test(line);
+}
+
+/** Where in a long log line the error is: the kept window starts shortly before it. */
+function window(line: string): string {
+  if (line.length <= 220) return line;
+  const at = STRONG.exec(line)?.index ?? ERROR_LINE.exec(line)?.index ?? 0;
+  // Start at a word: the last space at least 40 characters before the error.
+  const start = at > 60 ? line.lastIndexOf(" ", at - 40) + 1 : 0;
+  return `${start > 0 ? "…" : ""}${clipWords(line.slice(start), 220)}`;
+}
+
+const FILE_NAME = /[\w@-][\w.@-]*\.(?:[a-z]{1,5}x?|ya?ml|json|toml)\b/gi;
+
+function filesIn(text: string): string[] {
+  return [...new Set([...text.slice(0, 20_000).matchAll(FILE_NAME)].map((m) => m[0].toLowerCase()))];
+}
+
+/** Error lines of a text, named exceptions first, at most `max`. */
+function errorLines(text: string, max: number, strongOnly: boolean): string[] {
+  const lines = text.split("\n").map(cleanLine);
+  const picked: string[] = [];
+  // Named exceptions with their message first, then other strong lines, then the rest.
+  const named = (l: string) => NAMED.test(l);
+  const ordered = [
+    ...lines.filter(named),
+    ...lines.filter((l) => !named(l) && STRONG.test(l)),
+    ...lines.filter((l) => !STRONG.test(l)),
+  ];
+  for (const l of ordered) {
+    if (picked.length >= max) break;
+    if (isErrorLine(l, strongOnly) && !picked.includes(l)) picked.push(l);
+  }
+  return picked;
+}
+
+/** Most lines of the output are numbered: a file listing, whatever the tool. */
+function isListing(output: string): boolean {
+  const ls = output.split("\n").filter((l) => l.trim());
+  if (ls.length < 3) return false;
+  return ls.filter((l) => NOT_ERROR[0]!.test(l)).length / ls.length > 0.5;
+}
+
+function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
+  const files = filesIn(r.output);
+  const name = call?.name ?? r.name ?? "";
+  if (!r.is_error) {
+    const cmd = call ? commandText(call.input) : "";
+    // A log the session's own processes wrote holds errors it hit; any other file shown holds only content.
+    const log = /\.log\b|\blogs?\b/.test(cmd) || /\.log$/.test(String(call?.input.file_path ?? ""));
+    if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd) || isListing(r.output))) return [];
+    return errorLines(r.output, 4, false).map((l) => ({ line: window(l), role: "tool", files }));
+  }
+  const lines = errorLines(r.output, 3, false);
+  if (lines.length === 0) {
+    // A failed call whose message names no error word ("File has not been read yet"): its first line, when
+    // that is a sentence (a command that exits non-zero after printing a file list is not one).
+    const first = r.output
+      .split("\n")
+      .map(cleanLine)
+      .find((l) => l.length > 3 && !/^(?:Exit code|Chunk ID|Wall time)\b/i.test(l));
+    if (first && /\S+\s+\S+\s+\S+/.test(first) && !NOT_ERROR.some((re) => re.test(first))) lines.push(first);
+  }
+  return lines.map((l) => ({ line: window(l), role: "tool", files }));
+}
+
+/** A line of what the person typed reports an error: a named exception or code, or the words of one. */
+const USER_REPORT =
+  /\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;
+
+function userHits(text: string): Hit[] {
+  const human = humanPart(text).text;
+  if (!human) return [];
+  const files = filesIn(human);
+  const out: Hit[] = [];
+  const lines = human.split("\n").map(cleanLine);
+  // A pasted traceback: its named exceptions first, the chain's other lines after.
+  for (const l of [...lines.filter((x) => NAMED.test(x)), ...lines.filter((x) => !NAMED.test(x))]) {
+    if (out.length >= 4 || l.length < 6) continue;
+    if (NOT_ERROR.some((re) => re.test(l))) continue;
+    // "Now I am getting this error:" only introduces the error on the next line.
+    if (/\berror\s*:?\s*$/i.test(l) && l.length < 60) continue;
+    const report =
+      NAMED.test(l) || USER_REPORT.test(l) || isErrorLine(l, true) || (!l.endsWith("?") && isErrorLine(l, false));
+    if (report) out.push({ line: window(l), role: "user", files });
+  }
+  return out;
+}
+
+/** An exception the agent quotes with its message (`NameError: name 'Union' is not defined`): it was hit. */
+const AGENT_QUOTED = /\b[A-Z][\w.]*(?:Error|Exception)\s*:\s*\S|\berror [A-Z]{1,4}\d{3,5}\b/;
+/** An exception the agent only names: kept as the bare name, unless it names code (a method, a raise, a handler). */
+const AGENT_NAMED =
+  /`?\b([A-Z]\w*(?:Error|Exception))\b`?(?!`?\s*(?:method|function|class|type|property|field|procedure|handler|mapping|\(|\.\w))/g;
+const CODE_TALK =
+  /\b(?:raises?|raising|raised by default|throws?|throwing|catch(?:es|ing)?|except|handle[sd]?|handling|maps?|mapping|subclass|extends?|define[sd]?|import(?:s|ed|ing)?)\s+(?:an?\s+|the\s+)?`?$/i;
+
+function agentHits(text: string): Hit[] {
+  const out: Hit[] = [];
+  for (const raw of prose(text).split("\n")) {
+    const l = cleanLine(raw);
+    if (out.length >= 2 || l.length < 6 || l.length > 400 || NOT_ERROR.some((re) => re.test(l))) continue;
+    if (AGENT_QUOTED.test(l)) {
+      const at = AGENT_QUOTED.exec(l)!.index;
+      out.push({
+        line: window(l.slice(Math.max(0, l.lastIndexOf(" ", at) + 1))),
+        role: "assistant",
+        files: filesIn(l),
+      });
+      continue;
+    }
+    for (const m of l.matchAll(AGENT_NAMED)) {
+      if (out.length >= 2 || CODE_TALK.test(l.slice(0, m.index))) continue;
+      out.push({ line: m[1]!, role: "assistant", files: [] });
+    }
+  }
+  return out;
+}
+
+/** Fenced code and quoted blocks stay (the agent quotes errors there); markup tags go. */
+function prose(text: string): string {
+  return text.replace(/<\/?[a-z][\w-]*[^>]*>/gi, " ");
+}
+
+function category(line: string, role: Hit["role"]): Failure["category"] {
+  if (role === "user") return "user-reported";
+  if (/\b(?:test|assert|expect|FAIL|pytest|jest|vitest)\b/i.test(line)) return "test failure";
+  if (/\b(?:build|compile|tsc|syntax|Turbopack|webpack|cargo|TS\d{4}|[A-Z]{2}\d{4})\b/i.test(line))
+    return "build error";
+  if (/tool_use_error|rejected|not been read|Unknown skill|did not use a tool/i.test(line)) return "tool error";
+  return "runtime error";
+}
+
+/** How many turns after a failure an edit may come and still count as its fix. */
+export const FIX_WINDOW = 12;
+
+type Open = Failure & { at: number; lastAt: number; files: Set<string> };
+
+/** Failures of a span, merged by signature, each with the nearby later edit that plausibly fixed it. */
+export function failures(turns: Turn[], cwd: string | undefined): Failure[] {
+  const bySig = new Map<string, Open>();
+  const callById = new Map<string, ToolCall>();
+  const add = (t: Turn, i: number, h: Hit): void => {
+    const sig = signature(h.line);
+    if (sig.length < 5) return;
+    const f = bySig.get(sig);
+    if (f) {
+      f.count++;
+      f.last_turn = t.id;
+      f.lastAt = i;
+      for (const x of h.files) f.files.add(x);
+      return;
+    }
+    bySig.set(sig, {
+      signature: sig,
+      text: h.line,
+      category: category(h.line, h.role),
+      turn: t.id,
+      last_turn: t.id,
+      count: 1,
+      at: i,
+      lastAt: i,
+      files: new Set(h.files),
+    });
+  };
+  let prevCalls: ToolCall[] = [];
+  turns.forEach((t, i) => {
+    for (const c of t.tool_calls) if (c.id) callById.set(c.id, c);
+    if (t.kind === "meta" && t.role === "user" && !t.sidechain) {
+      // The client answering the person with an error (an unknown skill): a failure, not an instruction.
+      const kind = humanPart(t.text).injected;
+      const first = t.text.trim().split("\n")[0]!.trim();
+      if (kind === "client-error" && first) add(t, i, { line: clipWords(first, 220), role: "tool", files: [] });
+      return;
+    }
+    if (t.kind !== "message") return;
+    if (t.role === "user" && !t.sidechain) for (const h of userHits(t.text)) add(t, i, h);
+    if (t.role === "assistant" && !t.sidechain) for (const h of agentHits(t.text)) add(t, i, h);
+    t.tool_results.forEach((r, k) => {
+      const call = (r.call_id ? callById.get(r.call_id) : undefined) ?? t.tool_calls[k] ?? prevCalls[k] ?? prevCalls[0];
+      for (const h of resultHits(r, call)) add(t, i, h);
+    });
+    if (t.tool_calls.length > 0) prevCalls = t.tool_calls;
+  });
+  const edits = fileEvents(turns);
+  const index = new Map(turns.map((t, i) => [t.id, i]));
+  const out: Failure[] = [];
+  const all = [...bySig.values()];
+  for (const f of all) {
+    // An exception the agent only named is dropped when a fuller line already reports it.
+    if (/^[A-Z]\w*(?:Error|Exception)$/.test(f.text) && all.some((g) => g !== f && g.text.includes(f.text))) continue;
+    const mentioned = new Set([...f.files, ...filesIn(f.text)]);
+    // A fix is an edit after the failure's last occurrence, close by, to a file the failure names.
+    const fix = edits.find((e) => {
+      const at = index.get(e.turn) ?? -1;
+      if (at <= f.lastAt || at > f.lastAt + FIX_WINDOW) return false;
+      const base = e.path.split(/[/\\]/).pop()!.toLowerCase();
+      return mentioned.has(base);
+    });
+    const { at: _a, lastAt: _l, files: _f, ...rest } = f;
+    out.push({
+      ...rest,
+      ...(fix ? { remediation: `then ${displayPath(fix.path, cwd)} was ${fix.op.split(":")[0]} (${fix.turn})` } : {}),
+    });
+  }
+  return out;
+}
+
+/** Scores a failure for the budget: strong signals, repeats and user reports first. */
+export function failureWeight(f: Failure): number {
+  let w = Math.log2(1 + f.count);
+  if (STRONG.test(f.text)) w += 2;
+  if (f.category === "user-reported") w += 1.5;
+  if (f.category === "test failure" || f.category === "build error") w += 0.5;
+  return w;
+}
+
+/** A line that only looks like an error: code, content, bookkeeping, a warning. */
+export function isNoiseLine(line: string): boolean {
+  const l = cleanLine(line);
+  return NOT_ERROR.some((re) => re.test(l));
+}
+
+/** A line that reads as an error with its message (`KeyError: 'id'`, `error TS2322: …`), not code or content. */
+export function isQuotedError(line: string): boolean {
+  const l = cleanLine(line);
+  return NAMED.test(l) && !NOT_ERROR.some((re) => re.test(l));
+}
