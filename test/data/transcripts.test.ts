@@ -54,7 +54,10 @@ describe("real transcripts", () => {
       const t = parseTranscriptFile(transcript(file));
       expect(t.format, file).toBe(format);
       expect(t.skipped, file).toBe(0);
-      expect(t.turns.filter((x) => x.role === "user" && x.kind === "message").length, file).toBeGreaterThan(5);
+      // The human's own messages: injected text (skills, CI events, interruptions, local shell echoes) is meta.
+      const human = t.turns.filter((x) => x.role === "user" && x.kind === "message").length;
+      if (file === "harmony-claude-pr341.jsonl") expect(human, file).toBe(2);
+      else expect(human, file).toBeGreaterThan(5);
       expect(fileEvents(t.turns).length, file).toBeGreaterThan(3);
       expect(t.turns.map((x) => x.index)).toEqual(t.turns.map((_, i) => i));
     }
@@ -107,7 +110,9 @@ describe("compress_context on real sessions", () => {
     expect(s.ratio).toBeGreaterThanOrEqual(10);
     expect(s.tokens_total_before).toBeGreaterThan(s.tokens_before);
     expect(s.tokens_total_after).toBeGreaterThan(s.tokens_after);
-    expect(s.kept_recent).toBe(5);
+    // The last five turns in the user's place hold three injected ones (CI events, an interruption): shown as
+    // one line each, they are not counted as kept messages.
+    expect(s.kept_recent).toBe(2);
     expect(r.markdown).toContain("## Recent Messages (verbatim)");
     expect(s.probe_score).toBeGreaterThanOrEqual(s.probe_score_before);
     expect(s.probe_score).toBe(1);
@@ -166,7 +171,7 @@ describe("distillation through compress_context", () => {
       { ...deps, limitTurns: 75 },
       { transcript_path: transcript("harmony-claude-pr341.jsonl") },
     );
-    expect(first.memories!.added).toBeGreaterThan(5);
+    expect(first.memories!.added).toBeGreaterThan(2);
     const second = compressContext(deps, { transcript_path: transcript("harmony-claude-pr341.jsonl") });
     expect(second.memories!.added + second.memories!.merged).toBeGreaterThan(0);
     const cats = new Set(listMemories(db, projectId, { limit: 500 }).map((m) => m.category));
