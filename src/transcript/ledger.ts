@@ -81,6 +81,7 @@ export function commandText(input: Record<string, unknown>): string {
 }
 
 function callEvents(call: ToolCall, openFile: string | undefined): { path: string; op: string }[] {
+  if (call.input.failed === true) return [];
   const name = call.name.toLowerCase();
   const input = call.input;
   const path =
