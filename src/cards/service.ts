@@ -200,7 +200,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   }
   let session: Sections | undefined;
   if (input.session_id) {
-    const row = latestSummary(deps.db, input.session_id);
+    const row = latestSummary(deps.db, input.session_id, deps.projectId);
     if (row) session = Sections.parse(row.sections);
     else
       notes.push(

@@ -32,13 +32,22 @@ export type NewSummary = Omit<SummaryRow, "seq" | "created_at" | "sections" | "s
   stats: string;
 };
 
-/** The newest summary of a session, if any. A sections or stats value that is not a JSON object is DB_CORRUPT. */
-export function latestSummary(db: Db, sessionId: string): SummaryRow | undefined {
-  const r = stmt(
-    db,
-    `SELECT session_id, seq, markdown, sections, last_turn_id, last_turn_index, format, stats, created_at
-     FROM summaries WHERE session_id = ? ORDER BY seq DESC LIMIT 1`,
-  ).get(sessionId) as (Omit<SummaryRow, "sections" | "stats"> & { sections: string; stats: string }) | undefined;
+/**
+ * The newest summary of a session (of one project when given), if any. A sections or stats value that is not a JSON
+ * object is DB_CORRUPT.
+ */
+export function latestSummary(db: Db, sessionId: string, projectId?: number): SummaryRow | undefined {
+  const cols = "session_id, seq, markdown, sections, last_turn_id, last_turn_index, format, stats, created_at";
+  const r = (
+    projectId === undefined
+      ? stmt(db, `SELECT ${cols} FROM summaries WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).get(sessionId)
+      : stmt(
+          db,
+          `SELECT ${cols} FROM summaries
+           WHERE session_id = ? AND session_id IN (SELECT id FROM sessions WHERE project_id = ?)
+           ORDER BY seq DESC LIMIT 1`,
+        ).get(sessionId, projectId)
+  ) as (Omit<SummaryRow, "sections" | "stats"> & { sections: string; stats: string }) | undefined;
   if (!r) return undefined;
   const where = (column: string) => ({ table: "summaries", column, id: `${r.session_id}#${r.seq}` });
   return {
@@ -82,15 +91,22 @@ export function appendSummary(db: Db, projectId: number, row: NewSummary, transc
 }
 
 /** The transcript path recorded for a session (by hooks or an earlier compression). */
-export function sessionTranscript(db: Db, sessionId: string): string | undefined {
-  const r = stmt(db, "SELECT transcript_path FROM sessions WHERE id = ?").get(sessionId) as
-    { transcript_path: string | null } | undefined;
+export function sessionTranscript(db: Db, sessionId: string, projectId?: number): string | undefined {
+  const r = (
+    projectId === undefined
+      ? stmt(db, "SELECT transcript_path FROM sessions WHERE id = ?").get(sessionId)
+      : stmt(db, "SELECT transcript_path FROM sessions WHERE id = ? AND project_id = ?").get(sessionId, projectId)
+  ) as { transcript_path: string | null } | undefined;
   return r?.transcript_path ?? undefined;
 }
 
-/** Whether a session is known (recorded by a hook or an earlier compression). */
-export function sessionExists(db: Db, sessionId: string): boolean {
-  return stmt(db, "SELECT 1 FROM sessions WHERE id = ?").get(sessionId) !== undefined;
+/** Whether a session is known (recorded by a hook or an earlier compression), in one project when given. */
+export function sessionExists(db: Db, sessionId: string, projectId?: number): boolean {
+  const row =
+    projectId === undefined
+      ? stmt(db, "SELECT 1 FROM sessions WHERE id = ?").get(sessionId)
+      : stmt(db, "SELECT 1 FROM sessions WHERE id = ? AND project_id = ?").get(sessionId, projectId);
+  return row !== undefined;
 }
 
 /** The ids of the most recently seen sessions (of one project when given), newest first. */

@@ -373,6 +373,7 @@ function pathOf(input: Record<string, unknown>, fields = ANY_PATH): string | und
 }
 
 function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] {
+  if (call.input.failed === true) return [];
   const name = call.name.toLowerCase();
   const input = call.input;
   // Parsers of markdown exports put what the client's own lines said the call changed here.

@@ -168,6 +168,12 @@ export function parseTranscriptFile(path: string, format?: TranscriptFormat): Tr
     throw new AppError("UNKNOWN_FORMAT", `${path} is a binary file, not a transcript; expected ${FORMAT_LIST}`);
   }
   const head = headBuf.toString("utf8");
+  // A named format that detection confidently tells apart from the file's is a wrong format: read as the named one
+  // the file would give junk turns. When detection is unsure, the named format is read as asked.
+  if (format) {
+    const detected = tryDetect(head, path);
+    if (detected !== undefined && detected !== format) throw formatMismatch(path, format, head);
+  }
   const fmt = format ?? detectFormat(head, path);
   const text = readFileSync(path, "utf8");
   let transcript: Transcript;

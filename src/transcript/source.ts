@@ -86,10 +86,10 @@ export function redactTranscript(t: Transcript): Transcript {
 /** The transcript path to read: the named one, the session's recorded one, else Claude Code's newest (with a note). */
 function transcriptPath(deps: SourceDeps, input: SourceInput, notes: string[]) {
   if (input.transcript_path) return { path: input.transcript_path, kind: "transcript_path" as const };
-  const recorded = input.session_id ? sessionTranscript(deps.db, input.session_id) : undefined;
+  const recorded = input.session_id ? sessionTranscript(deps.db, input.session_id, deps.projectId) : undefined;
   if (recorded) return { path: recorded, kind: "session" as const };
   // A session id nobody recorded is a typo or another project's: never summarize some other transcript under it.
-  if (input.session_id && !sessionExists(deps.db, input.session_id)) {
+  if (input.session_id && !sessionExists(deps.db, input.session_id, deps.projectId)) {
     const known = recentSessionIds(deps.db, deps.projectId);
     throw new AppError(
       "NOT_FOUND",

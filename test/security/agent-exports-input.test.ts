@@ -5,8 +5,13 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { AppError } from "../../src/errors.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { appendSummary, latestSummary } from "../../src/storage/summaries.js";
 import { parseBlackbox, parseCline } from "../../src/transcript/formats/cline.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { readSource } from "../../src/transcript/source.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const N = 20_000;
@@ -103,5 +108,39 @@ describe("hostile agent exports", () => {
       output: "orphan",
       is_error: false,
     });
+  });
+
+  it("reads another project's session neither as a transcript nor as a summary", () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "m.db"));
+    const mine = upsertProject(db, "mine", join(dir, "mine")).id;
+    const theirs = upsertProject(db, "theirs", join(dir, "theirs")).id;
+    const path = join(dir, "theirs.md");
+    writeFileSync(path, "# aider chat started at 2025-01-01 10:00:00\n\n#### their secret plan\n\nDone.\n");
+    const row = {
+      session_id: "s-theirs",
+      markdown: "# their summary",
+      sections: JSON.stringify({ intent: ["their plan"] }),
+      last_turn_id: "t1",
+      last_turn_index: 1,
+      format: "aider-md",
+      stats: JSON.stringify({}),
+    };
+    appendSummary(db, theirs, row, path);
+    const deps = (projectId: number) => ({ db, projectId, root: join(dir, "mine"), home: dir });
+    const refused = (() => {
+      try {
+        readSource(deps(mine), { session_id: "s-theirs" });
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe("NOT_FOUND");
+    expect(readSource(deps(theirs), { session_id: "s-theirs" }).source).toMatchObject({ kind: "session" });
+    expect(latestSummary(db, "s-theirs", mine)).toBeUndefined();
+    expect(latestSummary(db, "s-theirs", theirs)?.markdown).toBe("# their summary");
+    db.close();
   });
 });

@@ -12,7 +12,7 @@ const EDIT_TOOLS: Record<string, "edit_file" | "write"> = {
   write_to_file: "write",
 };
 
-const CHANGED = /made by the (\w+) tool to:?\s+(\S.*?)(?:\.\s|\.?\s*$)/m;
+const CHANGED = /made by the (\w+) tool to:?[ \t]+([^\n]*)/;
 const CREATED = /^Created file\s+(\S+)/m;
 const EXIT = /(?:failed with|exited with) (?:exit )?code:?\s*`?(-?\d+)/i;
 
@@ -38,10 +38,21 @@ function stepOutput(content: string): string {
   return content.replace(/^(?:Created|Completed) At: .*\n?/gm, "").trim();
 }
 
+/** The file a code action names: the rest of its "made by the … tool to:" line, up to a sentence's end. */
+function changedPath(line: string): string | undefined {
+  const stop = line.search(/\.\s/);
+  const path = (stop < 0 ? line : line.slice(0, stop)).trim().replace(/\.$/, "");
+  return path || undefined;
+}
+
+/** Where a code action's echo of its diff starts: the client's own words are before it. */
+const ECHO = /\[diff_block_start\]/;
+
 function failed(r: Record<string, unknown>, output: string): boolean {
   const status = str(r.status)?.toUpperCase() ?? "";
   if (/ERROR|FAIL|CANCEL/.test(status) || r.error !== undefined) return true;
-  const m = EXIT.exec(output);
+  const echo = output.search(ECHO);
+  const m = EXIT.exec(echo < 0 ? output : output.slice(0, echo));
   return m ? m[1] !== "0" : false;
 }
 
@@ -85,6 +96,8 @@ export function parseAntigravity(text: string): Transcript {
       continue;
     }
     if (!content.trim() && r.error === undefined) {
+      // An empty result (a view of an empty file) still answers its call.
+      if (type !== "SYSTEM_MESSAGE" && source !== "SYSTEM") pending.shift();
       sink.ignore(type ? `step_${type.toLowerCase()}` : "empty_step");
       continue;
     }
@@ -104,12 +117,16 @@ export function parseAntigravity(text: string): Transcript {
     const isError = type === "ERROR_MESSAGE" || failed(r, output);
     const name = call?.name ?? type.toLowerCase();
     const result: ToolResult = { ...(call?.id ? { call_id: call.id } : {}), name, output, is_error: isError };
+    // An edit that failed changed nothing: the ledger leaves it out.
+    if (type === "CODE_ACTION" && isError && call) call.input = { ...call.input, failed: true };
     if (type === "CODE_ACTION" && !isError) {
       const changed = CHANGED.exec(output);
       const created = CREATED.exec(output)?.[1];
       const tool = call?.name ?? changed?.[1] ?? "write_to_file";
       const target = call?.input.TargetFile;
-      const path = typeof target === "string" && target ? target : (created ?? changed?.[2]?.trim());
+      // The file the step says it changed wins over the one the call aimed at.
+      const stated = created ?? (changed ? changedPath(changed[2]!) : undefined);
+      const path = stated ?? (typeof target === "string" && target ? target : undefined);
       const canonical = created ? "write" : (EDIT_TOOLS[tool] ?? "edit_file");
       if (path && call) {
         call.name = canonical;

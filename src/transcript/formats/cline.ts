@@ -71,12 +71,20 @@ function resultHeads(body: string): Head[] {
   return out;
 }
 /** Errors the editor reports in a file just saved (`- [eslint Error] Line 3: …`): the save itself succeeded. */
-const DIAGNOSTICS = /New problems detected after saving the file:[\s\S]{0,4000}?^\s*- \[[^\]]*\bError\]/m;
+const DIAGNOSTICS = /New problems detected after saving the file:[\s\S]{0,4000}?^[ \t]*- \[[^\]\n]*\bError\]/m;
 /** The client telling the model its last response was unusable: an error of the step, not the person's words. */
 const CLIENT_ERROR = /^\s*\[ERROR\]/;
 /** A step the client reports as failed, denied or exiting non-zero. */
 const FAILED =
-  /The user denied this operation|The tool execution failed|^\s*<error>|^\s*\[ERROR\]|Exit code:?\s*`?[1-9]|exited with code `?[1-9]|Command execution was not successful|FullyQualifiedErrorId\s*:/m;
+  /The user denied this operation|The tool execution failed|^[ \t]*<error>|^[ \t]*\[ERROR\]|Exit code:?[ \t]*`?[1-9]|exited with code `?[1-9]|Command execution was not successful|FullyQualifiedErrorId[ \t]*:/m;
+/** Where a saved edit's echo of the file (or of its diff) starts: the client's own status lines are before it. */
+const ECHO = /<final_file_content\b|\[diff_block_start\]|Here is the full, updated content of the file/;
+
+/** The client's own words about a step: its output up to any echo of the file it saved. */
+function statusText(output: string): string {
+  const at = output.search(ECHO);
+  return at < 0 ? output : output.slice(0, at);
+}
 
 /**
  * The person's words in `text` (inside the human tags) and the text without them; unclosed tags stay text. In a
@@ -151,13 +159,19 @@ function assistantParts(raw: string, nextId: () => string): { text: string; call
   const open = /^[ \t]*<([a-z][a-z0-9_]*)>/gm;
   // A tag with no closing tag after one opening has none after a later one either.
   const unclosed = new Set<string>();
+  // The next closing tag of each name: found once, searched again only after a call consumed it.
+  const closes = new Map<string, number>();
   let from = 0;
   let m: RegExpExecArray | null;
   while ((m = open.exec(body))) {
     const name = m[1]!;
     if (NOT_TOOLS.has(name) || unclosed.has(name)) continue;
     const inner = m.index + m[0].length;
-    const close = body.indexOf(`</${name}>`, inner);
+    let close = closes.get(name) ?? -2;
+    if (close < inner) {
+      close = body.indexOf(`</${name}>`, inner);
+      closes.set(name, close);
+    }
     if (close < 0) {
       unclosed.add(name); // cut off: not a call that ran
       continue;
@@ -212,7 +226,7 @@ function readMessages(messages: Message[], sink: TurnSink): void {
       return "";
     });
     if (!sink.cwd) {
-      const cwd = /# Current Working Directory \((.+?)\) Files/.exec(env.join("\n"))?.[1];
+      const cwd = /# Current Working Directory \(([^\n]{1,1000}?)\) Files/.exec(env.join("\n"))?.[1];
       if (cwd) sink.cwd = cwd;
     }
     body = body.replace(/\n-{3,}\s*$/, "");
@@ -233,18 +247,18 @@ function readMessages(messages: Message[], sink: TurnSink): void {
         const at = pending.findIndex((c) => c.name === name);
         const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
         const output = seg.text.trim();
-        const failed = FAILED.test(output);
+        const failed = FAILED.test(statusText(output));
         const result: ToolResult = {
           ...(call?.id ? { call_id: call.id } : {}),
           name,
           output,
           is_error: failed || DIAGNOSTICS.test(output),
         };
-        // An edit the client saved becomes the canonical call the ledger reads; a denied or failed one stays as it was.
+        // An edit the client saved becomes the canonical call the ledger reads; a denied or failed one is marked so.
         const canonical = EDIT_TOOLS[name];
-        if (call && canonical && !failed) {
-          call.input = { ...call.input, tool: name };
-          call.name = canonical;
+        if (call && canonical) {
+          call.input = failed ? { ...call.input, failed: true } : { ...call.input, tool: name };
+          if (!failed) call.name = canonical;
         }
         sink.turn({ role: "tool", tool_results: [result], timestamp: ts });
       } else {
@@ -271,7 +285,10 @@ function readMessages(messages: Message[], sink: TurnSink): void {
   }
 }
 
-/** `**User:**` / `**Assistant:**` at the top or after a `---` separator line. */
+/**
+ * `**User:**` / `**Assistant:**` at the top or after a `---` separator line. The client's messages alternate, so a
+ * header of the role already speaking is text of that message (a file a tool read that holds an export).
+ */
 export function parseCline(text: string): Transcript {
   const sink = new TurnSink("cline-md");
   const lines = text.replace(/^\uFEFF/, "").split("\n");
@@ -281,9 +298,10 @@ export function parseCline(text: string): Transcript {
   let atTop = true;
   for (const line of lines) {
     const h = /^\*\*(User|Assistant):\*\*\s*$/.exec(line);
-    if (h && (atTop || /^-{3,}\s*$/.test(lastNonEmpty))) {
+    const role = h?.[1] === "User" ? "user" : "assistant";
+    if (h && (atTop || (/^-{3,}\s*$/.test(lastNonEmpty) && role !== cur?.role))) {
       if (cur) messages.push({ role: cur.role, body: cur.lines.join("\n") });
-      cur = { role: h[1] === "User" ? "user" : "assistant", lines: [] };
+      cur = { role, lines: [] };
     } else if (cur) cur.lines.push(line);
     else if (line.trim()) sink.ignore("preamble");
     if (line.trim()) {
@@ -304,15 +322,19 @@ export function parseBlackbox(text: string): Transcript {
   const sink = new TurnSink("blackbox-md");
   const src = text.replace(/^\uFEFF/, "");
   const front = /^---\n([\s\S]*?)\n---\n/.exec(src)?.[1] ?? "";
-  sink.title = /^title:\s*"?(.*?)"?\s*$/m.exec(front)?.[1] ?? /^#\s+(.+)$/m.exec(src)?.[1]?.trim();
+  const title = /^title:[ \t]*([^\n]*)/m
+    .exec(front)?.[1]
+    ?.trim()
+    .replace(/^"([\s\S]*)"$/, "$1");
+  sink.title = title ?? /^#[ \t]+([^\n]+)/m.exec(src)?.[1]?.trim();
   sink.sessionId = /^\*\*Session ID\*\*:\s*`?([^`\s]+)`?/m.exec(src)?.[1];
   const messages: Message[] = [];
   let cur: { role: "user" | "assistant"; lines: string[] } | undefined;
   let last = 0;
   for (const line of src.split("\n")) {
     const h = BB_HEADER.exec(line);
-    // Numbers only grow: a header-like line inside a tool's output does not start a message.
-    if (h && Number(h[2]) > last) {
+    // Each section is numbered one more than the last: a header-like line inside a tool's output starts none.
+    if (h && (last === 0 || Number(h[2]) === last + 1)) {
       last = Number(h[2]);
       if (cur) messages.push(toMessage(cur));
       cur = { role: h[1] === "User" ? "user" : "assistant", lines: [] };

@@ -77,12 +77,15 @@ export function parseReplit(text: string): Transcript {
         const callId = str(m.tool_call_id);
         const at = callId ? pending.findIndex((c) => c.id === callId) : 0;
         const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
+        const isError = failed(m, body);
         const result: ToolResult = {
           ...(call?.id ? { call_id: call.id } : {}),
           ...(call ? { name: call.name } : {}),
           output: body,
-          is_error: failed(m, body),
+          is_error: isError,
         };
+        // A call that failed changed nothing: the ledger leaves it out.
+        if (call && isError) call.input = { ...call.input, failed: true };
         sink.turn({ id, role: "tool", tool_results: [result] });
         return;
       }

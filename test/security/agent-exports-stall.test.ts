@@ -1,0 +1,84 @@
+// Hostile Cline, Blackbox AI and Antigravity exports shaped to make a backtracking pattern or a rescan quadratic:
+// runs of blank lines and spaces inside results, titles and code actions, and many opening tags before one closing
+// tag. Each 200 KB input parses well within a second.
+import { describe, expect, it } from "vitest";
+
+import { parseAntigravity } from "../../src/transcript/formats/antigravity.js";
+import { parseBlackbox, parseCline } from "../../src/transcript/formats/cline.js";
+
+const N = 200_000;
+const TASK = "**User:**\n\n<task>\nfix it\n</task>\n\n---\n\n";
+
+function timed<T>(fn: () => T): { value: T; ms: number } {
+  const t0 = performance.now();
+  const value = fn();
+  return { value, ms: performance.now() - t0 };
+}
+
+/** A Cline export whose one tool result is `output`. */
+function clineResult(tool: string, output: string): string {
+  return `${TASK}**Assistant:**\n\n<${tool}>\n<path>a.txt</path>\n</${tool}>\n\n---\n\n**User:**\n\n[${tool} for 'a.txt'] Result:\n${output}\n`;
+}
+
+describe("agent exports that would stall a parser", () => {
+  it("reads a result of blank lines and of indented lines in linear time", () => {
+    for (const run of ["\n", "\n ", "\n\t "]) {
+      const { value: t, ms } = timed(() =>
+        parseCline(clineResult("read_file", `start${run.repeat(N / run.length)}end`)),
+      );
+      expect(ms).toBeLessThan(1000);
+      expect(t.turns.flatMap((x) => x.tool_results).map((r) => r.is_error)).toEqual([false]);
+    }
+  });
+
+  it("reads an editor's diagnostics followed by blank lines in linear time", () => {
+    const output = `The content was successfully saved to a.txt.\n\nNew problems detected after saving the file:${"\n".repeat(N)}x`;
+    const { value: t, ms } = timed(() => parseCline(clineResult("write_to_file", output)));
+    expect(ms).toBeLessThan(1000);
+    expect(t.turns.flatMap((x) => x.tool_results).map((r) => r.is_error)).toEqual([false]);
+  });
+
+  it("reads many opening tags before one closing tag in linear time", () => {
+    const text = `${TASK}**Assistant:**\n\n${"<foo>x\n".repeat(N / 7)}</foo>\n`;
+    const { value: t, ms } = timed(() => parseCline(text));
+    expect(ms).toBeLessThan(1000);
+    expect(t.turns.flatMap((x) => x.tool_calls)).toEqual([]);
+    expect(t.turns.find((x) => x.role === "assistant")?.text).toContain("<foo>x");
+  });
+
+  it("reads a working-directory line and a front-matter title of spaces in linear time", () => {
+    const env = `<environment_details>\n${"# Current Working Directory (".repeat(N / 29)}\n</environment_details>`;
+    const cline = timed(() => parseCline(`**User:**\n\n<task>\nfix it\n</task>\n${env}\n`));
+    expect(cline.ms).toBeLessThan(1000);
+    expect(cline.value.cwd).toBeUndefined();
+    const title = `---\ntitle: "a${" ".repeat(N)}b"\n---\n\n## 💬 User #1\n\n<task>\nhi\n</task>\n`;
+    const bb = timed(() => parseBlackbox(`${title}\n## 🤖 Assistant #2\n\nhello\n`));
+    expect(bb.ms).toBeLessThan(1000);
+    expect(bb.value.title).toMatch(/^a {200000}b$/);
+  });
+
+  it("reads a code action whose changed-file line is a run of spaces in linear time", () => {
+    const steps = (content: string) =>
+      [
+        { step_index: 1, source: "USER_EXPLICIT", type: "USER_INPUT", content: "<USER_REQUEST>go</USER_REQUEST>" },
+        {
+          step_index: 2,
+          source: "MODEL",
+          type: "PLANNER_RESPONSE",
+          content: "ok",
+          tool_calls: [{ name: "replace_file_content", args: { TargetFile: '"/p/a.ts"' } }],
+        },
+        { step_index: 3, source: "MODEL", type: "CODE_ACTION", status: "DONE", content },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n");
+    for (const content of [
+      `The following changes were made by the replace_file_content tool to: a${" ".repeat(N)}b`,
+      `made by the replace_file_content tool to: /p/a.ts. ${"made by the x tool to: a ".repeat(N / 25)}`,
+    ]) {
+      const { value: t, ms } = timed(() => parseAntigravity(steps(content)));
+      expect(ms).toBeLessThan(1000);
+      expect(t.turns.flatMap((x) => x.tool_calls).map((c) => c.name)).toEqual(["edit_file"]);
+    }
+  });
+});
