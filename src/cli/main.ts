@@ -17,6 +17,7 @@ import { registerRecallForget } from "./recall-forget.js";
 import { registerServe } from "./serve.js";
 import type { CliContext } from "./shared.js";
 import { registerStatusDoctor } from "./status-doctor.js";
+import { registerTeam } from "./team.js";
 
 /** The whole command tree; `entry` is the file users run (dist/cli.js). */
 export function createProgram(entry: string): Command {
@@ -48,6 +49,7 @@ export function createProgram(entry: string): Command {
   registerGraph(program);
   registerEval(program, ctx);
   registerModels(program);
+  registerTeam(program);
   return program;
 }
 

@@ -4,8 +4,12 @@ import type { Command } from "commander";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
 import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
 import { listMemories } from "../storage/memories.js";
+import { resolveTeam } from "../team/deps.js";
+import { linkedTeam } from "../team/queue.js";
+import { pushIfReachable, searchTeam } from "../team/service.js";
 import type { UnitCategory } from "../vocab.js";
 import { CATEGORY_HELP, categoryFlag, configFrom, int, print, withApp } from "./shared.js";
+import { renderTeamHits } from "./team.js";
 
 interface ListFlags {
   category?: UnitCategory;
@@ -59,7 +63,7 @@ export function registerMemory(program: Command): void {
     )
     .option("--file <paths...>", "files it concerns")
     .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
+      await withApp(configFrom(cmd), async (app) => {
         const input = {
           category: category as RecordInput["category"],
           text,
@@ -67,6 +71,12 @@ export function registerMemory(program: Command): void {
         };
         const r = recordMemory(app.scope, input);
         console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
+        // With a team store set, what was queued is sent now (or waits for the server).
+        const team = resolveTeam(app.scope);
+        if (team && linkedTeam(app.db, app.project.id)) {
+          const p = await pushIfReachable(team);
+          if (p.offline) console.error(`memcards: team store unreachable; ${p.pending} unit(s) queued`);
+        }
       });
     });
 
@@ -86,7 +96,19 @@ export function registerMemory(program: Command): void {
           ...(opts.category ? { category: opts.category } : {}),
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);
-        print(opts.json, r, renderMemoryHits(r));
+        // With a team store set, the team's units join the results, each with its author.
+        const teamDeps = linkedTeam(app.db, app.project.id) ? resolveTeam(app.scope) : undefined;
+        const team = teamDeps
+          ? await searchTeam(teamDeps, query, {
+              includeInactive: opts.all ?? false,
+              ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
+            })
+          : undefined;
+        print(
+          opts.json,
+          team ? { ...r, team } : r,
+          team ? `${renderMemoryHits(r)}\n\n${renderTeamHits(team)}` : renderMemoryHits(r),
+        );
       });
     });
 }
