@@ -4,12 +4,10 @@ import type { Command } from "commander";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
 import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
 import { listMemories } from "../storage/memories.js";
-import { resolveTeam } from "../team/deps.js";
-import { linkedTeam } from "../team/queue.js";
-import { pushIfReachable, searchTeam } from "../team/service.js";
+import { sendQueued, teamSearchFor } from "../team/deps.js";
+import { renderTeamHits } from "../team/render.js";
 import type { UnitCategory } from "../vocab.js";
 import { CATEGORY_HELP, categoryFlag, configFrom, int, print, withApp } from "./shared.js";
-import { renderTeamHits } from "./team.js";
 
 interface ListFlags {
   category?: UnitCategory;
@@ -72,11 +70,8 @@ export function registerMemory(program: Command): void {
         const r = recordMemory(app.scope, input);
         console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
         // With a team store set, what was queued is sent now (or waits for the server).
-        const team = resolveTeam(app.scope);
-        if (team && linkedTeam(app.db, app.project.id)) {
-          const p = await pushIfReachable(team);
-          if (p.offline) console.error(`memcards: team store unreachable; ${p.pending} unit(s) queued`);
-        }
+        const note = await sendQueued(app.scope);
+        if (note) console.error(`memcards: ${note}`);
       });
     });
 
@@ -97,13 +92,10 @@ export function registerMemory(program: Command): void {
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);
         // With a team store set, the team's units join the results, each with its author.
-        const teamDeps = linkedTeam(app.db, app.project.id) ? resolveTeam(app.scope) : undefined;
-        const team = teamDeps
-          ? await searchTeam(teamDeps, query, {
-              includeInactive: opts.all ?? false,
-              ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
-            })
-          : undefined;
+        const team = await teamSearchFor(app.scope, query, {
+          includeInactive: opts.all ?? false,
+          ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
+        });
         print(
           opts.json,
           team ? { ...r, team } : r,

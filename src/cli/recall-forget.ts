@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 
 import { forget, recall } from "../memory/service.js";
+import { sendQueued } from "../team/deps.js";
 import { configFrom, int, withApp } from "./shared.js";
 
 export function registerRecallForget(program: Command): void {
@@ -23,7 +24,7 @@ export function registerRecallForget(program: Command): void {
     .option("--file <path>", "units citing this file")
     .option("--all", "everything memcards remembers for this project")
     .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
+      await withApp(configFrom(cmd), async (app) => {
         const r = forget(app.scope, {
           ...(opts.id !== undefined ? { id: opts.id } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
@@ -31,6 +32,9 @@ export function registerRecallForget(program: Command): void {
           all: opts.all ?? false,
         });
         console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+        // Shared units are removed from the team store too (now, or when it is back).
+        const note = await sendQueued(app.scope);
+        if (note) console.error(`memcards: ${note}`);
       });
     });
 }

@@ -2,7 +2,9 @@
 import type { Command } from "commander";
 
 import { AppError } from "../errors.js";
+import { teamUrl } from "../team/connect.js";
 import { resolveTeam } from "../team/deps.js";
+import { renderTeamHits } from "../team/render.js";
 import type { TeamDeps } from "../team/service.js";
 import { forgetForTeam, initTeam, pullTeam, pushTeam, searchTeam, teamStatus } from "../team/service.js";
 import { configFrom, int, print, withApp } from "./shared.js";
@@ -132,17 +134,20 @@ export function registerTeam(program: Command): void {
     });
 }
 
-/** Team hits as lines: category, author, text, id. */
-export function renderTeamHits(r: {
-  source: string;
-  hits: { uid: string; category: string; text: string; status: string; author: string }[];
-}): string {
-  if (r.hits.length === 0) return `_No team units match (${r.source})._`;
-  return [
-    `team units (${r.source}):`,
-    ...r.hits.map(
-      (h) =>
-        `- [${h.category}${h.status !== "active" ? `, ${h.status}` : ""}] ${h.text.replace(/\s+/g, " ").slice(0, 300)} — ${h.author} (${h.uid})`,
-    ),
-  ].join("\n");
+/** `memcards eval team`: the team store's throughput and p95 beside SQLite alone; the bench loads only when it runs. */
+export function registerEvalTeam(evalCmd: Command): void {
+  evalCmd
+    .command("team")
+    .description("write and search throughput and p95 of concurrent agents on the team store beside SQLite alone")
+    .option("--team-url <url>", "postgres://… of a team store to measure (default: MEMCARDS_TEAM_URL)")
+    .option("--agents <n>", "concurrent agents", int, 10)
+    .option("--ops <n>", "writes and searches per agent", int, 50)
+    .option("--json", "print JSON")
+    .action(async (opts: { teamUrl?: string; agents: number; ops: number; json?: boolean }) => {
+      const url = teamUrl(opts.teamUrl);
+      if (!url) throw new AppError("TEAM_NOT_CONFIGURED", "eval team needs --team-url or MEMCARDS_TEAM_URL");
+      const bench = await import("../../bench/team-bench.js");
+      const r = await bench.benchTeam(url, opts.agents, opts.ops);
+      print(opts.json, r, bench.renderTeamBench(r));
+    });
 }

@@ -65,7 +65,10 @@ export async function createPgServer(): Promise<PgServer> {
     password,
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     start() {
-      as(`${pgctl} -w -t 30 -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`, 40_000);
+      as(
+        `${pgctl} -w -t 30 -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`,
+        40_000,
+      );
       running = true;
     },
     stop() {

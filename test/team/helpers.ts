@@ -11,5 +11,10 @@ export function developer(url: string, author: string, project = "demo"): TeamDe
   const dir = tmpDir();
   const db = openDatabase(join(dir, "m.db"));
   const projectId = upsertProject(db, "p", dir).id;
-  return { scope: { db, projectId, root: dir }, url, projectKey: `name:${project}`, who: { author, machine: `${author}-laptop` } };
+  return {
+    scope: { db, projectId, root: dir },
+    url,
+    projectKey: `name:${project}`,
+    who: { author, machine: `${author}-laptop` },
+  };
 }

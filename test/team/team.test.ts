@@ -14,7 +14,10 @@ import {
   searchTeam,
   teamStatus,
 } from "../../src/team/service.js";
+import { runCli } from "../helpers/cli.js";
+import { connect } from "../helpers/mcp.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
+import { tmpDir } from "../helpers/tmp.js";
 import { developer } from "./helpers.js";
 
 const skip = postgresUnavailable();
@@ -166,7 +169,10 @@ describe("team store", () => {
   it("a wrong password is refused with a clear error that does not contain it", async () => {
     const wrong = server.url.replace(encodeURIComponent(server.password), "not-the-Pw-123");
     const alice = developer(wrong, "alice", "auth");
-    const err = await initTeam(alice).catch((e: unknown) => e as Error & { code: string });
+    const err = (await initTeam(alice).then(
+      () => new Error("the login was accepted"),
+      (e: unknown) => e as Error,
+    )) as Error & { code?: string };
     expect(err).toMatchObject({ code: "TEAM_AUTH_FAILED" });
     expect(err.message).toMatch(/refused the login/);
     expect(err.message).not.toContain("not-the-Pw-123");
@@ -189,4 +195,36 @@ describe("team store", () => {
       await c.end();
     }
   });
+
+  it("the MCP tools record to the team store and search_memory shows team units with their author", async () => {
+    const bob = developer(server.url, "bob", "mcp");
+    await initTeam(bob);
+    recordMemory(bob.scope, { category: "rule", text: "Rotate the signing key before each release." });
+    await pushTeam(bob);
+    const root = tmpDir();
+    const env = { MEMCARDS_TEAM_URL: server.url, MEMCARDS_TEAM_PROJECT: "mcp", MEMCARDS_TEAM_AUTHOR: "carol" };
+    const home = tmpDir();
+    const init = runCli(["--root", root, "--embedder", "offline", "team", "init"], {
+      env: { ...env, MEMCARDS_HOME: home },
+    });
+    expect(init.code, init.stderr).toBe(0);
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    const c = await connect({ flags: { root, embedder: "offline" }, env: { MEMCARDS_HOME: home } });
+    try {
+      const rec = await c.client.callTool({
+        name: "record_memory",
+        arguments: { category: "learning", text: "The signing service needs the HSM token refreshed hourly." },
+      });
+      expect(JSON.stringify(rec.content)).not.toMatch(/queued|not sent/);
+      const found = await c.client.callTool({ name: "search_memory", arguments: { query: "signing key release" } });
+      const text = (found.content as { type: string; text: string }[])[0]!.text;
+      expect(text).toMatch(/Rotate the signing key before each release\..*— bob/);
+    } finally {
+      await c.close();
+      process.env = saved;
+    }
+    const rows = await sql<{ author: string }>("SELECT author FROM team_units WHERE text LIKE '%HSM token%'");
+    expect(rows).toEqual([{ author: "carol" }]);
+  }, 60_000);
 });
