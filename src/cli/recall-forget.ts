@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 
 import { forget, recall } from "../memory/service.js";
-import { sendQueued } from "../team/deps.js";
+import { sendQueued, teamRecallSection } from "../team/deps.js";
 import { configFrom, int, withApp } from "./shared.js";
 
 export function registerRecallForget(program: Command): void {
@@ -11,8 +11,10 @@ export function registerRecallForget(program: Command): void {
     .description("what this project's memory says the work at hand needs (the SessionStart brief)")
     .option("--budget <tokens>", "token budget", int, 1500)
     .action(async (opts: { budget: number }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
-        console.log(recall(app.scope, { budget_tokens: opts.budget }).markdown);
+      await withApp(configFrom(cmd), async (app) => {
+        const r = recall(app.scope, { budget_tokens: opts.budget });
+        const team = await teamRecallSection(app.scope, opts.budget - r.tokens);
+        console.log(team ? `${r.markdown}\n\n${team}` : r.markdown);
       });
     });
 

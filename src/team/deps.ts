@@ -1,10 +1,11 @@
 // Resolves the team settings of a command or tool: the URL (flag, else MEMCARDS_TEAM_URL), the project key, the author.
 import type { Embedder } from "../embeddings/provider.js";
 import type { ProjectScope } from "../project/scope.js";
+import { countTokens } from "../text/tokens.js";
 import { teamUrl } from "./connect.js";
 import { teamAuthor, teamProjectKey } from "./identity.js";
 import { linkedTeam } from "./queue.js";
-import { pushIfReachable, searchTeam, type TeamDeps, type TeamHit } from "./service.js";
+import { pushIfReachable, searchTeam, type TeamDeps, type TeamHit, teamRecall } from "./service.js";
 
 /** The team settings, or undefined when no team URL is set. The project key: flag, else the link, else the remote. */
 export function resolveTeam(
@@ -44,4 +45,27 @@ export async function sendQueued(scope: ProjectScope): Promise<string | undefine
   } catch (err) {
     return `not sent to the team store: ${(err as Error).message}`;
   }
+}
+
+/**
+ * What recall adds from the team when this project is linked: a section of the team's rules, decisions and
+ * failures with their authors, within `budget` tokens (empty when there is nothing, no room, or no team).
+ * An unreachable store falls back to the local copy; any other failure leaves recall as it was.
+ */
+export async function teamRecallSection(scope: ProjectScope, budget: number): Promise<string> {
+  const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
+  if (!team || budget < 30) return "";
+  const r = await teamRecall(team).catch(() => undefined);
+  if (!r || r.hits.length === 0) return "";
+  const head = `## From the team (${r.source})`;
+  const lines: string[] = [];
+  let used = countTokens(head) + 2;
+  for (const h of r.hits) {
+    const line = `- [${h.category}] ${h.text.replace(/\s+/g, " ").slice(0, 240)} — ${h.author}`;
+    const t = countTokens(line) + 1;
+    if (used + t > budget) break;
+    lines.push(line);
+    used += t;
+  }
+  return lines.length ? `${head}\n${lines.join("\n")}` : "";
 }

@@ -29,6 +29,7 @@ import {
   insertTeamUnit,
   lockProject,
   recentActive,
+  recentTeamUnits,
   searchTeamUnits,
   supersede,
   teamCounts,
@@ -269,6 +270,29 @@ export async function searchTeam(
     score: Math.round(r.score * 1000) / 1000,
   }));
   return { source, hits };
+}
+
+/**
+ * The team's standing rules, decisions and failures for recall, newest first, each with its author; from the
+ * local copy when the team store is unreachable.
+ */
+export async function teamRecall(
+  deps: TeamDeps,
+  limit = 12,
+): Promise<{ source: "team" | "local copy"; hits: TeamHit[] }> {
+  const categories = ["commitment", "reasoning", "failure"];
+  try {
+    const rows = await withTeam(deps.url, async (c) =>
+      recentTeamUnits(c, await teamProjectId(c, deps.projectKey), categories, limit),
+    );
+    return { source: "team", hits: rows.map((r) => ({ ...r, score: 0 })) };
+  } catch (err) {
+    if (!isUnreachable(err)) throw err;
+    const rows = cachedUnits(deps.scope.db, deps.scope.projectId)
+      .filter((u) => u.status === "active" && categories.includes(u.category))
+      .slice(0, limit);
+    return { source: "local copy", hits: rows.map((r) => ({ ...r, score: 0 })) };
+  }
 }
 
 /** Forgets a shared unit for everyone: queued (so it is sent even after an outage), dropped from the local copy. */

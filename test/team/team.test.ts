@@ -196,7 +196,7 @@ describe("team store", () => {
     }
   });
 
-  it("the MCP tools record to the team store and search_memory shows team units with their author", async () => {
+  it("the MCP tools record to the team store; search_memory and recall show team units with their author", async () => {
     const bob = developer(server.url, "bob", "mcp");
     await initTeam(bob);
     recordMemory(bob.scope, { category: "rule", text: "Rotate the signing key before each release." });
@@ -220,6 +220,9 @@ describe("team store", () => {
       const found = await c.client.callTool({ name: "search_memory", arguments: { query: "signing key release" } });
       const text = (found.content as { type: string; text: string }[])[0]!.text;
       expect(text).toMatch(/Rotate the signing key before each release\..*— bob/);
+      const brief = await c.client.callTool({ name: "recall", arguments: { budget_tokens: 800 } });
+      const briefText = (brief.content as { type: string; text: string }[])[0]!.text;
+      expect(briefText).toMatch(/## From the team \(team\)\n- \[commitment\] Rotate the signing key.*— bob/);
     } finally {
       await c.close();
       process.env = saved;

@@ -165,6 +165,21 @@ export async function searchTeamUnits(
   return r.rows.map((row) => ({ ...row, score: Number(row.score) }));
 }
 
+/** The project's newest active units of these categories (what recall shows from the team). */
+export async function recentTeamUnits(
+  c: ClientBase,
+  projectId: number,
+  categories: string[],
+  limit: number,
+): Promise<TeamUnitRow[]> {
+  const r = await c.query<TeamUnitRow>(
+    `SELECT ${COLUMNS} FROM team_units WHERE project_id = $1 AND category = ANY($2) AND status = 'active'
+     ORDER BY seq DESC LIMIT $3`,
+    [projectId, categories, limit],
+  );
+  return r.rows;
+}
+
 /** Units after `seq`, oldest first (what `team pull` copies). */
 export async function unitsAfter(c: ClientBase, projectId: number, seq: number, limit: number): Promise<TeamUnitRow[]> {
   const r = await c.query<TeamUnitRow>(
