@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { AppError } from "../errors.js";
 import { teamUrl } from "../team/connect.js";
 import { resolveTeam } from "../team/deps.js";
+import { queueSummariesForTeam } from "../team/queue.js";
 import { renderTeamHits } from "../team/render.js";
 import type { TeamDeps } from "../team/service.js";
 import { forgetForTeam, initTeam, pullTeam, pushTeam, searchTeam, teamStatus } from "../team/service.js";
@@ -80,10 +81,13 @@ export function registerTeam(program: Command): void {
   team
     .command("push")
     .description("send the queued units and forgets, in order, once each")
+    .option("--share-summaries", "also share the latest summary of recent sessions (they stay local otherwise)")
     .option("--json", "print JSON")
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+    .action(async (opts: { shareSummaries?: boolean; json?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
-        const r = await pushTeam(need(resolveTeam(app.scope, flags(cmd))));
+        const team = need(resolveTeam(app.scope, flags(cmd)));
+        if (opts.shareSummaries) queueSummariesForTeam(app.scope, team.projectKey);
+        const r = await pushTeam(team);
         const detail = Object.entries(r.outcomes)
           .map(([k, v]) => `${v} ${k}`)
           .join(", ");

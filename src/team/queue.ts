@@ -1,11 +1,12 @@
 // The synchronous side of team memory, called where units are recorded and forgotten: queue what is shared.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 
 import type { ProjectScope } from "../project/scope.js";
 import type { Db } from "../storage/db.js";
 import { getMemory } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
-import { clearQueuedPut, enqueue, uidForLocal } from "../storage/team/outbox.js";
+import { latestSummary, summarizedSessions } from "../storage/summaries.js";
+import { clearQueuedPut, enqueue, uidForLocal, unqueuedUnitIds } from "../storage/team/outbox.js";
 import { redact } from "../text/redact.js";
 
 /** Project-level categories shared with the team; preferences stay personal. */
@@ -15,7 +16,20 @@ const linkKey = (projectId: number) => `team_link:${projectId}`;
 
 /** Marks this project as sharing with a team (set by `team init` / `team push`): recorded units queue from now on. */
 export function linkTeam(db: Db, projectId: number, projectKey: string): void {
+  if (!getMeta(db, `${linkKey(projectId)}:since`)) setMeta(db, `${linkKey(projectId)}:since`, new Date().toISOString());
   setMeta(db, linkKey(projectId), projectKey);
+}
+
+/**
+ * Queues the project-level units distillation stored since the project was linked (warm, active, never queued),
+ * oldest first; `remember` and `record_memory` queue theirs at once.
+ */
+export function queueDistilledForTeam(scope: ProjectScope): number {
+  const since = getMeta(scope.db, `${linkKey(scope.projectId)}:since`);
+  if (!since || !linkedTeam(scope.db, scope.projectId)) return 0;
+  const ids = unqueuedUnitIds(scope.db, scope.projectId, SHARED_CATEGORIES, since);
+  for (const id of ids) queueUnitForTeam(scope, id);
+  return ids.length;
 }
 
 /** The team project key this project shares under, if it is linked. */
@@ -66,4 +80,37 @@ export function queueForgetForTeam(scope: ProjectScope, localIds: readonly numbe
     clearQueuedPut(scope.db, uid);
     enqueue(scope.db, scope.projectId, { uid, op: "forget", localId: id });
   }
+}
+
+/**
+ * Queues the latest summary of the project's recent sessions (only with `--share-summaries`): redacted, under an
+ * id derived from the project, session and summary number, so queuing again never sends one twice.
+ */
+export function queueSummariesForTeam(scope: ProjectScope, teamProject: string, limit = 20): number {
+  let queued = 0;
+  for (const s of summarizedSessions(scope.db, scope.projectId, limit)) {
+    const row = latestSummary(scope.db, s.id);
+    if (!row) continue;
+    const h = createHash("sha256").update(`${teamProject}\0${s.id}\0${row.seq}`).digest("hex");
+    const uid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+    const text = redact(row.markdown).slice(0, 8000);
+    if (!text.trim()) continue;
+    enqueue(scope.db, scope.projectId, {
+      uid,
+      op: "put",
+      payload: {
+        category: "summary",
+        text,
+        record: { session: redact(s.id) },
+        merge_key: `summary:${uid}`,
+        confidence: 1,
+        tier: "cold",
+        evidence: [],
+        files: [],
+        created_at: row.created_at,
+      },
+    });
+    queued++;
+  }
+  return queued;
 }

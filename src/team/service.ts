@@ -40,7 +40,7 @@ import {
 } from "../storage/team/units.js";
 import { redact } from "../text/redact.js";
 import { connectTeam, displayUrl, isUnreachable, teamError } from "./connect.js";
-import { linkTeam } from "./queue.js";
+import { linkTeam, queueDistilledForTeam } from "./queue.js";
 
 /** What every team operation needs: the local project, the team URL and the project key. */
 export interface TeamDeps {
@@ -154,6 +154,7 @@ export async function pushTeam(
   await withTeam(deps.url, async (c) => {
     const projectId = await teamProjectId(c, deps.projectKey);
     linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
+    queueDistilledForTeam(deps.scope);
     for (;;) {
       const batch = pendingOps(deps.scope.db, deps.scope.projectId, 200);
       if (batch.length === 0) break;

@@ -4,7 +4,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { forget, recordMemory } from "../../src/memory/service.js";
+import { compressContext } from "../../src/session/compress.js";
 import { pendingCount } from "../../src/storage/team/outbox.js";
+import { queueSummariesForTeam } from "../../src/team/queue.js";
 import {
   forgetForTeam,
   initTeam,
@@ -60,9 +62,30 @@ describe("team store", () => {
     expect(found.hits).toHaveLength(1);
     expect(found.hits[0]).toMatchObject({ author: "alice", category: "commitment" });
     expect((await searchTeam(bob, "short messages")).hits).toHaveLength(0);
-    // Pushing again sends nothing twice.
+    // Pushing again sends nothing twice; summaries stay local unless shared explicitly, and then go once.
+    compressContext(alice.scope, {
+      session_id: "s1",
+      keep_recent: 0,
+      messages: [
+        { role: "user", content: "We agreed to ship the ledger export on Friday after the audit." },
+        { role: "user", content: "Never commit generated files under gen/ to the repository." },
+      ],
+    });
+    // Distilled units of shared categories go with the next push; nothing is sent twice.
+    await pushTeam(alice);
     expect((await pushTeam(alice)).sent).toBe(0);
-    expect(await sql("SELECT uid FROM team_units")).toHaveLength(1);
+    const distilled = await sql<{ text: string }>("SELECT text FROM team_units WHERE category <> 'summary'");
+    expect(distilled.length).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(distilled)).toMatch(/migrations inside one transaction/);
+    expect(JSON.stringify(distilled)).toMatch(/Never commit generated files/);
+    expect(queueSummariesForTeam(alice.scope, alice.projectKey)).toBe(1);
+    queueSummariesForTeam(alice.scope, alice.projectKey);
+    expect((await pushTeam(alice)).sent).toBe(1);
+    const summaries = await sql<{ text: string; author: string }>(
+      "SELECT text, author FROM team_units WHERE category = 'summary'",
+    );
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toMatchObject({ author: "alice", text: expect.stringMatching(/ledger export/) });
   });
 
   it("flags contradicting commitments from two authors as a conflict and keeps both", async () => {

@@ -30,6 +30,22 @@ export function clearQueuedPut(db: Db, uid: string): void {
   stmt(db, "UPDATE team_outbox SET payload = '{}' WHERE uid = ? AND op = 'put'").run(uid);
 }
 
+/**
+ * Local units of these categories, active and warm, created since `since`, that were never queued (what
+ * distillation stored since the project was linked).
+ */
+export function unqueuedUnitIds(db: Db, projectId: number, categories: readonly string[], since: string): number[] {
+  const marks = categories.map(() => "?").join(", ");
+  return (
+    stmt(
+      db,
+      `SELECT m.id AS id FROM memories m WHERE m.project_id = ? AND m.category IN (${marks}) AND m.status = 'active'
+       AND m.tier = 'warm' AND m.created_at >= ?
+       AND NOT EXISTS (SELECT 1 FROM team_outbox o WHERE o.local_id = m.id) ORDER BY m.id LIMIT 1000`,
+    ).all(projectId, ...categories, since) as { id: number }[]
+  ).map((r) => r.id);
+}
+
 /** Operations not yet sent, in the order they were queued. */
 export function pendingOps(db: Db, projectId: number, limit = 500): OutboxRow[] {
   return stmt(
