@@ -189,6 +189,17 @@ describe("team store", () => {
     expect((await teamStatus(alice)).reads).toBe("team store");
   }, 60_000);
 
+  it("search survives text-search syntax and SQL in the query", async () => {
+    const dev = developer(server.url, "eve", "hostile");
+    await initTeam(dev);
+    recordMemory(dev.scope, { category: "learning", text: "Quoting matters in the parser's tokenizer." });
+    await pushTeam(dev);
+    for (const q of ["'&|!():*<->", "x'); DROP TABLE team_units; --", "parser's & | ! tokenizer:*", "   ", "\\0"])
+      await expect(searchTeam(dev, q)).resolves.toMatchObject({ source: "team" });
+    expect((await searchTeam(dev, "parser's tokenizer")).hits).toHaveLength(1);
+    expect(await sql("SELECT 1 FROM team_units LIMIT 1")).toHaveLength(1);
+  });
+
   it("a wrong password is refused with a clear error that does not contain it", async () => {
     const wrong = server.url.replace(encodeURIComponent(server.password), "not-the-Pw-123");
     const alice = developer(wrong, "alice", "auth");
