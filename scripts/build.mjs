@@ -18,6 +18,9 @@ if (existsSync(migrations)) {
     filter: (p) => !p.endsWith(".ts"),
   });
 }
+const teamMigrations = join(root, "src", "storage", "team", "migrations");
+if (existsSync(teamMigrations))
+  cpSync(teamMigrations, join(root, "dist", "src", "storage", "team", "migrations"), { recursive: true });
 // dist/cli.js stays the entry every registration and hook names; it hands its own path to the CLI.
 const entry = join(root, "dist", "cli.js");
 writeFileSync(

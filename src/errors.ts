@@ -22,6 +22,9 @@ export const ErrorCodes = [
   "EMBEDDER_UNAVAILABLE",
   "MODEL_PULL_FAILED",
   "UNKNOWN_FORMAT",
+  "TEAM_NOT_CONFIGURED",
+  "TEAM_UNREACHABLE",
+  "TEAM_AUTH_FAILED",
   "INTERNAL",
 ] as const;
 

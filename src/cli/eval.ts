@@ -5,6 +5,7 @@ import type { CompressEvalFlags, SummaryEvalFlags } from "../../bench/commands.j
 import { registerEvalSystem } from "./eval-system.js";
 import { registerEvalTasks } from "./eval-tasks.js";
 import { type CliContext, configFrom, int, loadBench, loggerFor, print } from "./shared.js";
+import { registerEvalTeam } from "./team.js";
 
 export function registerEval(program: Command, ctx: CliContext): void {
   const evalCmd = program.command("eval").description("benchmarks and evaluations");
@@ -76,4 +77,5 @@ export function registerEval(program: Command, ctx: CliContext): void {
 
   registerEvalTasks(evalCmd);
   registerEvalSystem(evalCmd, ctx);
+  registerEvalTeam(evalCmd);
 }

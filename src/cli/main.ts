@@ -17,6 +17,7 @@ import { registerRecallForget } from "./recall-forget.js";
 import { registerServe } from "./serve.js";
 import type { CliContext } from "./shared.js";
 import { registerStatusDoctor } from "./status-doctor.js";
+import { registerTeam } from "./team.js";
 import { registerUi } from "./ui.js";
 
 /** The whole command tree; `entry` is the file users run (dist/cli.js). */
@@ -50,6 +51,7 @@ export function createProgram(entry: string): Command {
   registerUi(program);
   registerEval(program, ctx);
   registerModels(program);
+  registerTeam(program);
   return program;
 }
 

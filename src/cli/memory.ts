@@ -4,6 +4,8 @@ import type { Command } from "commander";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
 import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
 import { listMemories } from "../storage/memories.js";
+import { sendQueued, teamSearchFor } from "../team/deps.js";
+import { renderTeamHits } from "../team/render.js";
 import type { UnitCategory } from "../vocab.js";
 import { CATEGORY_HELP, categoryFlag, configFrom, int, print, withApp } from "./shared.js";
 
@@ -59,7 +61,7 @@ export function registerMemory(program: Command): void {
     )
     .option("--file <paths...>", "files it concerns")
     .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
+      await withApp(configFrom(cmd), async (app) => {
         const input = {
           category: category as RecordInput["category"],
           text,
@@ -67,6 +69,9 @@ export function registerMemory(program: Command): void {
         };
         const r = recordMemory(app.scope, input);
         console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
+        // With a team store set, what was queued is sent now (or waits for the server).
+        const note = await sendQueued(app.scope);
+        if (note) console.error(`memcards: ${note}`);
       });
     });
 
@@ -86,7 +91,16 @@ export function registerMemory(program: Command): void {
           ...(opts.category ? { category: opts.category } : {}),
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);
-        print(opts.json, r, renderMemoryHits(r));
+        // With a team store set, the team's units join the results, each with its author.
+        const team = await teamSearchFor(app.scope, query, {
+          includeInactive: opts.all ?? false,
+          ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
+        });
+        print(
+          opts.json,
+          team ? { ...r, team } : r,
+          team ? `${renderMemoryHits(r)}\n\n${renderTeamHits(team)}` : renderMemoryHits(r),
+        );
       });
     });
 }

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 
 import { forget, recall } from "../memory/service.js";
+import { sendQueued, teamRecallSection } from "../team/deps.js";
 import { configFrom, int, withApp } from "./shared.js";
 
 export function registerRecallForget(program: Command): void {
@@ -10,8 +11,10 @@ export function registerRecallForget(program: Command): void {
     .description("what this project's memory says the work at hand needs (the SessionStart brief)")
     .option("--budget <tokens>", "token budget", int, 1500)
     .action(async (opts: { budget: number }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
-        console.log(recall(app.scope, { budget_tokens: opts.budget }).markdown);
+      await withApp(configFrom(cmd), async (app) => {
+        const r = recall(app.scope, { budget_tokens: opts.budget });
+        const team = await teamRecallSection(app.scope, opts.budget - r.tokens);
+        console.log(team ? `${r.markdown}\n\n${team}` : r.markdown);
       });
     });
 
@@ -23,7 +26,7 @@ export function registerRecallForget(program: Command): void {
     .option("--file <path>", "units citing this file")
     .option("--all", "everything memcards remembers for this project")
     .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
+      await withApp(configFrom(cmd), async (app) => {
         const r = forget(app.scope, {
           ...(opts.id !== undefined ? { id: opts.id } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
@@ -31,6 +34,9 @@ export function registerRecallForget(program: Command): void {
           all: opts.all ?? false,
         });
         console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+        // Shared units are removed from the team store too (now, or when it is back).
+        const note = await sendQueued(app.scope);
+        if (note) console.error(`memcards: ${note}`);
       });
     });
 }

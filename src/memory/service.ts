@@ -23,6 +23,7 @@ import {
   supersededBy,
 } from "../storage/memories.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
+import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
@@ -86,6 +87,7 @@ export function recordMemory(
   };
   const w = writeUnit(deps.db, deps.projectId, input.session_id ?? "recorded", draft);
   if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
+  if (w.action === "added" && w.id !== undefined) queueUnitForTeam(deps, w.id);
   const outcome =
     w.action === "merged"
       ? w.pending
@@ -382,6 +384,7 @@ export function forget(deps: MemoryDeps, raw: ForgetInput): { memories: number; 
   });
   if (input.id !== undefined && ids.length === 0)
     throw new AppError("NOT_FOUND", `no memory unit #${input.id} in this project`);
+  queueForgetForTeam(deps, ids);
   return deleteMemories(deps.db, deps.projectId, ids, {
     ...(input.session_id ? { session: input.session_id } : {}),
     all: input.all,

@@ -2,6 +2,8 @@
 import { z } from "zod";
 
 import { recall, RecallInput } from "../../memory/service.js";
+import { teamRecallSection } from "../../team/deps.js";
+import { countTokens } from "../../text/tokens.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({ tokens: z.number(), units: z.array(z.number()) });
@@ -15,7 +17,13 @@ export const recallTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
-    const r = recall((await deps.app()).scope, args);
-    return { text: r.markdown, data: { tokens: r.tokens, units: r.units } };
+    const scope = (await deps.app()).scope;
+    const r = recall(scope, args);
+    // A project sharing memory with a team adds the team's rules and failures, with their authors, in the budget left.
+    const team = await teamRecallSection(scope, (args.budget_tokens ?? 1500) - r.tokens);
+    return {
+      text: team ? `${r.markdown}\n\n${team}` : r.markdown,
+      data: { tokens: team ? countTokens(`${r.markdown}\n\n${team}`) : r.tokens, units: r.units },
+    };
   },
 });

@@ -2,6 +2,7 @@
 import { z } from "zod";
 
 import { RecordInput, recordMemory } from "../../memory/service.js";
+import { sendQueued } from "../../team/deps.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -20,9 +21,12 @@ export const recordMemoryTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, deps) {
-    const r = recordMemory((await deps.app()).scope, args);
+    const scope = (await deps.app()).scope;
+    const r = recordMemory(scope, args);
+    // A project sharing memory with a team sends the unit now, or keeps it queued (the note says so).
+    const note = await sendQueued(scope);
     return {
-      text: `${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}.`,
+      text: `${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}.${note ? ` ${note}.` : ""}`,
       data: { id: r.id ?? null, merged: r.merged, outcome: r.outcome },
     };
   },

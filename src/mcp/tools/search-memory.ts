@@ -3,6 +3,8 @@ import { z } from "zod";
 
 import { renderMemoryHits } from "../../memory/render.js";
 import { SearchInput, searchMemoryHybrid } from "../../memory/service.js";
+import { teamSearchFor } from "../../team/deps.js";
+import { renderTeamHits } from "../../team/render.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -23,8 +25,13 @@ export const searchMemoryTool = defineTool({
     const app = await deps.app();
     // Hybrid when the project has vectors (unit vectors are computed with the graph's), as the CLI's search is.
     const r = await searchMemoryHybrid(app.scope, args, app.embedding);
+    const team = await teamSearchFor(app.scope, args.query, {
+      includeInactive: args.include_inactive ?? false,
+      ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
+    });
     return {
-      text: renderMemoryHits(r),
+      text: team ? `${renderMemoryHits(r)}\n\n${renderTeamHits(team)}` : renderMemoryHits(r),
+      // The team's units (with their authors) are in the text only: the tool list stays as small as it was.
       data: { hits: r.hits.map((h) => ({ id: h.id, category: h.category, score: h.score })), raw: r.raw.length },
     };
   },

@@ -1,0 +1,157 @@
+// `memcards team init|status|push|pull|search|forget`: share this project's memory through a PostgreSQL team store.
+import type { Command } from "commander";
+
+import { AppError } from "../errors.js";
+import { teamUrl } from "../team/connect.js";
+import { resolveTeam } from "../team/deps.js";
+import { queueSummariesForTeam } from "../team/queue.js";
+import { renderTeamHits } from "../team/render.js";
+import type { TeamDeps } from "../team/service.js";
+import { forgetForTeam, initTeam, pullTeam, pushTeam, searchTeam, teamStatus } from "../team/service.js";
+import { configFrom, int, print, withApp } from "./shared.js";
+
+interface TeamFlags {
+  teamUrl?: string;
+  teamProject?: string;
+}
+
+function need(team: TeamDeps | undefined): TeamDeps {
+  if (!team)
+    throw new AppError(
+      "TEAM_NOT_CONFIGURED",
+      "no team store: set MEMCARDS_TEAM_URL=postgres://user@host:5432/db (the password from PGPASSWORD or ~/.pgpass) or pass --team-url",
+    );
+  return team;
+}
+
+export function registerTeam(program: Command): void {
+  const team = program
+    .command("team")
+    .description("share this project's decisions, rules, failures, learnings and metrics with a team (PostgreSQL)")
+    .option("--team-url <url>", "postgres://… of the team store (default: MEMCARDS_TEAM_URL); never stored")
+    .option("--team-project <name>", "project name in the team store (default: the normalized git remote)");
+  const flags = (cmd: Command) => cmd.optsWithGlobals<TeamFlags>();
+
+  team
+    .command("init")
+    .description("create or upgrade the team store's tables and link this project; --role creates the members' role")
+    .option("--role <name>", "create a least-privilege login role (password from MEMCARDS_TEAM_ROLE_PASSWORD)")
+    .option("--json", "print JSON")
+    .action(async (opts: { role?: string; json?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const password = process.env.MEMCARDS_TEAM_ROLE_PASSWORD;
+        if (opts.role && !password)
+          throw new AppError("BAD_INPUT", "--role needs the new role's password in MEMCARDS_TEAM_ROLE_PASSWORD");
+        const r = await initTeam(
+          need(resolveTeam(app.scope, flags(cmd))),
+          opts.role ? { name: opts.role, password: password! } : undefined,
+        );
+        print(
+          opts.json,
+          r,
+          `team store at schema ${r.version}${r.applied.length ? ` (applied ${r.applied.join(", ")})` : ""}; project ${r.project}${r.role ? `; role ${r.role} can read and write units` : ""}`,
+        );
+      });
+    });
+
+  team
+    .command("status")
+    .description("where reads come from (team store or local copy), what waits to be sent, the store's counts")
+    .option("--json", "print JSON")
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const s = await teamStatus(need(resolveTeam(app.scope, flags(cmd))));
+        const lines = [
+          `team store: ${s.url} (${s.reachable ? "reachable" : `unreachable: ${s.error}`})`,
+          `project: ${s.project}`,
+          `reads: ${s.reads}`,
+          `queued to send: ${s.pending}`,
+          `local copy: ${s.cached} unit(s)`,
+          `similarity: ${s.similarity}`,
+          ...(s.counts
+            ? [
+                `team units: ${s.counts.units} (${s.counts.active} active, ${s.counts.conflicts} in conflict) by ${s.counts.authors} author(s); ${s.counts.forgotten} forgotten`,
+              ]
+            : []),
+        ];
+        print(opts.json, s, lines.join("\n"));
+      });
+    });
+
+  team
+    .command("push")
+    .description("send the queued units and forgets, in order, once each")
+    .option("--share-summaries", "also share the latest summary of recent sessions (they stay local otherwise)")
+    .option("--json", "print JSON")
+    .action(async (opts: { shareSummaries?: boolean; json?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const team = need(resolveTeam(app.scope, flags(cmd)));
+        if (opts.shareSummaries) queueSummariesForTeam(app.scope, team.projectKey);
+        const r = await pushTeam(team);
+        const detail = Object.entries(r.outcomes)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(", ");
+        print(opts.json, r, `sent ${r.sent}${detail ? ` (${detail})` : ""}; ${r.pending} still queued`);
+      });
+    });
+
+  team
+    .command("pull")
+    .description("copy the team's units here (read when the team store is unreachable)")
+    .option("--json", "print JSON")
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const r = await pullTeam(need(resolveTeam(app.scope, flags(cmd))));
+        print(opts.json, r, `copied ${r.units} team unit(s); ${r.forgotten} forgotten unit(s) dropped`);
+      });
+    });
+
+  team
+    .command("search <query>")
+    .description("search the team's units (each marked with its author)")
+    .option("--limit <n>", "at most n units", int, 10)
+    .option("--all", "include superseded units and units in conflict")
+    .option("--json", "print JSON")
+    .action(async (query: string, opts: { limit: number; all?: boolean; json?: boolean }, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const r = await searchTeam(need(resolveTeam(app.scope, flags(cmd))), query, {
+          limit: opts.limit,
+          includeInactive: opts.all ?? false,
+          ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
+        });
+        print(opts.json, r, renderTeamHits(r));
+      });
+    });
+
+  team
+    .command("forget <uid>")
+    .description("remove a shared unit for everyone (an audit row keeps who and when, not the text)")
+    .action(async (uid: string, _opts: unknown, cmd: Command) => {
+      await withApp(configFrom(cmd), async (app) => {
+        const r = await forgetForTeam(need(resolveTeam(app.scope, flags(cmd))), uid);
+        console.log(
+          r.sent
+            ? `forgot ${uid} for everyone`
+            : `queued: ${uid} is forgotten for everyone when the team store is back`,
+        );
+      });
+    });
+}
+
+/** `memcards eval team`: the team store's throughput and p95 beside SQLite alone; the bench loads only when it runs. */
+export function registerEvalTeam(evalCmd: Command): void {
+  evalCmd
+    .command("team")
+    .description("write and search throughput and p95 of concurrent agents on the team store beside SQLite alone")
+    .option("--team-url <url>", "postgres://… of a team store to measure (default: MEMCARDS_TEAM_URL)")
+    .option("--agents <n>", "concurrent agents", int, 10)
+    .option("--ops <n>", "writes and searches per agent", int, 50)
+    .option("--json", "print JSON")
+    .action(async (opts: { teamUrl?: string; agents: number; ops: number; json?: boolean }) => {
+      const url = teamUrl(opts.teamUrl);
+      if (!url) throw new AppError("TEAM_NOT_CONFIGURED", "eval team needs --team-url or MEMCARDS_TEAM_URL");
+      const bench = await import("../../bench/team-bench.js");
+      const r = await bench.benchTeam(url, opts.agents, opts.ops);
+      print(opts.json, r, bench.renderTeamBench(r));
+    });
+}

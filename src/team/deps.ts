@@ -1,0 +1,71 @@
+// Resolves the team settings of a command or tool: the URL (flag, else MEMCARDS_TEAM_URL), the project key, the author.
+import type { Embedder } from "../embeddings/provider.js";
+import type { ProjectScope } from "../project/scope.js";
+import { countTokens } from "../text/tokens.js";
+import { teamUrl } from "./connect.js";
+import { teamAuthor, teamProjectKey } from "./identity.js";
+import { linkedTeam } from "./queue.js";
+import { pushIfReachable, searchTeam, type TeamDeps, type TeamHit, teamRecall } from "./service.js";
+
+/** The team settings, or undefined when no team URL is set. The project key: flag, else the link, else the remote. */
+export function resolveTeam(
+  scope: ProjectScope,
+  flags: { teamUrl?: string; teamProject?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): TeamDeps | undefined {
+  const url = teamUrl(flags.teamUrl, env);
+  if (!url) return undefined;
+  const explicit = flags.teamProject ?? env.MEMCARDS_TEAM_PROJECT;
+  const projectKey = explicit
+    ? teamProjectKey(scope.root, explicit)
+    : (linkedTeam(scope.db, scope.projectId) ?? teamProjectKey(scope.root));
+  return { scope, url, projectKey, who: teamAuthor(scope.root, env) };
+}
+
+/** The team's units matching `query` when this project is linked and a team URL is set; undefined otherwise. */
+export async function teamSearchFor(
+  scope: ProjectScope,
+  query: string,
+  opts: { includeInactive?: boolean; embedder?: Embedder; limit?: number } = {},
+): Promise<{ source: "team" | "local copy"; hits: TeamHit[] } | undefined> {
+  const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
+  return team ? searchTeam(team, query, opts) : undefined;
+}
+
+/**
+ * Sends what is queued when this project is linked and a team URL is set. Never fails the write that queued it:
+ * the result is a note to show (units still queued, or why sending failed), or undefined when all went.
+ */
+export async function sendQueued(scope: ProjectScope): Promise<string | undefined> {
+  const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
+  if (!team) return undefined;
+  try {
+    const p = await pushIfReachable(team);
+    return p.offline ? `team store unreachable; ${p.pending} change(s) queued` : undefined;
+  } catch (err) {
+    return `not sent to the team store: ${(err as Error).message}`;
+  }
+}
+
+/**
+ * What recall adds from the team when this project is linked: a section of the team's rules, decisions and
+ * failures with their authors, within `budget` tokens (empty when there is nothing, no room, or no team).
+ * An unreachable store falls back to the local copy; any other failure leaves recall as it was.
+ */
+export async function teamRecallSection(scope: ProjectScope, budget: number): Promise<string> {
+  const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
+  if (!team || budget < 30) return "";
+  const r = await teamRecall(team).catch(() => undefined);
+  if (!r || r.hits.length === 0) return "";
+  const head = `## From the team (${r.source})`;
+  const lines: string[] = [];
+  let used = countTokens(head) + 2;
+  for (const h of r.hits) {
+    const line = `- [${h.category}] ${h.text.replace(/\s+/g, " ").slice(0, 240)} — ${h.author}`;
+    const t = countTokens(line) + 1;
+    if (used + t > budget) break;
+    lines.push(line);
+    used += t;
+  }
+  return lines.length ? `${head}\n${lines.join("\n")}` : "";
+}

@@ -1,0 +1,74 @@
+// Who and where: the project key every clone shares (its normalized remote), the author, the machine.
+import { execFileSync } from "node:child_process";
+import { hostname, userInfo } from "node:os";
+
+import { AppError } from "../errors.js";
+
+/**
+ * A git remote as `host/owner/repo`, the same for every spelling of it: `git@github.com:o/r.git`,
+ * `https://github.com/o/r`, `ssh://git@github.com:22/o/r.git` and `https://user:pw@github.com/O/R/` all give
+ * `github.com/o/r`. Credentials, ports, `.git` and case are dropped.
+ */
+export function normalizeRemote(url: string): string {
+  let s = url.trim();
+  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)(.+)$/.exec(s);
+  if (scp && !/^[a-z]+:\/\//i.test(s)) s = `ssh://${scp[1]}/${scp[2]}`;
+  let host: string;
+  let path: string;
+  try {
+    const u = new URL(s);
+    host = u.hostname;
+    path = u.pathname;
+  } catch {
+    throw new AppError("BAD_INPUT", `not a git remote URL: ${s.replace(/\/\/[^@/]*@/, "//")}`);
+  }
+  path = path
+    .replace(/\/+$/, "")
+    .replace(/\.git$/i, "")
+    .replace(/^\/+/, "");
+  if (!host || !path) throw new AppError("BAD_INPUT", "a git remote URL needs a host and a path");
+  return `${host}/${path}`.toLowerCase();
+}
+
+/** The project key: an explicit `--team-project` name, else the normalized `origin` (or first) remote of `root`. */
+export function teamProjectKey(root: string, explicit?: string): string {
+  if (explicit?.trim()) return `name:${explicit.trim().toLowerCase()}`;
+  const git = (args: string[]) => {
+    try {
+      return execFileSync("git", ["-C", root, ...args], {
+        encoding: "utf8",
+        timeout: 2000,
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
+    } catch {
+      return "";
+    }
+  };
+  const remote = git(["remote", "get-url", "origin"]) || git(["remote"]).split("\n")[0]?.trim();
+  const url = remote && !remote.includes("/") && !remote.includes(":") ? git(["remote", "get-url", remote]) : remote;
+  if (!url)
+    throw new AppError(
+      "TEAM_NOT_CONFIGURED",
+      `${root} has no git remote to name the team project by. Add one (git remote add origin …) or pass --team-project NAME.`,
+    );
+  return normalizeRemote(url);
+}
+
+/** The author and machine units are sent with: MEMCARDS_TEAM_AUTHOR, else git's user.email/user.name, else the OS user. */
+export function teamAuthor(root: string, env: NodeJS.ProcessEnv = process.env): { author: string; machine: string } {
+  const fromGit = (key: string) => {
+    try {
+      return execFileSync("git", ["-C", root, "config", key], {
+        encoding: "utf8",
+        timeout: 2000,
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
+    } catch {
+      return "";
+    }
+  };
+  const author =
+    env.MEMCARDS_TEAM_AUTHOR?.trim() || fromGit("user.email") || fromGit("user.name") || userInfo().username;
+  const machine = env.MEMCARDS_TEAM_MACHINE?.trim() || hostname();
+  return { author: author.slice(0, 200), machine: machine.slice(0, 200) };
+}

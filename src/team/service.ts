@@ -1,0 +1,353 @@
+// Team memory: init (schema, role), push the outbound queue in order, pull a local copy, search with author,
+// forget for everyone, status. Reads fall back to the local copy when the team store is unreachable.
+import type pg from "pg";
+
+import type { Embedder } from "../embeddings/provider.js";
+import { AppError } from "../errors.js";
+import type { ProjectScope } from "../project/scope.js";
+import { migrateTeam, teamSchemaVersion } from "../storage/team/migrate.js";
+import {
+  cachedSeq,
+  cachedUnits,
+  cacheTeamUnits,
+  clearQueuedPut,
+  dropCachedUnit,
+  enqueue,
+  markSent,
+  type OutboxRow,
+  pendingCount,
+  pendingOps,
+} from "../storage/team/outbox.js";
+import {
+  activeByKey,
+  addHistory,
+  createTeamRole,
+  flagConflict,
+  forgetTeamUnit,
+  forgottenUids,
+  hasPgvector,
+  insertTeamUnit,
+  lockProject,
+  recentActive,
+  recentTeamUnits,
+  searchTeamUnits,
+  supersede,
+  teamCounts,
+  teamProjectId,
+  type TeamUnitIn,
+  unitExists,
+  unitsAfter,
+} from "../storage/team/units.js";
+import { redact } from "../text/redact.js";
+import { connectTeam, displayUrl, isUnreachable, teamError } from "./connect.js";
+import { linkTeam, queueDistilledForTeam } from "./queue.js";
+
+/** What every team operation needs: the local project, the team URL and the project key. */
+export interface TeamDeps {
+  scope: ProjectScope;
+  url: string;
+  projectKey: string;
+  who: { author: string; machine: string };
+}
+
+/** Runs `fn` on a fresh connection, closed afterwards; driver errors come back without the password. */
+export async function withTeam<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = await connectTeam(url);
+  try {
+    return await fn(c);
+  } catch (err) {
+    throw teamError(err, url);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+/** Prepares the team store: migrations, the project row, optionally the members' least-privilege role. */
+export async function initTeam(
+  deps: TeamDeps,
+  role?: { name: string; password: string },
+): Promise<{ version: number; applied: number[]; project: string; role?: string }> {
+  const out = await withTeam(deps.url, async (c) => {
+    const m = await migrateTeam(c);
+    await teamProjectId(c, deps.projectKey);
+    if (role) await createTeamRole(c, role.name, role.password);
+    return m;
+  });
+  linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
+  return { ...out, project: deps.projectKey, ...(role ? { role: role.name } : {}) };
+}
+
+const NEGATION = /\b(not|never|no|don'?t|do not|without|avoid|stop|instead)\b/i;
+const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9_]{3,}/g) ?? []);
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let n = 0;
+  for (const w of a) if (b.has(w)) n++;
+  return n / Math.max(1, a.size + b.size - n);
+}
+
+/** What sending one unit did on the server. */
+export type SendOutcome = "added" | "duplicate" | "merged" | "superseded" | "supersedes" | "conflict";
+
+/**
+ * Sends one unit in one transaction under the project's lock: a known or forgotten id is skipped (so a replay
+ * sends once), the same unit again is merged, a metric supersedes the older value whoever wrote it, and a
+ * commitment contradicting another author's is stored and both are flagged as a conflict.
+ */
+export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitIn): Promise<SendOutcome> {
+  await c.query("BEGIN");
+  try {
+    await lockProject(c, projectId);
+    let outcome: SendOutcome = "added";
+    if (await unitExists(c, u.uid)) outcome = "duplicate";
+    else {
+      const same = await activeByKey(c, projectId, u.category, u.merge_key);
+      const prev = same[0];
+      if (u.category === "performance" && prev) {
+        const newer = Date.parse(u.created_at) >= Date.parse(prev.created_at);
+        await insertTeamUnit(c, projectId, u);
+        if (newer) await supersede(c, prev.uid, u.uid);
+        else await supersede(c, u.uid, prev.uid);
+        await addHistory(c, projectId, newer ? u.uid : prev.uid, "supersedes", newer ? prev.uid : u.uid, u.author);
+        outcome = newer ? "supersedes" : "superseded";
+      } else if (prev) {
+        await addHistory(c, projectId, prev.uid, "merged", u.uid, u.author);
+        outcome = "merged";
+      } else {
+        await insertTeamUnit(c, projectId, u);
+        if (u.category === "commitment" || u.category === "reasoning") {
+          const w = words(u.text);
+          const neg = NEGATION.test(u.text);
+          const clash = (await recentActive(c, projectId, u.category, 300)).find(
+            (m) => m.uid !== u.uid && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
+          );
+          if (clash) {
+            await flagConflict(c, u.uid, clash.uid);
+            await addHistory(c, projectId, u.uid, "conflict", clash.uid, u.author);
+            outcome = "conflict";
+          }
+        }
+      }
+    }
+    await c.query("COMMIT");
+    return outcome;
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The queued unit, redacted once more right before it leaves, with this machine's author. */
+function unitOf(row: OutboxRow, who: TeamDeps["who"]): TeamUnitIn {
+  const p = JSON.parse(row.payload) as Omit<TeamUnitIn, "uid" | "author" | "machine">;
+  return { ...p, uid: row.uid, text: redact(p.text), merge_key: redact(p.merge_key), ...who };
+}
+
+/**
+ * Sends the queued operations in order, each once: stops at the first unreachable moment and leaves the rest
+ * queued. Returns what was sent and what is left.
+ */
+export async function pushTeam(
+  deps: TeamDeps,
+): Promise<{ sent: number; pending: number; outcomes: Partial<Record<SendOutcome | "forgotten", number>> }> {
+  const outcomes: Partial<Record<SendOutcome | "forgotten", number>> = {};
+  let sent = 0;
+  await withTeam(deps.url, async (c) => {
+    const projectId = await teamProjectId(c, deps.projectKey);
+    linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
+    queueDistilledForTeam(deps.scope);
+    for (;;) {
+      const batch = pendingOps(deps.scope.db, deps.scope.projectId, 200);
+      if (batch.length === 0) break;
+      for (const op of batch) {
+        if (op.op === "put") {
+          const o = await sendUnit(c, projectId, unitOf(op, deps.who));
+          outcomes[o] = (outcomes[o] ?? 0) + 1;
+        } else {
+          await forgetTeamUnit(c, projectId, op.uid, deps.who.author, deps.who.machine);
+          outcomes.forgotten = (outcomes.forgotten ?? 0) + 1;
+        }
+        markSent(deps.scope.db, op.seq);
+        sent++;
+      }
+    }
+  });
+  return { sent, pending: pendingCount(deps.scope.db, deps.scope.projectId), outcomes };
+}
+
+/** Pushes when the team store is reachable; otherwise the queue waits. Never throws for an unreachable server. */
+export async function pushIfReachable(deps: TeamDeps): Promise<{ sent: number; pending: number; offline: boolean }> {
+  try {
+    const r = await pushTeam(deps);
+    return { sent: r.sent, pending: r.pending, offline: false };
+  } catch (err) {
+    if (!isUnreachable(err)) throw err;
+    return { sent: 0, pending: pendingCount(deps.scope.db, deps.scope.projectId), offline: true };
+  }
+}
+
+/** Copies the team's units into the local copy (read when the server is unreachable); forgotten ones are dropped. */
+export async function pullTeam(deps: TeamDeps): Promise<{ units: number; forgotten: number; seq: number }> {
+  const { units, forgotten } = await withTeam(deps.url, async (c) => {
+    const projectId = await teamProjectId(c, deps.projectKey);
+    return { units: await unitsAfter(c, projectId, 0, 20_000), forgotten: await forgottenUids(c, projectId) };
+  });
+  cacheTeamUnits(deps.scope.db, deps.scope.projectId, units, forgotten);
+  return { units: units.length, forgotten: forgotten.length, seq: cachedSeq(deps.scope.db, deps.scope.projectId) };
+}
+
+/** One team unit in search results, marked with its author. */
+export interface TeamHit {
+  uid: string;
+  category: string;
+  text: string;
+  status: string;
+  author: string;
+  machine: string;
+  score: number;
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/**
+ * Searches the team's units: PostgreSQL full-text candidates, re-ranked in process by vector similarity when an
+ * embedder is given (the server has no pgvector requirement). Unreachable: the local copy, matched by terms.
+ */
+export async function searchTeam(
+  deps: TeamDeps,
+  query: string,
+  opts: { limit?: number; includeInactive?: boolean; embedder?: Embedder } = {},
+): Promise<{ source: "team" | "local copy"; hits: TeamHit[] }> {
+  const limit = opts.limit ?? 10;
+  let rows: TeamHit[];
+  let source: "team" | "local copy" = "team";
+  try {
+    rows = await withTeam(deps.url, async (c) => {
+      const projectId = await teamProjectId(c, deps.projectKey);
+      const found = await searchTeamUnits(c, projectId, query, {
+        limit: opts.embedder ? limit * 5 : limit,
+        includeInactive: opts.includeInactive ?? false,
+      });
+      return found.map((r) => ({ ...r, score: r.score ?? 0 }));
+    });
+  } catch (err) {
+    if (!isUnreachable(err)) throw err;
+    source = "local copy";
+    const q = words(query);
+    rows = cachedUnits(deps.scope.db, deps.scope.projectId)
+      .filter((u) => opts.includeInactive || u.status === "active")
+      .map((u) => ({ ...u, score: jaccard(q, words(`${u.category} ${u.text}`)) }))
+      .filter((u) => u.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit * 5);
+  }
+  if (opts.embedder && rows.length > 1) {
+    const vecs = await opts.embedder.embed([query, ...rows.map((r) => `${r.category}: ${r.text}`)]).catch(() => []);
+    const qv = vecs[0];
+    if (qv) {
+      // Reciprocal-rank fusion of the text rank and the in-process vector rank.
+      const byVec = rows.map((r, i) => ({ r, s: cosine(qv, vecs[i + 1]!) })).sort((a, b) => b.s - a.s);
+      const fused = new Map(rows.map((r, i) => [r.uid, 1 / (10 + i + 1)]));
+      byVec.forEach((x, i) => fused.set(x.r.uid, (fused.get(x.r.uid) ?? 0) + 1 / (10 + i + 1)));
+      rows = rows.map((r) => ({ ...r, score: fused.get(r.uid)! })).sort((a, b) => b.score - a.score);
+    }
+  }
+  const hits = rows.slice(0, limit).map((r) => ({
+    uid: r.uid,
+    category: r.category,
+    text: r.text,
+    status: r.status,
+    author: r.author,
+    machine: r.machine,
+    score: Math.round(r.score * 1000) / 1000,
+  }));
+  return { source, hits };
+}
+
+/**
+ * The team's standing rules, decisions and failures for recall, newest first, each with its author; from the
+ * local copy when the team store is unreachable.
+ */
+export async function teamRecall(
+  deps: TeamDeps,
+  limit = 12,
+): Promise<{ source: "team" | "local copy"; hits: TeamHit[] }> {
+  const categories = ["commitment", "reasoning", "failure"];
+  try {
+    const rows = await withTeam(deps.url, async (c) =>
+      recentTeamUnits(c, await teamProjectId(c, deps.projectKey), categories, limit),
+    );
+    return { source: "team", hits: rows.map((r) => ({ ...r, score: 0 })) };
+  } catch (err) {
+    if (!isUnreachable(err)) throw err;
+    const rows = cachedUnits(deps.scope.db, deps.scope.projectId)
+      .filter((u) => u.status === "active" && categories.includes(u.category))
+      .slice(0, limit);
+    return { source: "local copy", hits: rows.map((r) => ({ ...r, score: 0 })) };
+  }
+}
+
+/** Forgets a shared unit for everyone: queued (so it is sent even after an outage), dropped from the local copy. */
+export async function forgetForTeam(
+  deps: TeamDeps,
+  uid: string,
+): Promise<{ queued: true; sent: boolean; pending: number }> {
+  if (!/^[0-9a-f-]{36}$/i.test(uid)) throw new AppError("BAD_INPUT", `not a team unit id: ${uid.slice(0, 60)}`);
+  clearQueuedPut(deps.scope.db, uid);
+  enqueue(deps.scope.db, deps.scope.projectId, { uid, op: "forget" });
+  dropCachedUnit(deps.scope.db, uid);
+  const r = await pushIfReachable(deps);
+  return { queued: true, sent: !r.offline && r.pending === 0, pending: r.pending };
+}
+
+/** Where reads come from and what is waiting to be sent. */
+export async function teamStatus(deps: TeamDeps): Promise<{
+  url: string;
+  project: string;
+  reachable: boolean;
+  reads: "team store" | "local copy";
+  error?: string;
+  pending: number;
+  cached: number;
+  schema?: number;
+  counts?: Awaited<ReturnType<typeof teamCounts>>;
+  similarity: string;
+}> {
+  const pending = pendingCount(deps.scope.db, deps.scope.projectId);
+  const cached = cachedUnits(deps.scope.db, deps.scope.projectId).length;
+  const base = { url: displayUrl(deps.url), project: deps.projectKey, pending, cached };
+  try {
+    return await withTeam(deps.url, async (c) => {
+      const projectId = await teamProjectId(c, deps.projectKey);
+      const vector = await hasPgvector(c);
+      return {
+        ...base,
+        reachable: true,
+        reads: "team store" as const,
+        schema: await teamSchemaVersion(c),
+        counts: await teamCounts(c, projectId),
+        similarity: vector
+          ? "pgvector is installed; similarity still runs in process over the full-text candidates"
+          : "in process over the full-text candidates (pgvector not installed)",
+      };
+    });
+  } catch (err) {
+    if (!isUnreachable(err)) throw err;
+    return {
+      ...base,
+      reachable: false,
+      reads: "local copy",
+      error: (err as Error).message,
+      similarity: "in process over the local copy's term matches",
+    };
+  }
+}

@@ -1,0 +1,47 @@
+// Project identity by normalized remote, and the URL's password kept out of what is shown.
+import { execFileSync } from "node:child_process";
+
+import { describe, expect, it } from "vitest";
+
+import { displayUrl, scrubSecret, teamError } from "../../src/team/connect.js";
+import { normalizeRemote, teamProjectKey } from "../../src/team/identity.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+describe("normalizeRemote", () => {
+  it.each([
+    ["git@github.com:o/r.git", "github.com/o/r"],
+    ["https://github.com/o/r", "github.com/o/r"],
+    ["https://github.com/O/R.git/", "github.com/o/r"],
+    ["ssh://git@github.com:22/o/r.git", "github.com/o/r"],
+    ["https://user:tok@github.com/o/r", "github.com/o/r"],
+    ["git@gitlab.example.com:group/sub/r.git", "gitlab.example.com/group/sub/r"],
+  ])("%s → %s", (url, key) => {
+    expect(normalizeRemote(url)).toBe(key);
+  });
+
+  it("two clones with different remote spellings share one key; --team-project overrides", () => {
+    const a = tmpDir();
+    const b = tmpDir();
+    execFileSync("git", ["init", "-q", a]);
+    execFileSync("git", ["init", "-q", b]);
+    execFileSync("git", ["-C", a, "remote", "add", "origin", "git@github.com:o/r.git"]);
+    execFileSync("git", ["-C", b, "remote", "add", "origin", "https://github.com/o/r"]);
+    expect(teamProjectKey(a)).toBe(teamProjectKey(b));
+    expect(teamProjectKey(a, "Payments")).toBe("name:payments");
+    expect(() => teamProjectKey(tmpDir())).toThrow(/--team-project/);
+  });
+});
+
+describe("team URL secrecy", () => {
+  const url = "postgres://alice:p%40ss-w0rd@db.example:5432/team?sslmode=require";
+  it("shows the URL without its password, keeping TLS parameters", () => {
+    expect(displayUrl(url)).not.toContain("w0rd");
+    expect(displayUrl(url)).toContain("sslmode=require");
+  });
+  it("scrubs the password, encoded or not, from driver messages", () => {
+    const e = teamError(Object.assign(new Error(`bad p@ss-w0rd in ${url}`), { code: "28P01" }), url);
+    expect(e.code).toBe("TEAM_AUTH_FAILED");
+    expect(e.message).not.toMatch(/w0rd/);
+    expect(scrubSecret("x p%40ss-w0rd y", url)).toBe("x *** y");
+  });
+});
