@@ -99,14 +99,15 @@ export const GRID = {
   k: [1, 3, 5, 10, 20, 60],
 };
 
+/** Plain reciprocal rank fusion: every channel at 1, k = 10, no peripheral factor. */
 export const START: FusionWeights = {
-  channels: { bm25: 1, fts: 0, anchors: 0, symbols: 0, vectors: 0, expansion: 0 },
+  channels: { bm25: 1, fts: 1, anchors: 1, symbols: 1, vectors: 1, expansion: 1 },
   peripheral: 1,
   k: 10,
 };
 
 /**
- * Coordinate ascent on MRR@10: from `START` (BM25 only), each free parameter in turn takes the grid value
+ * Coordinate ascent on MRR@10: from `START` (plain reciprocal rank fusion), each free parameter in turn takes the grid value
  * that scores best with the others held; rounds repeat until none changes (at most `rounds`). Only the
  * channels in `use` are free; `prior` frees the peripheral-folder factor. Deterministic.
  */
@@ -191,6 +192,10 @@ export const FitReport = z.object({
   rungs: z.array(
     z.object({
       rung: z.string(),
+      /** The channels this rung fuses: the kept ones below it and its own. */
+      channels: z.array(z.string()),
+      /** Whether its channels raised the cross-validated MRR@10 and stay in the fusion. */
+      kept: z.boolean(),
       /** Per set: cross-validated metrics on development sets, metrics with the all-dev fit on the others. */
       sets: z.record(
         z.string(),
@@ -205,49 +210,65 @@ export type FitReport = z.infer<typeof FitReport>;
 
 /**
  * Every rung: leave-one-repository-out figures per development set, the fit on all development tasks, and
- * that fit applied to the held-back sets. `weights` is the full fusion's fit: what the product commits.
+ * that fit applied to the held-back sets. Walking up the ladder, a rung's new channels are kept only when
+ * the cross-validated MRR@10 over every development task rises above the best kept so far; later rungs build
+ * on the kept channels. `weights` is the fit over the kept channels (the others at 0): what the product commits.
  */
 export function fitReport(dev: readonly DumpTask[], held: readonly DumpTask[]): FitReport {
   const rungs: FitReport["rungs"] = [];
+  let kept = new Set<Channel>();
+  let keptPrior = false;
+  let best = -1;
   let final: FusionWeights = START;
+  const setsOf = (ts: readonly DumpTask[], fallback: string) => [...new Set(ts.map((t) => t.set ?? fallback))];
+  let previous = new Set<Channel>();
   for (const r of FIT_RUNGS) {
-    const use = new Set(r.use);
-    const cv = crossValidatedRanks(dev, use, { prior: r.prior });
-    const w = fitWeights(dev, use, { prior: r.prior });
-    final = w;
+    const added = r.use.filter((c) => !previous.has(c));
+    previous = new Set(r.use);
+    const use = new Set<Channel>([...kept, ...added]);
+    const prior: boolean = keptPrior || r.prior;
+    const cv = crossValidatedRanks(dev, use, { prior });
+    const w = fitWeights(dev, use, { prior });
     const sets: FitReport["rungs"][number]["sets"] = {};
-    for (const set of [...new Set(dev.map((t) => t.set ?? "dev"))]) {
-      sets[set] = {
-        cv: true,
-        ...metricsOf(dev.filter((t) => (t.set ?? "dev") === set).map((t) => cv.get(t.id) ?? null)),
-      };
+    for (const set of setsOf(dev, "dev")) {
+      const mine = dev.filter((t) => (t.set ?? "dev") === set);
+      sets[set] = { cv: true, ...metricsOf(mine.map((t) => cv.get(t.id) ?? null)) };
     }
-    sets["dev (all)"] = { cv: true, ...metricsOf(dev.map((t) => cv.get(t.id) ?? null)) };
-    for (const set of [...new Set(held.map((t) => t.set ?? "held"))]) {
-      sets[set] = {
-        cv: false,
-        ...metricsOf(held.filter((t) => (t.set ?? "held") === set).map((t) => goldRank(t, w, use))),
-      };
+    const all = metricsOf(dev.map((t) => cv.get(t.id) ?? null));
+    sets["dev (all)"] = { cv: true, ...all };
+    for (const set of setsOf(held, "held")) {
+      const mine = held.filter((t) => (t.set ?? "held") === set);
+      sets[set] = { cv: false, ...metricsOf(mine.map((t) => goldRank(t, w, use))) };
     }
-    rungs.push({ rung: r.rung, sets, weights: w });
+    const keep = all["mrr@10"] > best;
+    if (keep) {
+      best = all["mrr@10"];
+      kept = use;
+      keptPrior = prior;
+      final = w;
+    }
+    rungs.push({ rung: r.rung, channels: [...use], kept: keep, sets, weights: w });
   }
+  const channels = { ...final.channels };
+  for (const c of CHANNELS) if (!kept.has(c)) channels[c] = 0;
   return {
     procedure:
-      "coordinate ascent on MRR@10 from BM25 alone over channel weights (grid 0–5), RRF k and the peripheral factor; " +
-      "leave-one-repository-out over every development task",
+      "coordinate ascent on MRR@10 from plain RRF (every weight 1, k 10) over channel weights (grid 0–5), RRF k " +
+      "and the peripheral factor; leave-one-repository-out over every development task; a rung's channels kept " +
+      "only when the cross-validated MRR@10 rises",
     rungs,
-    weights: final,
+    weights: { ...final, channels, peripheral: keptPrior ? final.peripheral : 1 },
   };
 }
 
 /** Markdown table: one row per rung, Acc@1 / Acc@5 / MRR@10 per set (CV marks cross-validated figures). */
 export function renderFitReport(r: FitReport): string {
   const sets = Object.keys(r.rungs[0]?.sets ?? {});
-  const head = `| rung | ${sets.map((s) => `${s}${r.rungs[0]!.sets[s]!.cv ? " (CV)" : ""}`).join(" | ")} |`;
-  const sep = `|---|${sets.map(() => "---").join("|")}|`;
+  const head = `| rung | kept | ${sets.map((s) => `${s}${r.rungs[0]!.sets[s]!.cv ? " (CV)" : ""}`).join(" | ")} |`;
+  const sep = `|---|---|${sets.map(() => "---").join("|")}|`;
   const rows = r.rungs.map(
     (x) =>
-      `| ${x.rung} | ${sets
+      `| ${x.rung} | ${x.kept ? "yes" : "no"} | ${sets
         .map((s) => {
           const m = x.sets[s]!;
           return `${m["acc@1"].toFixed(3)} / ${m["acc@5"].toFixed(3)} / ${m["mrr@10"].toFixed(3)}`;

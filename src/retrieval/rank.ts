@@ -137,7 +137,9 @@ function pathMatches(u: Universe, raw: string): string[] {
 }
 
 /** Folders whose files are rarely what a task changes: examples, scripts, docs, benchmarks. */
-const PERIPHERAL = /(?:^|\/)(?:examples?|scripts|docs?|benchmarks?|bench|asv_bench|samples?|demos?)\//;
+// Plural folder names anywhere; singular ones only at the top, so a package such as `com/example/` is not one.
+const PERIPHERAL =
+  /(?:^|\/)(?:examples|scripts|docs|benchmarks|bench|asv_bench|samples|demos)\/|^(?:example|doc|benchmark|sample|demo)\//;
 
 /** Scales down files in peripheral folders (a prior from the path's role, like tests versus source). */
 export function pathPrior(path: string): number {

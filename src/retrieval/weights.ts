@@ -47,12 +47,14 @@ export function fusedScore(c: CandidateSignals, w: FusionWeights, use: ReadonlyS
 }
 
 /**
- * The committed fusion. Produced by
- * `memcards eval fit-weights --dump <python dev dump> --dump <multi dev dump>` (coordinate ascent on MRR@10
- * over every development task; see docs/benchmarks.md); replace it only with that command's output.
+ * The committed fusion, produced by
+ * `memcards eval fit-weights --dump python-dev.jsonl multi-dev.jsonl` over dumps written by
+ * `memcards eval localize --dump` (coordinate ascent on MRR@10 over all 131 development tasks; see
+ * docs/benchmarks.md). One-hop expansion did not raise the cross-validated score and is left at 0.
+ * Replace it only with that command's output.
  */
 export const LEARNED_WEIGHTS: FusionWeights = {
-  channels: { bm25: 1, fts: 0, anchors: 1, symbols: 0.5, vectors: 0.3, expansion: 0.3 },
-  peripheral: 0.75,
+  channels: { bm25: 1, fts: 1.5, anchors: 1.5, symbols: 1.5, vectors: 1, expansion: 0 },
+  peripheral: 0.25,
   k: 10,
 };

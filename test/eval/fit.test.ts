@@ -71,11 +71,11 @@ describe("goldRank", () => {
 });
 
 describe("fitWeights", () => {
-  it("finds the channel that puts gold first and leaves the misleading one at zero", () => {
+  it("raises the channel that puts gold first above the misleading one", () => {
     const tasks = synthetic();
     const w = fitWeights(tasks, ALL);
-    expect(w.channels.anchors).toBeGreaterThan(0);
-    expect(w.channels.vectors).toBe(0);
+    expect(w.channels.anchors).toBeGreaterThan(w.channels.vectors);
+    expect(w.channels.anchors).toBeGreaterThan(START.channels.anchors);
     expect(w.channels.bm25).toBe(1);
     expect(metricsOf(tasks.map((t) => goldRank(t, w, ALL)))["acc@1"]).toBe(1);
     expect(metricsOf(tasks.map((t) => goldRank(t, START, ALL)))["acc@1"]).toBe(0);
@@ -83,7 +83,8 @@ describe("fitWeights", () => {
 
   it("leaves channels outside the set at their start value", () => {
     const w = fitWeights(synthetic(), new Set<Channel>(["bm25", "vectors"]));
-    expect(w.channels.anchors).toBe(0);
+    expect(w.channels.anchors).toBe(START.channels.anchors);
+    expect(w.channels.symbols).toBe(START.channels.symbols);
   });
 
   it("lowers the peripheral factor only when asked to fit it", () => {
@@ -134,6 +135,12 @@ describe("dumps and the report", () => {
     expect(r.rungs[0]!.sets.dev!["acc@1"]).toBe(0);
     expect(r.rungs[1]!.sets.dev).toMatchObject({ cv: true, "acc@1": 1 });
     expect(r.rungs[1]!.sets.held).toMatchObject({ cv: false, n: 3, "acc@1": 1 });
+    // Anchors raise the cross-validated MRR and stay; the channels above add nothing and are left at 0.
+    expect(r.rungs.map((x) => x.kept)).toEqual([true, true, false, false, false]);
+    expect(r.weights).toMatchObject({
+      channels: { anchors: expect.any(Number), symbols: 0, vectors: 0, expansion: 0 },
+    });
+    expect((r.weights as { channels: { anchors: number } }).channels.anchors).toBeGreaterThan(0);
   });
 
   it("names the file and line of a bad dump line", () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { aggregateSymbols, symbolRank } from "../../bench/localize/metrics.js";
+import { renderLocalizeReport } from "../../bench/localize/report.js";
 import { runLocalizeEval } from "../../bench/localize/run.js";
 import type { Task, TaskView } from "../../bench/localize/tasks.js";
 import { silentLogger } from "../../src/log.js";
@@ -74,6 +75,7 @@ describe("runLocalizeEval with symbols and a dump", () => {
     });
     expect(report.symbols).toEqual({ n_tasks: 1, "sym_acc@1": 0, "sym_acc@5": 1, "sym_acc@10": 1 });
     expect(report.tasks.map((t) => t.sym_rank)).toEqual([2, undefined, undefined]);
+    expect(renderLocalizeReport(report)).toContain("sym_acc@1 0.000, sym_acc@5 1.000, sym_acc@10 1.000");
     expect(seen.every((v) => !("gold" in v) && !("gold_symbols" in v))).toBe(true);
     const lines = readFileSync(dump, "utf8")
       .trim()
