@@ -18,6 +18,7 @@ import { benchHooks, renderHookBench } from "./hook-bench.js";
 import { benchIndex, renderIndexBench } from "./index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./localize/audit.js";
+import { fitReport, loadDump, renderFitReport } from "./localize/fit.js";
 import { Rung } from "./localize/ladder.js";
 import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
@@ -172,6 +173,7 @@ export interface TaskEvalFlags {
   rungs?: string[];
   latencyRepo?: string;
   calibrate?: boolean;
+  dump?: string;
 }
 
 const onTask = (i: number, n: number, id: string, note: string) => process.stderr.write(`[${i}/${n}] ${id}: ${note}\n`);
@@ -190,6 +192,7 @@ export async function evalLocalize(opts: TaskEvalFlags, config: Config, logger: 
     cacheDir: resolvePath(opts.cache),
     keepStores: opts.keepStores ?? false,
     ...(opts.rungs ? { rungs: opts.rungs.map((r) => Rung.parse(r)) } : {}),
+    ...(opts.dump ? { dumpFile: resolvePath(opts.dump) } : {}),
     config,
     logger,
     onTask,
@@ -197,6 +200,14 @@ export async function evalLocalize(opts: TaskEvalFlags, config: Config, logger: 
   const text = renderLocalize(report);
   writeReport(opts.out, "report", report, text);
   return { data: report, text };
+}
+
+/** `eval fit-weights`: the fusion fitted on development dumps, cross-validated, applied to held-back dumps. */
+export function evalFitWeights(opts: { dump: string[]; heldOut?: string[] }): EvalOutput {
+  const dev = opts.dump.flatMap((f) => loadDump(resolvePath(f)));
+  const held = (opts.heldOut ?? []).flatMap((f) => loadDump(resolvePath(f)));
+  const report = fitReport(dev, held);
+  return { data: report, text: renderFitReport(report) };
 }
 
 export async function evalCards(opts: TaskEvalFlags, config: Config, logger: Logger): Promise<EvalOutput> {

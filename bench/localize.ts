@@ -66,6 +66,8 @@ export async function runLocalize(opts: {
    * was indexed from that tree, so nothing leaks; it makes re-running the ranker while tuning fast.
    */
   keepStores?: boolean;
+  /** Write every task's candidate files with their per-channel features here (JSONL), for `eval fit-weights`. */
+  dumpFile?: string;
   onTask?: (i: number, n: number, id: string, note: string) => void;
 }): Promise<LocalizeReport> {
   return runLocalizeEval<Prepared>({
@@ -79,6 +81,7 @@ export async function runLocalize(opts: {
       const ranker = createRanker(app.db, {
         embedder: app.embedding.embedder,
         vectorsEnabled: app.embedding.vectorsEnabled,
+        root: tree,
       });
       return { app, ranker, storeDir };
     },
@@ -86,6 +89,9 @@ export async function runLocalize(opts: {
       rung === "memcards"
         ? rankFilesByUtility({ db: app.db, projectId: app.project.id, root: app.location.root, ranker }, query, DEPTH)
         : (await rankAtRung(ranker, query, Rung.parse(rung), DEPTH)).map((r) => r.path),
+    rankSymbols: async ({ ranker }, query) => (await ranker.rankSymbols(query, 10)).map((s) => s.id),
+    signals: async ({ ranker }, query) => ranker.signals(query),
+    dumpFile: opts.dumpFile,
     dispose: async ({ app, storeDir }) => {
       await app.close();
       if (!opts.keepStores) rmSync(storeDir, { recursive: true, force: true });

@@ -123,7 +123,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
         const stamp = getMeta(db, "graph.last_run");
         if (!ranked || ranked.stamp !== stamp || ranked.embedder !== embedding.embedder) {
           const { embedder, vectorsEnabled } = embedding;
-          ranked = { stamp, embedder, ranker: createRanker(db, { embedder, vectorsEnabled }) };
+          ranked = { stamp, embedder, ranker: createRanker(db, { embedder, vectorsEnabled, root: location.root }) };
         }
         return ranked.ranker;
       },

@@ -92,3 +92,25 @@ export function aggregate(scores: readonly TaskScore[], queryMs: readonly number
     p95_ms: round(percentile(queryMs, 0.95), 1),
   };
 }
+
+/** Symbol-level accuracy over the tasks that name gold symbols: the share with one in the top k. */
+export const SymbolMetrics = z.strictObject({
+  n_tasks: z.number().int().nonnegative(),
+  "sym_acc@1": z.number(),
+  "sym_acc@5": z.number(),
+  "sym_acc@10": z.number(),
+});
+export type SymbolMetrics = z.infer<typeof SymbolMetrics>;
+
+/** 1-based rank of the first gold symbol (`path::Class.method`) among the ranked ids, or null. */
+export function symbolRank(ranked: readonly string[], gold: readonly string[]): number | null {
+  const goldSet = new Set(gold.map(normalize));
+  const i = ranked.map(normalize).findIndex((s) => goldSet.has(s));
+  return i < 0 ? null : i + 1;
+}
+
+/** sym_acc@1/5/10 from per-task ranks (null = no gold symbol ranked). */
+export function aggregateSymbols(ranks: readonly (number | null)[]): SymbolMetrics {
+  const at = (k: number) => round(mean(ranks.map((r) => (r !== null && r <= k ? 1 : 0))));
+  return { n_tasks: ranks.length, "sym_acc@1": at(1), "sym_acc@5": at(5), "sym_acc@10": at(10) };
+}

@@ -52,6 +52,15 @@ export function renderLocalizeReport(r: LocalizeReport): string {
     }
   }
 
+  if (r.symbols) {
+    const s = r.symbols;
+    lines.push(
+      "",
+      `Symbols (ranked \`path::Class.method\` against the fix's, ${s.n_tasks} tasks that name them): ` +
+        `sym_acc@1 ${rate(s["sym_acc@1"])}, sym_acc@5 ${rate(s["sym_acc@5"])}, sym_acc@10 ${rate(s["sym_acc@10"])}.`,
+    );
+  }
+
   const repos = Object.keys(r.by_repo);
   if (repos.length) {
     const counts = new Map<string, number>();

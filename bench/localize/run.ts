@@ -1,11 +1,23 @@
 // The localization harness: every rung ranks every task on the same prepared tree; gold stays on this side.
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
 import { z } from "zod";
 
 import { AppError } from "../../src/errors.js";
 import type { Logger } from "../../src/log.js";
 import { type BootstrapOptions, Interval, pairedBootstrap } from "./bootstrap.js";
 import { materializeTree } from "./materialize.js";
-import { aggregate, RungMetrics, scoreTask, type TaskScore } from "./metrics.js";
+import {
+  aggregate,
+  aggregateSymbols,
+  normalizeRanked,
+  RungMetrics,
+  scoreTask,
+  SymbolMetrics,
+  symbolRank,
+  type TaskScore,
+} from "./metrics.js";
 import { type Task, type TaskView, taskView } from "./tasks.js";
 
 /** The report of `memcards eval localize`, also its `--json` output. */
@@ -18,8 +30,12 @@ export const LocalizeReport = z.strictObject({
       repo: z.string(),
       gold: z.array(z.string()),
       ranks: z.record(z.string(), z.number().int().positive().nullable()),
+      /** Rank of the first gold symbol among the ranked symbols, where the task names gold symbols. */
+      sym_rank: z.number().int().positive().nullable().optional(),
     }),
   ),
+  /** sym_acc@1/5/10 over the tasks with gold symbols (absent when none has them). */
+  symbols: SymbolMetrics.optional(),
   rungs: z.array(z.string()),
   /** Each rung but the first against the rung before it: paired bootstrap intervals of the difference. */
   diffs: z.record(z.string(), z.strictObject({ vs: z.string(), "acc@1": Interval, "mrr@10": Interval })),
@@ -49,6 +65,14 @@ export interface LocalizeEvalOptions<Ctx> {
   /** Ranked repo-relative POSIX paths for the query, best first. The harness times each call. */
   rank: (ctx: Ctx, rung: string, query: string) => Promise<readonly string[]>;
   dispose?: (ctx: Ctx) => Promise<void> | void;
+  /** Ranked symbol ids (`path::Class.method`), best first: scored against `gold_symbols` where a task has them. */
+  rankSymbols?: (ctx: Ctx, query: string) => Promise<readonly string[]>;
+  /**
+   * Every candidate file with its per-channel features; with `dumpFile`, one JSONL line per task is written
+   * (the candidates labelled against gold here, on the harness side) for fitting the fusion offline.
+   */
+  signals?: (ctx: Ctx, query: string) => Promise<readonly { path: string }[]>;
+  dumpFile?: string;
   onProgress?: (event: ProgressEvent) => void;
   bootstrap?: BootstrapOptions;
 }
@@ -59,7 +83,11 @@ export interface TaskOutcome {
   repo: string;
   gold: string[];
   runs: Record<string, { score: TaskScore; ms: number }>;
+  symRank?: number | null;
 }
+
+const rankOf = (runs: TaskOutcome["runs"]) =>
+  Object.fromEntries(Object.entries(runs).map(([r, x]) => [r, x.score.rank]));
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -88,6 +116,10 @@ export async function runLocalizeEval<Ctx>(opts: LocalizeEvalOptions<Ctx>): Prom
   const outcomes: TaskOutcome[] = [];
   const errors: LocalizeReport["errors"] = [];
   const total = tasks.length;
+  if (opts.dumpFile) {
+    mkdirSync(dirname(opts.dumpFile), { recursive: true });
+    writeFileSync(opts.dumpFile, "");
+  }
   for (const [i, task] of tasks.entries()) {
     const progress = (stage: ProgressEvent["stage"], text: string) =>
       opts.onProgress?.({ index: i + 1, total, id: task.id, stage, message: text });
@@ -131,7 +163,19 @@ export async function runLocalizeEval<Ctx>(opts: LocalizeEvalOptions<Ctx>): Prom
         }
         runs[rung] = { score: scoreTask(ranked, task.gold), ms };
       }
-      outcomes.push({ id: task.id, repo: task.repo, gold: [...task.gold], runs });
+      const outcome: TaskOutcome = { id: task.id, repo: task.repo, gold: [...task.gold], runs };
+      if (opts.rankSymbols && task.gold_symbols?.length) {
+        outcome.symRank = symbolRank(await opts.rankSymbols(ctx, view.query), task.gold_symbols);
+      }
+      if (opts.signals && opts.dumpFile) {
+        const goldSet = new Set(normalizeRanked(task.gold));
+        const candidates = (await opts.signals(ctx, view.query)).map((c) => ({ ...c, gold: goldSet.has(c.path) }));
+        appendFileSync(
+          opts.dumpFile,
+          JSON.stringify({ id: task.id, repo: task.repo, rung_ranks: rankOf(runs), candidates }) + "\n",
+        );
+      }
+      outcomes.push(outcome);
       progress("done", rungs.map((r) => `${r} ${runs[r]!.score.rank ?? "-"}`).join(", "));
     } catch (err) {
       fail(`rank: ${message(err)}`);
@@ -168,6 +212,7 @@ export function buildLocalizeReport(
       return [repo, Object.fromEntries(rungs.map((r) => [r, metricsOf(mine, r)]))];
     }),
   );
+  const symRanks = outcomes.flatMap((o) => (o.symRank !== undefined ? [o.symRank] : []));
   const diffs: LocalizeReport["diffs"] = {};
   rungs.forEach((rung, i) => {
     if (i === 0) return;
@@ -187,7 +232,9 @@ export function buildLocalizeReport(
       repo: o.repo,
       gold: o.gold,
       ranks: Object.fromEntries(rungs.map((r) => [r, o.runs[r]!.score.rank])),
+      ...(o.symRank !== undefined ? { sym_rank: o.symRank } : {}),
     })),
+    ...(symRanks.length ? { symbols: aggregateSymbols(symRanks) } : {}),
     rungs: [...rungs],
     diffs,
     n_tasks: outcomes.length,

@@ -19,11 +19,13 @@ export const Task = z.object({
   query: z.string(),
   gold: z.array(repoPath).min(1, "must name at least one file"),
   git_dir: z.string().min(1).optional(),
+  /** Functions, methods or classes the real fix changes, as `path::Class.method` (scored by sym_acc@k). */
+  gold_symbols: z.array(z.string()).optional(),
 });
 export type Task = z.infer<typeof Task>;
 
-/** What ranking code may see of a task: everything but `gold`. */
-export const TaskView = Task.omit({ gold: true });
+/** What ranking code may see of a task: everything but `gold` and `gold_symbols`. */
+export const TaskView = Task.omit({ gold: true, gold_symbols: true });
 export type TaskView = z.infer<typeof TaskView>;
 
 /** A fresh object holding only the fields of the view, so `gold` cannot ride along at run time. */

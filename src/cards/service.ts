@@ -269,16 +269,13 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   };
 }
 
-/** Files ranked by the utility of their file cards: the `memcards` rung of the localization ladder. */
+/** Files for a task as the product ranks them for its cards: the `memcards` rung of the localization ladder. */
 export async function rankFilesByUtility(deps: CardsDeps, task: string, limit: number): Promise<string[]> {
   const q = task.slice(0, MAX_TASK_CHARS);
+  // Files keep the fused retrieval order: re-ordering them by card utility ranked the changed file lower on
+  // the development and validation sets (docs/benchmarks.md), so utility orders cards, not files.
   const full = await deps.ranker.rank(q, limit);
-  const { cards, ranked } = await scoreCandidates(deps, q, [], new Set<UnitKind>(["file"]), undefined, full);
-  const util = new Map(cards.map((c) => [c.candidate.path!, c.card.utility]));
-  // The head (where cards are built) is re-ordered by utility; the tail keeps its retrieval order.
-  const head = ranked.filter((r) => util.has(r.path)).sort((a, b) => util.get(b.path)! - util.get(a.path)!);
-  const seen = new Set(head.map((r) => r.path));
-  return [...head.map((r) => r.path), ...full.filter((r) => !seen.has(r.path)).map((r) => r.path)].slice(0, limit);
+  return full.map((r) => r.path).slice(0, limit);
 }
 
 export function renderCards(r: CardsResult): string {

@@ -28,10 +28,27 @@ export function registerEvalTasks(evalCmd: Command): void {
     .option("--out <dir>", "also write report.json and report.md there")
     .option("--keep-stores", "keep one index per tree in the cache between runs (fast re-runs while tuning)")
     .option("--rungs <names...>", `only these rungs, in ladder order (${RUNG_NAMES})`)
+    .option(
+      "--dump <file>",
+      "also write each task's candidate files with every channel's rank (JSONL, for fit-weights)",
+    )
     .option("--json", "print JSON")
     .action(async (opts: Flags, cmd: Command) => {
       const config = configFrom(cmd);
       const r = await (await loadBench()).evalLocalize(opts, config, loggerFor(config, true));
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("fit-weights")
+    .description(
+      "fit the fusion weights on localize dumps: coordinate ascent on MRR@10, leave-one-repository-out figures per rung",
+    )
+    .requiredOption("--dump <files...>", "development dumps from eval localize --dump (fitted and cross-validated)")
+    .option("--held-out <files...>", "dumps only scored with the weights fitted on every development task")
+    .option("--json", "print JSON")
+    .action(async (opts: { dump: string[]; heldOut?: string[]; json?: boolean }) => {
+      const r = (await loadBench()).evalFitWeights(opts);
       print(opts.json, r.data, r.text);
     });
 

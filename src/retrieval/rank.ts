@@ -1,19 +1,28 @@
 // File ranking for a task: lexical BM25, anchors, symbol hits, vectors and one-hop expansion, fused by RRF.
 // Every signal is computed from the task text and the index; nothing else reaches this code.
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
 import { z } from "zod";
 
 import type { Embedder } from "../embeddings/provider.js";
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import type { Db } from "../storage/db.js";
 import { fileNeighbors } from "../storage/graph/edges.js";
-import { fileLevelNodes, type FileNodeRef, nodeCount, symbolPaths, symbolsNamed } from "../storage/graph/nodes.js";
+import {
+  fileLevelNodes,
+  type FileNodeRef,
+  nodeCount,
+  symbolPaths,
+  symbolsNamed,
+  symbolsOfFile,
+} from "../storage/graph/nodes.js";
 import { searchFts, termDocFrequency } from "../storage/graph/search.js";
 import { nearestVectors } from "../storage/vectors.js";
-import { expand, type Ranked, rollUp, rrf, toRanked } from "./fuse.js";
+import { type Bm25Index, bm25Tokens, buildBm25Index, scoreBm25 } from "./bm25.js";
+import { expand, type Ranked, rollUp, toRanked } from "./fuse.js";
 import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";
-
-/** Channel weights in the fusion (the best measured). */
-export const CHANNEL_WEIGHTS = { bm25: 1, anchors: 1, symbols: 0.5, vectors: 0.3, expansion: 0.3 };
+import { type CandidateSignals, type Channel, fusedScore, type FusionWeights, LEARNED_WEIGHTS } from "./weights.js";
 
 /** The channels a ranking fuses beside BM25 (which always runs), and whether the path prior applies. */
 export const ChannelSet = z.strictObject({
@@ -34,7 +43,6 @@ export const ALL_CHANNELS: ChannelSet = {
   path_prior: true,
 };
 
-const RRF_K = 10;
 const BM25_WEIGHTS: [number, number, number] = [0, 3, 1];
 const SYMBOL_WEIGHTS: [number, number, number] = [3, 0, 1];
 
@@ -129,11 +137,18 @@ function pathMatches(u: Universe, raw: string): string[] {
 }
 
 /** Folders whose files are rarely what a task changes: examples, scripts, docs, benchmarks. */
-const PERIPHERAL = /(?:^|\/)(?:examples?|scripts|docs?|benchmarks?|bench|asv_bench|samples?|demos?)\//;
+// Plural folder names anywhere; singular ones only at the top, so a package such as `com/example/` is not one.
+const PERIPHERAL =
+  /(?:^|\/)(?:examples|scripts|docs|benchmarks|bench|asv_bench|samples|demos)\/|^(?:example|doc|benchmark|sample|demo)\//;
 
 /** Scales down files in peripheral folders (a prior from the path's role, like tests versus source). */
 export function pathPrior(path: string): number {
-  return PERIPHERAL.test(path) ? 0.75 : 1;
+  return PERIPHERAL.test(path) ? LEARNED_WEIGHTS.peripheral : 1;
+}
+
+/** Whether a path sits in a peripheral folder (examples, scripts, docs, benchmarks). */
+export function isPeripheral(path: string): boolean {
+  return PERIPHERAL.test(path);
 }
 
 /** Files a dotted module path denotes, with how much of the name the file accounts for (0–1). */
@@ -208,19 +223,85 @@ export function anchorScores(db: Db, u: Universe, anchors: readonly Anchor[]): R
   return toRanked(scores);
 }
 
+/** One candidate file with what every channel said about it (what the fusion and its fitting see). */
+export interface FileSignals extends CandidateSignals {
+  path: string;
+  language: string | null;
+  scores: Partial<Record<Channel, number>>;
+}
+
+/** A symbol ranked for a task: `path::Class.method`, with its line range. */
+export interface RankedSymbol {
+  id: string;
+  path: string;
+  name: string;
+  kind: string | null;
+  startLine: number | null;
+  endLine: number | null;
+  score: number;
+}
+
 export interface Ranker {
   /** Files for a task with every channel fused. */
   rank(query: string, limit?: number): Promise<RankedFile[]>;
   /** Files for a task with only the given channels fused (each channel's rank is reported per file). */
   rankWith(query: string, channels: ChannelSet, limit?: number): Promise<RankedFile[]>;
+  /** Every candidate with every channel's rank and score: the features the fusion weights are fitted on. */
+  signals(query: string): Promise<FileSignals[]>;
+  /** Functions, methods and classes for a task: the symbols of the best files, by how well their names match. */
+  rankSymbols(query: string, limit?: number): Promise<RankedSymbol[]>;
 }
 
-/** Creates a ranker over an indexed database. `embedder` must be the database's bound embedder, if any. */
-export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled?: boolean } = {}): Ranker {
+/** Files larger than this are left out of the whole-file BM25 (generated or vendored blobs). */
+const MAX_BM25_BYTES = 4 * 1024 * 1024;
+
+/** The channels of a ChannelSet: BM25 always; the index's own FTS ranks beside symbol hits. */
+export function channelsOf(use: ChannelSet): Set<Channel> {
+  const out = new Set<Channel>(["bm25"]);
+  if (use.anchors) out.add("anchors");
+  if (use.symbols) {
+    out.add("symbols");
+    out.add("fts");
+  }
+  if (use.vectors) out.add("vectors");
+  if (use.expansion) out.add("expansion");
+  return out;
+}
+
+/**
+ * Creates a ranker over an indexed database. `embedder` must be the database's bound embedder, if any;
+ * `root` is the indexed tree, whose source files the whole-file BM25 reads (without it BM25 uses the index).
+ */
+export function createRanker(
+  db: Db,
+  opts: { embedder?: Embedder; vectorsEnabled?: boolean; root?: string; weights?: FusionWeights } = {},
+): Ranker {
+  const weights = opts.weights ?? LEARNED_WEIGHTS;
   let universe: Universe | undefined;
   const u = () => (universe ??= buildUniverse(db));
+  let bm25Index: Bm25Index | undefined;
 
-  const bm25 = (match: string): Ranked => {
+  const loadBm25 = (): Bm25Index | undefined => {
+    if (!opts.root) return undefined;
+    if (bm25Index) return bm25Index;
+    const root = opts.root;
+    const docs = function* () {
+      for (const n of u().byPath.values()) {
+        if (!isSource(n)) continue;
+        const full = join(root, n.path);
+        try {
+          if (statSync(full).size > MAX_BM25_BYTES) continue;
+          yield { key: n.path, text: readFileSync(full, "utf8") };
+        } catch {
+          // A file gone since indexing is simply not a candidate.
+        }
+      }
+    };
+    bm25Index = buildBm25Index(docs());
+    return bm25Index;
+  };
+
+  const fts = (match: string): Ranked => {
     if (!match) return [];
     const hits = searchFts(db, match, { types: ["file"], limit: 300, weights: BM25_WEIGHTS });
     const out: Ranked = [];
@@ -229,6 +310,11 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
       if (isSource(n)) out.push({ key: n!.path, score: h.score });
     }
     return out;
+  };
+
+  const bm25 = (query: string, match: string): Ranked => {
+    const index = loadBm25();
+    return index ? scoreBm25(index, bm25Tokens(query), 300) : fts(match);
   };
 
   const symbols = (match: string): Ranked => {
@@ -275,8 +361,8 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
   };
 
   /**
-   * Drops terms that a fifth or more of the indexed nodes contain: their BM25 weight is near zero and their
-   * posting lists are what makes a query slow on a large repository. The rarest few always stay.
+   * For the index's FTS channel only: drops terms that a fifth or more of the indexed nodes contain (their
+   * posting lists make a query slow on a large repository). The whole-file BM25 keeps every word.
    */
   const df = new Map<string, number>();
   let total: number | undefined;
@@ -296,38 +382,103 @@ export function createRanker(db: Db, opts: { embedder?: Embedder; vectorsEnabled
     return matchOf([...terms.tokens].sort((a, b) => (docs.get(a) ?? 0) - (docs.get(b) ?? 0)).slice(0, 4));
   };
 
-  const rankWith = async (query: string, use: ChannelSet, limit = 50): Promise<RankedFile[]> => {
-    const terms = commonDropped(queryTerms(query, 32));
-    const lists: Record<string, Ranked> = {};
-    const w = CHANNEL_WEIGHTS;
-    lists.bm25 = bm25(terms.match);
-    if (use.anchors) lists.anchors = anchorScores(db, u(), extractAnchors(query));
-    if (use.symbols) lists.symbols = symbols(terms.match);
-    if (use.vectors) lists.vectors = await vectors(query);
-    const channels = Object.entries(lists).map(([name, list]) => ({
-      list,
-      weight: w[name as keyof typeof w] ?? 0,
-      scaled: name === "anchors",
-    }));
-    let fused = rrf(channels, RRF_K);
-    if (use.expansion) {
-      lists.expansion = expand(fused.slice(0, 10), neighbors);
-      fused = rrf([...channels, { list: lists.expansion, weight: w.expansion }], RRF_K);
+  /** Every channel's list for the channels in `use`; expansion seeds on the fusion of the others. */
+  const channelLists = async (query: string, use: ReadonlySet<Channel>, prior: boolean) => {
+    const lists: Partial<Record<Channel, Ranked>> = {};
+    const match = use.has("fts") || use.has("symbols") || !opts.root ? commonDropped(queryTerms(query, 32)).match : "";
+    lists.bm25 = bm25(query, match);
+    if (use.has("fts")) lists.fts = fts(match);
+    if (use.has("anchors")) lists.anchors = anchorScores(db, u(), extractAnchors(query));
+    if (use.has("symbols")) lists.symbols = symbols(match);
+    if (use.has("vectors")) lists.vectors = await vectors(query);
+    if (use.has("expansion")) {
+      const seeds = fuse(lists, use, prior).slice(0, 10);
+      lists.expansion = expand(
+        seeds.map((s) => ({ key: s.path, score: s.score })),
+        neighbors,
+      );
     }
-    if (use.path_prior)
-      fused = fused
-        .map((f) => ({ key: f.key, score: f.score * pathPrior(f.key) }))
-        .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
-    const ranks = new Map<string, Record<string, number>>();
-    for (const [name, list] of Object.entries(lists)) {
-      list.forEach((item, i) => {
-        const r = ranks.get(item.key) ?? {};
-        r[name] = i + 1;
-        ranks.set(item.key, r);
-      });
-    }
-    return fused.slice(0, limit).map((f) => ({ path: f.key, score: f.score, channels: ranks.get(f.key) ?? {} }));
+    return lists;
   };
 
-  return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith };
+  const candidates = (lists: Partial<Record<Channel, Ranked>>): Map<string, FileSignals> => {
+    const out = new Map<string, FileSignals>();
+    for (const [name, list] of Object.entries(lists) as [Channel, Ranked][]) {
+      const top = list[0]?.score ?? 1;
+      list.forEach((item, i) => {
+        let c = out.get(item.key);
+        if (!c) {
+          const node = u().byPath.get(item.key);
+          c = {
+            path: item.key,
+            language: node?.kind ?? null,
+            ranks: {},
+            shares: {},
+            scores: {},
+            peripheral: isPeripheral(item.key),
+          };
+          out.set(item.key, c);
+        }
+        c.ranks[name] = i + 1;
+        c.scores[name] = item.score;
+        c.shares[name] = top > 0 ? item.score / top : 1;
+      });
+    }
+    return out;
+  };
+
+  const fuse = (lists: Partial<Record<Channel, Ranked>>, use: ReadonlySet<Channel>, prior: boolean) => {
+    const w = prior ? weights : { ...weights, peripheral: 1 };
+    return [...candidates(lists).values()]
+      .map((c) => ({ path: c.path, score: fusedScore(c, w, use), channels: c.ranks }))
+      .filter((f) => f.score > 0)
+      .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
+  };
+
+  const rankWith = async (query: string, use: ChannelSet, limit = 50): Promise<RankedFile[]> => {
+    const chans = channelsOf(use);
+    const lists = await channelLists(query, chans, use.path_prior);
+    return fuse(lists, chans, use.path_prior)
+      .slice(0, limit)
+      .map((f) => ({ path: f.path, score: f.score, channels: f.channels as Record<string, number> }));
+  };
+
+  const signals = async (query: string): Promise<FileSignals[]> => {
+    const lists = await channelLists(query, channelsOf(ALL_CHANNELS), true);
+    return [...candidates(lists).values()];
+  };
+
+  const rankSymbols = async (query: string, limit = 10): Promise<RankedSymbol[]> => {
+    const files = await rankWith(query, ALL_CHANNELS, 5);
+    const qTokens = new Set(bm25Tokens(query));
+    const named = new Set(extractAnchors(query).map((a) => a.text.split(/::|\./).pop()!.toLowerCase()));
+    const index = loadBm25();
+    const n = index?.keys.length ?? 1;
+    const idfOf = (t: string) => Math.log(1 + n / (1 + (index?.postings.get(t)?.length ?? 0)));
+    const out: RankedSymbol[] = [];
+    files.forEach((f, i) => {
+      const fileWeight = 1 / (1 + 0.5 * i);
+      for (const s of symbolsOfFile(db, f.path)) {
+        const parts = bm25Tokens(s.qual);
+        let match = 0;
+        for (const t of new Set(parts)) if (qTokens.has(t)) match += idfOf(t);
+        if (named.has(s.name.toLowerCase())) match += 2 * idfOf(s.name.toLowerCase());
+        const span = s.endLine !== null && s.startLine !== null ? s.endLine - s.startLine + 1 : 1;
+        // A longer body is likelier to hold the change; a small nudge, never above a name match.
+        const score = fileWeight * (match + 0.05 * Math.log(1 + span)) + (s.kind === "class" ? 0 : 1e-6);
+        out.push({
+          id: `${f.path}::${s.qual}`,
+          path: f.path,
+          name: s.qual,
+          kind: s.kind,
+          startLine: s.startLine,
+          endLine: s.endLine,
+          score,
+        });
+      }
+    });
+    return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  };
+
+  return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith, signals, rankSymbols };
 }

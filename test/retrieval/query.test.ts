@@ -57,5 +57,7 @@ describe("anchors", () => {
     expect(has("phrase", "duckarrayops")).toBe(false);
     expect(pathPrior("examples/view-constructor/index.js")).toBeLessThan(1);
     expect(pathPrior("lib/application.js")).toBe(1);
+    expect(pathPrior("java/src/main/java/com/example/shapes/Circle.java")).toBe(1);
+    expect(pathPrior("doc/conf.py")).toBeLessThan(1);
   });
 });

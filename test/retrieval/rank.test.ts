@@ -13,10 +13,13 @@ const ANCHORS: ChannelSet = { ...BM25, anchors: true, path_prior: true };
 describe("ranker channels on the polyglot fixture", () => {
   let app: App;
   let ranker: Ranker;
+  let withRoot: Ranker;
   beforeAll(async () => {
-    app = openTestApp(copyPolyglot());
+    const root = copyPolyglot();
+    app = openTestApp(root);
     await buildGraph(app.scope, app);
     ranker = createRanker(app.db, { embedder: app.embedding.embedder });
+    withRoot = createRanker(app.db, { embedder: app.embedding.embedder, root });
   });
   afterAll(async () => {
     await app.close();
@@ -55,6 +58,25 @@ describe("ranker channels on the polyglot fixture", () => {
     const full = await ranker.rank(q);
     expect(full.some((x) => x.channels.symbols !== undefined)).toBe(true);
     expect(full).toEqual(await ranker.rankWith(q, ALL_CHANNELS));
+  });
+
+  it("with the tree at hand, bm25 scores whole files and keeps only source files", async () => {
+    const r = await withRoot.rankWith("circle diameter wrong", BM25);
+    expect(r[0]?.path).toBe("pyproj/shapes/geometry.py");
+    expect(r[0]?.channels).toEqual({ bm25: 1 });
+    for (const x of r) expect(x.path).not.toMatch(/test|\.md$|\.mdc$/);
+  });
+
+  it("signals list every channel's rank per candidate, and rankSymbols names methods with their lines", async () => {
+    const q = "Circle.diameter returns the radius doubled; fix diameter";
+    const sig = await withRoot.signals(q);
+    const geo = sig.find((c) => c.path === "pyproj/shapes/geometry.py");
+    expect(geo?.ranks.bm25).toBe(1);
+    expect(geo?.ranks.anchors).toBeDefined();
+    expect(geo?.language).toBe("python");
+    const syms = await withRoot.rankSymbols(q, 5);
+    expect(syms[0]?.id).toBe("pyproj/shapes/geometry.py::Circle.diameter");
+    expect(syms[0]?.startLine).toBeLessThan(syms[0]!.endLine!);
   });
 
   it("an empty query returns nothing rather than failing", async () => {

@@ -1,0 +1,106 @@
+// Textbook BM25 over whole files: identifier-aware tokens of the content plus the path's tokens counted
+// `pathWeight` times. Pure: documents come in as plain text, scores go out as a ranked list.
+import { identifierTokens } from "../text/identifiers.js";
+import type { Ranked } from "./fuse.js";
+
+/** BM25 parameters: the usual k1 and b, and how many times a path token counts. */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  pathWeight: number;
+}
+
+export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75, pathWeight: 3 };
+
+/**
+ * Tokens of a text for BM25: every identifier lower-cased whole, plus its camelCase/snake_case parts when
+ * compound (`parseHTTPResponse` → parsehttpresponse, parse, http, response). Repeats are kept.
+ */
+export function bm25Tokens(text: string): string[] {
+  return identifierTokens(text);
+}
+
+/** Tokens of a repo-relative path: its segments split the same way (`src/json_parser.rs` → src, json_parser, json, parser, rs). */
+export function pathTokens(path: string): string[] {
+  return identifierTokens(path.replace(/[/\\.-]+/g, " "));
+}
+
+/** An inverted index over documents: per term, the documents holding it and the term's (weighted) count. */
+export interface Bm25Index {
+  keys: string[];
+  lengths: Float64Array;
+  avgLength: number;
+  postings: Map<string, { doc: number; tf: number }[]>;
+  params: Bm25Params;
+}
+
+/** Builds the index; a document's length is its content tokens plus `pathWeight` × its path tokens. */
+export function buildBm25Index(
+  docs: Iterable<{ key: string; text: string }>,
+  params: Partial<Bm25Params> = {},
+): Bm25Index {
+  const p = { ...BM25_DEFAULTS, ...params };
+  const keys: string[] = [];
+  const lengths: number[] = [];
+  const postings = new Map<string, { doc: number; tf: number }[]>();
+  for (const d of docs) {
+    const doc = keys.length;
+    keys.push(d.key);
+    const tf = new Map<string, number>();
+    let len = 0;
+    for (const t of bm25Tokens(d.text)) {
+      tf.set(t, (tf.get(t) ?? 0) + 1);
+      len++;
+    }
+    for (const t of pathTokens(d.key)) {
+      tf.set(t, (tf.get(t) ?? 0) + p.pathWeight);
+      len += p.pathWeight;
+    }
+    lengths.push(len);
+    for (const [t, n] of tf) {
+      const list = postings.get(t);
+      if (list) list.push({ doc, tf: n });
+      else postings.set(t, [{ doc, tf: n }]);
+    }
+  }
+  const total = lengths.reduce((a, b) => a + b, 0);
+  return {
+    keys,
+    lengths: Float64Array.from(lengths),
+    avgLength: keys.length ? total / keys.length : 0,
+    postings,
+    params: p,
+  };
+}
+
+/** Robertson–Spärck Jones IDF, kept positive: ln(1 + (N − df + 0.5) / (df + 0.5)). */
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * Scores every document holding a query token: Σ over the query's tokens (repeats count, as the words of
+ * the task do) of idf · tf·(k1+1) / (tf + k1·(1 − b + b·len/avg)). Best first, ties by key.
+ */
+export function scoreBm25(index: Bm25Index, queryTokens: readonly string[], limit = 300): Ranked {
+  const { k1, b } = index.params;
+  const n = index.keys.length;
+  const qtf = new Map<string, number>();
+  for (const t of queryTokens) qtf.set(t, (qtf.get(t) ?? 0) + 1);
+  const scores = new Float64Array(n);
+  const touched: number[] = [];
+  for (const [term, q] of qtf) {
+    const list = index.postings.get(term);
+    if (!list) continue;
+    const w = idf(n, list.length) * q;
+    for (const { doc, tf } of list) {
+      const norm = k1 * (1 - b + (b * index.lengths[doc]!) / (index.avgLength || 1));
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc]! += (w * tf * (k1 + 1)) / (tf + norm);
+    }
+  }
+  return touched
+    .map((doc) => ({ key: index.keys[doc]!, score: scores[doc]! }))
+    .sort((a, c) => c.score - a.score || (a.key < c.key ? -1 : a.key > c.key ? 1 : 0))
+    .slice(0, limit);
+}
