@@ -215,6 +215,7 @@ export async function gatherCandidates(
           evidence: 1,
           session_hit: true,
           edited: t.edited,
+          anchor_hit: true, // named by the session: its failure cites it, or the session changed it
         }),
         about: { covers: coveredPath ?? p, session: t.why },
       });

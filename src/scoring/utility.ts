@@ -62,7 +62,8 @@ export function components(c: Candidate, cardTokens: number): Components {
       break;
     case "test":
     case "rule":
-      act = proximity * (0.6 + 0.4 * s.overlap);
+      // A test the session ran or its failure names is the next thing to run, whatever the task's wording.
+      act = proximity * (0.6 + 0.4 * (c.kind === "test" && s.session_hit ? 1 : s.overlap));
       break;
     default:
       act = Math.max(s.overlap, proximity * 0.5);
