@@ -153,7 +153,7 @@ export function renderCalibration(r: CalibrationReport): string {
   return [
     `Task-evidence calibration over ${r.repos.length} repositories (${r.repos.join(", ")}): ${r.real} real and ${r.foreign} foreign task-index pairs${r.errors.length ? `, ${r.errors.length} repositories failed` : ""}.`,
     `Leave-one-repository-out: AUC ${r.held_out.auc}; real tasks confident (≥ ${CONFIDENT}) ${r.held_out.real_confident}, foreign tasks not confident ${r.held_out.foreign_not_confident}.`,
-    `Fitted on all rows: intercept ${c.intercept}, coverage ${c.coverage}, anchored ${c.anchored} (in use: ${r.in_use.intercept}, ${r.in_use.coverage}, ${r.in_use.anchored}).`,
+    `Fitted on all rows: intercept ${c.intercept}, coverage ${c.coverage}, anchored ${c.anchored}, log files ${c.log_files} (in use: ${r.in_use.intercept}, ${r.in_use.coverage}, ${r.in_use.anchored}, ${r.in_use.log_files}).`,
     `Confidence quartiles: real ${r.confidence.real.join(" / ")}, foreign ${r.confidence.foreign.join(" / ")}.`,
   ].join("\n");
 }

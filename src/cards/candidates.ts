@@ -152,7 +152,7 @@ export async function gatherCandidates(
           fused_rank: r.score > 0 ? rank : undefined,
           ...(relative !== undefined ? { relative_score: relative } : {}),
           evidence: trust,
-          ...(session ? { session_hit: true } : {}),
+          ...(session ? { session_hit: true, edited: session.edited } : {}),
           channels: r.channels,
           anchor_hit: anchorHit,
           overlap: overlap(taskTerms, `${r.path} ${hits.map((h) => h.s.name).join(" ")}`),
@@ -180,7 +180,7 @@ export async function gatherCandidates(
             fused_rank: r.score > 0 ? rank : undefined,
             ...(relative !== undefined ? { relative_score: relative * h.share } : {}),
             evidence: trust,
-            ...(session ? { session_hit: true } : {}),
+            ...(session ? { session_hit: true, edited: session.edited } : {}),
             channels: r.channels,
             anchor_hit: h.named,
             overlap: h.ov,
@@ -214,6 +214,8 @@ export async function gatherCandidates(
           stale: staleOnDisk(db, ctx.root, p),
           evidence: 1,
           session_hit: true,
+          edited: t.edited,
+          anchor_hit: true, // named by the session: its failure cites it, or the session changed it
         }),
         about: { covers: coveredPath ?? p, session: t.why },
       });
@@ -349,6 +351,8 @@ interface SessionPath {
   id: number;
   type: "file" | "test";
   why: string;
+  /** The session changed the file (its ledger lists it), not only cited it in a failure. */
+  edited: boolean;
 }
 
 /**
@@ -368,15 +372,18 @@ function sessionPaths(db: Db, session: Sections): Map<string, SessionPath> {
     return tail.length === 1 ? tail[0] : undefined;
   };
   const out = new Map<string, SessionPath>();
-  const add = (ref: string, why: string) => {
+  const add = (ref: string, why: string, edited: boolean) => {
     const n = resolve(ref);
-    if (n && !out.has(n.path)) out.set(n.path, { id: n.id, type: n.type === "test" ? "test" : "file", why });
+    if (!n) return;
+    const prev = out.get(n.path);
+    if (prev) prev.edited ||= edited;
+    else out.set(n.path, { id: n.id, type: n.type === "test" ? "test" : "file", why, edited });
   };
   for (const f of session.failures)
     for (const a of extractAnchors(f.text))
       if (a.kind === "path" || a.kind === "frame" || a.kind === "test")
-        add(a.text, "cited by a failure in this session");
-  for (const p of Object.keys(session.files)) add(p, "touched in this session");
+        add(a.text, "cited by a failure in this session", false);
+  for (const p of Object.keys(session.files)) add(p, "touched in this session", true);
   return out;
 }
 

@@ -29,6 +29,8 @@ export const Signals = z.object({
   evidence: z.number().min(0).max(1).optional(),
   /** The session touched the unit or one of its failures cites it: run-time evidence no retrieval has. */
   session_hit: z.boolean().optional(),
+  /** The session changed the unit's file itself: it knows the file changed, so staleness is no risk to it. */
+  edited: z.boolean().optional(),
 });
 export type Signals = z.infer<typeof Signals>;
 

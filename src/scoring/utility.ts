@@ -62,7 +62,8 @@ export function components(c: Candidate, cardTokens: number): Components {
       break;
     case "test":
     case "rule":
-      act = proximity * (0.6 + 0.4 * s.overlap);
+      // A test the session ran or its failure names is the next thing to run, whatever the task's wording.
+      act = proximity * (0.6 + 0.4 * (c.kind === "test" && s.session_hit ? 1 : s.overlap));
       break;
     default:
       act = Math.max(s.overlap, proximity * 0.5);
@@ -81,8 +82,9 @@ export function components(c: Candidate, cardTokens: number): Components {
     out = (1 - weight) * out + weight * rate;
   }
   out = clamp(out * (0.5 + 0.5 * (code ? retrieved : Math.max(retrieved, proximity))));
-  // A file that changed since indexing misleads an agent that does not know it changed, not one that changed it.
-  const risk = clamp((s.stale && !s.session_hit ? 0.6 : 0) + (s.conflict ? 0.5 : 0) + (s.off_scope ? 0.4 : 0));
+  // A file that changed since indexing misleads an agent that does not know it changed, not one that changed it
+  // (a failure citing the file raises its rank, but says nothing of who changed it).
+  const risk = clamp((s.stale && !s.edited ? 0.6 : 0) + (s.conflict ? 0.5 : 0) + (s.off_scope ? 0.4 : 0));
   const cost = Math.min(1, cardTokens / 1000 + 0.2 * risk);
   return { action_shift: act, necessity: need, outcome_uplift: out, risk, cost };
 }

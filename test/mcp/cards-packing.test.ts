@@ -1,12 +1,18 @@
 // get_memory_cards packing through a real MCP client on the polyglot fixture: the highest-utility card at a
 // small budget, a covering test when room remains, files passed by the caller ranked with the others, the
-// method a task concerns over its type's declaration, calibrated confidence, and a pack from a partial index.
+// method a task concerns over its type's declaration, calibrated confidence (also on a three-file repository),
+// a pack from a partial index, and stale risk kept for files a failure merely cites.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { gatherCandidates } from "../../src/cards/candidates.js";
 import { indexRepository } from "../../src/graph/index-repository.js";
 import { silentLogger } from "../../src/log.js";
+import { createRanker } from "../../src/retrieval/rank.js";
+import { components } from "../../src/scoring/utility.js";
+import { emptySections } from "../../src/transcript/merge.js";
 import { openTestApp } from "../graph/helpers.js";
 import { connect, type Connected, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -154,4 +160,111 @@ describe("a pack from a partial index", () => {
       await c.close();
     }
   }, 120_000);
+});
+
+/** A three-file repository: a class with two methods, a function in another file, and a test. */
+function smallRepo(): string {
+  const root = tmpDir();
+  mkdirSync(join(root, "src"));
+  writeFileSync(
+    join(root, "src/shapes.ts"),
+    [
+      "// shapes",
+      "export class Circle {",
+      "  constructor(public r: number) {}",
+      "",
+      "  area(): number {",
+      "    return Math.PI * this.r * this.r;",
+      "  }",
+      "",
+      "  perimeter(): number {",
+      "    return 2 * Math.PI * this.r;",
+      "  }",
+      "}",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(
+    join(root, "src/money.ts"),
+    "export function formatMoney(cents: number): string {\n  return `$${(cents / 100).toFixed(2)}`;\n}\n",
+  );
+  writeFileSync(
+    join(root, "src/shapes.test.ts"),
+    'import { Circle } from "./shapes";\ntest("area", () => { expect(new Circle(2).area()).toBeCloseTo(12.56); });\n',
+  );
+  return root;
+}
+
+describe("confidence on a three-file repository", () => {
+  it("is confident for real tasks naming a symbol or a file, and not for nonsense", async () => {
+    const c = await connect({ flags: { root: smallRepo(), embedder: "offline" }, env: { MEMCARDS_HOME: tmpDir() } });
+    try {
+      const built = await c.client.callTool({ name: "build_context_graph", arguments: {} }, undefined, {
+        timeout: 60_000,
+      });
+      expect(built.isError).toBeFalsy();
+      const ask = async (task: string) => {
+        const res = await c.client.callTool({ name: "get_memory_cards", arguments: { task, verbose: true } });
+        expect(res.isError).toBeFalsy();
+        return { pack: res.structuredContent as unknown as Pack, text: textOf(res) };
+      };
+      for (const task of [
+        "Fix Circle.perimeter",
+        "Fix Circle.perimeter in src/shapes.ts",
+        "formatMoney drops the sign of negative amounts",
+      ]) {
+        const { pack, text } = await ask(task);
+        expect(pack.confidence, task).toBeGreaterThanOrEqual(0.5);
+        expect(text).not.toMatch(/No confident card/);
+        expect(pack.cards[0]!.scope).toMatch(task.startsWith("Fix") ? /^src\/shapes\.ts/ : /^src\/money\.ts/);
+      }
+      for (const task of [NONSENSE, "Fix the login page redirect after the OAuth callback"]) {
+        const { pack, text } = await ask(task);
+        expect(pack.confidence, task).toBeLessThan(0.5);
+        expect(text).toMatch(/No confident card/);
+      }
+    } finally {
+      await c.close();
+    }
+  }, 120_000);
+});
+
+describe("stale risk", () => {
+  it("is waived for a file the session edited, not for one a failure merely cites", async () => {
+    const root = smallRepo();
+    const app = openTestApp(root);
+    try {
+      await indexRepository({ db: app.db, projectId: app.project.id, root, logger: silentLogger });
+      // Both files change on disk after indexing.
+      writeFileSync(join(root, "src/shapes.ts"), "// shapes, rewritten\nexport class Circle {}\n");
+      writeFileSync(join(root, "src/money.ts"), "export const formatMoney = (c: number) => String(c);\n");
+      const session = emptySections();
+      session.files["src/shapes.ts"] = [{ op: "edited", turn: "t2" }];
+      session.failures.push({
+        signature: "TypeError at src/money.ts",
+        text: "TypeError: cents.toFixed is not a function\n    at formatMoney (src/money.ts:2:20)",
+        category: "runtime error",
+        turn: "t3",
+        last_turn: "t3",
+        count: 1,
+      });
+      const { candidates } = await gatherCandidates(
+        { db: app.db, projectId: app.project.id, root, ranker: createRanker(app.db), session },
+        "the area of a circle",
+        [],
+        new Set(["file"]),
+      );
+      const file = (p: string) => candidates.find((x) => x.kind === "file" && x.path === p)!;
+      const edited = file("src/shapes.ts");
+      const cited = file("src/money.ts");
+      expect(components(cited, 100).risk).toBeGreaterThan(0.5);
+      expect(components(edited, 100).risk).toBe(0);
+      expect(edited.signals).toMatchObject({ stale: true, session_hit: true, edited: true });
+      expect(cited.signals).toMatchObject({ stale: true, session_hit: true, edited: false });
+      // Cited by a failure, the file still ranks as a strong lead.
+      expect(cited.signals.relative_score).toBe(1);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 });

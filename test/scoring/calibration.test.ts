@@ -6,7 +6,7 @@ import { CALIBRATION, confidenceOf, CONFIDENT, fitCalibration } from "../../src/
 
 describe("confidence", () => {
   it("rises with coverage and with an anchor, and splits plain cases either side of the boundary", () => {
-    const at = (coverage: number, anchored = false) => confidenceOf({ coverage, anchored });
+    const at = (coverage: number, anchored = false) => confidenceOf({ coverage, anchored, files: 500 });
     expect(at(0.4)).toBeLessThan(at(0.6));
     expect(at(0.6, true)).toBeGreaterThan(at(0.6));
     expect(at(0)).toBeLessThan(0.01);
@@ -29,7 +29,11 @@ function rows(): CalibrationRow[] {
           task: `${repo}-${i}`,
           index,
           real,
-          f: { coverage: real ? 0.7 + jitter : 0.4 + jitter, anchored: real ? i % 2 === 0 : i % 5 === 0 },
+          f: {
+            coverage: real ? 0.7 + jitter : 0.4 + jitter,
+            anchored: real ? i % 2 === 0 : i % 5 === 0,
+            files: 100 * (r + 1),
+          },
         });
       }
     }
@@ -50,9 +54,31 @@ describe("fitting", () => {
   });
 
   it("stays finite on perfectly separable rows", () => {
-    const sep = [0.1, 0.2, 0.8, 0.9].map((coverage) => ({ f: { coverage, anchored: false }, real: coverage > 0.5 }));
+    const sep = [0.1, 0.2, 0.8, 0.9].map((coverage) => ({
+      f: { coverage, anchored: false, files: 50 },
+      real: coverage > 0.5,
+    }));
     const c = fitCalibration(sep);
     for (const v of Object.values(c)) expect(Number.isFinite(v)).toBe(true);
-    expect(confidenceOf({ coverage: 0.9, anchored: false }, c)).toBeGreaterThan(0.5);
+    expect(confidenceOf({ coverage: 0.9, anchored: false, files: 50 }, c)).toBeGreaterThan(0.5);
+  });
+
+  it("weighs the index size: where foreign tasks cover more in larger indexes, size lowers confidence", () => {
+    // Real tasks cover 0.8 everywhere; foreign ones cover 0.3 in small indexes and 0.6 in large ones.
+    const data = [10, 30, 1000, 3000].flatMap((files) =>
+      [0, 1, 2, 3, 4, 5].flatMap((i) => [
+        { f: { coverage: 0.8 + (i % 3) / 50, anchored: false, files }, real: true },
+        { f: { coverage: (files > 100 ? 0.6 : 0.3) + (i % 3) / 50, anchored: false, files }, real: false },
+      ]),
+    );
+    const c = fitCalibration(data);
+    expect(c.log_files).toBeLessThan(0);
+    expect(c.coverage).toBeGreaterThan(0);
+    // The same coverage says more in a small index than in a large one.
+    const at = (coverage: number, files: number) => confidenceOf({ coverage, anchored: false, files }, c);
+    expect(at(0.55, 10)).toBeGreaterThan(at(0.55, 3000));
+    expect(at(0.55, 10)).toBeGreaterThan(0.5);
+    expect(at(0.62, 3000)).toBeLessThan(0.5);
+    expect(at(0.8, 3000)).toBeGreaterThan(0.5);
   });
 });

@@ -47,6 +47,11 @@ export function codeNodeCounts(db: Db): { code: number; other: number } {
   return { code: r.code ?? 0, other: r.other ?? 0 };
 }
 
+/** How many of the repository's files (sources and tests) the index holds. */
+export function codeFileCount(db: Db): number {
+  return (stmt(db, `SELECT count(*) AS n FROM nodes WHERE type IN ('file', 'test')`).get() as { n: number }).n;
+}
+
 /**
  * How many of the repository's own nodes contain `term`. Exact when few nodes contain it; otherwise the count
  * over all nodes, which differs by at most `other` (the few memory nodes) and is far cheaper than a join.
