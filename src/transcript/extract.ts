@@ -386,12 +386,17 @@ export function extractSections(
   const spanIds = new Set(turns.map((t) => t.id));
   const done = completed(turns);
   const seen = new Set(done.map((d) => signature(d.text)));
-  for (const d of planOf(withAfter).done) if (!spanIds.has(d.turn) && !seen.has(signature(d.text))) done.push(d);
+  // Commits and plan items the kept turns show done: where the work stands, not only where the span ended.
+  for (const d of [...completed(opts.after ?? []), ...planOf(withAfter).done])
+    if (!spanIds.has(d.turn) && !seen.has(signature(d.text))) {
+      seen.add(signature(d.text));
+      done.push(d);
+    }
   return {
     intent: intents(turns, opts.title),
     files,
     decisions: decisions(turns),
-    state: currentState(turns).filter(
+    state: currentState(withAfter).filter(
       (f) => !(f.text.startsWith("in progress: ") && doneLater.has(signature(f.text.slice(13)))),
     ),
     blockers: blockers(turns, fails),
