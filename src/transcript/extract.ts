@@ -270,14 +270,42 @@ function lastSaid(turns: Turn[], min: number): Turn | undefined {
   return undefined;
 }
 
-/** Where things stand: the agent's last words, and the plan item in progress. */
+/** The agent announcing its next action ("Let me check…", "Now I'll run…", "Read file: x"): narration, not state. */
+const NARRATION =
+  /^(?:(?:great|perfect|good|ok(?:ay)?|excellent|now|first|next|then|also)[!,.]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i need to|read file:|searched|listed)\b[^.!?]*[.!?:]?$/i;
+
+/** What an agent turn says about the work: its prose without narration of the next action. */
+function stateText(t: Turn, max: number): string {
+  const ls = spoken(t.text).split("\n").map(unbullet).filter(Boolean);
+  const said = ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x));
+  return clip((said.length > 0 ? said : ls).join(" "), max);
+}
+
+/** The agent's words that close the last stretch of work (after the last edit or commit), when it spoke then. */
+function workReport(turns: Turn[]): Turn | undefined {
+  const edited = new Set(fileEvents(turns).map((e) => e.turn));
+  let at = -1;
+  turns.forEach((t, i) => {
+    if (edited.has(t.id) || t.tool_calls.some((c) => c.name === "git_commit" || COMMIT_MSG.test(commandText(c.input))))
+      at = i;
+  });
+  if (at < 0) return undefined;
+  let report: Turn | undefined;
+  for (let i = at; i < turns.length; i++) {
+    const t = turns[i]!;
+    if (typed(t)) break;
+    if (t.role === "assistant" && conversational(t) && spoken(t.text).trim().length > 20) report = t;
+  }
+  return report;
+}
+
+/** Where things stand: the report that closed the last work, the agent's last words, and the plan item in progress. */
 export function currentState(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const last = lastSaid(turns, 20);
-  if (last) {
-    const text = spoken(last.text).split("\n").map(unbullet).filter(Boolean).join(" ");
-    out.push({ text: clip(text, 600), turn: last.id });
-  }
+  const report = workReport(turns);
+  if (report && report !== last) out.push({ text: stateText(report, 600), turn: report.id });
+  if (last) out.push({ text: stateText(last, 900), turn: last.id });
   for (const x of planOf(turns).items)
     if (x.status === "in_progress") out.push({ text: `in progress: ${x.content}`, turn: x.turn });
   return out;

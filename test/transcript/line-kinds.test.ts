@@ -218,6 +218,26 @@ describe("where the work stands", () => {
   });
 });
 
+describe("Current State", () => {
+  it("keeps the report that closed the last work when a question follows, without narration", () => {
+    const turns = turnsOf([
+      { user: "Make unranked players grey." },
+      {
+        edit: { file: "bot/config.py", old: 'UNRANKED = "#000000"', new: 'UNRANKED = "#2B2D31"' },
+        say: "Let me update the colour table.",
+      },
+      { assistant: "Done. The grey #2B2D31 is now the unranked colour in config.py." },
+      { user: "How is the API key passed?" },
+      { assistant: "Let me check the client. It is sent as a request header on every call." },
+    ]);
+    const state = extractSections(turns).state.map((f) => f.text);
+    expect(state).toEqual([
+      "Done. The grey #2B2D31 is now the unranked colour in config.py.",
+      "It is sent as a request header on every call.",
+    ]);
+  });
+});
+
 describe("a SpecStory export whose message leaves a fence open", () => {
   it("still starts a turn at each speaker header after a rule", () => {
     const text = [
