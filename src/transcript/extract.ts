@@ -207,6 +207,20 @@ function commitMessage(m: RegExpExecArray): string {
   );
 }
 
+/** A list item of the agent's report that says what it did: `- Added dark variants to the subtitle class`. */
+const REPORTED =
+  /^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*)?((?:Added|Updated|Fixed|Removed|Created|Implemented|Refactored|Moved|Renamed|Replaced|Deleted|Converted|Extracted|Consolidated|Changed|Wrapped|Enabled|Disabled|Introduced|Migrated|Rewrote|Split|Merged)\b.{10,})$/;
+
+/** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
+function reported(t: Turn): string[] {
+  if (t.role !== "assistant" || !conversational(t)) return [];
+  const text = t.text.replace(/```[\s\S]*?(```|$)/g, " ");
+  return text
+    .split("\n")
+    .map((l) => REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim())
+    .filter((x): x is string => Boolean(x));
+}
+
 /** Completed work with evidence: commits, finished plan items, passing test runs. */
 export function completed(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
@@ -239,6 +253,7 @@ export function completed(turns: Turn[]): Fact[] {
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
     }
   }
+  for (const t of turns) for (const r of reported(t)) add(`reported: ${r}`, t.id);
   const ids = new Map(turns.map((t, i) => [t.id, i]));
   const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));

@@ -218,6 +218,29 @@ describe("where the work stands", () => {
   });
 });
 
+describe("Completed: what the agent reports it did", () => {
+  it("keeps the report's past-tense list items, also inside a completion result, never from code", () => {
+    const turns = turnsOf([
+      { user: "Make the text readable in dark mode." },
+      {
+        assistant: [
+          "<attempt_completion>",
+          "<result>",
+          "Dark mode text is fixed. **Files Updated:**",
+          "1. **app/globals.css**",
+          "   - Added dark variants to the subtitle class",
+          "   - Check the contrast in the footer later",
+          "</result>",
+          "</attempt_completion>",
+        ].join("\n"),
+      },
+      { assistant: "Example:\n```md\n- Added nothing real here in a code sample\n```" },
+    ]);
+    const done = extractSections(turns).completed.map((f) => f.text);
+    expect(done).toEqual(["reported: Added dark variants to the subtitle class"]);
+  });
+});
+
 describe("Current State", () => {
   it("keeps the report that closed the last work when a question follows, without narration", () => {
     const turns = turnsOf([
