@@ -207,6 +207,20 @@ function commitMessage(m: RegExpExecArray): string {
   );
 }
 
+/** A list item of the agent's report that says what it did: `- Added dark variants to the subtitle class`. */
+const REPORTED =
+  /^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*)?((?:Added|Updated|Fixed|Removed|Created|Implemented|Refactored|Moved|Renamed|Replaced|Deleted|Converted|Extracted|Consolidated|Changed|Wrapped|Enabled|Disabled|Introduced|Migrated|Rewrote|Split|Merged)\b.{10,})$/;
+
+/** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
+function reported(t: Turn): string[] {
+  if (t.role !== "assistant" || !conversational(t)) return [];
+  const text = t.text.replace(/```[\s\S]*?(```|$)/g, " ");
+  return text
+    .split("\n")
+    .map((l) => REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim())
+    .filter((x): x is string => Boolean(x));
+}
+
 /** Completed work with evidence: commits, finished plan items, passing test runs. */
 export function completed(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
@@ -239,6 +253,7 @@ export function completed(turns: Turn[]): Fact[] {
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
     }
   }
+  for (const t of turns) for (const r of reported(t)) add(`reported: ${r}`, t.id);
   const ids = new Map(turns.map((t, i) => [t.id, i]));
   const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
@@ -270,14 +285,42 @@ function lastSaid(turns: Turn[], min: number): Turn | undefined {
   return undefined;
 }
 
-/** Where things stand: the agent's last words, and the plan item in progress. */
+/** The agent announcing its next action ("Let me check…", "Now I'll run…", "Read file: x"): narration, not state. */
+const NARRATION =
+  /^(?:(?:great|perfect|good|ok(?:ay)?|excellent|now|first|next|then|also)[!,.]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i need to|read file:|searched|listed)\b[^.!?]*[.!?:]?$/i;
+
+/** What an agent turn says about the work: its prose without narration of the next action. */
+function stateText(t: Turn, max: number): string {
+  const ls = spoken(t.text).split("\n").map(unbullet).filter(Boolean);
+  const said = ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x));
+  return clip((said.length > 0 ? said : ls).join(" "), max);
+}
+
+/** The agent's words that close the last stretch of work (after the last edit or commit), when it spoke then. */
+function workReport(turns: Turn[]): Turn | undefined {
+  const edited = new Set(fileEvents(turns).map((e) => e.turn));
+  let at = -1;
+  turns.forEach((t, i) => {
+    if (edited.has(t.id) || t.tool_calls.some((c) => c.name === "git_commit" || COMMIT_MSG.test(commandText(c.input))))
+      at = i;
+  });
+  if (at < 0) return undefined;
+  let report: Turn | undefined;
+  for (let i = at; i < turns.length; i++) {
+    const t = turns[i]!;
+    if (typed(t)) break;
+    if (t.role === "assistant" && conversational(t) && spoken(t.text).trim().length > 20) report = t;
+  }
+  return report;
+}
+
+/** Where things stand: the report that closed the last work, the agent's last words, and the plan item in progress. */
 export function currentState(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const last = lastSaid(turns, 20);
-  if (last) {
-    const text = spoken(last.text).split("\n").map(unbullet).filter(Boolean).join(" ");
-    out.push({ text: clip(text, 600), turn: last.id });
-  }
+  const report = workReport(turns);
+  if (report && report !== last) out.push({ text: stateText(report, 600), turn: report.id });
+  if (last) out.push({ text: stateText(last, 900), turn: last.id });
   for (const x of planOf(turns).items)
     if (x.status === "in_progress") out.push({ text: `in progress: ${x.content}`, turn: x.turn });
   return out;
@@ -386,12 +429,17 @@ export function extractSections(
   const spanIds = new Set(turns.map((t) => t.id));
   const done = completed(turns);
   const seen = new Set(done.map((d) => signature(d.text)));
-  for (const d of planOf(withAfter).done) if (!spanIds.has(d.turn) && !seen.has(signature(d.text))) done.push(d);
+  // Commits and plan items the kept turns show done: where the work stands, not only where the span ended.
+  for (const d of [...completed(opts.after ?? []), ...planOf(withAfter).done])
+    if (!spanIds.has(d.turn) && !seen.has(signature(d.text))) {
+      seen.add(signature(d.text));
+      done.push(d);
+    }
   return {
     intent: intents(turns, opts.title),
     files,
     decisions: decisions(turns),
-    state: currentState(turns).filter(
+    state: currentState(withAfter).filter(
       (f) => !(f.text.startsWith("in progress: ") && doneLater.has(signature(f.text.slice(13)))),
     ),
     blockers: blockers(turns, fails),

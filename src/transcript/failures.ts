@@ -26,6 +26,7 @@ const ERROR_LINE = new RegExp(
     String.raw`\b(?:[Ee]xit(?:ed)? (?:code|status)|exited with code)\s*:?\s*[1-9]`,
     String.raw`\b(?:rejected|denied|refused|blocked by)\b`,
     String.raw`\bnot found\b`,
+    String.raw`^\S+:\d+(?::\d+)?:\s+[EF]\d{3,4}\s`,
   ].join("|"),
 );
 /** A named exception, a traceback or an error code: enough on its own. */
@@ -38,14 +39,15 @@ const NAMED = /\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b\s*(?:\[[\w-]+\]
 const NOT_ERROR: RegExp[] = [
   /^\s*\d+(?:\s*[→│|\t]|:\s| {2,}\S)/, // numbered source lines of a file read, nl, grep -n
   /^\s*\d+\s+\d+\s*[│|]/, // side-by-side diff line numbers
-  /^[^\s:]*[./\\][^\s:]*:\d+[:-](?!\d*:?\s*(?:error|Error|ERROR|fatal))/, // grep hits (path:line:)
+  /^[^\s:]*[./\\][^\s:]*:\d+[:-](?!\d*:?\s*(?:error|Error|ERROR|fatal|[EF]\d{3,4}\s))/, // grep hits (path:line:), not lint errors
   /^(?:Chunk ID|Wall time|Original token count|Process (?:exited|running)|Output|Exit code: 0|Total output lines)\b/i, // exec bookkeeping
   /^\s*(?:npm|yarn|pnpm)\s+(?:warn|WARN|notice)\b/, // package manager warnings
   /^\s*(?:warn(?:ing)?|WARN(?:ING)?|DeprecationWarning|deprecated)\b/,
   /^[+-](?![+-])|^@@ /, // diff lines
   /^\s*(?:\/\/|#(?!\s*\d)|\*|\/\*|<!--)/, // comments
   /^\s*(?:public|private|protected|internal|readonly|static|const|let|var|def|class|import|from|export|return|throw|raise|if|elif|else|except|catch|try|function|async|await|assert|expect|print|console\.|logger\.|log\.|self\.|this\.)\b/, // code
-  /[;{]\s*$/, // code
+  /[;{([]\s*$/, // code
+  /\blambda\b[\w\s,*]*:/, // code
   /^\s*"[\w-]+":\s*(?!")/, // JSON members (not `"error": "message"`)
   /^\s*(?:[-*•]|\d+\.)\s/, // bullets and numbered items of documents and plans
   /^\s*(?:at |File "|\^|~|\.\.\.|-{3,}\s*$)/, // stack frames and rules
@@ -80,7 +82,8 @@ function cleanLine(raw: string): string {
     .replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z\s+/, "")
     .replace(/^#{1,6}\s+/, "")
     .replace(/^>\s?/, "")
-    .trim();
+    .trim()
+    .replace(/^[-*•]\s+(?=\[[\w .-]*\b(?:Error|error|ERROR)\])/, ""); // an editor's diagnostic: `- [eslint Error] …`
 }
 
 function isErrorLine(line: string, strongOnly: boolean): boolean {
@@ -107,7 +110,7 @@ function filesIn(text: string): string[] {
 /** Error lines of a text, named exceptions first, at most `max`. */
 function errorLines(text: string, max: number, strongOnly: boolean): string[] {
   const lines = text.split("\n").map(cleanLine);
-  const picked: string[] = [];
+  const picked: string[] = [...recordMessages(lines)].slice(0, max);
   // Named exceptions with their message first, then other strong lines, then the rest.
   const named = (l: string) => NAMED.test(l);
   const ordered = [
@@ -120,6 +123,24 @@ function errorLines(text: string, max: number, strongOnly: boolean): string[] {
     if (isErrorLine(l, strongOnly) && !picked.includes(l)) picked.push(l);
   }
   return picked;
+}
+
+/**
+ * PowerShell prints an error record as the message, then `+ CategoryInfo : ParserError …`: the message is the
+ * last line above the record that is not its position (`At line:1 char:31`, `+ cd x && y`, `+ ~~`).
+ */
+function recordMessages(lines: string[]): string[] {
+  const out: string[] = [];
+  lines.forEach((l, i) => {
+    if (!/^\+\s*CategoryInfo\s*:/.test(l)) return;
+    for (let j = i - 1; j >= Math.max(0, i - 6); j--) {
+      const m = lines[j]!.replace(/X$/, "").trim();
+      if (!m || /^\+|^At (?:line|[A-Z]:|\S+:\d+)/.test(m)) continue;
+      if (m.length >= 6 && !out.includes(m)) out.push(m);
+      break;
+    }
+  });
+  return out;
 }
 
 /** Most lines of the output are numbered: a file listing, whatever the tool. */
@@ -135,7 +156,10 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
   if (!r.is_error) {
     const cmd = call ? commandText(call.input) : "";
     // A log the session's own processes wrote holds errors it hit; any other file shown holds only content.
-    const log = /\.log\b|\blogs?\b/.test(cmd) || /\.log$/.test(String(call?.input.file_path ?? ""));
+    const log =
+      /\.log\b/.test(cmd) ||
+      (/\blogs?\b/.test(cmd) && !/\bgit\b[^|;&\n]*\blog\b/.test(cmd)) ||
+      /\.log$/.test(String(call?.input.file_path ?? ""));
     if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd) || isListing(r.output))) return [];
     return errorLines(r.output, 4, false).map((l) => ({ line: window(l), role: "tool", files }));
   }
@@ -175,6 +199,10 @@ function userHits(text: string): Hit[] {
   return out;
 }
 
+/** The agent saying its change resolves an error: a claim about a fix, not an error it hit. */
+const FIX_CLAIM =
+  /\b(?:should|will|would|to|this|that|which)\s+(?:now\s+)?(?:resolve|fix|address|eliminate|prevent|avoid|handle)s?\b[^.]{0,80}\b(?:error|exception|issue|warning)s?\b/i;
+
 /** An exception the agent quotes with its message (`NameError: name 'Union' is not defined`): it was hit. */
 const AGENT_QUOTED = /\b[A-Z][\w.]*(?:Error|Exception)\s*:\s*\S|\berror [A-Z]{1,4}\d{3,5}\b/;
 /** An exception the agent only names: kept as the bare name, unless it names code (a method, a raise, a handler). */
@@ -185,9 +213,12 @@ const CODE_TALK =
 
 function agentHits(text: string): Hit[] {
   const out: Hit[] = [];
+  let fenced = false;
   for (const raw of prose(text).split("\n")) {
+    if (/^\s*(?:```|~~~)/.test(raw)) fenced = !fenced;
     const l = cleanLine(raw);
     if (out.length >= 2 || l.length < 6 || l.length > 400 || NOT_ERROR.some((re) => re.test(l))) continue;
+    if (FIX_CLAIM.test(l)) continue;
     if (AGENT_QUOTED.test(l)) {
       const at = AGENT_QUOTED.exec(l)!.index;
       out.push({
@@ -197,6 +228,8 @@ function agentHits(text: string): Hit[] {
       });
       continue;
     }
+    // In a code block a bare exception name is code (an import, a handler), not an error the session hit.
+    if (fenced) continue;
     for (const m of l.matchAll(AGENT_NAMED)) {
       if (out.length >= 2 || CODE_TALK.test(l.slice(0, m.index))) continue;
       out.push({ line: m[1]!, role: "assistant", files: [] });

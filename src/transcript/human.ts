@@ -63,7 +63,8 @@ const OPENINGS: [RegExp, Injected][] = [
     /^(?:Stop|SubagentStop|PreToolUse|PostToolUse|UserPromptSubmit)(?::\S*)? (?:hook|operation) (?:feedback|blocking error)/i,
     "hook",
   ],
-  [/^\[(?:TASK RESUMPTION|ERROR)\]/i, "client-error"],
+  [/^\[TASK RESUMPTION\]/i, "interrupt"],
+  [/^\[ERROR\]/i, "client-error"],
 ];
 
 function blockPattern(tag: string): RegExp {
@@ -82,6 +83,8 @@ export function humanPart(text: string): { text: string; injected?: Injected } {
       rest = rest.replace(blockPattern(tag), " ");
     }
   }
+  // A harness's task prompt: the task, then its standing instructions to the agent under `INSTRUCTIONS:`.
+  rest = rest.replace(/^INSTRUCTIONS:[ \t]*\n[\s\S]*$/m, " ");
   for (const tag of HUMAN_WRAPPERS) rest = rest.replace(new RegExp(`</?${tag}(?:\\s[^>]*)?>`, "gi"), " ");
   rest = rest.trim();
   for (const [re, k] of OPENINGS) if (re.test(rest)) return { text: "", injected: k };

@@ -52,7 +52,6 @@ export function splitAtHeaders<H>(
   isHeader: (line: string) => H | undefined,
 ): { header: H | undefined; headerLine: string; body: string; line: number }[] {
   const lines = text.split("\n");
-  const mask = fenceMask(lines);
   const out: { header: H | undefined; headerLine: string; body: string; line: number }[] = [];
   let cur: { header: H | undefined; headerLine: string; lines: string[]; line: number } = {
     header: undefined,
@@ -60,9 +59,24 @@ export function splitAtHeaders<H>(
     lines: [],
     line: 0,
   };
+  let open: string | undefined;
+  let rule = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const h = mask[i] ? undefined : isHeader(line);
+    const m = FENCE.exec(line);
+    let h: H | undefined;
+    if (!open || rule) {
+      // A header after a `---` rule starts a turn even when a message left a fence open: the export writes the
+      // rule between turns, so one unbalanced fence cannot swallow the turns after it.
+      h = isHeader(line);
+      if (h !== undefined) open = undefined;
+    }
+    if (h === undefined) {
+      if (open) {
+        if (m && m[1]![0] === open[0] && m[1]!.length >= open.length && !m[2]!.trim()) open = undefined;
+      } else if (m) open = m[1]!;
+    }
+    if (line.trim()) rule = /^\s*-{3,}\s*$/.test(line);
     if (h !== undefined) {
       out.push({ header: cur.header, headerLine: cur.headerLine, body: cur.lines.join("\n"), line: cur.line });
       cur = { header: h, headerLine: line, lines: [], line: i };

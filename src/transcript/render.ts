@@ -74,11 +74,13 @@ function lines(s: Sections): Line[] {
   s.decisions.forEach((f, i) =>
     push("decisions", i, 2 + i / Math.max(1, nD), `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
   );
+  const nW = s.completed.length;
+  // Later work first within a kind: the latest commits say where the work stands.
   s.completed.forEach((f, i) =>
     push(
       "completed",
       i,
-      f.text.startsWith("commit") ? 5 : f.text.startsWith("done") ? 4 : 3,
+      (f.text.startsWith("commit") ? 5 : f.text.startsWith("done") ? 4 : 3) + i / Math.max(1, nW),
       `- ${f.text} (${f.turn})`,
       `- ${clip(f.text, 110)} (${f.turn})`,
     ),
