@@ -540,7 +540,9 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
       // A shell command's writes stand even when a later part of it failed; an edit tool's error means no edit.
       const shell =
         events.length > 0 && cmd !== "" && !cmd.includes("*** Begin Patch") && !Array.isArray(c.input.file_changes);
-      if (events.length > 0 && failed(result) && !shell) continue;
+      // A reader that saw the client confirm the save marks the call `applied`: an error flag on its result is then
+      // about the saved file (the editor's diagnostics), not about the edit.
+      if (events.length > 0 && c.input.applied !== true && failed(result) && !shell) continue;
       if (events.length > 0 && !shell) edited = true;
       for (const e of events) out.push({ path: e.path, op: redact(e.op), turn: t.id });
       if (cmd && workingTreeReport(cmd)) {

@@ -257,7 +257,7 @@ function readMessages(messages: Message[], sink: TurnSink): void {
         // An edit the client saved becomes the canonical call the ledger reads; a denied or failed one is marked so.
         const canonical = EDIT_TOOLS[name];
         if (call && canonical) {
-          call.input = failed ? { ...call.input, failed: true } : { ...call.input, tool: name };
+          call.input = failed ? { ...call.input, failed: true } : { ...call.input, tool: name, applied: true };
           if (!failed) call.name = canonical;
         }
         sink.turn({ role: "tool", tool_results: [result], timestamp: ts });
