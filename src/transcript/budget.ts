@@ -29,22 +29,22 @@ export const BUDGET_CONSTANTS = {
 } as const;
 
 export const BudgetChoice = z.object({
-  tokens: z.number().int(),
+  tokens: z.number(),
   chosen_by: z.enum(["default", "caller"]),
   basis: z.object({
-    tokens_summarized: z.number().int(),
-    files: z.number().int(),
-    failures: z.number().int(),
-    constraints: z.number().int(),
-    lines: z.number().int(),
+    tokens_summarized: z.number(),
+    files: z.number(),
+    failures: z.number(),
+    constraints: z.number(),
+    lines: z.number(),
     /** Tokens each line's turn id costs beyond a short id like `t42` (client ids such as UUIDs are longer). */
-    id_extra: z.number().int(),
+    id_extra: z.number(),
     /** What the session's items cost at the measured per-line costs. */
-    need: z.number().int(),
+    need: z.number(),
     /** The proportional floor: tokens_summarized / share. */
-    proportional: z.number().int(),
+    proportional: z.number(),
     /** The most the default may take: tokens_summarized / min_ratio, within ceiling_floor and the cap. */
-    ceiling: z.number().int(),
+    ceiling: z.number(),
   }),
 });
 export type BudgetChoice = z.infer<typeof BudgetChoice>;

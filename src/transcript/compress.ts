@@ -50,9 +50,7 @@ export const CompressInput = z
       .min(200)
       .max(50_000)
       .optional()
-      .describe(
-        "target summary size (default: what the session holds — files, failures, constraints — and ~1/13 of its tokens, 500–12,000, at least 10:1)",
-      ),
+      .describe("target summary size (default grows with the session; 500–12,000, ≥10:1)"),
     focus: z.string().max(500).optional().describe("what to keep first, like /compact <focus>"),
     format: TranscriptFormat.optional().describe("force a transcript format instead of detecting it"),
     route: z

@@ -30,8 +30,9 @@ const Output = z.object({
     kept_recent: count,
     skipped: count,
     compression: count,
-    /** The budget and how it was chosen: by the caller, or by default from what the session holds. */
-    budget: BudgetChoice,
+    /** The budget and how it was chosen: by the caller, or by default from what the session holds (`basis`: the
+     * counts and costs the default was computed from, as `BudgetChoice` in transcript/budget.ts names them). */
+    budget: BudgetChoice.extend({ basis: z.record(z.string(), count) }),
     ms: count,
   }),
   notes: z.array(z.string()),
@@ -57,7 +58,7 @@ export const compressContextTool = defineTool({
   name: "compress_context",
   title: "Compress the conversation",
   description:
-    'Summarize this conversation into anchored sections (intent, user constraints verbatim, files modified, decisions, completed, failures, metrics, current state, blockers, next steps) and keep the last messages verbatim. memcards reads the transcript itself: pass transcript_path (Claude Code/Codex/Antigravity/Replit JSONL, SWE-agent .traj, SpecStory/aider/Cline/Blackbox markdown, JSON messages) — never paste the conversation. Merges with this session\'s previous summary and reads only newer turns. Continue from the returned markdown. Example: {"transcript_path": "~/.claude/projects/-home-me-app/3f2a.jsonl"}.',
+    'Summarize this conversation into anchored sections (intent, user constraints verbatim, files modified, decisions, failures, metrics, state, next steps…) and keep the last messages verbatim. memcards reads the transcript itself: pass transcript_path (the transcript file; format detected) — never paste the conversation. Merges with this session\'s previous summary and reads only newer turns. Continue from the returned markdown. Example: {"transcript_path": "~/.claude/projects/-home-me-app/3f2a.jsonl"}.',
   input: CompressInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
