@@ -25,6 +25,8 @@ export function evidenceFeatures(db: Db, task: string, ranked: readonly RankedFi
   // Only the repository's own nodes count: memories distilled from the session would make any task look known.
   const { code: n, other } = codeNodeCounts(db);
   for (const t of terms) {
+    // One- and two-letter pieces (`ex`, `dx`, from splitting `zq1ex`) occur in any code and name nothing.
+    if (t.length < 3) continue;
     const df = codeTermFrequency(db, t, other);
     // A name the index never saw says the task is about other code. A prose word it never saw says little:
     // a small repository simply has few words ("fix", "wrong"), so such words are left out rather than

@@ -252,6 +252,10 @@ function category(line: string, role: Hit["role"]): Failure["category"] {
   return "runtime error";
 }
 
+/** Lines that only say a run failed: an exit status, a test runner's closing tally, a rerun hint. */
+const TALLY =
+  /^\W*(?:(?:process |command )?exit(?:ed)?(?: with)?(?: exit)? code:? -?\d+|(?:=+ )?\d+ (?:failed|errors?)\b[^\n]{0,80}\bin [\d.]+\s*m?s\b(?: =+)?|error: test failed, to rerun[^\n]*|Tests?:\s+\d+ failed[^\n]*)\W*$/i;
+
 /** How many turns after a failure an edit may come and still count as its fix. */
 export const FIX_WINDOW = 12;
 
@@ -299,7 +303,10 @@ export function failures(turns: Turn[], cwd: string | undefined): Failure[] {
     if (t.role === "assistant" && !t.sidechain) for (const h of agentHits(t.text)) add(t, i, h);
     t.tool_results.forEach((r, k) => {
       const call = (r.call_id ? callById.get(r.call_id) : undefined) ?? t.tool_calls[k] ?? prevCalls[k] ?? prevCalls[0];
-      for (const h of resultHits(r, call)) add(t, i, h);
+      // A run's closing tally or exit status only repeats that it failed: kept when the output says nothing more.
+      const hits = resultHits(r, call);
+      const specific = hits.filter((h) => !TALLY.test(h.line));
+      for (const h of specific.length > 0 ? specific : hits) add(t, i, h);
     });
     if (t.tool_calls.length > 0) prevCalls = t.tool_calls;
   });
