@@ -7,6 +7,7 @@ import type { Embedder } from "../embeddings/provider.js";
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import type { Db } from "../storage/db.js";
 import { fileNeighbors } from "../storage/graph/edges.js";
+import { knownFiles } from "../storage/graph/files.js";
 import {
   fileLevelNodes,
   type FileNodeRef,
@@ -15,7 +16,6 @@ import {
   symbolsNamed,
   symbolsOfFile,
 } from "../storage/graph/nodes.js";
-import { knownFiles } from "../storage/graph/files.js";
 import { searchFts, termDocFrequency } from "../storage/graph/search.js";
 import { nearestVectors } from "../storage/vectors.js";
 import { type Bm25Index, bm25Tokens, scoreBm25 } from "./bm25.js";

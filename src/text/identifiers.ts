@@ -8,7 +8,8 @@ export const WORD = /[\p{L}_$][\p{L}\p{M}\p{N}_$]*|\p{N}+/gu;
  * with its lower-case run, a digit run, or a trailing upper-case run. Letters without case (CJK, Arabic, …) and
  * combining marks count as lower case, so they stay attached to the part they continue.
  */
-const PART = /[\p{Lu}\p{Lt}]+(?![\p{Ll}\p{Lo}\p{Lm}\p{M}])|[\p{Lu}\p{Lt}]?[\p{Ll}\p{Lo}\p{Lm}\p{M}]+|\p{N}+|[\p{Lu}\p{Lt}]+/gu;
+const PART =
+  /[\p{Lu}\p{Lt}]+(?![\p{Ll}\p{Lo}\p{Lm}\p{M}])|[\p{Lu}\p{Lt}]?[\p{Ll}\p{Lo}\p{Lm}\p{M}]+|\p{N}+|[\p{Lu}\p{Lt}]+/gu;
 
 /** Splits one identifier into lower-case parts: `parseHTTPResponse_v2` → [parse, http, response, v2]. */
 export function splitIdentifier(ident: string): string[] {
