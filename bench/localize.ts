@@ -9,6 +9,7 @@ import type { Config } from "../src/config.js";
 import { buildGraph } from "../src/graph/build-graph.js";
 import type { Logger } from "../src/log.js";
 import { resolveProjectRoot } from "../src/project/root.js";
+import { createBm25Store, rootReader } from "../src/retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "../src/retrieval/rank.js";
 import { rankAtRung, Rung, RUNGS } from "./localize/ladder.js";
 import { type LocalizeReport, runLocalizeEval } from "./localize/run.js";
@@ -82,6 +83,8 @@ export async function runLocalize(opts: {
         embedder: app.embedding.embedder,
         vectorsEnabled: app.embedding.vectorsEnabled,
         root: tree,
+        // The whole index is read before the first query, however large the repository.
+        bm25: createBm25Store(rootReader(tree), { sliceFiles: Infinity, sliceBytes: Infinity }),
       });
       return { app, ranker, storeDir };
     },

@@ -14,6 +14,7 @@ import { createDistiller, type Distiller } from "./memory/distiller.js";
 import type { ProjectLocation } from "./project/root.js";
 import type { ProjectScope } from "./project/scope.js";
 import { checkStoreDir } from "./project/store.js";
+import { createBm25Store, rootReader } from "./retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "./retrieval/rank.js";
 import type { Db } from "./storage/db.js";
 import { checkpointWal, ensureDir, openDatabase } from "./storage/db.js";
@@ -80,6 +81,8 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
     let graph: GraphService | undefined;
     let distiller: Distiller | undefined;
     let ranked: { stamp: string | undefined; embedder: Embedder; ranker: Ranker } | undefined;
+    // Whole-file BM25 term counts outlive each ranker: a re-index re-reads only the files it changed.
+    const bm25 = createBm25Store(rootReader(location.root));
     return {
       config,
       location,
@@ -123,7 +126,11 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
         const stamp = getMeta(db, "graph.last_run");
         if (!ranked || ranked.stamp !== stamp || ranked.embedder !== embedding.embedder) {
           const { embedder, vectorsEnabled } = embedding;
-          ranked = { stamp, embedder, ranker: createRanker(db, { embedder, vectorsEnabled, root: location.root }) };
+          ranked = {
+            stamp,
+            embedder,
+            ranker: createRanker(db, { embedder, vectorsEnabled, root: location.root, bm25 }),
+          };
         }
         return ranked.ranker;
       },

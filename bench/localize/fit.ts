@@ -2,6 +2,7 @@
 // leave-one-repository-out cross-validation, every rung's channel set. Seconds, not index builds.
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
+import { gunzipSync } from "node:zlib";
 
 import { z } from "zod";
 
@@ -28,11 +29,15 @@ const Candidate = z.object({
 export const DumpTask = z.object({ id: z.string(), repo: z.string(), candidates: z.array(Candidate) });
 export type DumpTask = z.infer<typeof DumpTask> & { set?: string };
 
-/** Reads a dump (JSONL); every task is tagged with `set` (the file's name without `.jsonl` unless given). */
-export function loadDump(file: string, set = basename(file).replace(/\.jsonl$/, "")): DumpTask[] {
+/**
+ * Reads a dump (JSONL, gzipped when the name ends in `.gz`); every task is tagged with `set` (the file's name
+ * without `.jsonl` or `.jsonl.gz` unless given).
+ */
+export function loadDump(file: string, set = basename(file).replace(/\.jsonl(\.gz)?$/, "")): DumpTask[] {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const raw = readFileSync(file);
+    text = (file.endsWith(".gz") ? gunzipSync(raw) : raw).toString("utf8");
   } catch (err) {
     throw new AppError("NOT_FOUND", `cannot read the dump ${file}: ${(err as Error).message}`, { cause: err });
   }

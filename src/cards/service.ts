@@ -273,7 +273,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
 export async function rankFilesByUtility(deps: CardsDeps, task: string, limit: number): Promise<string[]> {
   const q = task.slice(0, MAX_TASK_CHARS);
   // Files keep the fused retrieval order: re-ordering them by card utility ranked the changed file lower on
-  // the development and validation sets (docs/benchmarks.md), so utility orders cards, not files.
+  // both development sets (docs/benchmarks.md), so utility orders cards, not files.
   const full = await deps.ranker.rank(q, limit);
   return full.map((r) => r.path).slice(0, limit);
 }

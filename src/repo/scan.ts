@@ -1,7 +1,19 @@
 // Repository scan: the files git would track (git ls-files, or a .gitignore-aware walk), minus built-in skips.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  type Dirent,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import ignore, { type Ignore } from "ignore";
@@ -30,13 +42,12 @@ export type SkipReason = z.infer<typeof SkipReason>;
 export const KnownFile = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string() });
 export type KnownFile = z.infer<typeof KnownFile>;
 
+/** The scan's default size cap: larger files are never read. */
+export const MAX_SCAN_FILE_BYTES = 1024 * 1024;
+
 export const ScanOptions = z.object({
   /** Files larger than this many bytes are skipped as `oversized`. */
-  maxFileBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024),
+  maxFileBytes: z.number().int().positive().default(MAX_SCAN_FILE_BYTES),
   /** Attach each read file's UTF-8 text as `content`. */
   withContent: z.boolean().default(false),
   /** Use `git ls-files` when the root is inside a git work tree (false forces the walk). */
@@ -452,6 +463,31 @@ function inspect(
     unchanged: known?.hash === hash,
     ...(opts.withContent && text !== undefined ? { content: text } : {}),
   };
+}
+
+/**
+ * Reads one indexed file under the same rules as the scan: the path must resolve (links followed) to a regular
+ * file inside the project's real root and be at most `maxBytes`. Opened non-blocking and checked again on the
+ * open descriptor, so a FIFO or device swapped in after indexing is never waited on. Undefined when not read.
+ */
+export function readInsideRoot(realRoot: string, path: string, maxBytes = MAX_SCAN_FILE_BYTES): string | undefined {
+  let fd: number | undefined;
+  try {
+    const abs = join(realRoot, path);
+    if (!insideDir(realRoot, abs)) return undefined;
+    const real = realpathSync(abs);
+    if (!insideDir(realRoot, real)) return undefined;
+    const st = lstatSync(real);
+    if (!st.isFile() || st.size > maxBytes) return undefined;
+    fd = openSync(real, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0));
+    const opened = fstatSync(fd);
+    if (!opened.isFile() || opened.size > maxBytes) return undefined;
+    return readFileSync(fd, "utf8");
+  } catch {
+    return undefined; // gone, unreadable, or replaced by a link since the check
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function insideDir(dir: string, p: string): boolean {

@@ -34,11 +34,32 @@ export interface Bm25Index {
   params: Bm25Params;
 }
 
-/** Builds the index; a document's length is its content tokens plus `pathWeight` × its path tokens. */
-export function buildBm25Index(
-  docs: Iterable<{ key: string; text: string }>,
-  params: Partial<Bm25Params> = {},
-): Bm25Index {
+/** One document's weighted term counts and length, ready to be put into an index. */
+export interface Bm25Doc {
+  key: string;
+  tf: Map<string, number>;
+  len: number;
+}
+
+/** Counts a document's terms: its content tokens, plus its path tokens each counted `pathWeight` times. */
+export function bm25Doc(key: string, text: string, pathWeight: number = BM25_DEFAULTS.pathWeight): Bm25Doc {
+  const tf = new Map<string, number>();
+  let len = 0;
+  for (const t of bm25Tokens(text)) {
+    tf.set(t, (tf.get(t) ?? 0) + 1);
+    len++;
+  }
+  if (pathWeight > 0) {
+    for (const t of pathTokens(key)) {
+      tf.set(t, (tf.get(t) ?? 0) + pathWeight);
+      len += pathWeight;
+    }
+  }
+  return { key, tf, len };
+}
+
+/** Puts counted documents into an index (their `pathWeight` must be `params.pathWeight`). */
+export function indexBm25Docs(docs: Iterable<Bm25Doc>, params: Partial<Bm25Params> = {}): Bm25Index {
   const p = { ...BM25_DEFAULTS, ...params };
   const keys: string[] = [];
   const lengths: number[] = [];
@@ -46,18 +67,9 @@ export function buildBm25Index(
   for (const d of docs) {
     const doc = keys.length;
     keys.push(d.key);
-    const tf = new Map<string, number>();
-    let len = 0;
-    for (const t of bm25Tokens(d.text)) {
-      tf.set(t, (tf.get(t) ?? 0) + 1);
-      len++;
-    }
-    for (const t of pathTokens(d.key)) {
-      tf.set(t, (tf.get(t) ?? 0) + p.pathWeight);
-      len += p.pathWeight;
-    }
-    lengths.push(len);
-    for (const [t, n] of tf) {
+    lengths.push(d.len);
+    for (const [t, n] of d.tf) {
+      if (n <= 0) continue;
       const list = postings.get(t);
       if (list) list.push({ doc, tf: n });
       else postings.set(t, [{ doc, tf: n }]);
@@ -71,6 +83,20 @@ export function buildBm25Index(
     postings,
     params: p,
   };
+}
+
+/** Builds the index; a document's length is its content tokens plus `pathWeight` × its path tokens. */
+export function buildBm25Index(
+  docs: Iterable<{ key: string; text: string }>,
+  params: Partial<Bm25Params> = {},
+): Bm25Index {
+  const p = { ...BM25_DEFAULTS, ...params };
+  return indexBm25Docs(
+    (function* () {
+      for (const d of docs) yield bm25Doc(d.key, d.text, p.pathWeight);
+    })(),
+    p,
+  );
 }
 
 /** Robertson–Spärck Jones IDF, kept positive: ln(1 + (N − df + 0.5) / (df + 0.5)). */
@@ -88,18 +114,18 @@ export function scoreBm25(index: Bm25Index, queryTokens: readonly string[], limi
   const qtf = new Map<string, number>();
   for (const t of queryTokens) qtf.set(t, (qtf.get(t) ?? 0) + 1);
   const scores = new Float64Array(n);
-  const touched: number[] = [];
+  const touched = new Set<number>();
   for (const [term, q] of qtf) {
     const list = index.postings.get(term);
     if (!list) continue;
     const w = idf(n, list.length) * q;
     for (const { doc, tf } of list) {
       const norm = k1 * (1 - b + (b * index.lengths[doc]!) / (index.avgLength || 1));
-      if (scores[doc] === 0) touched.push(doc);
+      touched.add(doc);
       scores[doc]! += (w * tf * (k1 + 1)) / (tf + norm);
     }
   }
-  return touched
+  return [...touched]
     .map((doc) => ({ key: index.keys[doc]!, score: scores[doc]! }))
     .sort((a, c) => c.score - a.score || (a.key < c.key ? -1 : a.key > c.key ? 1 : 0))
     .slice(0, limit);

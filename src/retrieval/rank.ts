@@ -1,7 +1,5 @@
 // File ranking for a task: lexical BM25, anchors, symbol hits, vectors and one-hop expansion, fused by RRF.
 // Every signal is computed from the task text and the index; nothing else reaches this code.
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 
 import { z } from "zod";
 
@@ -9,6 +7,7 @@ import type { Embedder } from "../embeddings/provider.js";
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import type { Db } from "../storage/db.js";
 import { fileNeighbors } from "../storage/graph/edges.js";
+import { knownFiles } from "../storage/graph/files.js";
 import {
   fileLevelNodes,
   type FileNodeRef,
@@ -19,7 +18,8 @@ import {
 } from "../storage/graph/nodes.js";
 import { searchFts, termDocFrequency } from "../storage/graph/search.js";
 import { nearestVectors } from "../storage/vectors.js";
-import { type Bm25Index, bm25Tokens, buildBm25Index, scoreBm25 } from "./bm25.js";
+import { type Bm25Index, bm25Tokens, scoreBm25 } from "./bm25.js";
+import { type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
 import { expand, type Ranked, rollUp, toRanked } from "./fuse.js";
 import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";
 import { type CandidateSignals, type Channel, fusedScore, type FusionWeights, LEARNED_WEIGHTS } from "./weights.js";
@@ -252,9 +252,6 @@ export interface Ranker {
   rankSymbols(query: string, limit?: number): Promise<RankedSymbol[]>;
 }
 
-/** Files larger than this are left out of the whole-file BM25 (generated or vendored blobs). */
-const MAX_BM25_BYTES = 4 * 1024 * 1024;
-
 /** The channels of a ChannelSet: BM25 always; the index's own FTS ranks beside symbol hits. */
 export function channelsOf(use: ChannelSet): Set<Channel> {
   const out = new Set<Channel>(["bm25"]);
@@ -274,30 +271,34 @@ export function channelsOf(use: ChannelSet): Set<Channel> {
  */
 export function createRanker(
   db: Db,
-  opts: { embedder?: Embedder; vectorsEnabled?: boolean; root?: string; weights?: FusionWeights } = {},
+  opts: {
+    embedder?: Embedder;
+    vectorsEnabled?: boolean;
+    root?: string;
+    weights?: FusionWeights;
+    /** Kept across rankers so a re-index re-reads only changed files; made from `root` when absent. */
+    bm25?: Bm25Store;
+  } = {},
 ): Ranker {
   const weights = opts.weights ?? LEARNED_WEIGHTS;
   let universe: Universe | undefined;
   const u = () => (universe ??= buildUniverse(db));
   let bm25Index: Bm25Index | undefined;
 
+  let ownStore: Bm25Store | undefined;
+
+  /** The whole-file BM25 index, or undefined without a root or while a large first build is still reading. */
   const loadBm25 = (): Bm25Index | undefined => {
-    if (!opts.root) return undefined;
     if (bm25Index) return bm25Index;
-    const root = opts.root;
-    const docs = function* () {
-      for (const n of u().byPath.values()) {
-        if (!isSource(n)) continue;
-        const full = join(root, n.path);
-        try {
-          if (statSync(full).size > MAX_BM25_BYTES) continue;
-          yield { key: n.path, text: readFileSync(full, "utf8") };
-        } catch {
-          // A file gone since indexing is simply not a candidate.
-        }
-      }
-    };
-    bm25Index = buildBm25Index(docs());
+    const store = opts.bm25 ?? (opts.root ? (ownStore ??= createBm25Store(rootReader(opts.root))) : undefined);
+    if (!store) return undefined;
+    const hashes = knownFiles(db);
+    const files: Bm25Source[] = [];
+    for (const n of u().byPath.values()) {
+      const hash = hashes.get(n.path)?.hash;
+      if (isSource(n) && hash !== undefined) files.push({ path: n.path, hash });
+    }
+    bm25Index = store.index(files);
     return bm25Index;
   };
 
@@ -312,9 +313,9 @@ export function createRanker(
     return out;
   };
 
-  const bm25 = (query: string, match: string): Ranked => {
+  const bm25 = (query: string, match: () => string): Ranked => {
     const index = loadBm25();
-    return index ? scoreBm25(index, bm25Tokens(query), 300) : fts(match);
+    return index ? scoreBm25(index, bm25Tokens(query), 300) : fts(match());
   };
 
   const symbols = (match: string): Ranked => {
@@ -385,8 +386,11 @@ export function createRanker(
   /** Every channel's list for the channels in `use`; expansion seeds on the fusion of the others. */
   const channelLists = async (query: string, use: ReadonlySet<Channel>, prior: boolean) => {
     const lists: Partial<Record<Channel, Ranked>> = {};
-    const match = use.has("fts") || use.has("symbols") || !opts.root ? commonDropped(queryTerms(query, 32)).match : "";
-    lists.bm25 = bm25(query, match);
+    // The full-text match is built only when a channel asks for it (BM25 falls back to it while unbuilt).
+    let built: string | undefined;
+    const matchText = () => (built ??= commonDropped(queryTerms(query, 32)).match);
+    lists.bm25 = bm25(query, matchText);
+    const match = use.has("fts") || use.has("symbols") ? matchText() : "";
     if (use.has("fts")) lists.fts = fts(match);
     if (use.has("anchors")) lists.anchors = anchorScores(db, u(), extractAnchors(query));
     if (use.has("symbols")) lists.symbols = symbols(match);

@@ -111,6 +111,23 @@ describe("loroFolds", () => {
     expect([...ranks.keys()].sort()).toEqual(tasks.map((t) => t.id).sort());
     expect([...ranks.values()].every((r) => r === 1)).toBe(true);
   });
+
+  it("ranks each repository with weights fitted without it", () => {
+    // Three repositories where the anchors find gold, and a larger one whose labels are flipped (the vector
+    // channel's first file is gold). Fitted on every task the flipped repository wins (it has more tasks);
+    // held out, its tasks are ranked with anchor-heavy weights and gold drops below first.
+    const flipped = synthetic(1, 12).map((t) => ({
+      ...t,
+      id: `flip-${t.id}`,
+      repo: "o/flip",
+      candidates: t.candidates.map((c) => ({ ...c, gold: c.path === "d1.c" })),
+    }));
+    const tasks = [...synthetic(3, 3), ...flipped];
+    const inSample = fitWeights(tasks, ALL);
+    for (const t of flipped) expect(goldRank(t, inSample, ALL)).toBe(1);
+    const cv = crossValidatedRanks(tasks, ALL);
+    for (const t of flipped) expect(cv.get(t.id)).toBeGreaterThan(1);
+  });
 });
 
 describe("dumps and the report", () => {

@@ -75,3 +75,48 @@ describe("scoreBm25", () => {
     expect(scoreBm25(index, bm25Tokens("def pass cookies"), 1)).toHaveLength(1);
   });
 });
+
+describe("letters of any script", () => {
+  it("keeps accented, Cyrillic and CJK identifiers whole and splits them on case and underscores", () => {
+    expect(bm25Tokens("naïve_bayes café Größe 获取用户 получитьДанные")).toEqual([
+      "naïve_bayes",
+      "naïve",
+      "bayes",
+      "café",
+      "größe",
+      "获取用户",
+      "получитьданные",
+      "получить",
+      "данные",
+    ]);
+    expect(pathTokens("src/über/модуль.py")).toEqual(["src", "über", "модуль", "py"]);
+  });
+
+  it("keeps combining marks inside the word they follow", () => {
+    expect(bm25Tokens("nai\u0308ve x")).toEqual(["nai\u0308ve", "x"]);
+  });
+
+  it("tokenizes a megabyte-long identifier in linear time", () => {
+    const t = Date.now();
+    expect(bm25Tokens("A".repeat(1_000_000) + "a")).toHaveLength(3);
+    expect(bm25Tokens("Ж".repeat(1_000_000) + "ж")).toHaveLength(3);
+    expect(Date.now() - t).toBeLessThan(2000);
+  });
+});
+
+describe("zero path weight", () => {
+  it("adds no postings for path tokens and lists each matching document once", () => {
+    const index = buildBm25Index(
+      [
+        { key: "a/cookies.py", text: "" },
+        { key: "b/x.py", text: "y" },
+      ],
+      { pathWeight: 0 },
+    );
+    expect(index.postings.has("cookies")).toBe(false);
+    expect(index.postings.has("py")).toBe(false);
+    expect(scoreBm25(index, ["cookies", "a", "py"])).toEqual([]);
+    const r = scoreBm25(buildBm25Index([{ key: "k", text: "y z" }], { pathWeight: 0 }), ["y", "z", "y"]);
+    expect(r.map((x) => x.key)).toEqual(["k"]);
+  });
+});

@@ -1,0 +1,127 @@
+// Incremental whole-file BM25: each file's term counts are kept by path and content hash, so after a re-index
+// only changed or added files are read again and removed ones are dropped. A large first build is read in
+// slices in the background; until it is complete the caller ranks with another channel.
+import { realpathSync } from "node:fs";
+
+import { MAX_SCAN_FILE_BYTES, readInsideRoot } from "../repo/scan.js";
+import { BM25_DEFAULTS, type Bm25Doc, bm25Doc, type Bm25Index, indexBm25Docs } from "./bm25.js";
+
+/** An indexed file: its repo path and the content hash the index stored for it. */
+export interface Bm25Source {
+  path: string;
+  hash: string;
+}
+
+/** Reads one file's text by repo path; undefined when it must not or cannot be read. */
+export type Bm25Reader = (path: string) => string | undefined;
+
+export interface Bm25StoreOptions {
+  /** Files read per slice (one synchronous step); a build needing more finishes in the background. */
+  sliceFiles?: number;
+  /** Bytes read per slice. */
+  sliceBytes?: number;
+  /** Bytes kept over all files; files past it are left out of BM25. */
+  maxTotalBytes?: number;
+}
+
+export interface Bm25Store {
+  /**
+   * The index over exactly `files`, re-reading only files whose hash changed. Undefined while more than one
+   * slice of files is still to be read: the rest is then read in the background, and a later call completes.
+   */
+  index(files: readonly Bm25Source[]): Bm25Index | undefined;
+  /** How many files were read so far (for tests and logs). */
+  readonly reads: number;
+}
+
+/** Reads files the way the scan does: inside the project's real root, regular files, at most the scan's cap. */
+export function rootReader(root: string): Bm25Reader {
+  let realRoot: string | undefined;
+  return (path) => {
+    try {
+      realRoot ??= realpathSync(root);
+    } catch {
+      return undefined;
+    }
+    return readInsideRoot(realRoot, path, MAX_SCAN_FILE_BYTES);
+  };
+}
+
+interface Entry {
+  hash: string;
+  /** Undefined when the file could not be read or was over the byte budget: not a candidate. */
+  doc?: Bm25Doc;
+  bytes: number;
+}
+
+export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}): Bm25Store {
+  const sliceFiles = options.sliceFiles ?? 2000;
+  const sliceBytes = options.sliceBytes ?? 64 * 1024 * 1024;
+  const maxTotalBytes = options.maxTotalBytes ?? 512 * 1024 * 1024;
+  const entries = new Map<string, Entry>();
+  let totalBytes = 0;
+  let reads = 0;
+  let queue: Bm25Source[] = [];
+  let scheduled = false;
+
+  const stale = (f: Bm25Source) => entries.get(f.path)?.hash !== f.hash;
+
+  /** Reads up to one slice of `queue`; true when nothing stale is left in it. */
+  const step = (): boolean => {
+    let files = 0;
+    let bytes = 0;
+    while (queue.length > 0 && files < sliceFiles && bytes < sliceBytes) {
+      const f = queue.pop()!;
+      if (!stale(f)) continue;
+      const old = entries.get(f.path);
+      if (old) totalBytes -= old.bytes;
+      const text = totalBytes < maxTotalBytes ? read(f.path) : undefined;
+      reads++;
+      files++;
+      const size = text === undefined ? 0 : Buffer.byteLength(text);
+      bytes += size;
+      if (text === undefined || totalBytes + size > maxTotalBytes) {
+        entries.set(f.path, { hash: f.hash, bytes: 0 });
+      } else {
+        totalBytes += size;
+        entries.set(f.path, { hash: f.hash, doc: bm25Doc(f.path, text, BM25_DEFAULTS.pathWeight), bytes: size });
+      }
+    }
+    return queue.length === 0;
+  };
+
+  const background = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      if (!step()) background();
+    }).unref();
+  };
+
+  return {
+    get reads() {
+      return reads;
+    },
+    index(files) {
+      const wanted = new Set(files.map((f) => f.path));
+      for (const [path, e] of entries) {
+        if (wanted.has(path)) continue;
+        totalBytes -= e.bytes;
+        entries.delete(path);
+      }
+      // Read in the caller's order (the queue is popped from its end).
+      queue = files.filter(stale).reverse();
+      if (!step()) {
+        background();
+        return undefined;
+      }
+      const docs: Bm25Doc[] = [];
+      for (const f of files) {
+        const doc = entries.get(f.path)?.doc;
+        if (doc) docs.push(doc);
+      }
+      return indexBm25Docs(docs, BM25_DEFAULTS);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The committed fusion weights: their values, that the committed development dumps reproduce them, and that
+// the ranker uses them unless told otherwise.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { fitWeights, loadDump } from "../../bench/localize/fit.js";
+import type { App } from "../../src/app.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
+import { createRanker } from "../../src/retrieval/rank.js";
+import { type Channel, LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
+import { openTestApp } from "../graph/helpers.js";
+import { copyPolyglot } from "../repo/fixture.js";
+
+const DUMPS = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "localize", "dumps");
+
+describe("LEARNED_WEIGHTS", () => {
+  it("holds the committed fit", () => {
+    expect(LEARNED_WEIGHTS).toEqual({
+      channels: { bm25: 1, fts: 1.5, anchors: 1.5, symbols: 1.5, vectors: 1, expansion: 0 },
+      peripheral: 0.25,
+      k: 10,
+    });
+  });
+
+  it("is what the fit on the committed development dumps gives for the kept channels", () => {
+    const dev = [...loadDump(join(DUMPS, "python-dev.jsonl.gz")), ...loadDump(join(DUMPS, "multi-dev.jsonl.gz"))];
+    expect(dev).toHaveLength(131);
+    expect(new Set(dev.map((t) => t.set))).toEqual(new Set(["python-dev", "multi-dev"]));
+    const kept = new Set<Channel>(["bm25", "anchors", "symbols", "fts", "vectors"]);
+    const w = fitWeights(dev, kept, { prior: true });
+    expect({ ...w, channels: { ...w.channels, expansion: 0 } }).toEqual(LEARNED_WEIGHTS);
+  });
+});
+
+describe("the ranker's default weights", () => {
+  let app: App;
+  let root: string;
+  beforeAll(async () => {
+    root = copyPolyglot();
+    app = openTestApp(root);
+    await buildGraph(app.scope, app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("are LEARNED_WEIGHTS", async () => {
+    const q = "circle radius diameter area in the shapes package";
+    const embedder = app.embedding.embedder;
+    const byDefault = await createRanker(app.db, { embedder, root }).rank(q, 10);
+    const explicit = await createRanker(app.db, { embedder, root, weights: LEARNED_WEIGHTS }).rank(q, 10);
+    const other = await createRanker(app.db, {
+      embedder,
+      root,
+      weights: { ...LEARNED_WEIGHTS, channels: { ...LEARNED_WEIGHTS.channels, bm25: 0, anchors: 0 } },
+    }).rank(q, 10);
+    expect(byDefault).toEqual(explicit);
+    expect(other.map((r) => [r.path, r.score])).not.toEqual(byDefault.map((r) => [r.path, r.score]));
+  });
+});
