@@ -37,6 +37,7 @@ import {
   type TeamUnitIn,
   unitExists,
   unitsAfter,
+  updateOwnUnit,
 } from "../storage/team/units.js";
 import { redact } from "../text/redact.js";
 import { connectTeam, displayUrl, isUnreachable, teamError } from "./connect.js";
@@ -86,7 +87,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 /** What sending one unit did on the server. */
-export type SendOutcome = "added" | "duplicate" | "merged" | "superseded" | "supersedes" | "conflict";
+export type SendOutcome = "added" | "updated" | "duplicate" | "merged" | "superseded" | "supersedes" | "conflict";
 
 /**
  * Sends one unit in one transaction under the project's lock: a known or forgotten id is skipped (so a replay
@@ -98,7 +99,7 @@ export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitI
   try {
     await lockProject(c, projectId);
     let outcome: SendOutcome = "added";
-    if (await unitExists(c, u.uid)) outcome = "duplicate";
+    if (await unitExists(c, u.uid)) outcome = (await updateOwnUnit(c, projectId, u)) ? "updated" : "duplicate";
     else {
       const same = await activeByKey(c, projectId, u.category, u.merge_key);
       const prev = same[0];

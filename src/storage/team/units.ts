@@ -59,6 +59,28 @@ export async function unitExists(c: ClientBase, uid: string): Promise<boolean> {
   return (r.rowCount ?? 0) > 0;
 }
 
+/**
+ * Rewrites a unit its own author edited (same id, same author): the new wording replaces the old one. Returns
+ * whether a unit was updated.
+ */
+export async function updateOwnUnit(c: ClientBase, projectId: number, u: TeamUnitIn): Promise<boolean> {
+  const r = await c.query(
+    `UPDATE team_units SET text = $3, record = $4, merge_key = $5, evidence = $6, files = $7
+     WHERE project_id = $1 AND uid = $2 AND author = $8 AND text IS DISTINCT FROM $3`,
+    [
+      projectId,
+      u.uid,
+      u.text,
+      JSON.stringify(u.record ?? {}),
+      u.merge_key,
+      JSON.stringify(u.evidence ?? []),
+      JSON.stringify(u.files ?? []),
+      u.author,
+    ],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
 /** Active units of the project with this category and key (what a new unit merges into or supersedes). */
 export async function activeByKey(
   c: ClientBase,
@@ -249,7 +271,7 @@ export async function createTeamRole(c: ClientBase, role: string, password: stri
   await c.query(
     `${exists.rowCount ? "ALTER" : "CREATE"} ROLE ${ident} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD ${lit}`,
   );
-  for (const sql of TEAM_ROLE_GRANTS) await c.query(sql.replaceAll(":role", ident));
+  for (const sql of TEAM_ROLE_GRANTS) await c.query(sql.replaceAll(":role", () => ident));
 }
 
 /** What a team member's role may do: read and write units, history and the forget audit; no DDL. */
