@@ -27,9 +27,14 @@ export async function teamSearchFor(
   scope: ProjectScope,
   query: string,
   opts: { includeInactive?: boolean; embedder?: Embedder; limit?: number } = {},
-): Promise<{ source: "team" | "local copy"; hits: TeamHit[] } | undefined> {
+): Promise<{ source: string; hits: TeamHit[] } | undefined> {
   const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
-  return team ? searchTeam(team, query, opts) : undefined;
+  if (!team) return undefined;
+  // A team failure (refused login, store not initialised, bad URL) never hides the local results.
+  return searchTeam(team, query, opts).catch((err: unknown) => ({
+    source: `team store not searched: ${(err as Error).message}`,
+    hits: [],
+  }));
 }
 
 /**

@@ -91,7 +91,7 @@ export type SendOutcome = "added" | "updated" | "duplicate" | "merged" | "supers
 
 /**
  * Sends one unit in one transaction under the project's lock: a known or forgotten id is skipped (so a replay
- * sends once), the same unit again is merged, a metric supersedes the older value whoever wrote it, and a
+ * sends once), the same text again is merged, the same key with other text is a conflict, a metric supersedes the older value whoever wrote it, and a
  * commitment contradicting another author's is stored and both are flagged as a conflict.
  */
 export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitIn): Promise<SendOutcome> {
@@ -110,9 +110,15 @@ export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitI
         else await supersede(c, u.uid, prev.uid);
         await addHistory(c, projectId, newer ? u.uid : prev.uid, "supersedes", newer ? prev.uid : u.uid, u.author);
         outcome = newer ? "supersedes" : "superseded";
-      } else if (prev) {
+      } else if (prev && prev.text.trim() === u.text.trim()) {
         await addHistory(c, projectId, prev.uid, "merged", u.uid, u.author);
         outcome = "merged";
+      } else if (prev) {
+        // Same shape, different wording or value (the key masks numbers): both kept, flagged for a person.
+        await insertTeamUnit(c, projectId, u);
+        await flagConflict(c, u.uid, prev.uid);
+        await addHistory(c, projectId, u.uid, "conflict", prev.uid, u.author);
+        outcome = "conflict";
       } else {
         await insertTeamUnit(c, projectId, u);
         if (u.category === "commitment" || u.category === "reasoning") {

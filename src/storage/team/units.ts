@@ -225,12 +225,31 @@ export async function forgetTeamUnit(
   who: string,
   machine: string,
 ): Promise<boolean> {
-  const d = await c.query("DELETE FROM team_units WHERE project_id = $1 AND uid = $2", [projectId, uid]);
-  await c.query(
-    `INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (uid) DO NOTHING`,
-    [projectId, uid, who, machine],
-  );
+  await c.query("BEGIN");
+  let d: { rowCount: number | null };
+  try {
+    // The unit it conflicted with, or the unit it superseded, is the team's word again.
+    await c.query(
+      `UPDATE team_units SET status = 'active', conflicts_with = NULL
+       WHERE project_id = $1 AND conflicts_with = $2 AND status = 'conflict'`,
+      [projectId, uid],
+    );
+    await c.query(
+      `UPDATE team_units SET status = 'active', superseded_by = NULL
+       WHERE project_id = $1 AND superseded_by = $2 AND status = 'superseded'`,
+      [projectId, uid],
+    );
+    d = await c.query("DELETE FROM team_units WHERE project_id = $1 AND uid = $2", [projectId, uid]);
+    await c.query(
+      `INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (uid) DO NOTHING`,
+      [projectId, uid, who, machine],
+    );
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
   return (d.rowCount ?? 0) > 0;
 }
 
