@@ -62,25 +62,56 @@ export function scrubSecret(text: string, url: string): string {
   return redact(out);
 }
 
-/** Opens one client; TLS parameters in the URL (sslmode, sslrootcert…) are passed through to the driver. */
-export async function connectTeam(url: string, timeoutMs = 5000): Promise<pg.Client> {
+/** How long an unreachable team store is remembered, so interactive calls do not each wait for it. */
+export const UNREACHABLE_MEMORY_MS = 60_000;
+/** The connect timeout of interactive reads and writes (search, recall, a recorded unit's send). */
+export const INTERACTIVE_TIMEOUT_MS = 1_500;
+
+/**
+ * Team stores found unreachable, by displayed URL, until when. Process-wide on purpose: every MCP call of a
+ * session would otherwise wait out the connect timeout again.
+ */
+const unreachableUntil = new Map<string, number>();
+
+/**
+ * Opens one client; TLS parameters in the URL (sslmode, sslrootcert…) are passed through to the driver. With
+ * `interactive`, a store found unreachable in the last minute is not tried again (the caller's fallback runs at
+ * once). Queries time out on the client and the server; the socket keeps alive.
+ */
+export async function connectTeam(
+  url: string,
+  timeoutMs = 5000,
+  opts: { interactive?: boolean } = {},
+): Promise<pg.Client> {
   if (!/^postgres(ql)?:\/\//i.test(url))
     throw new AppError("BAD_INPUT", "the team URL must start with postgres:// (the value given is not shown)");
+  const key = displayUrl(url);
+  const until = unreachableUntil.get(key) ?? 0;
+  if (opts.interactive && until > Date.now())
+    throw new AppError(
+      "TEAM_UNREACHABLE",
+      `the team store at ${key} is unreachable (it did not answer ${Math.ceil((until - Date.now()) / 1000)} s ago or less; tried again after a minute)`,
+    );
   let client: pg.Client | undefined;
   try {
     // Built inside the try: the driver reads sslkey/sslcert files here, and its errors name what it was given.
     client = new pg.Client({
       connectionString: url,
-      connectionTimeoutMillis: timeoutMs,
+      connectionTimeoutMillis: opts.interactive ? Math.min(timeoutMs, INTERACTIVE_TIMEOUT_MS) : timeoutMs,
       statement_timeout: 30_000,
+      query_timeout: 35_000,
+      keepAlive: true,
     });
     // A connection dropped later (server stopped) surfaces on the next query, not as an unhandled event.
     client.on("error", () => undefined);
     await client.connect();
+    unreachableUntil.delete(key);
     return client;
   } catch (err) {
     await client?.end().catch(() => undefined);
-    throw teamError(err, url);
+    const e = teamError(err, url);
+    if (isUnreachable(e)) unreachableUntil.set(key, Date.now() + UNREACHABLE_MEMORY_MS);
+    throw e;
   }
 }
 

@@ -45,7 +45,7 @@ export async function sendQueued(scope: ProjectScope): Promise<string | undefine
   const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
   if (!team) return undefined;
   try {
-    const p = await pushIfReachable(team);
+    const p = await pushIfReachable(team, { interactive: true });
     return p.offline ? `team store unreachable; ${p.pending} change(s) queued` : undefined;
   } catch (err) {
     return `not sent to the team store: ${(err as Error).message}`;

@@ -52,8 +52,12 @@ export interface TeamDeps {
 }
 
 /** Runs `fn` on a fresh connection, closed afterwards; driver errors come back without the password. */
-export async function withTeam<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = await connectTeam(url);
+export async function withTeam<T>(
+  url: string,
+  fn: (c: pg.Client) => Promise<T>,
+  opts: { interactive?: boolean } = {},
+): Promise<T> {
+  const c = await connectTeam(url, 5000, opts);
   try {
     return await fn(c);
   } catch (err) {
@@ -155,36 +159,49 @@ function unitOf(row: OutboxRow, who: TeamDeps["who"]): TeamUnitIn {
  */
 export async function pushTeam(
   deps: TeamDeps,
+  opts: { interactive?: boolean; maxOps?: number } = {},
 ): Promise<{ sent: number; pending: number; outcomes: Partial<Record<SendOutcome | "forgotten", number>> }> {
+  const maxOps = opts.maxOps ?? 5000;
   const outcomes: Partial<Record<SendOutcome | "forgotten", number>> = {};
   let sent = 0;
-  await withTeam(deps.url, async (c) => {
-    const projectId = await teamProjectId(c, deps.projectKey);
-    linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
-    queueDistilledForTeam(deps.scope);
-    for (;;) {
-      const batch = pendingOps(deps.scope.db, deps.scope.projectId, 200);
-      if (batch.length === 0) break;
-      for (const op of batch) {
-        if (op.op === "put") {
-          const o = await sendUnit(c, projectId, unitOf(op, deps.who));
-          outcomes[o] = (outcomes[o] ?? 0) + 1;
-        } else {
-          await forgetTeamUnit(c, projectId, op.uid, deps.who.author, deps.who.machine);
-          outcomes.forgotten = (outcomes.forgotten ?? 0) + 1;
+  await withTeam(
+    deps.url,
+    async (c) => {
+      const projectId = await teamProjectId(c, deps.projectKey);
+      linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
+      queueDistilledForTeam(deps.scope);
+      while (sent < maxOps) {
+        const batch = pendingOps(deps.scope.db, deps.scope.projectId, Math.min(200, maxOps - sent));
+        if (batch.length === 0) break;
+        for (const op of batch) {
+          if (op.op === "put") {
+            const o = await sendUnit(c, projectId, unitOf(op, deps.who));
+            outcomes[o] = (outcomes[o] ?? 0) + 1;
+          } else {
+            await forgetTeamUnit(c, projectId, op.uid, deps.who.author, deps.who.machine);
+            outcomes.forgotten = (outcomes.forgotten ?? 0) + 1;
+          }
+          markSent(deps.scope.db, op.seq);
+          sent++;
         }
-        markSent(deps.scope.db, op.seq);
-        sent++;
       }
-    }
-  });
+    },
+    opts,
+  );
   return { sent, pending: pendingCount(deps.scope.db, deps.scope.projectId), outcomes };
 }
 
-/** Pushes when the team store is reachable; otherwise the queue waits. Never throws for an unreachable server. */
-export async function pushIfReachable(deps: TeamDeps): Promise<{ sent: number; pending: number; offline: boolean }> {
+/**
+ * Pushes when the team store is reachable; otherwise the queue waits. Never throws for an unreachable server.
+ * `interactive` (a unit just recorded): a short connect timeout, no retry of a store found unreachable in the
+ * last minute, and at most 200 operations sent (the rest go with the next call or `team push`).
+ */
+export async function pushIfReachable(
+  deps: TeamDeps,
+  opts: { interactive?: boolean } = {},
+): Promise<{ sent: number; pending: number; offline: boolean }> {
   try {
-    const r = await pushTeam(deps);
+    const r = await pushTeam(deps, opts.interactive ? { interactive: true, maxOps: 200 } : {});
     return { sent: r.sent, pending: r.pending, offline: false };
   } catch (err) {
     if (!isUnreachable(err)) throw err;
@@ -238,14 +255,18 @@ export async function searchTeam(
   let rows: TeamHit[];
   let source: "team" | "local copy" = "team";
   try {
-    rows = await withTeam(deps.url, async (c) => {
-      const projectId = await teamProjectId(c, deps.projectKey);
-      const found = await searchTeamUnits(c, projectId, query, {
-        limit: opts.embedder ? limit * 5 : limit,
-        includeInactive: opts.includeInactive ?? false,
-      });
-      return found.map((r) => ({ ...r, score: r.score ?? 0 }));
-    });
+    rows = await withTeam(
+      deps.url,
+      async (c) => {
+        const projectId = await teamProjectId(c, deps.projectKey);
+        const found = await searchTeamUnits(c, projectId, query, {
+          limit: opts.embedder ? limit * 5 : limit,
+          includeInactive: opts.includeInactive ?? false,
+        });
+        return found.map((r) => ({ ...r, score: r.score ?? 0 }));
+      },
+      { interactive: true },
+    );
   } catch (err) {
     if (!isUnreachable(err)) throw err;
     source = "local copy";
@@ -290,8 +311,10 @@ export async function teamRecall(
 ): Promise<{ source: "team" | "local copy"; hits: TeamHit[] }> {
   const categories = ["commitment", "reasoning", "failure"];
   try {
-    const rows = await withTeam(deps.url, async (c) =>
-      recentTeamUnits(c, await teamProjectId(c, deps.projectKey), categories, limit),
+    const rows = await withTeam(
+      deps.url,
+      async (c) => recentTeamUnits(c, await teamProjectId(c, deps.projectKey), categories, limit),
+      { interactive: true },
     );
     return { source: "team", hits: rows.map((r) => ({ ...r, score: 0 })) };
   } catch (err) {
