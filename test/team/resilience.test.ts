@@ -25,6 +25,16 @@ afterAll(() => {
   server?.destroy();
 }, 60_000);
 
+async function rowsOf(q: string): Promise<{ rolname: string }[]> {
+  const c = new pg.Client({ connectionString: server.url });
+  await c.connect();
+  try {
+    return (await c.query<{ rolname: string }>(q)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 async function rows(like: string): Promise<{ text: string; status: string; author: string }[]> {
   const c = new pg.Client({ connectionString: server.url });
   await c.connect();
@@ -131,5 +141,18 @@ describe("team store consistency", () => {
       if (saved === undefined) delete process.env.MEMCARDS_TEAM_URL;
       else process.env.MEMCARDS_TEAM_URL = saved;
     }
+  }, 60_000);
+
+  it("creates a member role whose name holds replacement patterns, logging in with its password", async () => {
+    await initTeam(developer(server.url, "root", "role"), { name: "mem$&ber$'", password: "pw-$&-1" });
+    const names = (await rowsOf("SELECT rolname FROM pg_roles WHERE rolname LIKE 'mem%'")).map((r) => r.rolname);
+    expect(names).toEqual(["mem$&ber$'"]);
+    const url = new URL(server.url);
+    url.username = encodeURIComponent("mem$&ber$'");
+    url.password = encodeURIComponent("pw-$&-1");
+    const member = developer(url.toString(), "carol", "role");
+    await initTeam(member);
+    recordMemory(member.scope, { category: "rule", text: "Members can share units." });
+    expect((await pushTeam(member)).sent).toBe(1);
   }, 60_000);
 });
