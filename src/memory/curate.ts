@@ -4,10 +4,10 @@ import { AppError } from "../errors.js";
 import { writeTx } from "../storage/db.js";
 import { getMemory } from "../storage/memories.js";
 import { moveUnitStatus, replaceUnitText, setUnitPinned } from "../storage/ui.js";
+import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
-import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
 import { settleUnit } from "./distill.js";
 import { forget, type MemoryDeps } from "./service.js";
 

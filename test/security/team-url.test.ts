@@ -1,7 +1,8 @@
 // Team URLs in every form a user may paste (keyword/value strings, scheme-less `user:pw@host`, secrets in query
 // parameters): the password never shows in what is displayed or in an error.
-import { describe, expect, it } from "vitest";
 import { createServer, type Socket } from "node:net";
+
+import { describe, expect, it } from "vitest";
 
 import { connectTeam, displayUrl, scrubSecret } from "../../src/team/connect.js";
 import { pushIfReachable, searchTeam, teamRecall } from "../../src/team/service.js";

@@ -5,8 +5,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { forget, recordMemory } from "../../src/memory/service.js";
-import { teamSearchFor } from "../../src/team/deps.js";
 import { teamProjectId } from "../../src/storage/team/units.js";
+import { teamSearchFor } from "../../src/team/deps.js";
 import { initTeam, pushTeam, sendUnit, teamRecall } from "../../src/team/service.js";
 import { signature } from "../../src/text/signature.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
