@@ -14,6 +14,7 @@ import { edgesTo, fileNeighbors } from "../storage/graph/edges.js";
 import { fileStamp } from "../storage/graph/files.js";
 import { fileLevelNodes, findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
+import { cachedUnits } from "../storage/team/outbox.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { countTokens } from "../text/tokens.js";
 import { evidenceFeatures } from "./evidence.js";
@@ -334,6 +335,30 @@ export async function gatherCandidates(
         ...(record.remediation ? { remediation: record.remediation } : {}),
       },
     });
+  }
+  // The team's rules and failures (the local copy the last team pull wrote), each marked with its author; a
+  // text this machine already has locally is not repeated.
+  const teamKinds = new Map<string, Candidate["kind"]>([
+    ...(kinds.has("constraint") ? ([["commitment", "constraint"]] as const) : []),
+    ...(kinds.has("failure") ? ([["failure", "failure"]] as const) : []),
+  ]);
+  if (teamKinds.size > 0) {
+    for (const u of cachedUnits(db, ctx.projectId, 400)) {
+      const kind = teamKinds.get(u.category);
+      if (!kind || u.status !== "active" || seenText.has(u.text)) continue;
+      const ov = overlap(taskTerms, u.text);
+      const cited = topPaths.some((p) => u.text.includes(p));
+      if (!cited && ov < 0.34) continue;
+      seenText.add(u.text);
+      out.push({
+        key: `team:${u.uid}`,
+        kind,
+        text: u.text,
+        raw_tokens: countTokens(u.text),
+        signals: base({ graph_distance: cited ? 0 : 2, overlap: ov }),
+        about: { turn: `team, by ${u.author}`, author: u.author, scope: "team" },
+      });
+    }
   }
   const counts = outcomeCounts(
     db,

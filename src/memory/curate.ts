@@ -4,6 +4,7 @@ import { AppError } from "../errors.js";
 import { writeTx } from "../storage/db.js";
 import { getMemory } from "../storage/memories.js";
 import { moveUnitStatus, replaceUnitText, setUnitPinned } from "../storage/ui.js";
+import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
@@ -68,6 +69,7 @@ export function editUnit(deps: MemoryDeps, id: number, text: string): void {
     },
     new Date().toISOString(),
   );
+  requeueEditedForTeam(deps, id);
 }
 
 /** Pins a unit (warm for good: recall and cards consider it) or unpins it. */
@@ -83,12 +85,14 @@ export function pinUnit(deps: MemoryDeps, id: number, pinned: boolean): void {
 export function approveUnit(deps: MemoryDeps, id: number): { superseded?: number; conflictsWith?: number } {
   const m = unitOf(deps, id);
   if (m.status !== "pending") throw new AppError("BAD_INPUT", `unit #${id} is ${m.status}, not waiting for review`);
-  return writeTx(deps.db, () => {
+  const settled = writeTx(deps.db, () => {
     const now = new Date().toISOString();
     if (!moveUnitStatus(deps.db, deps.projectId, id, "pending", "active", now))
       throw new AppError("BAD_INPUT", `unit #${id} is no longer waiting for review`);
     return settleUnit(deps.db, deps.projectId, id, { ...m, key: m.merge_key }, now);
   });
+  queueUnitForTeam(deps, id);
+  return settled;
 }
 
 /** Rejects a unit waiting for review: deleted for real, as forget deletes. */

@@ -56,8 +56,12 @@ export function cardFields(
     case "constraint":
       return {
         trigger: `Whenever the work touches what the user constrained`,
-        evidence: `user (${c.about.turn ?? "earlier"}): "${clip(c.text, 240)}"`,
-        action_hint: `Respect the user's instruction: ${clip(c.text, 120)}`,
+        evidence: c.about.author
+          ? `team rule by ${c.about.author}: "${clip(c.text, 240)}"`
+          : `user (${c.about.turn ?? "earlier"}): "${clip(c.text, 240)}"`,
+        action_hint: c.about.author
+          ? `Respect the team's rule (${c.about.author}): ${clip(c.text, 120)}`
+          : `Respect the user's instruction: ${clip(c.text, 120)}`,
         failure_if_ignored: `The user has to repeat the correction; trust is lost.`,
         scope: c.about.scope ?? "this session",
       };

@@ -3,6 +3,7 @@
 import pg from "pg";
 
 import { AppError } from "../errors.js";
+import { redact } from "../text/redact.js";
 
 /** The team URL a command uses: the flag, else MEMCARDS_TEAM_URL; undefined when neither is set. */
 export function teamUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -10,46 +11,107 @@ export function teamUrl(flag: string | undefined, env: NodeJS.ProcessEnv = proce
   return url || undefined;
 }
 
-/** The URL as it may be shown: the password replaced, the query (sslmode…) kept. */
+/** Query parameters and keywords whose value is a secret (the password, the client key or its passphrase). */
+const SECRET_PARAM = /pass|sslkey|secret|token/i;
+
+/**
+ * The URL as it may be shown: the password and secret query parameters (password, sslpassword, sslkey…) replaced,
+ * the rest (host, sslmode…) kept. A string that is not a postgres:// URL is never shown.
+ */
 export function displayUrl(url: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(url.trim())) return "(a team URL that is not postgres://, not shown)";
   try {
-    const u = new URL(url);
+    const u = new URL(url.trim());
     if (u.password) u.password = "***";
-    return u.toString();
+    for (const k of [...u.searchParams.keys()]) if (SECRET_PARAM.test(k)) u.searchParams.set(k, "***");
+    return u.toString().replace(/%2A%2A%2A/g, "***");
   } catch {
-    return url.replace(/:\/\/([^:@/]*):[^@/]*@/, "://$1:***@");
+    return "(an unparsable team URL, not shown)";
   }
 }
 
-/** `text` with every occurrence of the URL's password (plain or URL-encoded) replaced. */
+/** Every secret the URL carries, in any of its forms: URL password, secret query parameters, `key=value` words. */
+function secretsOf(url: string): string[] {
+  const out = new Set<string>();
+  const add = (v: string | undefined) => {
+    if (!v) return;
+    out.add(v);
+    try {
+      out.add(decodeURIComponent(v));
+    } catch {
+      // not URL-encoded
+    }
+  };
+  try {
+    const u = new URL(url.trim());
+    add(u.password);
+    for (const [k, v] of u.searchParams) if (SECRET_PARAM.test(k)) add(v);
+  } catch {
+    // not a URL: the patterns below still apply
+  }
+  for (const m of url.matchAll(/([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&;]+)/g))
+    if (SECRET_PARAM.test(m[1]!)) add(m[2]!.replace(/^'|'$/g, ""));
+  for (const m of url.matchAll(/(?:^|\/\/|\s)[^\s:@/]*:([^\s@/]+)@/g)) add(m[1]);
+  return [...out].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/** `text` with the URL and every secret it carries replaced, then redacted as any stored text is. */
 export function scrubSecret(text: string, url: string): string {
-  let out = text.split(url).join(displayUrl(url));
-  try {
-    const pw = new URL(url).password;
-    if (pw) for (const s of new Set([pw, decodeURIComponent(pw)])) out = out.split(s).join("***");
-  } catch {
-    // not a URL: nothing more to scrub
-  }
-  return out;
+  let out = url ? text.split(url).join(displayUrl(url)) : text;
+  for (const s of secretsOf(url)) out = out.split(s).join("***");
+  return redact(out);
 }
 
-/** Opens one client; TLS parameters in the URL (sslmode, sslrootcert…) are passed through to the driver. */
-export async function connectTeam(url: string, timeoutMs = 5000): Promise<pg.Client> {
+/** How long an unreachable team store is remembered, so interactive calls do not each wait for it. */
+export const UNREACHABLE_MEMORY_MS = 60_000;
+/** The connect timeout of interactive reads and writes (search, recall, a recorded unit's send). */
+export const INTERACTIVE_TIMEOUT_MS = 1_500;
+
+/**
+ * Team stores found unreachable, by displayed URL, until when. Process-wide on purpose: every MCP call of a
+ * session would otherwise wait out the connect timeout again.
+ */
+const unreachableUntil = new Map<string, number>();
+
+/**
+ * Opens one client; TLS parameters in the URL (sslmode, sslrootcert…) are passed through to the driver. With
+ * `interactive`, a store found unreachable in the last minute is not tried again (the caller's fallback runs at
+ * once). Queries time out on the client and the server; the socket keeps alive.
+ */
+export async function connectTeam(
+  url: string,
+  timeoutMs = 5000,
+  opts: { interactive?: boolean } = {},
+): Promise<pg.Client> {
   if (!/^postgres(ql)?:\/\//i.test(url))
-    throw new AppError("BAD_INPUT", `the team URL must start with postgres:// (got ${displayUrl(url).slice(0, 80)})`);
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: timeoutMs,
-    statement_timeout: 30_000,
-  });
-  // A connection dropped later (server stopped) surfaces on the next query, not as an unhandled event.
-  client.on("error", () => undefined);
+    throw new AppError("BAD_INPUT", "the team URL must start with postgres:// (the value given is not shown)");
+  const key = displayUrl(url);
+  const until = unreachableUntil.get(key) ?? 0;
+  if (opts.interactive && until > Date.now())
+    throw new AppError(
+      "TEAM_UNREACHABLE",
+      `the team store at ${key} is unreachable (it did not answer ${Math.ceil((until - Date.now()) / 1000)} s ago or less; tried again after a minute)`,
+    );
+  let client: pg.Client | undefined;
   try {
+    // Built inside the try: the driver reads sslkey/sslcert files here, and its errors name what it was given.
+    client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: opts.interactive ? Math.min(timeoutMs, INTERACTIVE_TIMEOUT_MS) : timeoutMs,
+      statement_timeout: 30_000,
+      query_timeout: 35_000,
+      keepAlive: true,
+    });
+    // A connection dropped later (server stopped) surfaces on the next query, not as an unhandled event.
+    client.on("error", () => undefined);
     await client.connect();
+    unreachableUntil.delete(key);
     return client;
   } catch (err) {
-    await client.end().catch(() => undefined);
-    throw teamError(err, url);
+    await client?.end().catch(() => undefined);
+    const e = teamError(err, url);
+    if (isUnreachable(e)) unreachableUntil.set(key, Date.now() + UNREACHABLE_MEMORY_MS);
+    throw e;
   }
 }
 

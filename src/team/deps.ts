@@ -27,9 +27,14 @@ export async function teamSearchFor(
   scope: ProjectScope,
   query: string,
   opts: { includeInactive?: boolean; embedder?: Embedder; limit?: number } = {},
-): Promise<{ source: "team" | "local copy"; hits: TeamHit[] } | undefined> {
+): Promise<{ source: string; hits: TeamHit[] } | undefined> {
   const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
-  return team ? searchTeam(team, query, opts) : undefined;
+  if (!team) return undefined;
+  // A team failure (refused login, store not initialised, bad URL) never hides the local results.
+  return searchTeam(team, query, opts).catch((err: unknown) => ({
+    source: `team store not searched: ${(err as Error).message}`,
+    hits: [],
+  }));
 }
 
 /**
@@ -40,7 +45,7 @@ export async function sendQueued(scope: ProjectScope): Promise<string | undefine
   const team = linkedTeam(scope.db, scope.projectId) ? resolveTeam(scope) : undefined;
   if (!team) return undefined;
   try {
-    const p = await pushIfReachable(team);
+    const p = await pushIfReachable(team, { interactive: true });
     return p.offline ? `team store unreachable; ${p.pending} change(s) queued` : undefined;
   } catch (err) {
     return `not sent to the team store: ${(err as Error).message}`;

@@ -6,7 +6,14 @@ import type { Db } from "../storage/db.js";
 import { getMemory } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
-import { clearQueuedPut, enqueue, uidForLocal, unqueuedUnitIds } from "../storage/team/outbox.js";
+import {
+  clearQueuedPut,
+  detachLocal,
+  enqueue,
+  requeuePut,
+  uidForLocal,
+  unqueuedUnitIds,
+} from "../storage/team/outbox.js";
 import { redact } from "../text/redact.js";
 
 /** Project-level categories shared with the team; preferences stay personal. */
@@ -44,7 +51,24 @@ export function linkedTeam(db: Db, projectId: number): string | undefined {
 export function queueUnitForTeam(scope: ProjectScope, localId: number): void {
   if (!linkedTeam(scope.db, scope.projectId)) return;
   const m = getMemory(scope.db, localId);
-  if (!m || !SHARED_CATEGORIES.includes(m.category) || uidForLocal(scope.db, localId)) return;
+  // A unit waiting for review is not shared until a person approves it (approval queues it).
+  if (!m || !SHARED_CATEGORIES.includes(m.category) || m.status === "pending" || uidForLocal(scope.db, localId)) return;
+  enqueue(scope.db, scope.projectId, { uid: randomUUID(), op: "put", localId, payload: payloadOf(m) });
+}
+
+/**
+ * Rewrites the queued copy of an edited unit: an unsent put carries the new wording, and a unit already sent is
+ * queued again so the team store's copy is updated. The old wording is kept nowhere in the queue.
+ */
+export function requeueEditedForTeam(scope: ProjectScope, localId: number): void {
+  if (!linkedTeam(scope.db, scope.projectId)) return;
+  const m = getMemory(scope.db, localId);
+  const uid = uidForLocal(scope.db, localId);
+  if (!m || !uid) return queueUnitForTeam(scope, localId);
+  requeuePut(scope.db, uid, payloadOf(m));
+}
+
+function payloadOf(m: NonNullable<ReturnType<typeof getMemory>>): Record<string, unknown> {
   const deep = (v: unknown): unknown =>
     typeof v === "string"
       ? redact(v)
@@ -53,22 +77,17 @@ export function queueUnitForTeam(scope: ProjectScope, localId: number): void {
         : v && typeof v === "object"
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deep(x)]))
           : v;
-  enqueue(scope.db, scope.projectId, {
-    uid: randomUUID(),
-    op: "put",
-    localId,
-    payload: {
-      category: m.category,
-      text: redact(m.text),
-      record: deep(m.record),
-      merge_key: redact(m.merge_key),
-      confidence: m.confidence,
-      tier: m.tier,
-      evidence: deep(m.evidence),
-      files: m.files,
-      created_at: m.created_at,
-    },
-  });
+  return {
+    category: m.category,
+    text: redact(m.text),
+    record: deep(m.record),
+    merge_key: redact(m.merge_key),
+    confidence: m.confidence,
+    tier: m.tier,
+    evidence: deep(m.evidence),
+    files: m.files,
+    created_at: m.created_at,
+  };
 }
 
 /** Queues the removal, for everyone, of the shared copies of these local units (before they are deleted here). */
@@ -78,7 +97,8 @@ export function queueForgetForTeam(scope: ProjectScope, localIds: readonly numbe
     const uid = uidForLocal(scope.db, id);
     if (!uid) continue;
     clearQueuedPut(scope.db, uid);
-    enqueue(scope.db, scope.projectId, { uid, op: "forget", localId: id });
+    enqueue(scope.db, scope.projectId, { uid, op: "forget" });
+    detachLocal(scope.db, uid);
   }
 }
 

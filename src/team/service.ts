@@ -37,6 +37,7 @@ import {
   type TeamUnitIn,
   unitExists,
   unitsAfter,
+  updateOwnUnit,
 } from "../storage/team/units.js";
 import { redact } from "../text/redact.js";
 import { connectTeam, displayUrl, isUnreachable, teamError } from "./connect.js";
@@ -51,8 +52,12 @@ export interface TeamDeps {
 }
 
 /** Runs `fn` on a fresh connection, closed afterwards; driver errors come back without the password. */
-export async function withTeam<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = await connectTeam(url);
+export async function withTeam<T>(
+  url: string,
+  fn: (c: pg.Client) => Promise<T>,
+  opts: { interactive?: boolean } = {},
+): Promise<T> {
+  const c = await connectTeam(url, 5000, opts);
   try {
     return await fn(c);
   } catch (err) {
@@ -86,11 +91,11 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 /** What sending one unit did on the server. */
-export type SendOutcome = "added" | "duplicate" | "merged" | "superseded" | "supersedes" | "conflict";
+export type SendOutcome = "added" | "updated" | "duplicate" | "merged" | "superseded" | "supersedes" | "conflict";
 
 /**
  * Sends one unit in one transaction under the project's lock: a known or forgotten id is skipped (so a replay
- * sends once), the same unit again is merged, a metric supersedes the older value whoever wrote it, and a
+ * sends once), the same text again is merged, the same key with other text is a conflict, a metric supersedes the older value whoever wrote it, and a
  * commitment contradicting another author's is stored and both are flagged as a conflict.
  */
 export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitIn): Promise<SendOutcome> {
@@ -98,7 +103,7 @@ export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitI
   try {
     await lockProject(c, projectId);
     let outcome: SendOutcome = "added";
-    if (await unitExists(c, u.uid)) outcome = "duplicate";
+    if (await unitExists(c, u.uid)) outcome = (await updateOwnUnit(c, projectId, u)) ? "updated" : "duplicate";
     else {
       const same = await activeByKey(c, projectId, u.category, u.merge_key);
       const prev = same[0];
@@ -109,9 +114,15 @@ export async function sendUnit(c: pg.ClientBase, projectId: number, u: TeamUnitI
         else await supersede(c, u.uid, prev.uid);
         await addHistory(c, projectId, newer ? u.uid : prev.uid, "supersedes", newer ? prev.uid : u.uid, u.author);
         outcome = newer ? "supersedes" : "superseded";
-      } else if (prev) {
+      } else if (prev && prev.text.trim() === u.text.trim()) {
         await addHistory(c, projectId, prev.uid, "merged", u.uid, u.author);
         outcome = "merged";
+      } else if (prev) {
+        // Same shape, different wording or value (the key masks numbers): both kept, flagged for a person.
+        await insertTeamUnit(c, projectId, u);
+        await flagConflict(c, u.uid, prev.uid);
+        await addHistory(c, projectId, u.uid, "conflict", prev.uid, u.author);
+        outcome = "conflict";
       } else {
         await insertTeamUnit(c, projectId, u);
         if (u.category === "commitment" || u.category === "reasoning") {
@@ -148,36 +159,49 @@ function unitOf(row: OutboxRow, who: TeamDeps["who"]): TeamUnitIn {
  */
 export async function pushTeam(
   deps: TeamDeps,
+  opts: { interactive?: boolean; maxOps?: number } = {},
 ): Promise<{ sent: number; pending: number; outcomes: Partial<Record<SendOutcome | "forgotten", number>> }> {
+  const maxOps = opts.maxOps ?? 5000;
   const outcomes: Partial<Record<SendOutcome | "forgotten", number>> = {};
   let sent = 0;
-  await withTeam(deps.url, async (c) => {
-    const projectId = await teamProjectId(c, deps.projectKey);
-    linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
-    queueDistilledForTeam(deps.scope);
-    for (;;) {
-      const batch = pendingOps(deps.scope.db, deps.scope.projectId, 200);
-      if (batch.length === 0) break;
-      for (const op of batch) {
-        if (op.op === "put") {
-          const o = await sendUnit(c, projectId, unitOf(op, deps.who));
-          outcomes[o] = (outcomes[o] ?? 0) + 1;
-        } else {
-          await forgetTeamUnit(c, projectId, op.uid, deps.who.author, deps.who.machine);
-          outcomes.forgotten = (outcomes.forgotten ?? 0) + 1;
+  await withTeam(
+    deps.url,
+    async (c) => {
+      const projectId = await teamProjectId(c, deps.projectKey);
+      linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
+      queueDistilledForTeam(deps.scope);
+      while (sent < maxOps) {
+        const batch = pendingOps(deps.scope.db, deps.scope.projectId, Math.min(200, maxOps - sent));
+        if (batch.length === 0) break;
+        for (const op of batch) {
+          if (op.op === "put") {
+            const o = await sendUnit(c, projectId, unitOf(op, deps.who));
+            outcomes[o] = (outcomes[o] ?? 0) + 1;
+          } else {
+            await forgetTeamUnit(c, projectId, op.uid, deps.who.author, deps.who.machine);
+            outcomes.forgotten = (outcomes.forgotten ?? 0) + 1;
+          }
+          markSent(deps.scope.db, op.seq);
+          sent++;
         }
-        markSent(deps.scope.db, op.seq);
-        sent++;
       }
-    }
-  });
+    },
+    opts,
+  );
   return { sent, pending: pendingCount(deps.scope.db, deps.scope.projectId), outcomes };
 }
 
-/** Pushes when the team store is reachable; otherwise the queue waits. Never throws for an unreachable server. */
-export async function pushIfReachable(deps: TeamDeps): Promise<{ sent: number; pending: number; offline: boolean }> {
+/**
+ * Pushes when the team store is reachable; otherwise the queue waits. Never throws for an unreachable server.
+ * `interactive` (a unit just recorded): a short connect timeout, no retry of a store found unreachable in the
+ * last minute, and at most 200 operations sent (the rest go with the next call or `team push`).
+ */
+export async function pushIfReachable(
+  deps: TeamDeps,
+  opts: { interactive?: boolean } = {},
+): Promise<{ sent: number; pending: number; offline: boolean }> {
   try {
-    const r = await pushTeam(deps);
+    const r = await pushTeam(deps, opts.interactive ? { interactive: true, maxOps: 200 } : {});
     return { sent: r.sent, pending: r.pending, offline: false };
   } catch (err) {
     if (!isUnreachable(err)) throw err;
@@ -231,14 +255,18 @@ export async function searchTeam(
   let rows: TeamHit[];
   let source: "team" | "local copy" = "team";
   try {
-    rows = await withTeam(deps.url, async (c) => {
-      const projectId = await teamProjectId(c, deps.projectKey);
-      const found = await searchTeamUnits(c, projectId, query, {
-        limit: opts.embedder ? limit * 5 : limit,
-        includeInactive: opts.includeInactive ?? false,
-      });
-      return found.map((r) => ({ ...r, score: r.score ?? 0 }));
-    });
+    rows = await withTeam(
+      deps.url,
+      async (c) => {
+        const projectId = await teamProjectId(c, deps.projectKey);
+        const found = await searchTeamUnits(c, projectId, query, {
+          limit: opts.embedder ? limit * 5 : limit,
+          includeInactive: opts.includeInactive ?? false,
+        });
+        return found.map((r) => ({ ...r, score: r.score ?? 0 }));
+      },
+      { interactive: true },
+    );
   } catch (err) {
     if (!isUnreachable(err)) throw err;
     source = "local copy";
@@ -283,8 +311,10 @@ export async function teamRecall(
 ): Promise<{ source: "team" | "local copy"; hits: TeamHit[] }> {
   const categories = ["commitment", "reasoning", "failure"];
   try {
-    const rows = await withTeam(deps.url, async (c) =>
-      recentTeamUnits(c, await teamProjectId(c, deps.projectKey), categories, limit),
+    const rows = await withTeam(
+      deps.url,
+      async (c) => recentTeamUnits(c, await teamProjectId(c, deps.projectKey), categories, limit),
+      { interactive: true },
     );
     return { source: "team", hits: rows.map((r) => ({ ...r, score: 0 })) };
   } catch (err) {

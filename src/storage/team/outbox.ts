@@ -30,6 +30,19 @@ export function clearQueuedPut(db: Db, uid: string): void {
   stmt(db, "UPDATE team_outbox SET payload = '{}' WHERE uid = ? AND op = 'put'").run(uid);
 }
 
+/** Replaces the queued payload of a put and queues it again (a sent one is sent once more, as an update). */
+export function requeuePut(db: Db, uid: string, payload: unknown): void {
+  stmt(db, "UPDATE team_outbox SET payload = ?, sent_at = NULL WHERE uid = ? AND op = 'put'").run(
+    JSON.stringify(payload),
+    uid,
+  );
+}
+
+/** Detaches a forgotten unit's queued operations from its local id, which SQLite may hand to a later unit. */
+export function detachLocal(db: Db, uid: string): void {
+  stmt(db, "UPDATE team_outbox SET local_id = NULL WHERE uid = ?").run(uid);
+}
+
 /**
  * Local units of these categories, active and warm, created since `since`, that were never queued (what
  * distillation stored since the project was linked).

@@ -1,5 +1,7 @@
 // SQL for the team store's units: idempotent insert by unit id, supersession and conflicts under a per-project
 // lock, full-text search (tsvector + GIN), pull by sequence, forget with an audit row.
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+
 import type { ClientBase } from "pg";
 
 /** A unit as it travels to the team store (text already redacted on the sending machine). */
@@ -55,6 +57,28 @@ export async function unitExists(c: ClientBase, uid: string): Promise<boolean> {
   const r = await c.query(
     "SELECT 1 FROM team_units WHERE uid = $1 UNION ALL SELECT 1 FROM team_forgotten WHERE uid = $1",
     [uid],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * Rewrites a unit its own author edited (same id, same author): the new wording replaces the old one. Returns
+ * whether a unit was updated.
+ */
+export async function updateOwnUnit(c: ClientBase, projectId: number, u: TeamUnitIn): Promise<boolean> {
+  const r = await c.query(
+    `UPDATE team_units SET text = $3, record = $4, merge_key = $5, evidence = $6, files = $7
+     WHERE project_id = $1 AND uid = $2 AND author = $8 AND text IS DISTINCT FROM $3`,
+    [
+      projectId,
+      u.uid,
+      u.text,
+      JSON.stringify(u.record ?? {}),
+      u.merge_key,
+      JSON.stringify(u.evidence ?? []),
+      JSON.stringify(u.files ?? []),
+      u.author,
+    ],
   );
   return (r.rowCount ?? 0) > 0;
 }
@@ -203,12 +227,31 @@ export async function forgetTeamUnit(
   who: string,
   machine: string,
 ): Promise<boolean> {
-  const d = await c.query("DELETE FROM team_units WHERE project_id = $1 AND uid = $2", [projectId, uid]);
-  await c.query(
-    `INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (uid) DO NOTHING`,
-    [projectId, uid, who, machine],
-  );
+  await c.query("BEGIN");
+  let d: { rowCount: number | null };
+  try {
+    // The unit it conflicted with, or the unit it superseded, is the team's word again.
+    await c.query(
+      `UPDATE team_units SET status = 'active', conflicts_with = NULL
+       WHERE project_id = $1 AND conflicts_with = $2 AND status = 'conflict'`,
+      [projectId, uid],
+    );
+    await c.query(
+      `UPDATE team_units SET status = 'active', superseded_by = NULL
+       WHERE project_id = $1 AND superseded_by = $2 AND status = 'superseded'`,
+      [projectId, uid],
+    );
+    d = await c.query("DELETE FROM team_units WHERE project_id = $1 AND uid = $2", [projectId, uid]);
+    await c.query(
+      `INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (uid) DO NOTHING`,
+      [projectId, uid, who, machine],
+    );
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
   return (d.rowCount ?? 0) > 0;
 }
 
@@ -240,16 +283,36 @@ export async function hasPgvector(c: ClientBase): Promise<boolean> {
   return (r.rowCount ?? 0) > 0;
 }
 
-/** Creates (or updates) the least-privilege role a team's members connect as. Identifiers are quoted. */
+/**
+ * A SCRAM-SHA-256 verifier for `password`, as PostgreSQL stores it: the server never receives the password
+ * itself, so it cannot reach the server's statement log.
+ */
+export function scramVerifier(password: string, iterations = 4096): string {
+  const salt = randomBytes(16);
+  const salted = pbkdf2Sync(password.normalize("NFKC"), salt, iterations, 32, "sha256");
+  const hmac = (key: Buffer, text: string) => createHmac("sha256", key).update(text).digest();
+  const stored = createHash("sha256").update(hmac(salted, "Client Key")).digest();
+  const server = hmac(salted, "Server Key");
+  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${stored.toString("base64")}:${server.toString("base64")}`;
+}
+
+/** Creates (or updates) the members' login role and its grants, in one transaction. */
 export async function createTeamRole(c: ClientBase, role: string, password: string): Promise<void> {
   const ident = `"${role.replace(/"/g, '""')}"`;
-  const exists = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
-  // The password is sent as a literal escaped by the server's own quote_literal, never interpolated raw.
-  const lit = (await c.query<{ l: string }>("SELECT quote_literal($1) AS l", [password])).rows[0]!.l;
-  await c.query(
-    `${exists.rowCount ? "ALTER" : "CREATE"} ROLE ${ident} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD ${lit}`,
-  );
-  for (const sql of TEAM_ROLE_GRANTS) await c.query(sql.replaceAll(":role", ident));
+  await c.query("BEGIN");
+  try {
+    const exists = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
+    // A verifier computed here, escaped by the server's own quote_literal, never interpolated raw.
+    const lit = (await c.query<{ l: string }>("SELECT quote_literal($1) AS l", [scramVerifier(password)])).rows[0]!.l;
+    await c.query(
+      `${exists.rowCount ? "ALTER" : "CREATE"} ROLE ${ident} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD ${lit}`,
+    );
+    for (const sql of TEAM_ROLE_GRANTS) await c.query(sql.replaceAll(":role", () => ident));
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
 }
 
 /** What a team member's role may do: read and write units, history and the forget audit; no DDL. */
