@@ -25,12 +25,36 @@ function clip(s: string, max: number): string {
   return clipWords(s, max);
 }
 
+/** Distinct tag names whose closing tag is looked for: bounds the scan on text full of made-up tags. */
+const MAX_TAG_NAMES = 64;
+
+/** Removes `<name>…</name>` blocks (any case) in one forward pass; a tag never closed stays as text. */
+export function stripTagBlocks(text: string): string {
+  const lower = text.toLowerCase();
+  const nextClose = new Map<string, number>();
+  const opener = /<([a-z_-]{1,40})>/g;
+  let out = "";
+  let pos = 0;
+  let m: RegExpExecArray | null;
+  while ((m = opener.exec(lower)) !== null) {
+    const name = m[1]!;
+    let close = nextClose.get(name);
+    if (close === undefined && nextClose.size >= MAX_TAG_NAMES) continue;
+    if (close === undefined || (close >= 0 && close < opener.lastIndex)) {
+      close = lower.indexOf(`</${name}>`, opener.lastIndex);
+      nextClose.set(name, close);
+    }
+    if (close < 0) continue;
+    out += `${text.slice(pos, m.index)} `;
+    pos = close + name.length + 3;
+    opener.lastIndex = pos;
+  }
+  return out + text.slice(pos);
+}
+
 /** Removes fenced code and quoted tool output: what is left is what a person or the agent said. */
 export function prose(text: string): string {
-  return text
-    .replace(/```[\s\S]*?(```|$)/g, " ")
-    .replace(/<([a-z_-]+)>[\s\S]*?<\/\1>/gi, " ")
-    .replace(/^\s*>.*$/gm, "");
+  return stripTagBlocks(text.replace(/```[\s\S]*?(```|$)/g, " ")).replace(/^\s*>.*$/gm, "");
 }
 
 /** Prose without tool-call markup an export leaves in the agent's text (`Tool use: **todo_write**`, details). */

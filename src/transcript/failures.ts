@@ -33,6 +33,9 @@ const ERROR_LINE = new RegExp(
 const STRONG =
   /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror [A-Z]{1,4}\d{3,5}\b|^\s*FAIL(?:ED)?\b|\bpanic:/;
 
+/** The longest line the error rules look at. */
+const MAX_LINE = 2000;
+
 /** A named exception or error code with its message: `KeyError: 'id'`, `error TS2322: …`. */
 const NAMED = /\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b\s*(?:\[[\w-]+\])?\s*:|\berror [A-Z]{1,4}\d{3,5}\b/;
 /** Lines that carry error words without reporting an error the session hit. */
@@ -185,7 +188,11 @@ function userHits(text: string): Hit[] {
   if (!human) return [];
   const files = filesIn(human);
   const out: Hit[] = [];
-  const lines = human.split("\n").map(cleanLine);
+  // Lines longer than any error line are prose or pasted data: the line rules below are not run over them.
+  const lines = human
+    .split("\n")
+    .filter((x) => x.length <= MAX_LINE)
+    .map(cleanLine);
   // A pasted traceback: its named exceptions first, the chain's other lines after.
   for (const l of [...lines.filter((x) => NAMED.test(x)), ...lines.filter((x) => !NAMED.test(x))]) {
     if (out.length >= 4 || l.length < 6) continue;

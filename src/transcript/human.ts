@@ -64,12 +64,54 @@ const OPENINGS: [RegExp, Injected][] = [
     "hook",
   ],
   [/^\[TASK RESUMPTION\]/i, "interrupt"],
-  [/^\[ERROR\]/i, "client-error"],
+  // A one-line notice from the client; a pasted build log that starts with `[ERROR]` goes on with the person's words.
+  [/^\[ERROR\][^\n]*$/i, "client-error"],
 ];
 
-function blockPattern(tag: string): RegExp {
-  const t = tag.replace(/[-_ ]/g, "[-_ ]");
-  return new RegExp(`<${t}(?:\\s[^>]*)?>[\\s\\S]*?(?:</${t}>|$)`, "gi");
+/** The spellings a tag is written with: its separators as `-`, `_` or a space. */
+function spellings(tag: string): string[] {
+  return [...new Set([tag, tag.replace(/[-_ ]/g, "-"), tag.replace(/[-_ ]/g, "_"), tag.replace(/[-_ ]/g, " ")])];
+}
+
+/** How far an opening tag's attributes may run before its `>`. */
+const MAX_OPEN_TAG = 500;
+
+/**
+ * Removes every complete `<tag …>…</tag>` block (any spelling, any case) in one forward scan per spelling; a block
+ * without its closing tag is left as it is (the person may have written `<rules>` in a sentence).
+ */
+function removeBlocks(text: string, tag: string): { text: string; found: boolean } {
+  let found = false;
+  for (const t of spellings(tag)) {
+    const lower = text.toLowerCase();
+    const open = `<${t}`;
+    const close = `</${t}>`;
+    let out = "";
+    let pos = 0;
+    let from = 0;
+    for (;;) {
+      const i = lower.indexOf(open, from);
+      if (i < 0) break;
+      const next = lower[i + open.length];
+      if (next !== ">" && next !== undefined && !/\s/.test(next)) {
+        from = i + open.length;
+        continue;
+      }
+      const gt = lower.indexOf(">", i + open.length);
+      if (gt < 0 || gt - i > MAX_OPEN_TAG) {
+        from = i + open.length;
+        continue;
+      }
+      const end = lower.indexOf(close, gt + 1);
+      if (end < 0) break;
+      out += `${text.slice(pos, i)} `;
+      pos = end + close.length;
+      from = pos;
+      found = true;
+    }
+    text = out + text.slice(pos);
+  }
+  return { text, found };
 }
 
 /** What is left of a user turn once injected blocks are removed, and what kind of injection it was if nothing is. */
@@ -77,10 +119,10 @@ export function humanPart(text: string): { text: string; injected?: Injected } {
   let rest = text;
   let kind: Injected | undefined;
   for (const [tag, k] of Object.entries(BLOCKS)) {
-    const re = blockPattern(tag);
-    if (re.test(rest)) {
+    const r = removeBlocks(rest, tag);
+    if (r.found) {
       kind ??= k;
-      rest = rest.replace(blockPattern(tag), " ");
+      rest = r.text;
     }
   }
   // A harness's task prompt: the task, then its standing instructions to the agent under `INSTRUCTIONS:`.

@@ -1,0 +1,64 @@
+// The person's words in hostile or unusual shapes: linear time on made-up tags and long lines, and an
+// instruction is never dropped because it mentions a tag name or starts like a build log.
+import { describe, expect, it } from "vitest";
+
+import { prose } from "../../src/transcript/extract.js";
+import { failures } from "../../src/transcript/failures.js";
+import { humanPart } from "../../src/transcript/human.js";
+import type { Turn } from "../../src/conversation/schema.js";
+
+const user = (text: string, i = 0): Turn => ({
+  id: `t${i}`,
+  index: i,
+  role: "user",
+  kind: "message",
+  text,
+  tool_calls: [],
+  tool_results: [],
+});
+
+function timed<T>(f: () => T): { ms: number; value: T } {
+  const t = performance.now();
+  const value = f();
+  return { ms: performance.now() - t, value };
+}
+
+describe("the person's words", () => {
+  it("keeps a sentence that names a tag without closing it", () => {
+    expect(humanPart("The <skill> badge overlaps the avatar. Never change the avatar size.").text).toContain(
+      "Never change the avatar size.",
+    );
+    expect(humanPart("<rules> component isn't rendering; always keep the old CSS class names").text).toContain(
+      "always keep the old CSS class names",
+    );
+  });
+
+  it("still removes complete injected blocks, in any case and spelling", () => {
+    const r = humanPart("<System_Reminder>be brief</system_reminder>Fix the login bug.");
+    expect(r.text).toBe("Fix the login bug.");
+    expect(humanPart("<system-reminder>only this</system-reminder>").injected).toBe("system");
+  });
+
+  it("keeps a pasted build log's following instruction", () => {
+    const r = humanPart("[ERROR] Failed to execute goal compile\n[ERROR] -> [Help 1]\nDon't upgrade the Java version.");
+    expect(r.injected).toBeUndefined();
+    expect(r.text).toContain("Don't upgrade the Java version.");
+    expect(humanPart("[ERROR] You did not use a tool in your previous response!").injected).toBe("client-error");
+  });
+
+  it("stays linear on made-up tags and long lines", () => {
+    for (const text of ["<rules ".repeat(50_000), "<a>".repeat(100_000), "a.".repeat(100_000)]) {
+      const a = timed(() => humanPart(text));
+      const b = timed(() => prose(text));
+      const c = timed(() => failures([user(text)], undefined));
+      expect(a.ms + b.ms + c.ms, text.slice(0, 10)).toBeLessThan(1500);
+    }
+    const many = Array.from({ length: 30_000 }, (_, i) => `<t${i.toString(36).replace(/\d/g, "x")}>`).join("");
+    expect(timed(() => prose(many)).ms).toBeLessThan(1500);
+  });
+
+  it("prose drops closed tag blocks and keeps unclosed tags as text", () => {
+    expect(prose("keep <note>drop this</note> this")).toBe("keep   this");
+    expect(prose("a <b> c")).toBe("a <b> c");
+  });
+});
