@@ -2,10 +2,10 @@
 // instruction is never dropped because it mentions a tag name or starts like a build log.
 import { describe, expect, it } from "vitest";
 
+import type { Turn } from "../../src/conversation/schema.js";
 import { prose } from "../../src/transcript/extract.js";
 import { failures } from "../../src/transcript/failures.js";
 import { humanPart } from "../../src/transcript/human.js";
-import type { Turn } from "../../src/conversation/schema.js";
 
 const user = (text: string, i = 0): Turn => ({
   id: `t${i}`,
