@@ -1,7 +1,9 @@
 // The tree of a task's repository at its commit: found in a git directory, extracted once, cached by commit.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+
+import { z } from "zod";
 
 import { AppError } from "../../src/errors.js";
 import type { Logger } from "../../src/log.js";
@@ -13,11 +15,22 @@ export interface MaterializeOptions {
   /** Trees land in `<cacheDir>/<owner+name>@<commit12>/`; unfinished ones in `<cacheDir>/.partial/`. */
   cacheDir: string;
   logger: Logger;
+  /**
+   * Most characters of pathspec arguments one `git archive` gets (default 256 KiB, well under the kernel's
+   * argument limit). Files left out are excluded by path when their pathspecs fit; otherwise the present files
+   * are archived in batches of this size.
+   */
+  pathspecChars?: number;
 }
 
 export interface Materialized {
   dir: string;
   cached: boolean;
+  /**
+   * Files of the commit's tree whose content the git directory lacks (snapshots may omit their largest
+   * blobs), sorted: left out of the tree. Kept beside a cached tree in `<tree>.missing.json`.
+   */
+  missing: string[];
 }
 
 type RepoRef = Pick<TaskView, "repo" | "git_dir">;
@@ -106,15 +119,27 @@ export function findGitDir(task: RepoRef, reposDir?: string): string {
   );
 }
 
-/** Runs a command without a shell; resolves with stdout, rejects with its stderr. */
-function run(cmd: string, args: string[]): Promise<string> {
+/** The error for a program that could not be started (`ENOENT`: not installed or not on PATH), else `err`. */
+function startError(cmd: string, err: unknown): unknown {
+  return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
+    ? new AppError("NOT_FOUND", `${cmd} is not installed or not on PATH; install ${cmd} to extract task trees`, {
+        cause: err,
+      })
+    : err;
+}
+
+/** Runs a command without a shell, `input` on its stdin; resolves with stdout, rejects with its stderr. */
+function run(cmd: string, args: string[], input?: string): Promise<string> {
   return new Promise((done, fail) => {
-    const p = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     p.stdout.on("data", (d: Buffer) => out.push(d));
     p.stderr.on("data", (d: Buffer) => err.push(d));
-    p.on("error", fail);
+    p.on("error", (e) => fail(startError(cmd, e)));
+    // A command that exits early breaks the pipe; its exit status carries the reason.
+    p.stdin.on("error", () => {});
+    p.stdin.end(input ?? "");
     p.on("close", (code) =>
       code === 0
         ? done(Buffer.concat(out).toString("utf8"))
@@ -123,10 +148,75 @@ function run(cmd: string, args: string[]): Promise<string> {
   });
 }
 
-/** `git archive <sha> | tar -x -C dest`, as two processes joined by a pipe. */
-function extract(gitDir: string, sha: string, dest: string): Promise<void> {
+/** The files of the commit's tree (`git ls-tree -r`; submodule commits are not files of this repository). */
+async function listBlobs(gitDir: string, sha: string): Promise<{ oid: string; path: string }[]> {
+  const out = await run("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", "--full-tree", sha]);
+  const blobs: { oid: string; path: string }[] = [];
+  for (const line of out.split("\0")) {
+    // <mode> SP <type> SP <oid> TAB <path>
+    const m = /^\d+ (\w+) ([0-9a-f]+)\t([\s\S]+)$/.exec(line);
+    if (m?.[1] === "blob") blobs.push({ oid: m[2]!, path: m[3]! });
+  }
+  return blobs;
+}
+
+/** The object ids among `oids` that the git directory does not hold (`git cat-file --batch-check`). */
+async function absentObjects(gitDir: string, oids: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(oids)];
+  if (!unique.length) return new Set();
+  const out = await run("git", ["--git-dir", gitDir, "cat-file", "--batch-check"], unique.join("\n") + "\n");
+  const absent = new Set<string>();
+  for (const line of out.split("\n")) {
+    const m = /^([0-9a-f]+) missing$/.exec(line.trim());
+    if (m) absent.add(m[1]!);
+  }
+  return absent;
+}
+
+/** Groups `specs` into batches whose characters (one separator each) stay within `max`. */
+function batches(specs: readonly string[], max: number): string[][] {
+  const out: string[][] = [];
+  let cur: string[] = [];
+  let size = 0;
+  for (const s of specs) {
+    if (cur.length && size + s.length + 1 > max) {
+      out.push(cur);
+      cur = [];
+      size = 0;
+    }
+    cur.push(s);
+    size += s.length + 1;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/**
+ * The `git archive` runs that write the tree without the `missing` files: the whole tree; or one run excluding
+ * each missing path, when those pathspecs fit in `max` characters; or the present files in batches.
+ */
+function archivePlan(blobs: readonly { path: string }[], missing: ReadonlySet<string>, max: number): string[][] {
+  if (!missing.size) return [[]];
+  const excludes = [...missing].map((p) => `:(top,exclude,literal)${p}`);
+  if (excludes.reduce((n, s) => n + s.length + 1, 0) <= max) return [excludes];
+  return batches(
+    blobs.filter((b) => !missing.has(b.path)).map((b) => `:(top,literal)${b.path}`),
+    max,
+  );
+}
+
+/** `git archive <sha> -- <pathspecs> | tar -x -C dest`, as two processes joined by a pipe. */
+function extract(gitDir: string, sha: string, dest: string, pathspecs: readonly string[]): Promise<void> {
   return new Promise((done, fail) => {
-    const git = spawn("git", ["--git-dir", gitDir, "archive", "--format=tar", sha], {
+    const args = [
+      "--git-dir",
+      gitDir,
+      "archive",
+      "--format=tar",
+      sha,
+      ...(pathspecs.length ? ["--", ...pathspecs] : []),
+    ];
+    const git = spawn("git", args, {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const tar = spawn("tar", ["-x", "-f", "-", "-C", dest], { stdio: ["pipe", "ignore", "pipe"] });
@@ -146,12 +236,12 @@ function extract(gitDir: string, sha: string, dest: string): Promise<void> {
       done();
     };
     git.on("error", (e) => {
-      failure ??= e;
+      failure ??= startError("git", e) as Error;
       tar.kill();
       settle();
     });
     tar.on("error", (e) => {
-      failure ??= e;
+      failure ??= startError("tar", e) as Error;
       git.kill();
       settle();
     });
@@ -189,20 +279,47 @@ function sweepPartials(partialDir: string, key: string, logger: Logger): void {
 
 const cacheKey = (repo: string, sha: string) => `${repo.replace("/", "+")}@${sha.slice(0, 12).toLowerCase()}`;
 
+/** Where the files left out of the tree at `dir` are listed (absent when none were). */
+const missingFile = (dir: string) => `${dir}.missing.json`;
+
+/** The files left out of the cached tree at `dir`. */
+function cachedMissing(dir: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(missingFile(dir), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  const parsed = z.array(z.string()).safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    throw new AppError("INTERNAL", `${missingFile(dir)} is not a list of paths; remove it and the tree ${dir}`);
+  }
+  return parsed.data;
+}
+
+const DEFAULT_PATHSPEC_CHARS = 256 * 1024;
+
 /**
  * The tree of `task.repo` at `task.commit`, extracted into `<cacheDir>/<owner+name>@<commit12>/` through a
- * temporary folder renamed into place, so only complete trees are ever found there. A full 40-digit commit
- * whose tree is cached needs no git directory. Throws NOT_FOUND naming the repository and the searched
- * folders, or the commit when the git directory lacks it.
+ * temporary folder renamed into place, so only complete trees are ever found there. Files whose content the
+ * git directory lacks are left out, listed in `missing` and logged. A full 40-digit commit whose tree is cached
+ * needs no git directory. Throws NOT_FOUND naming the repository and the searched folders, the commit when the
+ * git directory lacks it, or git when it is not installed.
  */
 export async function materializeTree(
   task: Pick<TaskView, "repo" | "commit" | "git_dir">,
   opts: MaterializeOptions,
 ): Promise<Materialized> {
   const cacheDir = resolve(opts.cacheDir);
+  const found = (dir: string): Materialized => {
+    const missing = cachedMissing(dir);
+    warnMissing(opts.logger, task.repo, missing);
+    return { dir, cached: true, missing };
+  };
   if (/^[0-9a-fA-F]{40}$/.test(task.commit)) {
     const dir = join(cacheDir, cacheKey(task.repo, task.commit));
-    if (isDir(dir)) return { dir, cached: true };
+    if (isDir(dir)) return found(dir);
   }
   const gitDir = findGitDir(task, opts.reposDir);
   let sha: string;
@@ -211,6 +328,7 @@ export async function materializeTree(
       await run("git", ["--git-dir", gitDir, "rev-parse", "--verify", "--quiet", `${task.commit}^{commit}`])
     ).trim();
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError(
       "NOT_FOUND",
       `commit ${task.commit} of ${task.repo} is not in ${gitDir}; fetch the repository's full history or fix the task's commit`,
@@ -219,7 +337,7 @@ export async function materializeTree(
   }
   const key = cacheKey(task.repo, sha);
   const dir = join(cacheDir, key);
-  if (isDir(dir)) return { dir, cached: true };
+  if (isDir(dir)) return found(dir);
 
   const partialDir = join(cacheDir, ".partial");
   mkdirSync(partialDir, { recursive: true });
@@ -227,25 +345,56 @@ export async function materializeTree(
   const tmp = join(partialDir, `${key}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
   mkdirSync(tmp);
   const started = performance.now();
+  let missing: string[];
   try {
-    await extract(gitDir, sha, tmp);
+    const blobs = await listBlobs(gitDir, sha);
+    const absent = await absentObjects(
+      gitDir,
+      blobs.map((b) => b.oid),
+    );
+    missing = blobs
+      .filter((b) => absent.has(b.oid))
+      .map((b) => b.path)
+      .sort();
+    for (const pathspecs of archivePlan(blobs, new Set(missing), opts.pathspecChars ?? DEFAULT_PATHSPEC_CHARS)) {
+      await extract(gitDir, sha, tmp, pathspecs);
+    }
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
+    if (err instanceof AppError) throw err;
     throw new AppError("INTERNAL", `cannot extract ${task.repo} at ${sha} from ${gitDir}: ${(err as Error).message}`, {
       cause: err,
     });
   }
   try {
     mkdirSync(dirname(dir), { recursive: true });
+    // The list of left-out files lands before the tree, so a tree under its final name always has its list.
+    if (missing.length) {
+      writeFileSync(missingFile(tmp), JSON.stringify(missing));
+      renameSync(missingFile(tmp), missingFile(dir));
+    } else {
+      rmSync(missingFile(dir), { force: true });
+    }
     renameSync(tmp, dir);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
+    rmSync(missingFile(tmp), { force: true });
     // Another run finished the same tree first: theirs is complete, use it.
-    if (isDir(dir)) return { dir, cached: true };
+    if (isDir(dir)) return found(dir);
     throw new AppError("INTERNAL", `cannot move the tree of ${task.repo} into ${dir}: ${(err as Error).message}`, {
       cause: err,
     });
   }
   opts.logger.debug("extracted tree", { repo: task.repo, commit: sha, ms: Math.round(performance.now() - started) });
-  return { dir, cached: false };
+  warnMissing(opts.logger, task.repo, missing);
+  return { dir, cached: false, missing };
+}
+
+function warnMissing(logger: Logger, repo: string, missing: readonly string[]): void {
+  if (!missing.length) return;
+  logger.warn("files absent from the git directory are left out of the tree", {
+    repo,
+    count: missing.length,
+    files: missing.slice(0, 5),
+  });
 }

@@ -82,6 +82,16 @@ export function renderLocalizeReport(r: LocalizeReport): string {
     }
   }
 
+  const partial = r.tasks.filter((t) => t.missing_files);
+  if (partial.length) {
+    lines.push("", "Tasks scored on a tree lacking files whose content the git directory does not hold:", "");
+    for (const t of partial) {
+      const gold = t.missing_gold?.length ? `, gold among them: ${t.missing_gold.join(", ")}` : "";
+      const n = t.missing_files ?? 0;
+      lines.push(`- ${t.id}: ${n} file${n === 1 ? "" : "s"} absent${gold}`);
+    }
+  }
+
   if (r.errors.length) {
     lines.push("", "Failed tasks (excluded from every metric):", "");
     for (const e of r.errors) lines.push(`- ${e.id}: ${e.message.replace(/\s+/g, " ")}`);

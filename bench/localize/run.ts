@@ -32,6 +32,10 @@ export const LocalizeReport = z.strictObject({
       ranks: z.record(z.string(), z.number().int().positive().nullable()),
       /** Rank of the first gold symbol among the ranked symbols, where the task names gold symbols. */
       sym_rank: z.number().int().positive().nullable().optional(),
+      /** Files of the tree whose content the git directory lacks, left out of the tree (absent when none). */
+      missing_files: z.number().int().positive().optional(),
+      /** The task's gold files among them: still scored, but no rung could read them. */
+      missing_gold: z.array(z.string()).optional(),
     }),
   ),
   /** sym_acc@1/5/10 over the tasks with gold symbols (absent when none has them). */
@@ -84,10 +88,18 @@ export interface TaskOutcome {
   gold: string[];
   runs: Record<string, { score: TaskScore; ms: number }>;
   symRank?: number | null;
+  /** Files left out of the tree because the git directory lacks their content. */
+  missing?: readonly string[];
 }
 
 const rankOf = (runs: TaskOutcome["runs"]) =>
   Object.fromEntries(Object.entries(runs).map(([r, x]) => [r, x.score.rank]));
+
+/** The gold files among the files left out of the tree. */
+function missingGold(missing: readonly string[], gold: readonly string[]): string[] {
+  const left = new Set(normalizeRanked(missing));
+  return normalizeRanked(gold).filter((g) => left.has(g));
+}
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -134,11 +146,21 @@ export async function runLocalizeEval<Ctx>(opts: LocalizeEvalOptions<Ctx>): Prom
     }
     const view = taskView(task);
     let tree: string;
+    let missing: string[];
     try {
       const started = performance.now();
       const m = await materializeTree(view, { reposDir: opts.reposDir, cacheDir: opts.cacheDir, logger });
       tree = m.dir;
-      progress("tree", `${m.cached ? "cached" : "extracted"} in ${Math.round(performance.now() - started)} ms`);
+      missing = m.missing;
+      const absentGold = missingGold(missing, task.gold);
+      if (absentGold.length) {
+        logger.warn("gold files of the task are absent from the git directory; no rung can read them", {
+          id: task.id,
+          files: absentGold,
+        });
+      }
+      const left = missing.length ? `, ${missing.length} files absent from the git directory left out` : "";
+      progress("tree", `${m.cached ? "cached" : "extracted"} in ${Math.round(performance.now() - started)} ms${left}`);
     } catch (err) {
       fail(`materialize: ${message(err)}`);
       continue;
@@ -164,6 +186,7 @@ export async function runLocalizeEval<Ctx>(opts: LocalizeEvalOptions<Ctx>): Prom
         runs[rung] = { score: scoreTask(ranked, task.gold), ms };
       }
       const outcome: TaskOutcome = { id: task.id, repo: task.repo, gold: [...task.gold], runs };
+      if (missing.length) outcome.missing = missing;
       if (opts.rankSymbols && task.gold_symbols?.length) {
         outcome.symRank = symbolRank(await opts.rankSymbols(ctx, view.query), task.gold_symbols);
       }
@@ -233,6 +256,7 @@ export function buildLocalizeReport(
       gold: o.gold,
       ranks: Object.fromEntries(rungs.map((r) => [r, o.runs[r]!.score.rank])),
       ...(o.symRank !== undefined ? { sym_rank: o.symRank } : {}),
+      ...(o.missing?.length ? { missing_files: o.missing.length, missing_gold: missingGold(o.missing, o.gold) } : {}),
     })),
     ...(symRanks.length ? { symbols: aggregateSymbols(symRanks) } : {}),
     rungs: [...rungs],

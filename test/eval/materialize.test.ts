@@ -85,14 +85,15 @@ describe("materializeTree", () => {
     expect(existsSync(join(first.dir, "src/app/cookies.py"))).toBe(false);
     expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
 
-    expect(await materializeTree(task, o)).toEqual({ dir: first.dir, cached: true });
+    expect(first.missing).toEqual([]);
+    expect(existsSync(`${first.dir}.missing.json`)).toBe(false);
+
+    const cached = { dir: first.dir, cached: true, missing: [] };
+    expect(await materializeTree(task, o)).toEqual(cached);
     // A short commit id resolves to the same tree.
-    expect(await materializeTree({ ...task, commit: repo.commits[0].slice(0, 8) }, o)).toEqual({
-      dir: first.dir,
-      cached: true,
-    });
+    expect(await materializeTree({ ...task, commit: repo.commits[0].slice(0, 8) }, o)).toEqual(cached);
     // A full commit id found in the cache needs no git directory at all.
-    expect(await materializeTree(task, opts(tmpDir(), o.cacheDir))).toEqual({ dir: first.dir, cached: true });
+    expect(await materializeTree(task, opts(tmpDir(), o.cacheDir))).toEqual(cached);
 
     const second = await materializeTree({ ...task, commit: repo.commits[1] }, o);
     expect(second.cached).toBe(false);
@@ -115,13 +116,8 @@ describe("materializeTree", () => {
   it("leaves no tree behind when extraction fails, and sweeps a dead run's unfinished tree", async () => {
     const repos = tmpDir();
     const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
-    // A corrupt repository: the commit is there but one file's content is gone.
-    const blob = execFileSync("git", ["--git-dir", bare, "rev-parse", `${repo.commits[0]}:setup.py`])
-      .toString()
-      .trim();
-    const loose = join(bare, "objects", blob.slice(0, 2), blob.slice(2));
-    expect(existsSync(loose)).toBe(true); // a local clone keeps the source's loose objects
-    renameSync(loose, loose + ".hidden");
+    // A corrupt repository: the commit is there but one folder's listing is gone.
+    const hidden = hide(bare, `${repo.commits[0]}:src/app`);
 
     const cacheDir = tmpDir();
     const key = `acme+tiny@${repo.commits[0].slice(0, 12)}`;
@@ -135,8 +131,78 @@ describe("materializeTree", () => {
     expect(existsSync(join(cacheDir, key))).toBe(false);
     expect(readdirSync(join(cacheDir, ".partial"))).toEqual([]);
 
-    renameSync(loose + ".hidden", loose);
+    hidden.restore();
     const ok = await materializeTree({ repo: "acme/tiny", commit: repo.commits[0] }, opts(repos, cacheDir));
-    expect(ok).toEqual({ dir: join(cacheDir, key), cached: false });
+    expect(ok).toEqual({ dir: join(cacheDir, key), cached: false, missing: [] });
+  });
+
+  it.each([
+    ["excluded by path", undefined],
+    ["with the present files archived in batches", 40],
+  ])("extracts a tree whose git directory lacks some files' content, %s", async (_label, pathspecChars) => {
+    const repos = tmpDir();
+    const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    // A snapshot without some blobs: the tree still lists them.
+    hide(bare, `${repo.commits[0]}:setup.py`);
+    hide(bare, `${repo.commits[0]}:docs/read me.md`);
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (m: string, e?: Record<string, unknown>) => warnings.push(m + JSON.stringify(e)),
+    };
+    const o = { reposDir: repos, cacheDir: tmpDir(), logger, pathspecChars };
+    const task = { repo: "acme/tiny", commit: repo.commits[0] };
+
+    const m = await materializeTree(task, o);
+    expect(m.cached).toBe(false);
+    expect(m.missing).toEqual(["docs/read me.md", "setup.py"]);
+    for (const [p, text] of Object.entries(FIRST_FILES)) {
+      if (m.missing.includes(p)) expect(existsSync(join(m.dir, p))).toBe(false);
+      else expect(readFileSync(join(m.dir, p), "utf8")).toBe(text);
+    }
+    expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/absent from the git directory.*"count":2.*setup\.py/);
+
+    // The cached tree still says what it lacks, with or without the git directory.
+    expect(await materializeTree(task, o)).toEqual({ dir: m.dir, cached: true, missing: m.missing });
+    expect(await materializeTree(task, { ...o, reposDir: tmpDir() })).toEqual({
+      dir: m.dir,
+      cached: true,
+      missing: m.missing,
+    });
+    // The second commit shares the absent blobs and adds a file that is present.
+    const second = await materializeTree({ ...task, commit: repo.commits[1] }, o);
+    expect(second.missing).toEqual(["docs/read me.md", "setup.py"]);
+    expect(readFileSync(join(second.dir, "src/app/cookies.py"), "utf8")).toContain("CookieJar");
+  });
+
+  it("still names an absent commit in a repository that lacks some files, and says when git is missing", async () => {
+    const repos = tmpDir();
+    const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    hide(bare, `${repo.commits[0]}:setup.py`);
+    const gone = await rejection(materializeTree({ repo: "acme/tiny", commit: "ab".repeat(20) }, opts(repos)));
+    expect(gone.code).toBe("NOT_FOUND");
+    expect(gone.message).toMatch(/commit (ab){20} of acme\/tiny is not in .*acme\+tiny\/repo/);
+
+    const path = process.env.PATH;
+    process.env.PATH = tmpDir(); // a folder holding no git
+    let noGit: AppError;
+    try {
+      noGit = await rejection(materializeTree({ repo: "acme/tiny", commit: repo.commits[0] }, opts(repos)));
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(noGit.code).toBe("NOT_FOUND");
+    expect(noGit.message).toMatch(/git is not installed or not on PATH/);
   });
 });
+
+/** Moves the loose object of `rev` (e.g. `<commit>:<path>`) out of the git directory; `restore` puts it back. */
+function hide(gitDir: string, rev: string): { restore: () => void } {
+  const oid = execFileSync("git", ["--git-dir", gitDir, "rev-parse", rev]).toString().trim();
+  const loose = join(gitDir, "objects", oid.slice(0, 2), oid.slice(2));
+  expect(existsSync(loose)).toBe(true); // a local clone keeps the source's loose objects
+  renameSync(loose, `${loose}.hidden`);
+  return { restore: () => renameSync(`${loose}.hidden`, loose) };
+}

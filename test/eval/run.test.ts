@@ -1,5 +1,6 @@
 // The harness end to end on real git trees with fake rankers: the exact report shape, ranks, errors, no gold leak.
-import { readdirSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, renameSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -35,6 +36,8 @@ const Report = z.strictObject({
       repo: z.string(),
       gold: z.array(z.string()),
       ranks: z.record(z.string(), z.number().int().min(1).nullable()),
+      missing_files: z.number().int().min(1).optional(),
+      missing_gold: z.array(z.string()).optional(),
     }),
   ),
   rungs: z.array(z.string()),
@@ -227,6 +230,59 @@ describe("runLocalizeEval", () => {
     await expect(run([])).rejects.toThrow(/no rungs/);
     await expect(run(["alpha", "alpha"])).rejects.toThrow(/rung "alpha" is listed twice/);
     await expect(run(["alpha"], [tasks()[0]!, tasks()[0]!])).rejects.toThrow(/task id "t1" is used twice/);
+  });
+});
+
+describe("a tree whose git directory lacks some files", () => {
+  it("is scored, says per task how many files are absent, and names absent gold files", async () => {
+    const repos = tmpDir();
+    const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    const oid = execFileSync("git", ["--git-dir", bare, "rev-parse", `${repo.commits[0]}:setup.py`])
+      .toString()
+      .trim();
+    const loose = join(bare, "objects", oid.slice(0, 2), oid.slice(2));
+    renameSync(loose, `${loose}.hidden`);
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (m: string, e?: Record<string, unknown>) => warnings.push(m + JSON.stringify(e)),
+    };
+    const [t1, , t3] = tasks();
+    const report = await runLocalizeEval({
+      tasks: [t1!, { ...t3!, repo: "acme/tiny", git_dir: undefined }],
+      reposDir: repos,
+      cacheDir: tmpDir(),
+      logger,
+      rungs: ["alpha"],
+      ...fakeRanker(),
+    });
+    expect(Report.parse(report)).toEqual(report);
+    expect(report.errors).toEqual([]);
+    // setup.py is gone from the tree, so t3 is found by its other gold file only.
+    expect(report.tasks).toEqual([
+      {
+        id: "t1",
+        repo: "acme/tiny",
+        gold: ["src/app/parser.py"],
+        ranks: { alpha: 3 },
+        missing_files: 1,
+        missing_gold: [],
+      },
+      {
+        id: "t3",
+        repo: "acme/tiny",
+        gold: ["setup.py", "src/app/__init__.py"],
+        ranks: { alpha: 2 },
+        missing_files: 1,
+        missing_gold: ["setup.py"],
+      },
+    ]);
+    expect(warnings.filter((w) => /gold files of the task are absent/.test(w))).toEqual([
+      expect.stringContaining('"id":"t3","files":["setup.py"]'),
+    ]);
+    const text = renderLocalizeReport(report);
+    expect(text).toContain("- t1: 1 file absent\n");
+    expect(text).toContain("- t3: 1 file absent, gold among them: setup.py");
   });
 });
 
