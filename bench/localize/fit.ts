@@ -247,7 +247,7 @@ export function fitReport(dev: readonly DumpTask[], held: readonly DumpTask[]): 
   let best = -1;
   let final: FusionWeights = START;
   const setsOf = (ts: readonly DumpTask[], fallback: string) => [...new Set(ts.map((t) => t.set ?? fallback))];
-  let previous = new Set<Channel>();
+  const previous = new Set<Channel>();
   const steps = [
     ...FIT_RUNGS.map((r) => ({ rung: r.rung, use: r.use, prior: r.prior, scaled: undefined as Channel[] | undefined })),
     ...FIT_TERMS.map((t) => ({ rung: t.term, use: [] as Channel[], prior: false, scaled: t.scaled })),
