@@ -104,24 +104,36 @@ export const GRID = {
   k: [1, 3, 5, 10, 20, 60],
 };
 
-/** Plain reciprocal rank fusion: every channel at 1, k = 10, no peripheral factor. */
+/**
+ * Plain reciprocal rank fusion: every channel at 1, k = 10, no peripheral factor; only the anchor channel
+ * scaled by its share of the top score (the form the ladder is walked in).
+ */
 export const START: FusionWeights = {
   channels: { bm25: 1, fts: 1, anchors: 1, symbols: 1, vectors: 1, expansion: 1 },
+  scaled: ["anchors"],
   peripheral: 1,
   k: 10,
 };
 
+/** How a fit is run: `prior` frees the peripheral factor; `scaled` fixes which channels scale by share. */
+export interface FitOptions {
+  prior?: boolean;
+  scaled?: readonly Channel[];
+  rounds?: number;
+}
+
 /**
- * Coordinate ascent on MRR@10: from `START` (plain reciprocal rank fusion), each free parameter in turn takes the grid value
- * that scores best with the others held; rounds repeat until none changes (at most `rounds`). Only the
- * channels in `use` are free; `prior` frees the peripheral-folder factor. Deterministic.
+ * Coordinate ascent on MRR@10: from `START` (plain reciprocal rank fusion), each free parameter in turn takes the
+ * grid value that scores best with the others held; rounds repeat until none changes (at most `rounds`). Only
+ * the channels in `use` are free; `prior` frees the peripheral-folder factor; `scaled` (default: anchors only)
+ * names the channels whose contribution scales with the file's share of the channel's top score. Deterministic.
  */
 export function fitWeights(
   tasks: readonly DumpTask[],
   use: ReadonlySet<Channel>,
-  opts: { prior?: boolean; rounds?: number } = {},
+  opts: FitOptions = {},
 ): FusionWeights {
-  let w: FusionWeights = { ...START, channels: { ...START.channels } };
+  let w: FusionWeights = { ...START, channels: { ...START.channels }, scaled: [...(opts.scaled ?? START.scaled)] };
   let best = objective(tasks, w, use);
   type Param = {
     get: (x: FusionWeights) => number;
@@ -173,7 +185,7 @@ export function loroFolds<T extends { repo: string }>(tasks: readonly T[]): { re
 export function crossValidatedRanks(
   tasks: readonly DumpTask[],
   use: ReadonlySet<Channel>,
-  opts: { prior?: boolean } = {},
+  opts: FitOptions = {},
 ): Map<string, number | null> {
   const out = new Map<string, number | null>();
   for (const fold of loroFolds(tasks)) {
@@ -192,6 +204,13 @@ export const FIT_RUNGS: { rung: string; use: Channel[]; prior: boolean }[] = [
   { rung: "+expansion", use: [...CHANNELS], prior: true },
 ];
 
+/**
+ * Terms tried on top of the kept rungs, in order, each kept only when the cross-validated MRR@10 over every
+ * development task rises: `scaled` is the set of channels whose contribution scales with the file's share of
+ * the channel's top score (CombSUM-like strength beside the rank).
+ */
+export const FIT_TERMS: { term: string; scaled: Channel[] }[] = [{ term: "+score shares", scaled: [...CHANNELS] }];
+
 export const FitReport = z.object({
   procedure: z.string(),
   rungs: z.array(
@@ -199,7 +218,7 @@ export const FitReport = z.object({
       rung: z.string(),
       /** The channels this rung fuses: the kept ones below it and its own. */
       channels: z.array(z.string()),
-      /** Whether its channels raised the cross-validated MRR@10 and stay in the fusion. */
+      /** Whether its channels (or term) raised the cross-validated MRR@10 and stay in the fusion. */
       kept: z.boolean(),
       /** Per set: cross-validated metrics on development sets, metrics with the all-dev fit on the others. */
       sets: z.record(
@@ -217,23 +236,30 @@ export type FitReport = z.infer<typeof FitReport>;
  * Every rung: leave-one-repository-out figures per development set, the fit on all development tasks, and
  * that fit applied to the held-back sets. Walking up the ladder, a rung's new channels are kept only when
  * the cross-validated MRR@10 over every development task rises above the best kept so far; later rungs build
- * on the kept channels. `weights` is the fit over the kept channels (the others at 0): what the product commits.
+ * on the kept channels. Then each of `FIT_TERMS` is tried on the kept channels by the same rule.
+ * `weights` is the fit over the kept channels and terms (the other channels at 0): what the product commits.
  */
 export function fitReport(dev: readonly DumpTask[], held: readonly DumpTask[]): FitReport {
   const rungs: FitReport["rungs"] = [];
   let kept = new Set<Channel>();
   let keptPrior = false;
+  let keptScaled: readonly Channel[] = START.scaled;
   let best = -1;
   let final: FusionWeights = START;
   const setsOf = (ts: readonly DumpTask[], fallback: string) => [...new Set(ts.map((t) => t.set ?? fallback))];
-  let previous = new Set<Channel>();
-  for (const r of FIT_RUNGS) {
+  const previous = new Set<Channel>();
+  const steps = [
+    ...FIT_RUNGS.map((r) => ({ rung: r.rung, use: r.use, prior: r.prior, scaled: undefined as Channel[] | undefined })),
+    ...FIT_TERMS.map((t) => ({ rung: t.term, use: [] as Channel[], prior: false, scaled: t.scaled })),
+  ];
+  for (const r of steps) {
     const added = r.use.filter((c) => !previous.has(c));
-    previous = new Set(r.use);
+    for (const c of r.use) previous.add(c);
     const use = new Set<Channel>([...kept, ...added]);
     const prior: boolean = keptPrior || r.prior;
-    const cv = crossValidatedRanks(dev, use, { prior });
-    const w = fitWeights(dev, use, { prior });
+    const scaled = r.scaled ?? keptScaled;
+    const cv = crossValidatedRanks(dev, use, { prior, scaled });
+    const w = fitWeights(dev, use, { prior, scaled });
     const sets: FitReport["rungs"][number]["sets"] = {};
     for (const set of setsOf(dev, "dev")) {
       const mine = dev.filter((t) => (t.set ?? "dev") === set);
@@ -250,6 +276,7 @@ export function fitReport(dev: readonly DumpTask[], held: readonly DumpTask[]): 
       best = all["mrr@10"];
       kept = use;
       keptPrior = prior;
+      keptScaled = scaled;
       final = w;
     }
     rungs.push({ rung: r.rung, channels: [...use], kept: keep, sets, weights: w });
@@ -259,8 +286,9 @@ export function fitReport(dev: readonly DumpTask[], held: readonly DumpTask[]): 
   return {
     procedure:
       "coordinate ascent on MRR@10 from plain RRF (every weight 1, k 10) over channel weights (grid 0–5), RRF k " +
-      "and the peripheral factor; leave-one-repository-out over every development task; a rung's channels kept " +
-      "only when the cross-validated MRR@10 rises",
+      "and the peripheral factor; leave-one-repository-out over every development task; a rung's channels, then " +
+      "each further term (+score shares: every channel scaled by score / top score, not only anchors), kept " +
+      "only when the cross-validated MRR@10 over all development tasks rises",
     rungs,
     weights: { ...final, channels, peripheral: keptPrior ? final.peripheral : 1 },
   };

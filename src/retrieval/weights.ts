@@ -1,5 +1,6 @@
-// The learned fusion: each channel's rank turned into w / (k + rank) and summed, files in peripheral folders
-// scaled down. The weights are fitted offline (`memcards eval fit-weights`), never set by hand.
+// The learned fusion: each channel's rank turned into w / (k + rank), times the file's share of the channel's
+// top score where the fit chose it, summed; files in peripheral folders scaled down. The weights are fitted
+// offline (`memcards eval fit-weights`), never set by hand.
 import { z } from "zod";
 
 /** Channels a file can be found by, in ladder order. `fts` is the index's capped-body BM25. */
@@ -7,7 +8,10 @@ export const CHANNELS = ["bm25", "fts", "anchors", "symbols", "vectors", "expans
 export const Channel = z.enum(CHANNELS);
 export type Channel = z.infer<typeof Channel>;
 
-/** One fitted fusion: a weight per channel and the factor for files in peripheral folders. */
+/**
+ * One fitted fusion: a weight per channel, the channels whose contribution also scales with the file's share
+ * of the channel's top score, RRF's k and the factor for files in peripheral folders.
+ */
 export const FusionWeights = z.strictObject({
   channels: z.strictObject({
     bm25: z.number().nonnegative(),
@@ -17,6 +21,7 @@ export const FusionWeights = z.strictObject({
     vectors: z.number().nonnegative(),
     expansion: z.number().nonnegative(),
   }),
+  scaled: z.array(Channel),
   peripheral: z.number().min(0).max(1),
   k: z.number().positive(),
 });
@@ -25,22 +30,22 @@ export type FusionWeights = z.infer<typeof FusionWeights>;
 /** What fusion needs of one candidate file: each channel's 1-based rank and share of the channel's top score. */
 export interface CandidateSignals {
   ranks: Partial<Record<Channel, number>>;
-  /** score / top score of the channel, for channels whose strength matters beyond rank (anchors). */
+  /** score / top score of the channel: how close to the channel's best hit the file comes. */
   shares: Partial<Record<Channel, number>>;
   peripheral: boolean;
 }
 
-/** Channels whose contribution also scales with score / top score (an explicit path beats a loose name). */
-const SCALED: ReadonlySet<Channel> = new Set(["anchors"]);
-
-/** The fused score of one candidate under `w`, with only the channels in `use` counted. */
+/**
+ * The fused score of one candidate under `w`, with only the channels in `use` counted:
+ * Σ_c w_c · share_c / (k + rank_c), share_c = score / top score for the channels in `w.scaled`, else 1.
+ */
 export function fusedScore(c: CandidateSignals, w: FusionWeights, use: ReadonlySet<Channel>): number {
   let s = 0;
   for (const ch of CHANNELS) {
     const r = c.ranks[ch];
     const wc = w.channels[ch];
     if (r === undefined || wc <= 0 || !use.has(ch)) continue;
-    const share = SCALED.has(ch) ? (c.shares[ch] ?? 1) : 1;
+    const share = w.scaled.includes(ch) ? (c.shares[ch] ?? 1) : 1;
     s += (wc * share) / (w.k + r);
   }
   return c.peripheral ? s * w.peripheral : s;
@@ -50,11 +55,12 @@ export function fusedScore(c: CandidateSignals, w: FusionWeights, use: ReadonlyS
  * The committed fusion, produced by
  * `memcards eval fit-weights --dump python-dev.jsonl multi-dev.jsonl` over dumps written by
  * `memcards eval localize --dump` (coordinate ascent on MRR@10 over all 131 development tasks; see
- * docs/benchmarks.md). One-hop expansion did not raise the cross-validated score and is left at 0.
- * Replace it only with that command's output.
+ * docs/benchmarks.md). One-hop expansion did not raise the cross-validated score and is left at 0; scaling
+ * every channel by its score share did and is kept. Replace it only with that command's output.
  */
 export const LEARNED_WEIGHTS: FusionWeights = {
-  channels: { bm25: 1, fts: 1.5, anchors: 1.5, symbols: 1.5, vectors: 1, expansion: 0 },
+  channels: { bm25: 1, fts: 1, anchors: 1.5, symbols: 0.5, vectors: 1, expansion: 0 },
+  scaled: ["bm25", "fts", "anchors", "symbols", "vectors", "expansion"],
   peripheral: 0.25,
   k: 10,
 };

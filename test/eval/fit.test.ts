@@ -9,6 +9,7 @@ import { seededRandom } from "../../bench/localize/bootstrap.js";
 import {
   crossValidatedRanks,
   type DumpTask,
+  FIT_TERMS,
   fitReport,
   fitWeights,
   goldRank,
@@ -17,7 +18,7 @@ import {
   metricsOf,
   START,
 } from "../../bench/localize/fit.js";
-import type { Channel } from "../../src/retrieval/weights.js";
+import { type Channel, CHANNELS, fusedScore } from "../../src/retrieval/weights.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 /**
@@ -130,6 +131,87 @@ describe("loroFolds", () => {
   });
 });
 
+/**
+ * Where ranks alone cannot tell: in half the tasks BM25 ranks gold first and the vector channel second, in the
+ * other half the reverse, and a decoy always takes the other first place, so any rank-only weighting gets one
+ * half wrong. The gold file's second place always comes close to the channel's top score, the decoy's does not.
+ * A third kind of task (gold found only by vectors, BM25 third) makes the vector channel worth keeping.
+ */
+function sharesMatter(nRepos = 4, perRepo = 6): DumpTask[] {
+  const tasks: DumpTask[] = [];
+  for (let r = 0; r < nRepos; r++) {
+    for (let i = 0; i < perRepo; i++) {
+      const kind = i % 3;
+      const id = `r${r}-t${i}`;
+      const repo = `o/r${r}`;
+      if (kind === 2) {
+        tasks.push({
+          id,
+          repo,
+          candidates: [
+            {
+              path: "gold.c",
+              ranks: { bm25: 3, vectors: 1 },
+              shares: { bm25: 0.5, vectors: 1 },
+              peripheral: false,
+              gold: true,
+            },
+            { path: "a.c", ranks: { bm25: 1 }, shares: { bm25: 1 }, peripheral: false, gold: false },
+            { path: "b.c", ranks: { bm25: 2 }, shares: { bm25: 0.6 }, peripheral: false, gold: false },
+          ],
+        });
+        continue;
+      }
+      const [g, d] = kind === 0 ? (["bm25", "vectors"] as const) : (["vectors", "bm25"] as const);
+      tasks.push({
+        id,
+        repo,
+        candidates: [
+          { path: "gold.c", ranks: { [g]: 1, [d]: 2 }, shares: { [g]: 1, [d]: 0.9 }, peripheral: false, gold: true },
+          { path: "decoy.c", ranks: { [g]: 2, [d]: 1 }, shares: { [g]: 0.3, [d]: 1 }, peripheral: false, gold: false },
+        ],
+      });
+    }
+  }
+  return tasks;
+}
+
+describe("score shares", () => {
+  const use = new Set<Channel>(["bm25", "vectors"]);
+
+  it("scale a channel's contribution only for the channels the weights name", () => {
+    const c = { ranks: { bm25: 1, vectors: 1 }, shares: { bm25: 0.5, vectors: 0.25 }, peripheral: false };
+    expect(fusedScore(c, START, use)).toBeCloseTo(2 / 11);
+    expect(fusedScore(c, { ...START, scaled: ["bm25"] }, use)).toBeCloseTo(1.5 / 11);
+    expect(fusedScore(c, { ...START, scaled: ["bm25", "vectors"] }, use)).toBeCloseTo(0.75 / 11);
+  });
+
+  it("are learned where ranks alone cannot place gold first", () => {
+    const tasks = sharesMatter();
+    const acc1 = (w: ReturnType<typeof fitWeights>) => metricsOf(tasks.map((t) => goldRank(t, w, use)))["acc@1"];
+    expect(acc1(fitWeights(tasks, use))).toBeLessThan(1);
+    expect(acc1(fitWeights(tasks, use, { scaled: [...CHANNELS] }))).toBe(1);
+  });
+
+  it("are kept by the report when they raise the cross-validated score", () => {
+    const r = fitReport(sharesMatter(), []);
+    expect(r.rungs.map((x) => x.rung)).toEqual([
+      "bm25",
+      "+anchors",
+      "+symbols",
+      "+vectors",
+      "+expansion",
+      ...FIT_TERMS.map((t) => t.term),
+    ]);
+    const last = r.rungs[r.rungs.length - 1]!;
+    expect(last.kept).toBe(true);
+    expect(last.sets["dev (all)"]!["acc@1"]).toBe(1);
+    expect(r.rungs.find((x) => x.rung === "+vectors")!.sets["dev (all)"]!["acc@1"]).toBeLessThan(1);
+    expect(r.weights).toMatchObject({ scaled: [...CHANNELS], channels: { vectors: expect.any(Number) } });
+    expect((r.weights as { channels: { vectors: number } }).channels.vectors).toBeGreaterThan(0);
+  });
+});
+
 describe("dumps and the report", () => {
   it("reads JSONL dumps tagged by file name and reports CV and held-out rows per rung", () => {
     const dir = tmpDir();
@@ -148,12 +230,19 @@ describe("dumps and the report", () => {
     expect(d).toHaveLength(tasks.length);
     expect(d[0]!.set).toBe("dev");
     const r = fitReport(d, loadDump(held));
-    expect(r.rungs.map((x) => x.rung)).toEqual(["bm25", "+anchors", "+symbols", "+vectors", "+expansion"]);
+    expect(r.rungs.map((x) => x.rung)).toEqual([
+      "bm25",
+      "+anchors",
+      "+symbols",
+      "+vectors",
+      "+expansion",
+      "+score shares",
+    ]);
     expect(r.rungs[0]!.sets.dev!["acc@1"]).toBe(0);
     expect(r.rungs[1]!.sets.dev).toMatchObject({ cv: true, "acc@1": 1 });
     expect(r.rungs[1]!.sets.held).toMatchObject({ cv: false, n: 3, "acc@1": 1 });
     // Anchors raise the cross-validated MRR and stay; the channels above add nothing and are left at 0.
-    expect(r.rungs.map((x) => x.kept)).toEqual([true, true, false, false, false]);
+    expect(r.rungs.map((x) => x.kept)).toEqual([true, true, false, false, false, false]);
     expect(r.weights).toMatchObject({
       channels: { anchors: expect.any(Number), symbols: 0, vectors: 0, expansion: 0 },
     });

@@ -9,7 +9,7 @@ import { fitWeights, loadDump } from "../../bench/localize/fit.js";
 import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
 import { createRanker } from "../../src/retrieval/rank.js";
-import { type Channel, LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
+import { type Channel, CHANNELS, LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
@@ -18,18 +18,19 @@ const DUMPS = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench",
 describe("LEARNED_WEIGHTS", () => {
   it("holds the committed fit", () => {
     expect(LEARNED_WEIGHTS).toEqual({
-      channels: { bm25: 1, fts: 1.5, anchors: 1.5, symbols: 1.5, vectors: 1, expansion: 0 },
+      channels: { bm25: 1, fts: 1, anchors: 1.5, symbols: 0.5, vectors: 1, expansion: 0 },
+      scaled: ["bm25", "fts", "anchors", "symbols", "vectors", "expansion"],
       peripheral: 0.25,
       k: 10,
     });
   });
 
-  it("is what the fit on the committed development dumps gives for the kept channels", () => {
+  it("is what the fit on the committed development dumps gives for the kept channels and terms", () => {
     const dev = [...loadDump(join(DUMPS, "python-dev.jsonl.gz")), ...loadDump(join(DUMPS, "multi-dev.jsonl.gz"))];
     expect(dev).toHaveLength(131);
     expect(new Set(dev.map((t) => t.set))).toEqual(new Set(["python-dev", "multi-dev"]));
     const kept = new Set<Channel>(["bm25", "anchors", "symbols", "fts", "vectors"]);
-    const w = fitWeights(dev, kept, { prior: true });
+    const w = fitWeights(dev, kept, { prior: true, scaled: [...CHANNELS] });
     expect({ ...w, channels: { ...w.channels, expansion: 0 } }).toEqual(LEARNED_WEIGHTS);
   });
 });
