@@ -95,7 +95,8 @@ function cleanLine(raw: string): string {
     .replace(/^#{1,6}\s+/, "")
     .replace(/^>\s?/, "")
     .trim()
-    .replace(/^[-*•]\s+(?=\[[\w .-]*\b(?:Error|error|ERROR)\])/, ""); // an editor's diagnostic: `- [eslint Error] …`
+    .replace(/^[-*•]\s+(?=\[[\w .-]*\b(?:Error|error|ERROR)\])/, "") // an editor's diagnostic: `- [eslint Error] …`
+    .replace(/^[-*•]\s+(?=[EF]\d{3,4}\s+[A-Z]\w*(?:Error|Exception):)/, ""); // a linter's listed error: `- E999 SyntaxError: …`
 }
 
 function isErrorLine(line: string, strongOnly: boolean): boolean {
@@ -175,8 +176,10 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
       /\.log\b/.test(cmd) ||
       (/\blogs?\b/.test(cmd) && !/\bgit\b[^|;&\n]*\blog\b/.test(cmd)) ||
       /\.log$/.test(String(call?.input.file_path ?? ""));
-    if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd) || isListing(r.output))) return [];
-    return errorLines(r.output, 4, false).map((l) => ({ line: window(l), role: "tool", files }));
+    if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd))) return [];
+    // A numbered listing (a file an edit tool echoes back) holds errors only in the tool's own unnumbered lines.
+    const listing = !log && isListing(r.output);
+    return errorLines(r.output, listing ? 2 : 4, listing).map((l) => ({ line: window(l), role: "tool", files }));
   }
   const lines = errorLines(r.output, 3, false);
   if (lines.length === 0) {
@@ -225,6 +228,10 @@ function userHits(text: string): Hit[] {
 const FIX_CLAIM =
   /\b(?:should|will|would|to|this|that|which)\s+(?:now\s+)?(?:resolve|fix|address|eliminate|prevent|avoid|handle)s?\b[^.]{0,80}\b(?:error|exception|issue|warning)s?\b/i;
 
+/** The agent naming the kind of an error the session hit: `The error is a syntax error from …`. */
+const AGENT_DIAGNOSIS =
+  /^(?:The|This) (?:error|exception|crash|failure) (?:is|was) an? (?:[\w-]+ ){0,2}(?:error|exception)\b/i;
+
 /** An exception the agent quotes with its message (`NameError: name 'Union' is not defined`): it was hit. */
 const AGENT_QUOTED = /\b[A-Z][\w.]*(?:Error|Exception)\s*:\s*\S|\berror [A-Z]{1,4}\d{3,5}\b/;
 /** An exception the agent only names: kept as the bare name, unless it names code (a method, a raise, a handler). */
@@ -241,6 +248,10 @@ function agentHits(text: string): Hit[] {
     const l = cleanLine(raw);
     if (out.length >= 2 || l.length < 6 || l.length > 400 || NOT_ERROR.some((re) => re.test(l))) continue;
     if (FIX_CLAIM.test(l)) continue;
+    if (!fenced && AGENT_DIAGNOSIS.test(l)) {
+      out.push({ line: window(clipWords(l, 220)), role: "assistant", files: filesIn(l) });
+      continue;
+    }
     if (AGENT_QUOTED.test(l)) {
       const at = AGENT_QUOTED.exec(l)!.index;
       out.push({

@@ -168,6 +168,50 @@ describe("failures: each tool's own words", () => {
   });
 });
 
+describe("failures: errors inside other output", () => {
+  it("reads the linter's error a harness lists above the file an edit would have made", () => {
+    const listing = Array.from({ length: 12 }, (_, i) => `${282 + i}:        required.append('Rows')`);
+    const got = failureTexts([
+      { user: "Fix the pixel check." },
+      {
+        bash: {
+          command: "edit 287:288",
+          output: [
+            "Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.",
+            "",
+            "ERRORS:",
+            "- E999 SyntaxError: unmatched ']'",
+            "",
+            "This is how your edit would have looked if applied",
+            "[File: /repo/pixel/handler.py (373 lines total)]",
+            ...listing,
+          ].join("\n"),
+        },
+      },
+    ]);
+    expect(got).toEqual(["E999 SyntaxError: unmatched ']'"]);
+  });
+
+  it("reads the agent naming the kind of error the person's traceback shows, not its other explanations", () => {
+    const got = failureTexts([
+      {
+        user: [
+          '  File "C:\\work\\backend\\db.py", line 43',
+          "    return f\"sqlite:////{str(p).replace('\\\\', '/')}\"",
+        ].join("\n"),
+      },
+      {
+        assistant:
+          "The error is a syntax error from using a backslash inside an f-string expression. Move the replacement out of the f-string.",
+      },
+      { assistant: "The error occurs because we need to update how the client is created. Let me fix that." },
+    ]);
+    expect(got).toEqual([
+      "The error is a syntax error from using a backslash inside an f-string expression. Move the replacement out of the f-string.",
+    ]);
+  });
+});
+
 describe("failures: lines with no failure in them", () => {
   it("leaves out counts of zero", () => {
     for (const output of [
