@@ -1,4 +1,5 @@
-// Renders the structured sections to markdown under a token budget: every forced section present, best lines first.
+// Renders the structured sections to markdown within a token budget counted on the markdown itself: every section
+// present (a compact page leaves out empty ones), best lines first.
 import type { Sections } from "../conversation/schema.js";
 import { countTokens } from "../text/tokens.js";
 import { clipWords, FIRM_CUES, wholeSentences } from "./clip.js";
