@@ -17,8 +17,8 @@ export const LabelledFailure = z.object({
   text: z.string().min(1),
   label: z.boolean(),
   why: z.string().min(1),
-  /** Where the line came from: the summary's Failures section or a tool result's error line. */
-  source: z.enum(["summary", "tool-result"]).optional(),
+  /** Where the line came from: the summary's Failures section, a tool result's error line, or a line picked for its kind. */
+  source: z.enum(["summary", "tool-result", "error-kind"]).optional(),
 });
 export type LabelledFailure = z.infer<typeof LabelledFailure>;
 

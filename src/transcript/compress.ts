@@ -228,6 +228,8 @@ export interface SpanSummary {
   before: ProbeReport;
   after: ProbeReport;
   budget: BudgetChoice;
+  /** The session holds fewer tokens than the budget: the summary is kept within them, without empty sections. */
+  compact: boolean;
 }
 
 /** Merges the span into the previous sections and renders them under budget, re-inserting what a probe missed. */
@@ -251,7 +253,11 @@ export function summarizeSpan(
       ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd, after: opts.after }))
       : prevSections;
   const budget = chooseBudget(sections, opts.tokens ?? 0, opts.budget);
-  const draft = renderSections(sections, budget.tokens, {}, opts.focus);
+  // A summary is never bigger than what it summarizes: a session smaller than the budget gets a compact summary
+  // within its own size.
+  const compact = opts.tokens !== undefined && opts.tokens < budget.tokens;
+  const cap = compact ? opts.tokens! : budget.tokens;
+  const draft = renderSections(sections, cap, {}, opts.focus, compact);
   // A plan item the sections no longer hold open (done later) is not a next step to re-insert.
   const open = sections.next.map((f) => normalize(f.text));
   // An error probe is re-inserted only where the session hit a failure, or when it quotes one: an exception
@@ -266,12 +272,17 @@ export function summarizeSpan(
   );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
-  for (const p of before.failed) (extra[PROBE_SECTION[p.type]] ??= []).push(`${p.fact} _(re-inserted)_`);
-  // Re-inserted facts are always shown: the rest of the summary gives up to 40% of the budget to make room.
-  const extraTokens = Object.values(extra).reduce((n, ls) => n + ls.reduce((m, l) => m + countTokens(l) + 1, 0), 0);
-  const room = Math.max(Math.round(budget.tokens * 0.6), budget.tokens - extraTokens);
-  const final = before.failed.length > 0 ? renderSections(sections, room, extra, opts.focus) : draft;
-  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget };
+  // Re-inserted facts come first within the budget, up to 40% of it: the rest of the summary keeps 60%.
+  let room = Math.round(cap * 0.4);
+  for (const p of before.failed) {
+    const line = `${p.fact} _(re-inserted)_`;
+    const c = countTokens(line) + 1;
+    if (c > room) continue;
+    room -= c;
+    (extra[PROBE_SECTION[p.type]] ??= []).push(line);
+  }
+  const final = before.failed.length > 0 ? renderSections(sections, cap, extra, opts.focus, compact) : draft;
+  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget, compact };
 }
 
 /** The kept region as markdown: messages verbatim (capped), tool activity one line per call. */
@@ -355,8 +366,16 @@ export function compressTranscript(
     after: kept,
   });
   if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
+  else if (s.compact)
+    notes.push(
+      `The session holds ${tokensSummarized} tokens, fewer than a summary's ${s.budget.tokens}: ${
+        s.final.markdown
+          ? `the summary stays within ${tokensSummarized} tokens and leaves out empty sections.`
+          : "no summary line fits in that, so the summary is empty."
+      }`,
+    );
   const keptMd = renderKeptRegion(kept);
-  const withKept = (md: string) => (keptMd ? `${md}\n\n## Recent Messages (verbatim)\n${keptMd}` : md);
+  const withKept = (md: string) => (keptMd ? `${md ? `${md}\n\n` : ""}## Recent Messages (verbatim)\n${keptMd}` : md);
   const markdown = withKept(s.final.markdown);
   const prevSeq = prev?.seq ?? 0;
   const stats = compressionStats({ turns, span, kept, spanTokens, summary: s, markdown, skipped, prevSeq, started });

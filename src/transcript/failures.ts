@@ -16,7 +16,7 @@ const ERROR_LINE = new RegExp(
     String.raw`\berror [A-Z]{1,4}\d{3,5}\b`,
     String.raw`^(?:npm ERR!|npm error|fatal:|panic:|FATAL\b)`,
     String.raw`^\s*(?:FAIL|FAILED|✗|×|✖)\s`,
-    String.raw`\b\d+ (?:failed|failing|errors?)\b`,
+    String.raw`\b[1-9]\d* (?:failed|failing|errors?)\b`,
     String.raw`\b(?:command not found|No such file or directory|Permission denied|Segmentation fault|Connection refused)\b`,
     String.raw`\b(?:[Ff]ailed to|[Uu]nable to|[Cc]annot|[Cc]ould not|[Cc]an't)\s+\w+`,
     String.raw`\b(?:is not defined|has no attribute|does not exist|is not a function|is not iterable|not supported|is not recognized)\b`,
@@ -27,11 +27,20 @@ const ERROR_LINE = new RegExp(
     String.raw`\b(?:rejected|denied|refused|blocked by)\b`,
     String.raw`\bnot found\b`,
     String.raw`^\S+:\d+(?::\d+)?:\s+[EF]\d{3,4}\s`,
+    // Runtimes, compilers, test runners and build tools in their own words.
+    String.raw`^\s*--- FAIL: \S`, // go test
+    String.raw`\bpanicked at\b|^test \S+ \.\.\. FAILED$|^test result: FAILED\b`, // Rust, cargo test
+    String.raw`^g?make(?:\[\d+\])?: \*\*\* .*\bError \d+`, // make
+    String.raw`^\[[\w .-]*\bError\] Line \d+:`, // an editor's diagnostic after a save: `[ts Error] Line 3: …`
+    String.raw`^\s*\d+:\d+\s+error\s{2,}\S`, // ESLint's stylish lines: `12:5  error  …`
+    String.raw`^\s*● (?:.+ › .+|Test suite failed to run)`, // Jest
+    String.raw`\bException in thread "|\bBUILD (?:FAILED|FAILURE)\b|^FAILURE: |\bExecution failed for task\b`, // Java, Ant, Gradle, Maven
+    String.raw`\bundefined reference to\b|\bcore dumped\b`, // the linker, a crash
   ].join("|"),
 );
 /** A named exception, a traceback or an error code: enough on its own. */
 const STRONG =
-  /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror [A-Z]{1,4}\d{3,5}\b|^\s*FAIL(?:ED)?\b|\bpanic:/;
+  /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror [A-Z]{1,4}\d{3,5}\b|^\s*FAIL(?:ED)?\b|\bpanic:|^\s*--- FAIL: |\bpanicked at\b|\berror\[E\d{4}\]|^\s*● \S|\bException in thread\b|\bSegmentation fault\b|\bcore dumped\b/;
 
 /** The longest line the error rules look at. */
 const MAX_LINE = 2000;
@@ -42,7 +51,7 @@ const NAMED = /\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b\s*(?:\[[\w-]+\]
 const NOT_ERROR: RegExp[] = [
   /^\s*\d+(?:\s*[→│|\t]|:\s| {2,}\S)/, // numbered source lines of a file read, nl, grep -n
   /^\s*\d+\s+\d+\s*[│|]/, // side-by-side diff line numbers
-  /^[^\s:]*[./\\][^\s:]*:\d+[:-](?!\d*:?\s*(?:error|Error|ERROR|fatal|[EF]\d{3,4}\s))/, // grep hits (path:line:), not lint errors
+  /^[^\s:]*[./\\][^\s:]*:\d+[:-](?!\d*:?\s*(?:-\s+)?(?:error|Error|ERROR|fatal|[EF]\d{3,4}\s))/, // grep hits (path:line:), not lint errors
   /^(?:Chunk ID|Wall time|Original token count|Process (?:exited|running)|Output|Exit code: 0|Total output lines)\b/i, // exec bookkeeping
   /^\s*(?:npm|yarn|pnpm)\s+(?:warn|WARN|notice)\b/, // package manager warnings
   /^\s*(?:warn(?:ing)?|WARN(?:ING)?|DeprecationWarning|deprecated)\b/,
@@ -86,7 +95,8 @@ function cleanLine(raw: string): string {
     .replace(/^#{1,6}\s+/, "")
     .replace(/^>\s?/, "")
     .trim()
-    .replace(/^[-*•]\s+(?=\[[\w .-]*\b(?:Error|error|ERROR)\])/, ""); // an editor's diagnostic: `- [eslint Error] …`
+    .replace(/^[-*•]\s+(?=\[[\w .-]*\b(?:Error|error|ERROR)\])/, "") // an editor's diagnostic: `- [eslint Error] …`
+    .replace(/^[-*•]\s+(?=[EF]\d{3,4}\s+[A-Z]\w*(?:Error|Exception):)/, ""); // a linter's listed error: `- E999 SyntaxError: …`
 }
 
 function isErrorLine(line: string, strongOnly: boolean): boolean {
@@ -116,10 +126,13 @@ function errorLines(text: string, max: number, strongOnly: boolean): string[] {
   const picked: string[] = [...recordMessages(lines)].slice(0, max);
   // Named exceptions with their message first, then other strong lines, then the rest.
   const named = (l: string) => NAMED.test(l);
+  // A closing tally or exit line goes last: the lines that say what failed come first.
+  const tally = (l: string) => TALLY.test(l);
   const ordered = [
-    ...lines.filter(named),
-    ...lines.filter((l) => !named(l) && STRONG.test(l)),
-    ...lines.filter((l) => !STRONG.test(l)),
+    ...lines.filter((l) => named(l) && !tally(l)),
+    ...lines.filter((l) => !named(l) && STRONG.test(l) && !tally(l)),
+    ...lines.filter((l) => !STRONG.test(l) && !tally(l)),
+    ...lines.filter(tally),
   ];
   for (const l of ordered) {
     if (picked.length >= max) break;
@@ -163,18 +176,23 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
       /\.log\b/.test(cmd) ||
       (/\blogs?\b/.test(cmd) && !/\bgit\b[^|;&\n]*\blog\b/.test(cmd)) ||
       /\.log$/.test(String(call?.input.file_path ?? ""));
-    if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd) || isListing(r.output))) return [];
-    return errorLines(r.output, 4, false).map((l) => ({ line: window(l), role: "tool", files }));
+    if (!log && (READ_TOOLS.test(name) || READ_COMMANDS.test(cmd))) return [];
+    // A numbered listing (a file an edit tool echoes back) holds errors only in the tool's own unnumbered lines.
+    const listing = !log && isListing(r.output);
+    return errorLines(r.output, listing ? 2 : 4, listing).map((l) => ({ line: window(l), role: "tool", files }));
   }
   const lines = errorLines(r.output, 3, false);
   if (lines.length === 0) {
-    // A failed call whose message names no error word ("File has not been read yet"): its first line, when
-    // that is a sentence (a command that exits non-zero after printing a file list is not one).
-    const first = r.output
+    // A failed call whose message names no error word ("File has not been read yet"): the message, when the
+    // output is a short message and its first line a sentence. The output of a command that exited non-zero
+    // after printing a listing or a file, or an edit echoed back, is not a message.
+    const message = r.output
       .split("\n")
       .map(cleanLine)
-      .find((l) => l.length > 3 && !/^(?:Exit code|Chunk ID|Wall time)\b/i.test(l));
-    if (first && /\S+\s+\S+\s+\S+/.test(first) && !NOT_ERROR.some((re) => re.test(first))) lines.push(first);
+      .filter((l) => l.length > 3 && !/^(?:Exit code|Chunk ID|Wall time|Process exited)\b/i.test(l));
+    const first = message[0];
+    const short = message.length <= 2 || humanPart(first ?? "").injected === "client-error";
+    if (first && short && /\S+\s+\S+\s+\S+/.test(first) && !NOT_ERROR.some((re) => re.test(first))) lines.push(first);
   }
   return lines.map((l) => ({ line: window(l), role: "tool", files }));
 }
@@ -210,6 +228,10 @@ function userHits(text: string): Hit[] {
 const FIX_CLAIM =
   /\b(?:should|will|would|to|this|that|which)\s+(?:now\s+)?(?:resolve|fix|address|eliminate|prevent|avoid|handle)s?\b[^.]{0,80}\b(?:error|exception|issue|warning)s?\b/i;
 
+/** The agent naming the kind of an error the session hit: `The error is a syntax error from …`. */
+const AGENT_DIAGNOSIS =
+  /^(?:The|This) (?:error|exception|crash|failure) (?:is|was) an? (?:[\w-]+ ){0,2}(?:error|exception)\b/i;
+
 /** An exception the agent quotes with its message (`NameError: name 'Union' is not defined`): it was hit. */
 const AGENT_QUOTED = /\b[A-Z][\w.]*(?:Error|Exception)\s*:\s*\S|\berror [A-Z]{1,4}\d{3,5}\b/;
 /** An exception the agent only names: kept as the bare name, unless it names code (a method, a raise, a handler). */
@@ -226,6 +248,10 @@ function agentHits(text: string): Hit[] {
     const l = cleanLine(raw);
     if (out.length >= 2 || l.length < 6 || l.length > 400 || NOT_ERROR.some((re) => re.test(l))) continue;
     if (FIX_CLAIM.test(l)) continue;
+    if (!fenced && AGENT_DIAGNOSIS.test(l)) {
+      out.push({ line: window(clipWords(l, 220)), role: "assistant", files: filesIn(l) });
+      continue;
+    }
     if (AGENT_QUOTED.test(l)) {
       const at = AGENT_QUOTED.exec(l)!.index;
       out.push({
@@ -252,16 +278,30 @@ function prose(text: string): string {
 
 function category(line: string, role: Hit["role"]): Failure["category"] {
   if (role === "user") return "user-reported";
-  if (/\b(?:test|assert|expect|FAIL|pytest|jest|vitest)\b/i.test(line)) return "test failure";
-  if (/\b(?:build|compile|tsc|syntax|Turbopack|webpack|cargo|TS\d{4}|[A-Z]{2}\d{4})\b/i.test(line))
+  if (/\b(?:test|assert|expect|FAIL|pytest|jest|vitest)\b|^\s*● /i.test(line)) return "test failure";
+  if (
+    /\b(?:build|compile|tsc|syntax|Turbopack|webpack|cargo|TS\d{4}|[A-Z]{2}\d{4}|make|undefined reference)\b|\berror\[E\d{4}\]|^\[(?:ts|typescript)\b[^\]]*\]/i.test(
+      line,
+    )
+  )
     return "build error";
   if (/tool_use_error|rejected|not been read|Unknown skill|did not use a tool/i.test(line)) return "tool error";
   return "runtime error";
 }
 
 /** Lines that only say a run failed: an exit status, a test runner's closing tally, a rerun hint. */
-const TALLY =
-  /^\W*(?:(?:process |command )?exit(?:ed)?(?: with)?(?: exit)? code:? -?\d+|(?:=+ )?\d+ (?:failed|errors?)\b[^\n]{0,80}\bin [\d.]+\s*m?s\b(?: =+)?|error: test failed, to rerun[^\n]*|Tests?:\s+\d+ failed[^\n]*)\W*$/i;
+const TALLY = new RegExp(
+  String.raw`^\W*(?:${[
+    String.raw`(?:process |command )?exit(?:ed)?(?: with)?(?: exit)? code:? -?\d+`,
+    String.raw`(?:=+ )?\d+ (?:failed|errors?)\b[^\n]{0,80}\bin [\d.]+\s*m?s\b(?: =+)?`,
+    String.raw`error: test failed, to rerun[^\n]*|Tests?:\s+\d+ failed[^\n]*|Test Suites:\s+\d+ failed[^\n]*`,
+    String.raw`FAIL(?:\t\S+(?:\t[\d.]+s)?|\s+\S+\s+[\d.]+s)?|test result: FAILED\b[^\n]*|error: could not compile\b[^\n]*`, // go, cargo
+    String.raw`g?make(?:\[\d+\])?: \*\*\* [^\n]*\bError \d+[^\n]*|collect2: error: ld returned[^\n]*`, // make, the linker
+    String.raw`BUILD (?:FAILED|FAILURE)\b[^\n]*|FAILURE: Build failed[^\n]*`, // Ant, Maven, Gradle
+    String.raw`✖ \d+ problems?\b[^\n]*|Found \d+ errors?\b[^\n]*|npm (?:ERR!|error) (?:code|errno) \S+`, // ESLint, tsc, npm
+  ].join("|")})\W*$`,
+  "i",
+);
 
 /** How many turns after a failure an edit may come and still count as its fix. */
 export const FIX_WINDOW = 12;

@@ -9,7 +9,8 @@ export type Injected =
   | "command-output" // output of a local command or shell echoed into the turn
   | "skill" // a skill or command document expanded into the turn
   | "ci" // CI, review and monitor events
-  | "hook"; // hook feedback
+  | "hook" // hook feedback
+  | "echo"; // the agent's own message handed back as the user's (an architect's plan passed to its editor)
 
 /** Tags whose whole block is injected, by kind (matched case-insensitively, with or without attributes). */
 const BLOCKS: Record<string, Injected> = {
@@ -114,6 +115,57 @@ function removeBlocks(text: string, tag: string): { text: string; found: boolean
   return { text, found };
 }
 
+/** The shell prompt a harness appends to each message: `(Open file: …)`, `(Current directory: …)`, `bash-$`. */
+const SHELL_TRAILER =
+  /^(?:\(Open file: [^\n]*\)[ \t]*\n)?\(Current directory: [^\n]*\)[ \t]*(?:\n[ \t]*bash-\$[ \t]*)?$/m;
+/** Words only a harness's standing instructions to its agent use. */
+const HARNESS_WORDS =
+  /\b(?:solve this issue|terminal session|interactive session commands|special interface|submit (?:command|them|your changes))\b/i;
+
+/**
+ * A harness's task prompt: the task, then its standing instructions to the agent under `INSTRUCTIONS:`, up to its
+ * shell prompt. Only that block goes: the task before it and anything the person wrote after it stay, and an
+ * `INSTRUCTIONS:` heading the person wrote (without the harness's words or shell prompt) is the person's own.
+ */
+function withoutHarnessInstructions(text: string): string {
+  let rest = text;
+  for (let guard = 0; guard < 20; guard++) {
+    const at = /^INSTRUCTIONS:[ \t]*$/m.exec(rest);
+    if (!at) break;
+    const after = rest.slice(at.index);
+    const trailer = SHELL_TRAILER.exec(after);
+    if (trailer) {
+      rest = `${rest.slice(0, at.index)} ${after.slice(trailer.index + trailer[0].length)}`;
+      continue;
+    }
+    if (!HARNESS_WORDS.test(after)) break;
+    rest = `${rest.slice(0, at.index)} `;
+  }
+  return rest.replace(SHELL_TRAILER, " ");
+}
+
+/** Lower-case words of a text, in order. */
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/**
+ * A user turn that mostly repeats the agent's previous message: a client handing the agent's text back in the
+ * user's place (aider's architect mode gives the architect's plan to its editor as the user's message). Nine in
+ * ten of its word triples are the agent's, and it is long enough that a short reply cannot match by chance.
+ */
+export function echoesAgent(text: string, previous: string | undefined): boolean {
+  if (!previous) return false;
+  const mine = words(text);
+  if (mine.length < 12) return false;
+  const theirs = words(previous);
+  const triples = new Set<string>();
+  for (let i = 0; i + 2 < theirs.length; i++) triples.add(`${theirs[i]} ${theirs[i + 1]} ${theirs[i + 2]}`);
+  let shared = 0;
+  for (let i = 0; i + 2 < mine.length; i++) if (triples.has(`${mine[i]} ${mine[i + 1]} ${mine[i + 2]}`)) shared++;
+  return shared >= 0.9 * (mine.length - 2);
+}
+
 /** What is left of a user turn once injected blocks are removed, and what kind of injection it was if nothing is. */
 export function humanPart(text: string): { text: string; injected?: Injected } {
   let rest = text;
@@ -125,8 +177,7 @@ export function humanPart(text: string): { text: string; injected?: Injected } {
       rest = r.text;
     }
   }
-  // A harness's task prompt: the task, then its standing instructions to the agent under `INSTRUCTIONS:`.
-  rest = rest.replace(/^INSTRUCTIONS:[ \t]*\n[\s\S]*$/m, " ");
+  rest = withoutHarnessInstructions(rest);
   for (const tag of HUMAN_WRAPPERS) rest = rest.replace(new RegExp(`</?${tag}(?:\\s[^>]*)?>`, "gi"), " ");
   rest = rest.trim();
   for (const [re, k] of OPENINGS) if (re.test(rest)) return { text: "", injected: k };

@@ -98,6 +98,8 @@ export async function runModelRoute(
   summary: string,
   span: readonly Turn[],
   probes: Probe[],
+  /** The most tokens the summary may hold (its budget). */
+  limit = Number.POSITIVE_INFINITY,
 ): Promise<{ markdown: string; route: ModelRoute }> {
   const t0 = performance.now();
   const ms = () => Math.round(performance.now() - t0);
@@ -137,7 +139,8 @@ export async function runModelRoute(
       markdown: summary,
       route: { route: "deterministic", reason: `the rewrite lost ${lost.length} fact(s) the summary held`, ms: ms() },
     };
-  if (countTokens(rewritten) > countTokens(summary) * 1.25 + 100)
+  const size = countTokens(rewritten);
+  if (size > countTokens(summary) * 1.25 + 100 || size > Math.max(limit, countTokens(summary)))
     return {
       markdown: summary,
       route: { route: "deterministic", reason: "the rewrite was too long for the budget", ms: ms() },
@@ -159,7 +162,9 @@ export async function withModelRoute<R extends Compression & { seq?: number }>(
   if (!ask) return { ...r, route: { route: "deterministic", reason: "the client offers no sampling", ms: 0 } };
   if (r.seq === undefined || r.span.length === 0)
     return { ...r, route: { route: "deterministic", reason: "nothing new was summarized", ms: 0 } };
-  const out = await runModelRoute(ask, r.summary.markdown, r.span, r.probe_list);
+  // The rewrite keeps within the budget, and within the session's own size.
+  const limit = Math.min(r.stats.budget.tokens, r.stats.tokens_total_before);
+  const out = await runModelRoute(ask, r.summary.markdown, r.span, r.probe_list, limit);
   if (out.route.route !== "model") {
     r.notes.push(`Client-model route not used: ${out.route.reason}; the deterministic summary stands.`);
     return { ...r, route: out.route };

@@ -1,4 +1,5 @@
-// Renders the structured sections to markdown under a token budget: every forced section present, best lines first.
+// Renders the structured sections to markdown within a token budget counted on the markdown itself: every section
+// present (a compact page leaves out empty ones), best lines first.
 import type { Sections } from "../conversation/schema.js";
 import { countTokens } from "../text/tokens.js";
 import { clipWords, FIRM_CUES, wholeSentences } from "./clip.js";
@@ -129,12 +130,18 @@ export interface Rendered {
   omitted: Partial<Record<SectionKey, number>>;
 }
 
-/** Renders sections; `extra` lines (re-inserted facts) are always included. */
+/**
+ * Renders sections within `budget` tokens, counted on the markdown itself: `extra` lines (re-inserted facts) come
+ * before any other line, and lines are shortened, then left out, lowest priority first, until the summary fits.
+ * `compact` leaves out sections with nothing in them and notes omitted lines once (a session smaller than the full
+ * page); a budget the headings would take half of renders compact too.
+ */
 export function renderSections(
   s: Sections,
   budget: number,
   extra: Partial<Record<SectionKey, string[]>> = {},
   focus?: string,
+  compact = false,
 ): Rendered {
   const all = lines(s);
   // `focus` steers what is kept, like `/compact <focus>`: lines that mention its words come first.
@@ -145,7 +152,6 @@ export function renderSections(
   if (words.length > 0) {
     for (const l of all) if (words.some((w) => l.full.toLowerCase().includes(w))) l.priority += 4;
   }
-  const chosen = new Map<Line, "short" | "full">();
   const cost = new Map<Line, { short: number; full: number }>();
   const tok = (l: Line) => {
     let c = cost.get(l);
@@ -156,52 +162,125 @@ export function renderSections(
     }
     return c;
   };
-  const headerCost = ORDER.length * 6;
-  let left = Math.max(0, budget - headerCost);
   const bySection = new Map<SectionKey, Line[]>();
   for (const l of all) (bySection.get(l.section) ?? bySection.set(l.section, []).get(l.section)!).push(l);
   for (const ls of bySection.values()) ls.sort((a, b) => b.priority - a.priority);
-  // Pass 1: each section's short lines up to its share.
-  const total = left;
-  for (const key of ORDER) {
-    let room = Math.floor(total * SHARE[key]);
-    for (const l of bySection.get(key) ?? []) {
+  // The page besides its lines: each shown section's heading, and `_None recorded._` under an empty one. When the
+  // full page's headings would take half the budget, the page is compact.
+  const filled = (key: SectionKey) => (bySection.get(key)?.length ?? 0) > 0 || (extra[key]?.length ?? 0) > 0;
+  const frameOf = (dense: boolean) =>
+    ORDER.reduce(
+      (n, key) =>
+        dense && !filled(key)
+          ? n
+          : n + countTokens(`## ${SECTION_TITLES[key]}\n`) + 1 + (filled(key) ? 0 : countTokens(NONE)),
+      0,
+    );
+  const extraCount = ORDER.reduce((n, key) => n + (extra[key]?.length ?? 0), 0);
+  const attempt = (dense: boolean) => {
+    const chosen = new Map<Line, "short" | "full">();
+    const frame = frameOf(dense);
+    const extraCost = ORDER.reduce((n, key) => n + (extra[key] ?? []).reduce((m, x) => m + countTokens(x) + 1, 0), 0);
+    let left = Math.max(0, budget - frame - extraCost);
+    // Pass 1: each section's short lines up to its share.
+    const total = left;
+    for (const key of ORDER) {
+      let room = Math.floor(total * SHARE[key]);
+      for (const l of bySection.get(key) ?? []) {
+        const c = tok(l).short;
+        if (c > room || c > left) continue;
+        chosen.set(l, "short");
+        room -= c;
+        left -= c;
+      }
+    }
+    // Pass 2: leftovers, by priority across sections.
+    const rest = all.filter((l) => !chosen.has(l)).sort((a, b) => b.priority - a.priority);
+    for (const l of rest) {
       const c = tok(l).short;
-      if (c > room || c > left) continue;
-      chosen.set(l, "short");
-      room -= c;
-      left -= c;
+      if (c <= left) {
+        chosen.set(l, "short");
+        left -= c;
+      }
     }
-  }
-  // Pass 2: leftovers, by priority across sections.
-  const rest = all.filter((l) => !chosen.has(l)).sort((a, b) => b.priority - a.priority);
-  for (const l of rest) {
-    const c = tok(l).short;
-    if (c <= left) {
-      chosen.set(l, "short");
-      left -= c;
+    // Pass 3: upgrade to full lines while room remains.
+    for (const l of [...chosen.keys()].sort((a, b) => b.priority - a.priority)) {
+      const c = tok(l);
+      if (c.full > c.short && c.full - c.short <= left) {
+        chosen.set(l, "full");
+        left -= c.full - c.short;
+      }
     }
-  }
-  // Pass 3: upgrade to full lines while room remains.
-  for (const l of [...chosen.keys()].sort((a, b) => b.priority - a.priority)) {
-    const c = tok(l);
-    if (c.full > c.short && c.full - c.short <= left) {
-      chosen.set(l, "full");
-      left -= c.full - c.short;
+    // Fit: the markdown as rendered is counted; full lines go short, then lines go, lowest priority first; then the
+    // re-inserted lines from the last; then empty sections (compact).
+    let keptExtra = extraCount;
+    let out = page(bySection, chosen, extra, keptExtra, dense, budget);
+    let tokens = countTokens(out.markdown);
+    while (tokens > budget) {
+      let excess = tokens - budget;
+      const ranked = [...chosen.keys()].sort((a, b) => a.priority - b.priority);
+      if (ranked.length > 0) {
+        for (const l of [...ranked.filter((x) => chosen.get(x) === "full"), ...ranked]) {
+          if (excess <= 0) break;
+          const c = tok(l);
+          if (chosen.get(l) === "full") {
+            chosen.set(l, "short");
+            excess -= c.full - c.short;
+          } else if (chosen.has(l)) {
+            chosen.delete(l);
+            excess -= c.short;
+          }
+        }
+      } else if (keptExtra > 0) keptExtra--;
+      else break;
+      out = page(bySection, chosen, extra, keptExtra, dense, budget);
+      tokens = countTokens(out.markdown);
     }
-  }
+    // What the page spends on headings and notes rather than lines.
+    const lineTokens = [...chosen].reduce((n, [l, how]) => n + tok(l)[how], 0);
+    return { out, tokens, overhead: tokens - lineTokens - extraCost };
+  };
+  // A page whose headings and notes would take half the budget is compact: empty sections left out, one note.
+  let r = attempt(compact || frameOf(false) > budget / 2);
+  if (!compact && (r.tokens > budget || r.overhead > budget / 2) && frameOf(false) <= budget / 2) r = attempt(true);
+  return { markdown: r.out.markdown, tokens: r.tokens, omitted: r.out.omitted };
+}
+
+const NONE = "_None recorded._";
+/** The least budget a compact page spends a note of omitted lines from. */
+const DENSE_NOTE_BUDGET = 200;
+const more = (n: number, what: string) =>
+  `- _(${n} more ${what}kept in the store; \`get_summary\` with \`full: true\` lists them)_`;
+
+/** The markdown of the chosen lines and the first `keptExtra` extra lines; `dense` leaves out empty sections. */
+function page(
+  bySection: Map<SectionKey, Line[]>,
+  chosen: Map<Line, "short" | "full">,
+  extra: Partial<Record<SectionKey, string[]>>,
+  keptExtra: number,
+  dense: boolean,
+  budget: number,
+): { markdown: string; omitted: Partial<Record<SectionKey, number>> } {
   const omitted: Partial<Record<SectionKey, number>> = {};
   const parts: string[] = [];
+  let extraLeft = keptExtra;
+  let skippedAll = 0;
   for (const key of ORDER) {
     const ls = (bySection.get(key) ?? []).filter((l) => chosen.has(l)).sort((a, b) => a.order - b.order);
     const skipped = (bySection.get(key)?.length ?? 0) - ls.length;
     if (skipped > 0) omitted[key] = skipped;
+    skippedAll += skipped;
     const body = ls.map((l) => (chosen.get(l) === "full" ? l.full : l.short));
-    for (const x of extra[key] ?? []) body.push(x);
-    if (skipped > 0)
-      body.push(`- _(${skipped} more kept in the store; \`get_summary\` with \`full: true\` lists them)_`);
-    parts.push(`## ${SECTION_TITLES[key]}\n${body.length > 0 ? body.join("\n") : "_None recorded._"}`);
+    for (const x of extra[key] ?? []) if (extraLeft-- > 0) body.push(x);
+    if (dense) {
+      if (body.length > 0) parts.push(`## ${SECTION_TITLES[key]}\n${body.join("\n")}`);
+      continue;
+    }
+    if (skipped > 0) body.push(more(skipped, ""));
+    parts.push(`## ${SECTION_TITLES[key]}\n${body.length > 0 ? body.join("\n") : NONE}`);
   }
-  const markdown = parts.join("\n\n");
-  return { markdown, tokens: countTokens(markdown), omitted };
+  // A compact page notes omitted lines once, where the note costs little of the budget.
+  if (dense && skippedAll > 0 && parts.length > 0 && budget >= DENSE_NOTE_BUDGET)
+    parts.push(more(skippedAll, "lines ").slice(2));
+  return { markdown: parts.join("\n\n"), omitted };
 }

@@ -1,6 +1,6 @@
 // Collects turns while a parser reads, with skip and ignore counters and stable ids.
 import type { Role, ToolCall, ToolResult, Turn, TurnKind } from "../conversation/schema.js";
-import { injectedKind } from "./human.js";
+import { echoesAgent, injectedKind } from "./human.js";
 import type { Transcript, TranscriptFormat } from "./schema.js";
 
 export interface TurnInput {
@@ -23,6 +23,8 @@ export class TurnSink {
   title: string | undefined;
   sessionId: string | undefined;
   cwd: string | undefined;
+  /** What the agent said since the person last spoke: a user turn that repeats it is the client's, not theirs. */
+  private agentSaid = "";
 
   constructor(readonly format: TranscriptFormat) {}
 
@@ -30,7 +32,11 @@ export class TurnSink {
   turn(t: TurnInput): Turn {
     const index = this.turns.length;
     const kind = t.kind ?? "message";
-    const injected = kind === "message" && t.role === "user" && !t.sidechain && injectedKind(t.text ?? "");
+    const person = kind === "message" && t.role === "user" && !t.sidechain;
+    const injected = person && (injectedKind(t.text ?? "") || echoesAgent(t.text ?? "", this.agentSaid));
+    if (person) this.agentSaid = "";
+    else if (kind === "message" && t.role === "assistant" && !t.sidechain && t.text)
+      this.agentSaid = `${this.agentSaid}\n${t.text}`.slice(-100_000);
     const turn: Turn = {
       id: t.id ?? `t${index}`,
       index,

@@ -168,10 +168,11 @@ describe("scoring a summary", () => {
     expect(s.constraints).toMatchObject({ precision: 0.5, recall: 1, false_positives: ["Unknown skill: export"] });
   });
 
-  it("reads the committed hand-labelled sample: 50 summary lines and 20 tool-result lines, each with a reason", () => {
+  it("reads the committed hand-labelled sample: 50 summary lines, 20 tool-result lines and 20 lines of error kinds", () => {
     const set = loadLabelledFailures(join(repoRoot, "test", "fixtures", "summary", "failures-labelled.jsonl"));
     expect(set.filter((x) => x.source === "summary")).toHaveLength(50);
     expect(set.filter((x) => x.source === "tool-result")).toHaveLength(20);
+    expect(set.filter((x) => x.source === "error-kind")).toHaveLength(20);
     expect(set.some((x) => x.label) && set.some((x) => !x.label)).toBe(true);
   });
 

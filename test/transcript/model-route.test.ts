@@ -1,6 +1,7 @@
 // The compression model route's bounds: a failed or timed-out request leaves the deterministic summary.
 import { describe, expect, it } from "vitest";
 
+import { countTokens } from "../../src/text/tokens.js";
 import { parseNarrative, replaceSections, runModelRoute } from "../../src/transcript/model-route.js";
 
 const SUMMARY = [
@@ -70,5 +71,15 @@ describe("compression model route", () => {
     );
     expect(wrapped.route.route).toBe("model");
     expect(wrapped.markdown).not.toContain("```");
+  });
+
+  it("refuses a rewrite longer than the budget, even one within its growth allowance", async () => {
+    const answer = () =>
+      Promise.resolve(
+        "## Session Intent\nFix the parser's handling of quoted keys in nested tables.\n## Current State\nTests are red on two cases.\n## Next Steps\n- run `npm test`",
+      );
+    const bounded = await runModelRoute(answer, SUMMARY, [], [], countTokens(SUMMARY));
+    expect(bounded.route).toMatchObject({ route: "deterministic", reason: "the rewrite was too long for the budget" });
+    expect((await runModelRoute(answer, SUMMARY, [], [])).route.route).toBe("model");
   });
 });

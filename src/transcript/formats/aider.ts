@@ -75,7 +75,8 @@ export function parseAider(text: string): Transcript {
       if (run)
         sink.turn({ role: "user", text: body, tool_calls: [{ name: "shell", input: { command: run[2]!.trim() } }] });
       else if (cmd && ["ask", "code", "architect", "context", "help"].includes(cmd[1]!)) {
-        sink.turn({ role: "user", text: cmd[2]!.trim() || body });
+        // A bare mode switch (`/architect`) says nothing: the words are the message after it.
+        sink.turn({ role: "user", ...(cmd[2]!.trim() ? { text: cmd[2]!.trim() } : { kind: "meta", text: body }) });
       } else if (cmd && !/\s/.test(cmd[1]!)) sink.turn({ role: "user", kind: "meta", text: body });
       else if (body) sink.turn({ role: "user", text: body });
     } else if (cur.kind === "tool") {
