@@ -238,6 +238,10 @@ function commandEdits(texts: string[], out: TruthEdit[], rows = COMMAND_MARKERS)
   }
 }
 
+/** A tool result that says the call failed or was refused (Claude Code, Codex apply_patch, Cursor, Cline). */
+const FAILED_CALL =
+  /^(?:<tool_use_error>|The user doesn't want to proceed with this tool use|apply_patch verification failed|\*\*Apply failed\*\*|The user denied this operation)/m;
+
 const CLAUDE_EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 
 /** Every edit a text matches under the marker table, for the given source format. */
@@ -347,10 +351,12 @@ const CURSOR_PROSE_FILE =
 export function patchEdits(patch: string, marker: string): TruthEdit[] {
   const out: TruthEdit[] = [];
   for (const b of patch.split(/^diff --git /m).slice(1)) {
-    const m = /^a\/(\S+) b\/(\S+)/.exec(b);
-    if (!m) continue;
+    // The `+++ b/` line names the file whole (spaces kept); a deleted file has only its `--- a/` line.
+    const path =
+      /^\+\+\+ b\/(.+?)\t?$/m.exec(b)?.[1] ?? /^--- a\/(.+?)\t?$/m.exec(b)?.[1] ?? /^a\/(\S+) b\/(\S+)/.exec(b)?.[2];
+    if (!path) continue;
     const op = /^new file mode/m.test(b) ? "created" : /^deleted file mode/m.test(b) ? "deleted" : "modified";
-    out.push({ path: m[2]!, op, marker });
+    out.push({ path, op, marker });
   }
   return out;
 }
@@ -474,10 +480,14 @@ export function truthEdits(raw: string, format: string): TruthEdit[] {
     const cmds = commandTexts(raw, format, records);
     commandEdits(cmds ?? all, found, cmds ? COMMAND_MARKERS : COMMAND_MARKERS.slice(0, 1));
   } else {
-    textEdits(raw, format, found);
+    // A SpecStory tool block whose result says the call failed or was refused edited nothing.
+    const text = SPECSTORY_V2.includes(format)
+      ? raw.replace(/<tool-use\b[^>]*>[\s\S]*?<\/tool-use>/g, (b) => (FAILED_CALL.test(b) ? "" : b))
+      : raw;
+    textEdits(text, format, found);
     // Where commands cannot be told from prose, only a heredoc write (unmistakable) is read from the whole text.
-    const cmds = commandTexts(raw, format, undefined);
-    commandEdits(cmds ?? [raw], found, cmds ? COMMAND_MARKERS : COMMAND_MARKERS.slice(0, 1));
+    const cmds = commandTexts(text, format, undefined);
+    commandEdits(cmds ?? [text], found, cmds ? COMMAND_MARKERS : COMMAND_MARKERS.slice(0, 1));
     if (format === "codex-export") diffStatEdits(raw, found);
     if (format === "specstory-cursor") cursorDiffEdits(raw, found);
   }

@@ -411,13 +411,47 @@ function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] 
   return [];
 }
 
-/** A failed edit changed nothing: the client's error flag, or an error the tool printed instead of its result. */
+/**
+ * One row per line a client writes instead of a tool's result when the call changed nothing, matched at the start
+ * of the result. `never_ran`: the call was refused before it ran, so a shell command's writes did not happen either.
+ */
+export interface FailedMarker {
+  pattern: RegExp;
+  never_ran: boolean;
+  source: string;
+}
+
+export const FAILED_MARKERS: FailedMarker[] = [
+  { pattern: /^\s*<tool_use_error>/, never_ran: false, source: "Claude Code" },
+  {
+    pattern: /^\s*The user doesn't want to proceed with this tool use/,
+    never_ran: true,
+    source: "Claude Code (rejected call)",
+  },
+  {
+    pattern: /^\s*Error: (?:String to replace|File has not been read|File does not exist)/,
+    never_ran: false,
+    source: "Claude Code exports",
+  },
+  { pattern: /^\s*\*\*Apply failed\*\*/, never_ran: false, source: "Cursor via SpecStory" },
+  {
+    pattern: /^\s*(?:apply_patch verification failed|Failed to apply patch)\b/i,
+    never_ran: false,
+    source: "Codex apply_patch",
+  },
+  { pattern: /^\s*(?:Error: )?Failed to edit\b/, never_ran: false, source: "Gemini CLI replace" },
+  { pattern: /^\s*The user denied this operation/, never_ran: true, source: "Cline, Roo Code (denied call)" },
+];
+
+/** A failed edit changed nothing: the client's error flag, or a failure line the client wrote instead of a result. */
 function failed(r: ToolResult | undefined): boolean {
   if (!r) return false;
-  if (r.is_error) return true;
-  return /^\s*(?:<tool_use_error>|\*\*Apply failed\*\*|Error: (?:String to replace|File has not been read|File does not exist))/.test(
-    r.output,
-  );
+  return r.is_error || FAILED_MARKERS.some((m) => m.pattern.test(r.output));
+}
+
+/** A call refused before it ran: not even a shell command's first part happened. */
+function refused(r: ToolResult | undefined): boolean {
+  return r !== undefined && FAILED_MARKERS.some((m) => m.never_ran && m.pattern.test(r.output));
 }
 
 const GIT_STATUS_SHORT = /^\s?([MADRUC?]{1,2})\s+(?:"?[^"\n]+?"? -> )?"?([^"\n]+?)"?\s*$/;
@@ -506,7 +540,12 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
         const p = cmd.split(/\s+/)[1];
         if (p) openFile = p.replace(/^["']|["']$/g, "");
       }
-      const result = c.id ? results.get(c.id) : undefined;
+      // Exports without call ids (Codex's markdown, aider) put one call and its result in one turn.
+      const result = c.id
+        ? results.get(c.id)
+        : t.tool_calls.length === 1 && t.tool_results.length === 1 && !t.tool_results[0]!.call_id
+          ? t.tool_results[0]
+          : undefined;
       const events = callEvents(c, openFile);
       // A shell command's writes stand even when a later part of it failed; an edit tool's error means no edit.
       const shell =
@@ -514,6 +553,7 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
       // A reader that saw the client confirm the save marks the call `applied`: an error flag on its result is then
       // about the saved file (the editor's diagnostics), not about the edit.
       if (events.length > 0 && c.input.applied !== true && failed(result) && !shell) continue;
+      if (shell && refused(result)) continue;
       if (events.length > 0 && !shell) edited = true;
       for (const e of events) out.push({ path: e.path, op: redact(e.op), turn: t.id });
       if (cmd && workingTreeReport(cmd)) {
