@@ -53,10 +53,23 @@ function inputList(body: string, input: Record<string, unknown>): void {
   }
 }
 
-/** `filePath:PATH` entries of a rendered replacements list (`[map[filePath:… newString:…] …]`). */
+/** The `filePath` of each replacement: a JSON list (`[{"filePath": …}]`) or a rendered one (`[map[filePath:… …]]`). */
 function replacementPaths(v: unknown): string[] {
   if (typeof v !== "string") return [];
   const out: string[] = [];
+  if (/^\s*\[\s*\{/.test(v)) {
+    try {
+      const list: unknown = JSON.parse(v);
+      if (Array.isArray(list))
+        for (const el of list) {
+          const p = (el as Record<string, unknown> | null)?.filePath;
+          if (typeof p === "string" && p.trim() && !out.includes(p.trim())) out.push(p.trim());
+        }
+      return out;
+    } catch {
+      // Not JSON after all: read it as the rendered form.
+    }
+  }
   for (const m of v.matchAll(/filePath:(.+?)(?= (?:newString|oldString|explanation|filePath):|\]|$)/gm)) {
     const p = m[1]!.trim();
     if (p && !out.includes(p)) out.push(p);
