@@ -70,8 +70,7 @@ export function commands(script: string): SimpleCommand[] {
     if (ch === "\n") {
       endCommand(false);
       // Heredoc bodies follow the line that opened them, up to their delimiter line.
-      while (heredocs.length > 0) {
-        const delim = heredocs.shift()!;
+      for (const delim of heredocs.splice(0)) {
         let j = i + 1;
         for (;;) {
           const nl = s.indexOf("\n", j);
@@ -175,18 +174,16 @@ const SHELLS = new Set(["bash", "sh", "zsh", "dash"]);
 const base = (w: string): string => w.split("/").pop() ?? w;
 const fileArg = (w: string): boolean => looksLikeFile(w, true);
 
-/** The command's own words: `sudo`, `env` and leading `NAME=value` assignments dropped. */
+/** The command's own words: `sudo` (with its options), `env`, `command` and leading `NAME=value` assignments dropped. */
 function own(words: string[]): string[] {
-  let w = words;
+  let k = 0;
   let sudo = false;
-  for (;;) {
-    if (w[0] === "sudo" || w[0] === "env" || w[0] === "command") {
-      sudo ||= w[0] === "sudo";
-      w = w.slice(1);
-    } else if (w[0] !== undefined && /^[A-Za-z_]\w*=/.test(w[0])) w = w.slice(1);
-    else if (sudo && w[0]?.startsWith("-")) w = w.slice(1);
-    else return w;
+  for (; k < words.length; k++) {
+    const w = words[k]!;
+    if (w === "sudo" || w === "env" || w === "command") sudo ||= w === "sudo";
+    else if (!/^[A-Za-z_]\w*=/.test(w) && !(sudo && w.startsWith("-"))) break;
   }
+  return words.slice(k);
 }
 
 /** The files `sed -i`/`perl -i` edit: options (with `-e`/`-f` taking a value) and the script skipped. */
