@@ -360,7 +360,8 @@ function rowPaths(input: Record<string, unknown>, fields: string[]): string[] {
   return out;
 }
 
-function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] {
+/** What an editing call changed; undefined when the call is not an editor's (a shell command, read by `shellFiles`). */
+function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] | undefined {
   if (call.input.failed === true) return [];
   const name = call.name.toLowerCase();
   const input = call.input;
@@ -407,8 +408,7 @@ function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] 
     return found.map((path) => ({ path, op }));
   }
   if (name === "submit") return [];
-  if (command) return shellFiles(command);
-  return [];
+  return undefined;
 }
 
 /**
@@ -441,6 +441,12 @@ export const FAILED_MARKERS: FailedMarker[] = [
   },
   { pattern: /^\s*(?:Error: )?Failed to edit\b/, never_ran: false, source: "Gemini CLI replace" },
   { pattern: /^\s*The user denied this operation/, never_ran: true, source: "Cline, Roo Code (denied call)" },
+  {
+    pattern: /^\s*Your proposed edit has introduced new syntax error/,
+    never_ran: false,
+    source: "SWE-agent edit (lint rejected it)",
+  },
+  { pattern: /^\s*No replacement was performed\b/, never_ran: false, source: "SWE-agent, OpenHands str_replace" },
 ];
 
 /** A failed edit changed nothing: the client's error flag, or a failure line the client wrote instead of a result. */
@@ -528,6 +534,19 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
   let edited = false;
   const results = new Map<string, ToolResult>();
   for (const t of turns) for (const r of t.tool_results) if (r.call_id) results.set(r.call_id, r);
+  // Exports without call ids put a lone call's result in its own turn (Codex's markdown, aider) or in the next
+  // turn (SWE-agent trajectories).
+  const unlinked = new Map<ToolCall, ToolResult>();
+  turns.forEach((t, k) => {
+    const c = t.tool_calls.length === 1 && !t.tool_calls[0]!.id ? t.tool_calls[0]! : undefined;
+    const rs =
+      t.tool_results.length > 0
+        ? t.tool_results
+        : (turns[k + 1]?.tool_calls.length ?? 1) === 0
+          ? turns[k + 1]!.tool_results
+          : [];
+    if (c && rs.length === 1 && !rs[0]!.call_id) unlinked.set(c, rs[0]!);
+  });
   let openFile: string | undefined;
   for (const t of turns) {
     for (const r of t.tool_results) {
@@ -540,16 +559,11 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
         const p = cmd.split(/\s+/)[1];
         if (p) openFile = p.replace(/^["']|["']$/g, "");
       }
-      // Exports without call ids (Codex's markdown, aider) put one call and its result in one turn.
-      const result = c.id
-        ? results.get(c.id)
-        : t.tool_calls.length === 1 && t.tool_results.length === 1 && !t.tool_results[0]!.call_id
-          ? t.tool_results[0]
-          : undefined;
-      const events = callEvents(c, openFile);
+      const result = c.id ? results.get(c.id) : unlinked.get(c);
+      const edits = callEvents(c, openFile);
+      const events = edits ?? (cmd ? shellFiles(cmd) : []);
       // A shell command's writes stand even when a later part of it failed; an edit tool's error means no edit.
-      const shell =
-        events.length > 0 && cmd !== "" && !cmd.includes("*** Begin Patch") && !Array.isArray(c.input.file_changes);
+      const shell = edits === undefined && events.length > 0 && !cmd.includes("*** Begin Patch");
       // A reader that saw the client confirm the save marks the call `applied`: an error flag on its result is then
       // about the saved file (the editor's diagnostics), not about the edit.
       if (events.length > 0 && c.input.applied !== true && failed(result) && !shell) continue;
