@@ -6,6 +6,10 @@ import type { FileChange } from "./ledger.js";
 const FILE_EXT =
   /\.(?:[cm]?[jt]sx?|py|pyi|ipynb|json|jsonc|ya?ml|toml|ini|cfg|conf|config|env|properties|lock|md|mdx|mdc|rst|txt|csv|tsv|sql|prisma|graphql|gql|proto|html?|css|scss|sass|less|vue|svelte|astro|sh|bash|zsh|fish|ps1|psm1|bat|cmd|go|mod|sum|rs|java|kt|kts|gradle|scala|swift|m|mm|c|cc|cpp|cxx|h|hh|hpp|cs|csproj|sln|xaml|fs|vb|rb|erb|php|pl|pm|lua|r|dart|ex|exs|erl|hs|ml|clj|tf|tfvars|hcl|xml|plist|svg|png|jpe?g|gif|ico|webp|pdf|al|sol|zig|nim|jl|vim|el|dockerfile|example|sample|template|tpl|j2|njk|hbs|ejs|pug|db|sqlite|log|patch|diff)$/i;
 
+/** Files known by name alone. */
+const NAMED_FILES =
+  /^(?:Makefile|GNUmakefile|Dockerfile|Containerfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile|Brewfile|Justfile|Caddyfile|LICENSE|NOTICE|CODEOWNERS|README|CHANGELOG|AUTHORS)$/;
+
 /**
  * A token that names a file: a path with a known extension or a dotfile, never a code expression. `spaced` accepts
  * spaces inside it (a shell word that was quoted is one path).
@@ -16,7 +20,7 @@ export function looksLikeFile(token: string, spaced = false): boolean {
   if (t.startsWith("-") || t === "/dev/null") return false;
   const base = t.split(/[/\\]/).pop() ?? "";
   if (/^\.[\w.-]+$/.test(base) && base.length > 2) return true; // .env, .gitignore, .env.local
-  return FILE_EXT.test(base);
+  return FILE_EXT.test(base) || NAMED_FILES.test(base);
 }
 
 export interface Redirect {
@@ -35,6 +39,8 @@ export interface SimpleCommand {
   /** The command whose output a pipe feeds into this one. */
   pipedFrom?: SimpleCommand;
 }
+
+const ESCAPABLE = " \t\\'\"$`;&|<>()*?#!{}[]~";
 
 /** Splits a script into simple commands. Heredoc bodies are content, skipped; `#` comments are dropped. */
 export function commands(script: string): SimpleCommand[] {
@@ -89,11 +95,11 @@ export function commands(script: string): SimpleCommand[] {
       continue;
     }
     if (ch === "\\") {
+      // A backslash escapes a character the shell would read; before any other it is a Windows path's separator.
       if (s[i + 1] === "\n") i++;
-      else if (i + 1 < s.length) {
-        word += s[++i];
-        has = true;
-      }
+      else if (i + 1 < s.length && ESCAPABLE.includes(s[i + 1]!)) word += s[++i];
+      else word += ch;
+      has = true;
       continue;
     }
     if (ch === "#" && !has) {
@@ -221,9 +227,21 @@ function placed(args: string[]): { from: string; to: string }[] {
 }
 
 /** File changes one simple command makes that are visible from the command itself. */
+/** PowerShell cmdlets and cmd.exe commands that do what a POSIX command does. */
+const ALIASES: Record<string, string> = {
+  "remove-item": "rm",
+  del: "rm",
+  erase: "rm",
+  "move-item": "mv",
+  move: "mv",
+  "copy-item": "cp",
+  copy: "cp",
+};
+
 function commandFiles(c: SimpleCommand, out: FileChange[], depth: number): void {
   const w = own(c.words);
-  const name = base(w[0] ?? "");
+  const raw = base(w[0] ?? "");
+  const name = ALIASES[raw.toLowerCase()] ?? raw;
   const args = w.slice(1);
   // `bash -lc "script"`: the script is commands too.
   if (SHELLS.has(name) && depth < 3) {
@@ -239,6 +257,11 @@ function commandFiles(c: SimpleCommand, out: FileChange[], depth: number): void 
       const plain = c.heredoc && /^[\w~][\w./~ -]*$/.test(r.target);
       if (plain || fileArg(r.target)) out.push({ path: r.target, op: "written (shell)" });
     }
+  } else if (/^(?:set-content|add-content)$/i.test(name)) {
+    // PowerShell writes the content it is given: the file is `-Path X` or the first positional file.
+    const at = args.findIndex((a) => /^-(?:Path|LiteralPath|FilePath)$/i.test(a));
+    const target = at >= 0 ? args[at + 1] : args.find((a) => !a.startsWith("-") && fileArg(a));
+    if (target && fileArg(target)) out.push({ path: target, op: "written (shell)" });
   } else if (name === "tee") {
     // `tee` writes what the agent authored (a heredoc, an echo); fed a command's output it saves a log.
     const fed = c.pipedFrom && WRITERS.has(base(own(c.pipedFrom.words)[0] ?? ""));

@@ -72,6 +72,22 @@ describe("shell commands", () => {
     ]);
     expect(shellFiles('python run.py > out.log 2>&1; echo "$(cat a.py)" | grep x')).toEqual([]);
   });
+
+  it("Windows shells: backslash paths stay whole; PowerShell cmdlets write, copy, move and delete", () => {
+    expect(shellFiles("del C:\\proj\\old.py && echo all > Makefile").map((c) => c.path)).toEqual([
+      "C:\\proj\\old.py",
+      "Makefile",
+    ]);
+    expect(shellFiles('Set-Content -Path "C:\\My Proj\\a.py" -Value "x"')).toEqual([
+      { path: "C:\\My Proj\\a.py", op: "written (shell)" },
+    ]);
+    expect(shellFiles("Copy-Item -Path .env.example -Destination .env; Move-Item src\\a.ts src\\b.ts")).toEqual([
+      { path: ".env", op: "copied from .env.example" },
+      { path: "src\\a.ts", op: "moved to src\\b.ts" },
+      { path: "src\\b.ts", op: "moved from src\\a.ts" },
+    ]);
+    expect(shellFiles("Remove-Item -Recurse -Force C:\\proj\\build; Get-Content a.py > b.txt")).toEqual([]);
+  });
 });
 
 describe("patches", () => {
