@@ -88,12 +88,6 @@ export const TEXT_MARKERS: readonly TextMarker[] = [
   { name: "codex: add file", re: /\*\*\* Add File: ([^\n\\"]+)/g, op: "created" },
   { name: "codex: delete file", re: /\*\*\* Delete File: ([^\n\\"]+)/g, op: "deleted" },
   { name: "codex: move to", re: /\*\*\* Move to: ([^\n\\"]+)/g, op: "created" },
-  // A shell heredoc that writes a file (`cat > path <<'EOF'`), in any format's shell tool.
-  {
-    name: "shell: heredoc write",
-    re: /\bcat\s*>{1,2}\s*['"]?([\w./~-]+\.\w+)['"]?\s*<<-?\s*['"]?\w+/g,
-    op: "modified",
-  },
   // SpecStory's rendering of apply_patch (Codex provider).
   { name: "specstory: patch update", re: /^\*\*Update: `([^`\n]+)`\*\*/gm, op: "modified", formats: SPECSTORY_V2 },
   { name: "specstory: patch add", re: /^\*\*Add: `([^`\n]+)`\*\*/gm, op: "created", formats: SPECSTORY_V2 },
@@ -143,8 +137,9 @@ export const TEXT_MARKERS: readonly TextMarker[] = [
     op: "modified",
     formats: ["specstory-gemini"],
   },
-  // aider applied an edit block.
+  // aider applied an edit block, or created a file it was given that did not exist.
   { name: "aider: applied edit", re: /^>?\s*Applied edit to (.+?)\s*$/gm, op: "modified", formats: ["aider"] },
+  { name: "aider: created file", re: /^>?\s*Creating empty file (.+?)\s*$/gm, op: "created", formats: ["aider"] },
   // Cline and Blackbox: a write tool's result.
   {
     name: "cline: content saved",
@@ -168,6 +163,84 @@ export const TEXT_MARKERS: readonly TextMarker[] = [
     formats: ["codex-export"],
   },
 ];
+
+/**
+ * Shell markers: a regex over one shell command's text whose group 1 is the file it writes. They read the commands
+ * a format records (`commandTexts`); where a format's commands cannot be told from other text, the whole text.
+ */
+export const COMMAND_MARKERS: readonly TextMarker[] = [
+  // `cat > path <<'EOF'` (or `cat <<EOF > path`): the agent writes the heredoc's body to the file.
+  {
+    name: "shell: heredoc write",
+    re: /\bcat\s+(?:<<-?\s*['"]?\w+['"]?\s*)?>{1,2}\s*(?:"([^"\n]+)"|'([^'\n]+)'|([\w./~-]*\w))\s*(?:<<|$)/gm,
+    op: "modified",
+  },
+  // `cp SRC DST` / `mv SRC DST`: DST is written (a named file, not a folder).
+  {
+    name: "shell: cp/mv destination",
+    re: /(?:^|&&|;|\|\|)\s*(?:sudo\s+)?(?:git\s+)?(?:cp|mv)\s+(?:-\w+\s+)*(?:"[^"\n]+"|'[^'\n]+'|\S+)\s+(?:"([^"\n]+\.\w+)"|'([^'\n]+\.\w+)'|((?:[\w./~-]*\/)?(?:\.?[\w-]+)?\.[\w.-]+))\s*(?=$|&&|;|\|\|)/gm,
+    op: "created",
+  },
+];
+
+/** The shell commands a transcript records, where its format marks them; undefined where it does not. */
+function commandTexts(raw: string, format: string, records: unknown[] | undefined): string[] | undefined {
+  const out: string[] = [];
+  if (format === "codex-export") {
+    for (const m of raw.matchAll(/^#### Tool: exec_command\s*\n+```\w*\n([\s\S]*?)\n```/gm)) out.push(m[1]!);
+    return out;
+  }
+  if (SPECSTORY_V2.includes(format)) {
+    for (const m of raw.matchAll(/<tool-use data-tool-type="shell"[^>]*>([\s\S]*?)<\/tool-use>/g)) {
+      const inner = m[1]!;
+      const summary = /<summary>([\s\S]*?)<\/summary>/.exec(inner)?.[1] ?? "";
+      const inline = /\*\*\s+`([^`\n]+)`\s*$/.exec(summary)?.[1] ?? /• Run command: (.+)$/.exec(summary.trim())?.[1];
+      const line = /^`([^`\n]+)`\s*$/m.exec(inner)?.[1];
+      // Without a command in the summary or on its own line, the first fence is the command (the last the output).
+      const fences = [...inner.matchAll(/^```\w*\n([\s\S]*?)\n```/gm)];
+      const fenced = fences.length > 1 || /^```(?:bash|sh|shell|zsh)\n/m.test(inner) ? fences[0]?.[1] : undefined;
+      const cmd = inline ?? line ?? fenced;
+      if (cmd) out.push(cmd);
+    }
+    return out;
+  }
+  if (format === "claude-code-jsonl" && records) {
+    for (const r of records) {
+      if (!isRec(r) || !isRec(r.message) || !Array.isArray(r.message.content)) continue;
+      for (const b of r.message.content)
+        if (
+          isRec(b) &&
+          b.type === "tool_use" &&
+          b.name === "Bash" &&
+          isRec(b.input) &&
+          typeof b.input.command === "string"
+        )
+          out.push(b.input.command);
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/** Every file the commands write under the shell marker table; `/tmp` scratch files are not the session's work. */
+function commandEdits(texts: string[], out: TruthEdit[], rows = COMMAND_MARKERS): void {
+  for (const full of texts) {
+    // A heredoc's body is the content written, not commands (a script written to a file writes nothing yet).
+    const text = full.replace(/(<<-?\s*['"]?(\w+)['"]?[^\n]*\n)[\s\S]*?\n[ \t]*\2[ \t]*(?=\n|$)/g, "$1");
+    for (const m of rows) {
+      m.re.lastIndex = 0;
+      for (const hit of text.matchAll(m.re)) {
+        const p = cleanPath(hit[1] ?? hit[2] ?? hit[3] ?? "");
+        if (p && p.length < 400 && /\w/.test(p) && !/^\/(?:tmp|dev|var\/tmp|private\/tmp)\//.test(p))
+          out.push({ path: p, op: m.op, marker: m.name });
+      }
+    }
+  }
+}
+
+/** A tool result that says the call failed or was refused (Claude Code, Codex apply_patch, Cursor, Cline). */
+const FAILED_CALL =
+  /^(?:<tool_use_error>|The user doesn't want to proceed with this tool use|apply_patch verification failed|\*\*Apply failed\*\*|The user denied this operation)/m;
 
 const CLAUDE_EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 
@@ -214,27 +287,76 @@ function diffStatEdits(raw: string, out: TruthEdit[]): void {
 }
 
 /**
- * Cursor's 2025 exports show an applied edit as a ```diff block without a path: it edits the file the agent read
- * last before it (`Read file: PATH`), unless the block names its file in a first-line comment (the table row).
+ * Cursor's 2025 exports show an applied edit as a ```diff block without a path. Unless the block names its file in a
+ * first-line comment (the table row), it edits the file the sentence introducing it names (`Now let's fix main.py:`),
+ * else the file the agent read last before it in this reply (`Read file: PATH`).
  */
 function cursorDiffEdits(raw: string, out: TruthEdit[]): void {
   let lastRead: string | undefined;
-  for (const m of raw.matchAll(/^Read file: (.+?)\s*$|^```diff\n(.*)$|^_\*\*User\b/gm)) {
-    if (m[1] !== undefined) lastRead = m[1];
-    else if (m[0].startsWith("_**User")) lastRead = undefined;
-    else if (lastRead && !/^[ +-]?\s*(?:#|\/\/) \.{0,2}\/?[\w./-]+\.\w+\s*$/.test(m[2] ?? ""))
-      out.push({ path: lastRead, op: "modified", marker: "cursor: diff block after Read file" });
+  let lastProse = "";
+  const lines = raw.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const read = /^Read file: (.+?)\s*$/.exec(line);
+    if (read) lastRead = read[1];
+    else if (/^_\*\*User\b/.test(line)) lastRead = undefined;
+    if (/^```/.test(line)) {
+      const diff = /^```diff\s*$/.test(line);
+      const first = lines[i + 1] ?? "";
+      let j = i + 1;
+      while (j < lines.length && !/^```\s*$/.test(lines[j]!)) j++;
+      if (diff && !/^[ +-]?\s*(?:#|\/\/) \.{0,2}\/?[\w./-]+\.\w+\s*$/.test(first)) {
+        const named = CURSOR_PROSE_FILE.exec(lastProse)?.[1];
+        const body = lines.slice(i + 1, j);
+        // A block that only adds lines (nothing kept) is a new file; the script the next shell block runs names it.
+        const created =
+          !named && body.some((l) => l.startsWith("+")) && body.every((l) => /^(?:\+.*|-?\s*)$/.test(l))
+            ? nextScript(lines, j + 1)
+            : undefined;
+        const path = named ?? created ?? lastRead;
+        if (path)
+          out.push({
+            path,
+            op: created ? "created" : "modified",
+            marker: named
+              ? "cursor: diff block after a sentence naming its file"
+              : created
+                ? "cursor: new-file diff block run next"
+                : "cursor: diff block after Read file",
+          });
+      }
+      i = j;
+      continue;
+    }
+    if (line.trim() && !/^-{3,}\s*$/.test(line) && !read) lastProse = line;
   }
 }
+
+/** The script the first shell block at or after line `from` runs (`cd x && python -u test.py`). */
+function nextScript(lines: string[], from: number): string | undefined {
+  for (let k = from; k < lines.length; k++) {
+    if (/^_\*\*(?:User|Assistant)\b/.test(lines[k]!)) return undefined;
+    if (!/^```/.test(lines[k]!)) continue;
+    if (!/^```(?:bash|sh|shell|zsh)\s*$/.test(lines[k]!)) return undefined;
+    return /\b(?:python3?|node|bash|sh)\s+(?:-\w+\s+)*([\w./-]+\.(?:py|js|mjs|ts|sh))\b/.exec(lines[k + 1] ?? "")?.[1];
+  }
+  return undefined;
+}
+
+/** A file name in a sentence: a word with a source extension, bare or in backquotes. */
+const CURSOR_PROSE_FILE =
+  /(?:^|[\s`(])((?:[\w.-]+\/)*[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|md|json|toml|ya?ml|txt|sh|html|css|scss|go|rs|java|kt|rb|php|c|h|cpp|cs|sql|vue|svelte))(?=[\s`),:;]|$)/;
 
 /** Files of a unified diff (`diff --git a/X b/X`), with their operation. */
 export function patchEdits(patch: string, marker: string): TruthEdit[] {
   const out: TruthEdit[] = [];
   for (const b of patch.split(/^diff --git /m).slice(1)) {
-    const m = /^a\/(\S+) b\/(\S+)/.exec(b);
-    if (!m) continue;
+    // The `+++ b/` line names the file whole (spaces kept); a deleted file has only its `--- a/` line.
+    const path =
+      /^\+\+\+ b\/(.+?)\t?$/m.exec(b)?.[1] ?? /^--- a\/(.+?)\t?$/m.exec(b)?.[1] ?? /^a\/(\S+) b\/(\S+)/.exec(b)?.[2];
+    if (!path) continue;
     const op = /^new file mode/m.test(b) ? "created" : /^deleted file mode/m.test(b) ? "deleted" : "modified";
-    out.push({ path: m[2]!, op, marker });
+    out.push({ path, op, marker });
   }
   return out;
 }
@@ -355,8 +477,17 @@ export function truthEdits(raw: string, format: string): TruthEdit[] {
     const all: string[] = [];
     strings(records, all);
     for (const s of all) textEdits(s, format, found);
+    const cmds = commandTexts(raw, format, records);
+    commandEdits(cmds ?? all, found, cmds ? COMMAND_MARKERS : COMMAND_MARKERS.slice(0, 1));
   } else {
-    textEdits(raw, format, found);
+    // A SpecStory tool block whose result says the call failed or was refused edited nothing.
+    const text = SPECSTORY_V2.includes(format)
+      ? raw.replace(/<tool-use\b[^>]*>[\s\S]*?<\/tool-use>/g, (b) => (FAILED_CALL.test(b) ? "" : b))
+      : raw;
+    textEdits(text, format, found);
+    // Where commands cannot be told from prose, only a heredoc write (unmistakable) is read from the whole text.
+    const cmds = commandTexts(text, format, undefined);
+    commandEdits(cmds ?? [text], found, cmds ? COMMAND_MARKERS : COMMAND_MARKERS.slice(0, 1));
     if (format === "codex-export") diffStatEdits(raw, found);
     if (format === "specstory-cursor") cursorDiffEdits(raw, found);
   }

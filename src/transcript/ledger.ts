@@ -3,6 +3,9 @@
 // mentioned in prose is never an edit, and read-only commands (cat, grep, git show/log/diff) never create one.
 import type { ToolCall, ToolResult, Turn } from "../conversation/schema.js";
 import { redact } from "../text/redact.js";
+import { looksLikeFile, shellFiles as shellWrites, workingTreeReport } from "./shell.js";
+
+export { looksLikeFile, workingTreeReport };
 
 export interface FileEvent {
   path: string;
@@ -17,7 +20,10 @@ export interface FileChange {
 
 type OpOf = (input: Record<string, unknown>) => string;
 
-/** One row per edit tool family: the lower-cased tool names, the input fields that hold the path, the op. */
+/**
+ * One row per edit tool family: the lower-cased tool names, the input fields that hold the path (`list[].field`
+ * for a path inside each element of a list), the op.
+ */
 export interface ToolMarker {
   tools: string[];
   path: string[];
@@ -32,8 +38,10 @@ const editOp: OpOf = (input) =>
     : typeof input.old_string === "string" || typeof input.oldString === "string"
       ? `edited: \`${firstLine(input.old_string ?? input.oldString, 50)}\` → \`${firstLine(input.new_string ?? input.newString, 50)}\``
       : "edited";
-const multiOp: OpOf = (i) =>
-  typeof i.op === "string" ? i.op : Array.isArray(i.edits) ? `edited (${i.edits.length} edits)` : "edited";
+const multiOp: OpOf = (i) => {
+  const edits = Array.isArray(i.edits) ? i.edits : i.replacements;
+  return typeof i.op === "string" ? i.op : Array.isArray(edits) ? `edited (${edits.length} edits)` : "edited";
+};
 const writeOp: OpOf = (i) => (typeof i.op === "string" ? i.op : "written");
 
 export const TOOL_MARKERS: ToolMarker[] = [
@@ -75,7 +83,7 @@ export const TOOL_MARKERS: ToolMarker[] = [
   },
   {
     tools: ["multi_replace_string_in_file", "copilot_multireplacestring"],
-    path: ["filePath"],
+    path: ["filePath", "replacements[].filePath"],
     op: multiOp,
     source: "VS Code Copilot",
   },
@@ -257,98 +265,58 @@ function firstLine(s: unknown, max = 60): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** Files named by an apply_patch envelope (`*** Update File: path`) or a unified diff (`diff --git a/x b/x`). */
+/** The path a `diff --git` block changes: its `+++`/`---` lines, else the header's two equal halves (spaces kept). */
+function gitDiffPath(block: string): string | undefined {
+  const plus = /^\+\+\+ (?:b\/)?(.+?)\t?$/m.exec(block)?.[1];
+  if (plus && plus !== "/dev/null") return plus;
+  const minus = /^--- (?:a\/)?(.+?)\t?$/m.exec(block)?.[1];
+  if (minus && minus !== "/dev/null") return minus;
+  const head = block.split("\n", 1)[0]!.trim();
+  const rename = /^rename to (.+)$/m.exec(block)?.[1];
+  if (rename) return rename;
+  // `a/X b/X`: both halves name the same file, so the split is in the middle.
+  const half = (head.length - 1) / 2;
+  if (Number.isInteger(half) && head.startsWith("a/") && head.slice(half).startsWith(" b/")) {
+    const a = head.slice(2, half);
+    if (a === head.slice(half + 3)) return a;
+  }
+  return /^a\/(\S+) b\/(\S+)/.exec(head)?.[2];
+}
+
+/**
+ * Files named by an apply_patch envelope (`*** Update File: path`, a `*** Move to:` renaming it) or a unified diff
+ * (`diff --git a/x b/x`). A move changes both files: the source is gone, the destination written.
+ */
 export function patchFiles(patch: string): FileChange[] {
   const out: FileChange[] = [];
-  for (const m of patch.matchAll(/^\*\*\* (Add|Update|Modify|Delete) File: (.+)$/gm)) {
-    out.push({ path: m[2]!.trim(), op: patchVerb(m[1]!) });
+  let last: FileChange | undefined;
+  for (const m of patch.matchAll(/^\*\*\* (?:(Add|Update|Modify|Delete) File|(Move to)): (.+)$/gm)) {
+    const path = m[3]!.trim();
+    if (m[2] && last) {
+      const from = last.path;
+      last.op = `moved to ${path} (patch)`;
+      out.push({ path, op: `moved from ${from} (patch)` });
+      last = undefined;
+    } else if (m[2]) out.push({ path, op: "moved here (patch)" });
+    else out.push((last = { path, op: patchVerb(m[1]!) }));
   }
-  for (const m of patch.matchAll(/^\*\*\* Move to: (.+)$/gm))
-    out.push({ path: m[1]!.trim(), op: "moved here (patch)" });
-  const blocks = patch.split(/^diff --git /m).slice(1);
-  for (const b of blocks) {
-    const m = /^a\/(\S+) b\/(\S+)/.exec(b);
-    if (!m) continue;
+  for (const b of patch.split(/^diff --git /m).slice(1)) {
+    const path = gitDiffPath(b);
+    if (!path) continue;
     const op = /^new file mode/m.test(b)
       ? "added (diff)"
       : /^deleted file mode/m.test(b)
         ? "deleted (diff)"
         : "changed (diff)";
-    out.push({ path: m[2]!, op });
+    out.push({ path, op });
   }
   return out;
 }
 
-/** Extensions of files people edit; a token without one is only a file when a tool field names it. */
-const FILE_EXT =
-  /\.(?:[cm]?[jt]sx?|py|pyi|ipynb|json|jsonc|ya?ml|toml|ini|cfg|conf|config|env|properties|lock|md|mdx|mdc|rst|txt|csv|tsv|sql|prisma|graphql|gql|proto|html?|css|scss|sass|less|vue|svelte|astro|sh|bash|zsh|fish|ps1|psm1|bat|cmd|go|mod|sum|rs|java|kt|kts|gradle|scala|swift|m|mm|c|cc|cpp|cxx|h|hh|hpp|cs|csproj|sln|xaml|fs|vb|rb|erb|php|pl|lua|r|dart|ex|exs|erl|hs|ml|clj|tf|tfvars|hcl|xml|plist|svg|png|jpe?g|gif|ico|webp|pdf|al|sol|zig|nim|jl|vim|el|dockerfile|example|sample|template|tpl|j2|njk|hbs|ejs|pug|db|sqlite|log|patch|diff)$/i;
-
-/** A token that names a file: a path with a known extension or a dotfile, never a code expression. */
-export function looksLikeFile(token: string): boolean {
-  const t = token.replace(/^["']|["']$/g, "");
-  if (!t || t.length > 300 || /[\s*?$`(){}<>|;&=]/.test(t)) return false;
-  if (t.startsWith("-") || t === "/dev/null") return false;
-  const base = t.split(/[/\\]/).pop() ?? "";
-  if (/^\.[\w.-]+$/.test(base) && base.length > 2) return true; // .env, .gitignore, .env.local
-  return FILE_EXT.test(base);
-}
-
-/** Splits one shell command into words, honouring quotes (no expansion). */
-function words(cmd: string): string[] {
-  const out: string[] = [];
-  for (const m of cmd.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? "");
-  return out;
-}
-
-/** File changes a shell command makes that are visible from the command itself. */
+/** File changes a shell command makes that are visible from the command itself, apply_patch envelopes included. */
 export function shellFiles(cmd: string): FileChange[] {
-  const out: FileChange[] = [];
-  if (cmd.includes("*** Begin Patch")) out.push(...patchFiles(cmd));
-  // Heredoc bodies are file content, not commands: note where `cat > f <<EOF` writes, then drop the body.
-  const heads: string[] = [];
-  const lines = cmd.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    heads.push(line);
-    const hd = /<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1/.exec(line);
-    if (!hd) continue;
-    const end = hd[2]!;
-    let j = i + 1;
-    while (j < lines.length && lines[j]!.trim() !== end) j++;
-    i = j;
-  }
-  const script = heads.join("\n");
-  const heredoc = /<<-?\s*['"]?[A-Za-z_]/.test(script);
-  for (const seg of script.split(/&&|\|\||[;\n|]/)) {
-    const w = words(seg.trim());
-    const c = w[0] === "sudo" ? w.slice(1) : w;
-    const cmd0 = c[0] ?? "";
-    // Writes by redirection of a writer (cat/echo/printf/tee), never of a reader's output.
-    if (["cat", "echo", "printf"].includes(cmd0)) {
-      const r = /(?:^|\s)>{1,2}\s*("[^"]+"|'[^']+'|[^\s<>&|;]+)/.exec(seg);
-      const target = r?.[1]?.replace(/^["']|["']$/g, "");
-      // A heredoc names its target plainly (`cat > LICENSE <<EOF`); other redirects need a file-like name.
-      const plain = target !== undefined && /<</.test(seg) && /^[\w~][\w./~-]*$/.test(target);
-      if (target && (plain || looksLikeFile(target))) out.push({ path: target, op: "written (shell)" });
-    } else if (cmd0 === "tee" && heredoc) {
-      // `tee` writes a file when fed a heredoc; fed a command's output it saves a log.
-      for (const a of c.slice(1))
-        if (!a.startsWith("-") && looksLikeFile(a)) out.push({ path: a, op: "written (tee)" });
-    } else if (cmd0 === "sed" && c.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) {
-      const files = c.slice(1).filter((a, k, arr) => looksLikeFile(a) && !/^-/.test(arr[k - 1] ?? "x"));
-      for (const f of files) out.push({ path: f, op: "edited (sed -i)" });
-    } else if (cmd0 === "perl" && c.some((a) => /^-[a-zA-Z]*i/.test(a))) {
-      for (const f of c.slice(1).filter(looksLikeFile)) out.push({ path: f, op: "edited (perl -i)" });
-    } else if (cmd0 === "rm" || (cmd0 === "git" && c[1] === "rm")) {
-      for (const a of c.slice(cmd0 === "git" ? 2 : 1)) if (looksLikeFile(a)) out.push({ path: a, op: "deleted" });
-    } else if (cmd0 === "mv" || (cmd0 === "git" && c[1] === "mv")) {
-      const args = c.slice(cmd0 === "git" ? 2 : 1).filter((a) => !a.startsWith("-"));
-      if (args.length === 2 && looksLikeFile(args[0]!)) {
-        out.push({ path: args[0]!, op: `moved to ${args[1]}` });
-        if (looksLikeFile(args[1]!)) out.push({ path: args[1]!, op: `moved from ${args[0]}` });
-      }
-    }
-  }
+  const out = cmd.includes("*** Begin Patch") ? patchFiles(cmd) : [];
+  out.push(...shellWrites(cmd));
   // Scratch files (logs, PR bodies) are not the session's work.
   return out.filter((c) => !/^(?:\/tmp|\/var\/tmp|\/private\/tmp|\/dev)\//.test(c.path));
 }
@@ -372,7 +340,28 @@ function pathOf(input: Record<string, unknown>, fields = ANY_PATH): string | und
   return undefined;
 }
 
-function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] {
+/** Every distinct path a row's fields name: the first plain field, else each element's `list[].field`. */
+function rowPaths(input: Record<string, unknown>, fields: string[]): string[] {
+  const plain = pathOf(
+    input,
+    fields.filter((f) => !f.includes("[]")),
+  );
+  if (plain) return [plain];
+  const out: string[] = [];
+  for (const f of fields) {
+    const m = /^(\w+)\[\]\.(\w+)$/.exec(f);
+    const list = m ? input[m[1]!] : undefined;
+    if (!Array.isArray(list)) continue;
+    for (const el of list) {
+      const v = el && typeof el === "object" ? (el as Record<string, unknown>)[m![2]!] : undefined;
+      if (typeof v === "string" && v.trim() && !out.includes(v.trim())) out.push(v.trim());
+    }
+  }
+  return out;
+}
+
+/** What an editing call changed; undefined when the call is not an editor's (a shell command, read by `shellFiles`). */
+function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] | undefined {
   if (call.input.failed === true) return [];
   const name = call.name.toLowerCase();
   const input = call.input;
@@ -413,20 +402,62 @@ function callEvents(call: ToolCall, openFile: string | undefined): FileChange[] 
     return p ? [{ path: p.replace(/^["']|["']$/g, ""), op: "created" }] : [];
   }
   const row = TOOL_ROW.get(name);
-  const rowPath = row ? pathOf(input, row.path) : undefined;
-  if (row && rowPath) return [{ path: rowPath, op: typeof row.op === "string" ? row.op : row.op(input) }];
+  const found = row ? rowPaths(input, row.path) : [];
+  if (row && found.length > 0) {
+    const op = typeof row.op === "string" ? row.op : row.op(input);
+    return found.map((path) => ({ path, op }));
+  }
   if (name === "submit") return [];
-  if (command) return shellFiles(command);
-  return [];
+  return undefined;
 }
 
-/** A failed edit changed nothing: the client's error flag, or an error the tool printed instead of its result. */
+/**
+ * One row per line a client writes instead of a tool's result when the call changed nothing, matched at the start
+ * of the result. `never_ran`: the call was refused before it ran, so a shell command's writes did not happen either.
+ */
+export interface FailedMarker {
+  pattern: RegExp;
+  never_ran: boolean;
+  source: string;
+}
+
+export const FAILED_MARKERS: FailedMarker[] = [
+  { pattern: /^\s*<tool_use_error>/, never_ran: false, source: "Claude Code" },
+  {
+    pattern: /^\s*The user doesn't want to proceed with this tool use/,
+    never_ran: true,
+    source: "Claude Code (rejected call)",
+  },
+  {
+    pattern: /^\s*Error: (?:String to replace|File has not been read|File does not exist)/,
+    never_ran: false,
+    source: "Claude Code exports",
+  },
+  { pattern: /^\s*\*\*Apply failed\*\*/, never_ran: false, source: "Cursor via SpecStory" },
+  {
+    pattern: /^\s*(?:apply_patch verification failed|Failed to apply patch)\b/i,
+    never_ran: false,
+    source: "Codex apply_patch",
+  },
+  { pattern: /^\s*(?:Error: )?Failed to edit\b/, never_ran: false, source: "Gemini CLI replace" },
+  { pattern: /^\s*The user denied this operation/, never_ran: true, source: "Cline, Roo Code (denied call)" },
+  {
+    pattern: /^\s*Your proposed edit has introduced new syntax error/,
+    never_ran: false,
+    source: "SWE-agent edit (lint rejected it)",
+  },
+  { pattern: /^\s*No replacement was performed\b/, never_ran: false, source: "SWE-agent, OpenHands str_replace" },
+];
+
+/** A failed edit changed nothing: the client's error flag, or a failure line the client wrote instead of a result. */
 function failed(r: ToolResult | undefined): boolean {
   if (!r) return false;
-  if (r.is_error) return true;
-  return /^\s*(?:<tool_use_error>|\*\*Apply failed\*\*|Error: (?:String to replace|File has not been read|File does not exist))/.test(
-    r.output,
-  );
+  return r.is_error || FAILED_MARKERS.some((m) => m.pattern.test(r.output));
+}
+
+/** A call refused before it ran: not even a shell command's first part happened. */
+function refused(r: ToolResult | undefined): boolean {
+  return r !== undefined && FAILED_MARKERS.some((m) => m.never_ran && m.pattern.test(r.output));
 }
 
 const GIT_STATUS_SHORT = /^\s?([MADRUC?]{1,2})\s+(?:"?[^"\n]+?"? -> )?"?([^"\n]+?)"?\s*$/;
@@ -466,26 +497,6 @@ export function gitReported(output: string): FileChange[] {
   return out.filter((c) => looksLikeFile(c.path) || c.path.startsWith(".../"));
 }
 
-/** A git command that reports the working tree (not history): `git status`, `git diff --stat` of no revision. */
-export function workingTreeReport(cmd: string): boolean {
-  for (const seg of cmd.split(/&&|\|\||[;\n|]/)) {
-    const w = words(seg.trim());
-    const at = w.indexOf("git");
-    if (at < 0) continue;
-    const args = w.slice(at + 1).filter((a) => a !== "--no-pager" && !a.startsWith("-c"));
-    if (args[0] === "status") return true;
-    if (args[0] === "diff") {
-      const opts = args.slice(1);
-      if (!opts.some((a) => /^--(stat|name-only|name-status|numstat|shortstat)\b/.test(a))) continue;
-      // Any revision (a sha, a branch, A..B, HEAD~1) makes it history; `--` starts the paths.
-      const dashdash = opts.indexOf("--");
-      const revs = (dashdash >= 0 ? opts.slice(0, dashdash) : opts).filter((a) => !a.startsWith("-"));
-      if (revs.length === 0) return true;
-    }
-  }
-  return false;
-}
-
 /** Same file written `a\\b` and `a/b`, `./a` and `a`: one key. */
 const fileKey = (p: string): string => p.replace(/\\/g, "/").replace(/^\.\//, "");
 const isAbsolute = (p: string): boolean => /^(?:\/|[A-Za-z]:[\\/]|~\/)/.test(p);
@@ -523,6 +534,19 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
   let edited = false;
   const results = new Map<string, ToolResult>();
   for (const t of turns) for (const r of t.tool_results) if (r.call_id) results.set(r.call_id, r);
+  // Exports without call ids put a lone call's result in its own turn (Codex's markdown, aider) or in the next
+  // turn (SWE-agent trajectories).
+  const unlinked = new Map<ToolCall, ToolResult>();
+  turns.forEach((t, k) => {
+    const c = t.tool_calls.length === 1 && !t.tool_calls[0]!.id ? t.tool_calls[0]! : undefined;
+    const rs =
+      t.tool_results.length > 0
+        ? t.tool_results
+        : (turns[k + 1]?.tool_calls.length ?? 1) === 0
+          ? turns[k + 1]!.tool_results
+          : [];
+    if (c && rs.length === 1 && !rs[0]!.call_id) unlinked.set(c, rs[0]!);
+  });
   let openFile: string | undefined;
   for (const t of turns) {
     for (const r of t.tool_results) {
@@ -535,14 +559,15 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
         const p = cmd.split(/\s+/)[1];
         if (p) openFile = p.replace(/^["']|["']$/g, "");
       }
-      const result = c.id ? results.get(c.id) : undefined;
-      const events = callEvents(c, openFile);
+      const result = c.id ? results.get(c.id) : unlinked.get(c);
+      const edits = callEvents(c, openFile);
+      const events = edits ?? (cmd ? shellFiles(cmd) : []);
       // A shell command's writes stand even when a later part of it failed; an edit tool's error means no edit.
-      const shell =
-        events.length > 0 && cmd !== "" && !cmd.includes("*** Begin Patch") && !Array.isArray(c.input.file_changes);
+      const shell = edits === undefined && events.length > 0 && !cmd.includes("*** Begin Patch");
       // A reader that saw the client confirm the save marks the call `applied`: an error flag on its result is then
       // about the saved file (the editor's diagnostics), not about the edit.
       if (events.length > 0 && c.input.applied !== true && failed(result) && !shell) continue;
+      if (shell && refused(result)) continue;
       if (events.length > 0 && !shell) edited = true;
       for (const e of events) out.push({ path: e.path, op: redact(e.op), turn: t.id });
       if (cmd && workingTreeReport(cmd)) {

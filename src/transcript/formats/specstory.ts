@@ -53,10 +53,23 @@ function inputList(body: string, input: Record<string, unknown>): void {
   }
 }
 
-/** `filePath:PATH` entries of a rendered replacements list (`[map[filePath:… newString:…] …]`). */
+/** The `filePath` of each replacement: a JSON list (`[{"filePath": …}]`) or a rendered one (`[map[filePath:… …]]`). */
 function replacementPaths(v: unknown): string[] {
   if (typeof v !== "string") return [];
   const out: string[] = [];
+  if (/^\s*\[\s*\{/.test(v)) {
+    try {
+      const list: unknown = JSON.parse(v);
+      if (Array.isArray(list))
+        for (const el of list) {
+          const p = (el as Record<string, unknown> | null)?.filePath;
+          if (typeof p === "string" && p.trim() && !out.includes(p.trim())) out.push(p.trim());
+        }
+      return out;
+    } catch {
+      // Not JSON after all: read it as the rendered form.
+    }
+  }
   for (const m of v.matchAll(/filePath:(.+?)(?= (?:newString|oldString|explanation|filePath):|\]|$)/gm)) {
     const p = m[1]!.trim();
     if (p && !out.includes(p)) out.push(p);
@@ -131,14 +144,22 @@ function diffHeadPath(body: string): string | undefined {
   return undefined;
 }
 
-/** A diff that writes a whole new file: every removed line blank. */
+/** A diff that writes a whole new file: every line added, none kept or removed. */
 function wholeNewFile(diff: string): boolean {
   const lines = diff.split("\n").filter((l) => l.trim());
   return (
     lines.length >= 3 &&
     lines.some((l) => l.startsWith("+")) &&
-    !lines.some((l) => l.startsWith("-") && l.slice(1).trim())
+    !lines.some((l) => (l.startsWith("-") || l.startsWith(" ")) && l.slice(1).trim())
   );
+}
+
+/** The one file a sentence introducing a diff names (`Now let's fix the main.py file:`); none when it names two. */
+function proseFile(sentence: string): string | undefined {
+  const names = new Set<string>();
+  for (const m of sentence.matchAll(/(?:^|[\s`'"(])((?:[\w.-]+[/\\])*[\w.-]+\.\w{1,10})(?=[\s`'"),:;!?]|\.?$)/g))
+    if (looksLikeFile(m[1]!) && !/^\d/.test(m[1]!)) names.add(m[1]!);
+  return names.size === 1 ? [...names][0] : undefined;
 }
 
 /** The script a shell block right after a diff runs first (`python -u x.py`): the file the diff just wrote. */
@@ -163,6 +184,7 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
   let segments = 0;
   let inEdit = false;
   let copilot: string | undefined;
+  let lastProse = "";
   const fences = fencedBlocks(body);
   let f = 0;
   for (let i = 0; i < lines.length; i++) {
@@ -173,8 +195,12 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
         calls.push({ id: `s${n.next++}`, name: "Edit", input: { file_path: copilot, op: "edited" } });
         copilot = undefined;
       } else if (fence.lang === "diff" && !inEdit) {
-        // A whole new file is not the file just read: it is the script run next, if any.
-        const path = diffHeadPath(fence.body) ?? (wholeNewFile(fence.body) ? scriptRun(fences[f]) : lastRead);
+        // The file its header or its introducing sentence names; a whole new file is not the file just read: it is
+        // the script run next, if any.
+        const path =
+          diffHeadPath(fence.body) ??
+          proseFile(lastProse) ??
+          (wholeNewFile(fence.body) ? scriptRun(fences[f]) : lastRead);
         lastRead = undefined;
         const added = fence.body.split("\n").filter((l) => l.startsWith("+")).length;
         const removed = fence.body.split("\n").filter((l) => l.startsWith("-")).length;
@@ -186,6 +212,7 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
           });
       } else if (SHELL_LANG.test(fence.lang) && !inEdit) {
         calls.push({ id: `s${n.next++}`, name: "Bash", input: { command: fence.body.trim() } });
+        lastProse = "";
       }
       i = fence.end;
       continue;
@@ -207,6 +234,7 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
       calls.push({ id: `s${n.next++}`, name: "Read", input: { file_path: lastRead } });
       continue;
     }
+    if (line.trim() && !/^\s*-{3,}\s*$|^\s*<\/?(?:details|summary)\b/.test(line)) lastProse = line;
     const link = /^#{2,4}\s*\[([^\]]+)\]\((?:file:\/\/)?([^)]+)\)\s*$/.exec(line);
     if (link) {
       copilot = decodeURIComponent(link[2]!);
