@@ -313,11 +313,29 @@ function lastSaid(turns: Turn[], min: number): Turn | undefined {
 const NARRATION =
   /^(?:(?:great|perfect|good|ok(?:ay)?|excellent|now|first|next|then|also)[!,.]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i need to|read file:|searched|listed)\b[^.!?]*[.!?:]?$/i;
 
-/** What an agent turn says about the work: its prose without narration of the next action. */
+/**
+ * What an agent turn says about the work: its prose without narration of the next action. A report longer than
+ * `max` keeps its opening sentence and then its closing sentences, where a report states its conclusion.
+ */
 function stateText(t: Turn, max: number): string {
   const ls = spoken(t.text).split("\n").map(unbullet).filter(Boolean);
-  const said = ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x));
-  return clip((said.length > 0 ? said : ls).join(" "), max);
+  const said = (ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x)) as string[]).map((x) =>
+    x.replace(/\s+/g, " "),
+  );
+  const all = said.length > 0 ? said : ls;
+  const whole = all.join(" ");
+  if (whole.length <= max || all.length < 3) return clip(whole, max);
+  const first = clip(all[0]!, Math.floor(max / 4));
+  const tail: string[] = [];
+  let len = first.length + 3;
+  for (let i = all.length - 1; i > 0; i--) {
+    const x = all[i]!;
+    if (len + x.length + 1 > max) break;
+    tail.unshift(x);
+    len += x.length + 1;
+  }
+  if (tail.length === 0) return clip(whole, max);
+  return `${first} … ${tail.join(" ")}`;
 }
 
 /** The agent's words that close the last stretch of work (after the last edit or commit), when it spoke then. */
@@ -338,12 +356,31 @@ function workReport(turns: Turn[]): Turn | undefined {
   return report;
 }
 
-/** Where things stand: the report that closed the last work, the agent's last words, and the plan item in progress. */
+/** The agent's answer the person last replied to: its last words before the person's latest message. */
+function lastAnswered(turns: Turn[]): Turn | undefined {
+  let i = turns.length - 1;
+  while (i >= 0 && !typed(turns[i]!)) i--;
+  for (i--; i >= 0; i--) {
+    const t = turns[i]!;
+    if (typed(t)) return undefined;
+    if (t.role === "assistant" && conversational(t) && spoken(t.text).trim().length > 20) return t;
+  }
+  return undefined;
+}
+
+/**
+ * Where things stand: the answer the person last replied to, the report that closed the last work, the agent's last
+ * words, and the plan item in progress.
+ */
 export function currentState(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const last = lastSaid(turns, 20);
   const report = workReport(turns);
-  if (report && report !== last) out.push({ text: stateText(report, 600), turn: report.id });
+  const answered = lastAnswered(turns);
+  const at = new Map(turns.map((t, i) => [t, i]));
+  const said = [answered, report].filter((t): t is Turn => t !== undefined && t !== last);
+  for (const t of [...new Set(said)].sort((a, b) => at.get(a)! - at.get(b)!))
+    out.push({ text: stateText(t, 600), turn: t.id });
   if (last) out.push({ text: stateText(last, 900), turn: last.id });
   for (const x of planOf(turns).items)
     if (x.status === "in_progress") out.push({ text: `in progress: ${x.content}`, turn: x.turn });
