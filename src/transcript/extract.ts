@@ -100,6 +100,9 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
 
 const DECISION =
   /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
+/** The agent binding itself to a rule: `I will not run any build commands`, `I'll only edit the tests`. */
+const COMMITMENT =
+  /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) (?:will|'ll|shall) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won'?t\b/i;
 
 /** Decisions with their rationale, from the agent's prose. */
 export function decisions(turns: Turn[]): Fact[] {
@@ -109,7 +112,7 @@ export function decisions(turns: Turn[]): Fact[] {
     if (t.role !== "assistant" || !conversational(t)) continue;
     for (const raw of sentences(spoken(t.text))) {
       const s = unbullet(raw);
-      if (s.length < 25 || s.length > 320 || !DECISION.test(s)) continue;
+      if (s.length < 25 || s.length > 320 || !(DECISION.test(s) || COMMITMENT.test(s))) continue;
       const key = signature(s);
       if (seen.has(key)) continue;
       seen.add(key);
