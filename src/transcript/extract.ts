@@ -104,12 +104,48 @@ const DECISION =
 const COMMITMENT =
   /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) (?:will|'ll|shall) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won'?t\b/i;
 
-/** Decisions with their rationale, from the agent's prose. */
+/** A heading that opens the agent's plan: `**Plan:**`, `## Proposed approach`. */
+const PLAN_HEAD =
+  /^\s*(?:#{1,6}\s*)?(?:\*\*)?(?:my |the |proposed |implementation |fix |revised |updated )?(?:plan|approach|strategy)(?: of action)?\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/i;
+const LIST_ITEM = /^\s*(?:[-*•+]|\d+[.)])\s+(.+)$/;
+
+/** The items of each plan the agent laid out: the list right under a plan heading, outside code. */
+function planItems(text: string): string[] {
+  const ls = text.replace(/```[\s\S]*?(```|$)/g, " ").split("\n");
+  const out: string[] = [];
+  ls.forEach((l, i) => {
+    if (!PLAN_HEAD.test(l)) return;
+    for (let j = i + 1; j < ls.length && out.length < 12; j++) {
+      const item = LIST_ITEM.exec(ls[j]!)?.[1];
+      if (item) out.push(item.replace(/\*\*/g, "").trim());
+      else if (ls[j]!.trim() || out.length > 0) break;
+    }
+  });
+  return out;
+}
+
+/** A branch the work moved to: `git checkout -b NAME`, `git switch -c NAME`, `git worktree add … -b NAME`. */
+const NEW_BRANCH = /\bgit\s+(?:checkout\s+-[bB]|switch\s+-[cC]|worktree\s+add\b[^\n;&|]*?\s-[bB])\s+["']?([\w./-]+)/;
+
+/** Decisions with their rationale, from the agent's prose; its plans; the branches it opened for the work. */
 export function decisions(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
   for (const t of turns) {
+    for (const c of t.tool_calls) {
+      const b = NEW_BRANCH.exec(commandText(c.input))?.[1];
+      if (b && !seen.has(`branch:${b}`)) {
+        seen.add(`branch:${b}`);
+        out.push({ text: `work on a new branch \`${b}\``, turn: t.id });
+      }
+    }
     if (t.role !== "assistant" || !conversational(t)) continue;
+    for (const item of planItems(t.text)) {
+      const key = signature(item);
+      if (item.length < 10 || seen.has(key)) continue;
+      seen.add(key);
+      out.push({ text: `plan: ${clip(item, 240)}`, turn: t.id });
+    }
     for (const raw of sentences(spoken(t.text))) {
       const s = unbullet(raw);
       if (s.length < 25 || s.length > 320 || !(DECISION.test(s) || COMMITMENT.test(s))) continue;
