@@ -2,6 +2,7 @@
 // while a file keeps its path in a short line before its list of operations takes room.
 import { describe, expect, it } from "vitest";
 
+import { FIRM_CUES, wholeSentences } from "../../src/transcript/clip.js";
 import { emptySections } from "../../src/transcript/merge.js";
 import { renderSections } from "../../src/transcript/render.js";
 
@@ -44,5 +45,27 @@ describe("packing under a budget", () => {
     const r = renderSections(crowded(), 50_000);
     expect(r.omitted).toEqual({});
     expect(sectionOf(r.markdown, "Files Modified")).toContain("edited (t80); edited (t81)");
+  });
+});
+
+describe("shortening a long instruction", () => {
+  const mods = ["router", "store", "parser", "form", "logger", "schema", "mock", "client", "theme", "wizard"];
+  const ask = [
+    "Fix the update flow:",
+    ...mods.map((m) => `- Do not change the public API of the ${m} module or its tests.`),
+    "Make only the minimum changes required.",
+  ].join("\n");
+
+  it("keeps the closing rule after the opening and the cued sentences that fit", () => {
+    const short = wholeSentences(ask, 220, FIRM_CUES, 0);
+    expect(short.length).toBeLessThanOrEqual(220);
+    expect(short).toMatch(/^Fix the update flow: - Do not change the public API of the router module/);
+    expect(short.endsWith("… Make only the minimum changes required.")).toBe(true);
+    expect(wholeSentences(ask, 480).endsWith("Make only the minimum changes required.")).toBe(true);
+  });
+
+  it("leaves a closing sentence without a cue to the cued ones", () => {
+    const chatty = `${ask.replace("Make only the minimum changes required.", "")}\nThanks a lot for the help here.`;
+    expect(wholeSentences(chatty, 220, FIRM_CUES, 0)).not.toContain("Thanks a lot");
   });
 });
