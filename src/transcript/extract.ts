@@ -274,14 +274,43 @@ function commitMessage(m: RegExpExecArray): string {
 const REPORTED =
   /^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*)?((?:Added|Updated|Fixed|Removed|Created|Implemented|Refactored|Moved|Renamed|Replaced|Deleted|Converted|Extracted|Consolidated|Changed|Wrapped|Enabled|Disabled|Introduced|Migrated|Rewrote|Split|Merged)\b.{10,})$/;
 
-/** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
-function reported(t: Turn): string[] {
-  if (t.role !== "assistant" || !conversational(t)) return [];
-  const text = t.text.replace(/```[\s\S]*?(```|$)/g, " ");
+/** Report list items of a text outside code: `- Added dark variants…`. */
+function reportedItems(text: string): string[] {
   return text
+    .replace(/```[\s\S]*?(```|$)/g, " ")
     .split("\n")
     .map((l) => REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim())
     .filter((x): x is string => Boolean(x));
+}
+
+/** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
+function reported(t: Turn): string[] {
+  if (t.role !== "assistant" || !conversational(t)) return [];
+  return reportedItems(t.text);
+}
+
+/** A tool that hands work to another agent; its result is that agent's report. */
+const DELEGATE = /^(?:agent|task|subagent|dispatch_agent|spawn_agent|delegate)$/i;
+/** A commit a delegated agent reports: ``Commit: `cf123a2` — `web(store): persist state` ``, `Commit SHA: aecbdd0`. */
+const REPORTED_COMMIT = /\bcommit(?:\s+sha)?\b\**:?\**\s*`?([0-9a-f]{7,40})\b`?(?:\s*[—–-]+\s*`([^`\n]{3,160})`)?/gi;
+
+/** What delegated agents report they did: their commits and their report's list items. */
+function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: string[] }> {
+  const out = new Map<Turn, { commits: string[]; items: string[] }>();
+  let prevCalls: ToolCall[] = [];
+  for (const t of turns) {
+    // A result answers the call at its position in the same turn, else in the turn that made the calls.
+    const calls = t.tool_calls.length > 0 ? t.tool_calls : prevCalls;
+    t.tool_results.forEach((r, k) => {
+      const call = calls[k] ?? (calls.length === 1 ? calls[0] : undefined);
+      if (!call || !DELEGATE.test(call.name) || r.is_error) return;
+      const got = out.get(t) ?? out.set(t, { commits: [], items: [] }).get(t)!;
+      for (const m of r.output.matchAll(REPORTED_COMMIT)) got.commits.push(`commit ${m[1]}${m[2] ? `: ${m[2]}` : ""}`);
+      got.items.push(...reportedItems(r.output));
+    });
+    if (t.tool_calls.length > 0) prevCalls = t.tool_calls;
+  }
+  return out;
 }
 
 /** Completed work with evidence: commits, finished plan items, passing test runs. */
@@ -316,7 +345,12 @@ export function completed(turns: Turn[]): Fact[] {
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
     }
   }
-  for (const t of turns) for (const r of reported(t)) add(`reported: ${r}`, t.id);
+  const delegated = delegatedReports(turns);
+  for (const t of turns) {
+    const d = delegated.get(t);
+    for (const c of d?.commits ?? []) add(c, t.id);
+    for (const r of [...reported(t), ...(d?.items ?? [])]) add(`reported: ${r}`, t.id);
+  }
   const ids = new Map(turns.map((t, i) => [t.id, i]));
   const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
