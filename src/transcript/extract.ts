@@ -102,7 +102,7 @@ const DECISION =
   /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
 /** The agent binding itself to a rule: `I will not run any build commands`, `I'll only edit the tests`. */
 const COMMITMENT =
-  /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) (?:will|'ll|shall) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won'?t\b/i;
+  /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we)(?: will| shall|['’]ll) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won['’]?t\b/i;
 
 /** A heading that opens the agent's plan: `**Plan:**`, `## Proposed approach`. */
 const PLAN_HEAD =

@@ -19,10 +19,12 @@ describe("decisions: the agent's commitments", () => {
           "Understood — I will not run any build commands (`./gradlew`, `gradle`). All work is file edits only; CI handles the build.",
       },
       { assistant: "We won't touch the generated sources either; they are rebuilt by the pipeline." },
+      { assistant: "Got it, I'll only edit the test files from here on." },
     ]);
     expect(got).toEqual([
       "Understood — I will not run any build commands (`./gradlew`, `gradle`).",
       "We won't touch the generated sources either; they are rebuilt by the pipeline.",
+      "Got it, I'll only edit the test files from here on.",
     ]);
   });
 
