@@ -10,16 +10,20 @@ import { countTokens } from "../text/tokens.js";
  * of the section headers, intent, current state and next steps. Re-run it and copy its output when rendering changes.
  */
 export const BUDGET_CONSTANTS = {
-  base: 239,
-  per_file: 38,
-  per_failure: 45,
-  per_constraint: 36,
+  base: 345,
+  per_file: 37,
+  per_failure: 44,
+  per_constraint: 35,
   per_line: 31,
   /** Failures and decision/completed lines counted at most: past these, lines are ranked, not all kept. */
   max_failures: 40,
   max_lines: 40,
-  /** The proportional floor: one summary token per this many tokens summarized. */
-  share: 13,
+  /**
+   * The proportional floor: one summary token per this many tokens summarized. It equals `min_ratio`: a summary
+   * takes only what its lines cost, so the floor never pads one, and a session holding more lines than its items'
+   * measured mean cost suggests (long constraints, many decisions) keeps them up to 10:1.
+   */
+  share: 10,
   floor: 500,
   /** A short session (under ceiling_floor × min_ratio tokens) may still take this much for what it holds. */
   ceiling_floor: 1_000,

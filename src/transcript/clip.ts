@@ -50,19 +50,24 @@ export const CONSTRAINT_CUES =
   /\b(don'?t|do not|never|always|must|should|shouldn'?t|need(s|ed)? to|instead|without|only|make sure|ensure|please|i want|i'?d like|i have|we have|keep|remove|revert|stop|use|not|no|prefer|rather|avoid|still|again|didn'?t|doesn'?t|isn'?t|wrong|fix|follow|let'?s|can you|could you)\b/i;
 
 /**
- * A message in at most `max` characters of whole sentences: whole when it fits, else its opening sentences and then
- * the sentences carrying an instruction cue, with an ellipsis wherever sentences were left out.
+ * A message in at most `max` characters of whole sentences: whole when it fits, else its opening sentences, then the
+ * sentences carrying an instruction cue, then its closing sentence when that carries a cue (where a person often puts
+ * the standing rule: "Make only the minimum changes required."), with an ellipsis wherever sentences were left out.
  */
 export function wholeSentences(text: string, max: number, cues = CONSTRAINT_CUES, leadShare = 0.4): string {
   const one = oneLine(text);
   if (one.length <= max) return one;
-  const ss = sentences(text);
+  const all = sentences(text);
+  const last = all[all.length - 1];
+  const end = all.length > 2 && last && cues.test(last) && last.length + 4 < max / 3 ? last : undefined;
+  const ss = end ? all.slice(0, -1) : all;
+  const room = end ? max - end.length - 4 : max;
   const parts: string[] = [];
   let len = 0;
   let gap = false;
   ss.forEach((x, i) => {
-    const lead = i === 0 || (!gap && len + x.length < max * leadShare);
-    const fits = len + x.length + 2 <= max;
+    const lead = i === 0 || (!gap && len + x.length < room * leadShare);
+    const fits = len + x.length + 2 <= room;
     if (fits && (lead || (cues.test(x) && x.length < 400))) {
       parts.push(`${gap && parts.length > 0 ? "… " : ""}${x}`);
       len += x.length + 2;
@@ -70,7 +75,8 @@ export function wholeSentences(text: string, max: number, cues = CONSTRAINT_CUES
     } else gap = true;
   });
   if (parts.length === 0) return clipWords(one, max);
-  return `${parts.join(" ")}${gap ? " …" : ""}`;
+  const body = `${parts.join(" ")}${gap ? " …" : ""}`;
+  return end ? `${body} ${end}` : body;
 }
 
 /** The cues of a prohibition or a requirement: what a shortened constraint keeps first. */

@@ -100,16 +100,55 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
 
 const DECISION =
   /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
+/** The agent binding itself to a rule: `I will not run any build commands`, `I'll only edit the tests`. */
+const COMMITMENT =
+  /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we)(?: will| shall|['’]ll) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won['’]?t\b/i;
 
-/** Decisions with their rationale, from the agent's prose. */
+/** A heading that opens the agent's plan: `**Plan:**`, `## Proposed approach`. */
+const PLAN_HEAD =
+  /^\s*(?:#{1,6}\s*)?(?:\*\*)?(?:my |the |proposed |implementation |fix |revised |updated )?(?:plan|approach|strategy)(?: of action)?\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/i;
+const LIST_ITEM = /^\s*(?:[-*•+]|\d+[.)])\s+(.+)$/;
+
+/** The items of each plan the agent laid out: the list right under a plan heading, outside code. */
+function planItems(text: string): string[] {
+  const ls = text.replace(/```[\s\S]*?(```|$)/g, " ").split("\n");
+  const out: string[] = [];
+  ls.forEach((l, i) => {
+    if (!PLAN_HEAD.test(l)) return;
+    for (let j = i + 1; j < ls.length && out.length < 12; j++) {
+      const item = LIST_ITEM.exec(ls[j]!)?.[1];
+      if (item) out.push(item.replace(/\*\*/g, "").trim());
+      else if (ls[j]!.trim() || out.length > 0) break;
+    }
+  });
+  return out;
+}
+
+/** A branch the work moved to: `git checkout -b NAME`, `git switch -c NAME`, `git worktree add … -b NAME`. */
+const NEW_BRANCH = /\bgit\s+(?:checkout\s+-[bB]|switch\s+-[cC]|worktree\s+add\b[^\n;&|]*?\s-[bB])\s+["']?([\w./-]+)/;
+
+/** Decisions with their rationale, from the agent's prose; its plans; the branches it opened for the work. */
 export function decisions(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
   for (const t of turns) {
+    for (const c of t.tool_calls) {
+      const b = NEW_BRANCH.exec(commandText(c.input))?.[1];
+      if (b && !seen.has(`branch:${b}`)) {
+        seen.add(`branch:${b}`);
+        out.push({ text: `work on a new branch \`${b}\``, turn: t.id });
+      }
+    }
     if (t.role !== "assistant" || !conversational(t)) continue;
+    for (const item of planItems(t.text)) {
+      const key = signature(item);
+      if (item.length < 10 || seen.has(key)) continue;
+      seen.add(key);
+      out.push({ text: `plan: ${clip(item, 240)}`, turn: t.id });
+    }
     for (const raw of sentences(spoken(t.text))) {
       const s = unbullet(raw);
-      if (s.length < 25 || s.length > 320 || !DECISION.test(s)) continue;
+      if (s.length < 25 || s.length > 320 || !(DECISION.test(s) || COMMITMENT.test(s))) continue;
       const key = signature(s);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -235,14 +274,43 @@ function commitMessage(m: RegExpExecArray): string {
 const REPORTED =
   /^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*)?((?:Added|Updated|Fixed|Removed|Created|Implemented|Refactored|Moved|Renamed|Replaced|Deleted|Converted|Extracted|Consolidated|Changed|Wrapped|Enabled|Disabled|Introduced|Migrated|Rewrote|Split|Merged)\b.{10,})$/;
 
-/** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
-function reported(t: Turn): string[] {
-  if (t.role !== "assistant" || !conversational(t)) return [];
-  const text = t.text.replace(/```[\s\S]*?(```|$)/g, " ");
+/** Report list items of a text outside code: `- Added dark variants…`. */
+function reportedItems(text: string): string[] {
   return text
+    .replace(/```[\s\S]*?(```|$)/g, " ")
     .split("\n")
     .map((l) => REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim())
     .filter((x): x is string => Boolean(x));
+}
+
+/** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
+function reported(t: Turn): string[] {
+  if (t.role !== "assistant" || !conversational(t)) return [];
+  return reportedItems(t.text);
+}
+
+/** A tool that hands work to another agent; its result is that agent's report. */
+const DELEGATE = /^(?:agent|task|subagent|dispatch_agent|spawn_agent|delegate)$/i;
+/** A commit a delegated agent reports: ``Commit: `cf123a2` — `web(store): persist state` ``, `Commit SHA: aecbdd0`. */
+const REPORTED_COMMIT = /\bcommit(?:\s+sha)?\b\**:?\**\s*`?([0-9a-f]{7,40})\b`?(?:\s*[—–-]+\s*`([^`\n]{3,160})`)?/gi;
+
+/** What delegated agents report they did: their commits and their report's list items. */
+function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: string[] }> {
+  const out = new Map<Turn, { commits: string[]; items: string[] }>();
+  let prevCalls: ToolCall[] = [];
+  for (const t of turns) {
+    // A result answers the call at its position in the same turn, else in the turn that made the calls.
+    const calls = t.tool_calls.length > 0 ? t.tool_calls : prevCalls;
+    t.tool_results.forEach((r, k) => {
+      const call = calls[k] ?? (calls.length === 1 ? calls[0] : undefined);
+      if (!call || !DELEGATE.test(call.name) || r.is_error) return;
+      const got = out.get(t) ?? out.set(t, { commits: [], items: [] }).get(t)!;
+      for (const m of r.output.matchAll(REPORTED_COMMIT)) got.commits.push(`commit ${m[1]}${m[2] ? `: ${m[2]}` : ""}`);
+      got.items.push(...reportedItems(r.output));
+    });
+    if (t.tool_calls.length > 0) prevCalls = t.tool_calls;
+  }
+  return out;
 }
 
 /** Completed work with evidence: commits, finished plan items, passing test runs. */
@@ -277,7 +345,12 @@ export function completed(turns: Turn[]): Fact[] {
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
     }
   }
-  for (const t of turns) for (const r of reported(t)) add(`reported: ${r}`, t.id);
+  const delegated = delegatedReports(turns);
+  for (const t of turns) {
+    const d = delegated.get(t);
+    for (const c of d?.commits ?? []) add(c, t.id);
+    for (const r of [...reported(t), ...(d?.items ?? [])]) add(`reported: ${r}`, t.id);
+  }
   const ids = new Map(turns.map((t, i) => [t.id, i]));
   const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
@@ -313,11 +386,29 @@ function lastSaid(turns: Turn[], min: number): Turn | undefined {
 const NARRATION =
   /^(?:(?:great|perfect|good|ok(?:ay)?|excellent|now|first|next|then|also)[!,.]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i need to|read file:|searched|listed)\b[^.!?]*[.!?:]?$/i;
 
-/** What an agent turn says about the work: its prose without narration of the next action. */
+/**
+ * What an agent turn says about the work: its prose without narration of the next action. A report longer than
+ * `max` keeps its opening sentence and then its closing sentences, where a report states its conclusion.
+ */
 function stateText(t: Turn, max: number): string {
   const ls = spoken(t.text).split("\n").map(unbullet).filter(Boolean);
-  const said = ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x));
-  return clip((said.length > 0 ? said : ls).join(" "), max);
+  const said = (ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x)) as string[]).map((x) =>
+    x.replace(/\s+/g, " "),
+  );
+  const all = said.length > 0 ? said : ls;
+  const whole = all.join(" ");
+  if (whole.length <= max || all.length < 3) return clip(whole, max);
+  const first = clip(all[0]!, Math.floor(max / 4));
+  const tail: string[] = [];
+  let len = first.length + 3;
+  for (let i = all.length - 1; i > 0; i--) {
+    const x = all[i]!;
+    if (len + x.length + 1 > max) break;
+    tail.unshift(x);
+    len += x.length + 1;
+  }
+  if (tail.length === 0) return clip(whole, max);
+  return `${first} … ${tail.join(" ")}`;
 }
 
 /** The agent's words that close the last stretch of work (after the last edit or commit), when it spoke then. */
@@ -338,12 +429,31 @@ function workReport(turns: Turn[]): Turn | undefined {
   return report;
 }
 
-/** Where things stand: the report that closed the last work, the agent's last words, and the plan item in progress. */
+/** The agent's answer the person last replied to: its last words before the person's latest message. */
+function lastAnswered(turns: Turn[]): Turn | undefined {
+  let i = turns.length - 1;
+  while (i >= 0 && !typed(turns[i]!)) i--;
+  for (i--; i >= 0; i--) {
+    const t = turns[i]!;
+    if (typed(t)) return undefined;
+    if (t.role === "assistant" && conversational(t) && spoken(t.text).trim().length > 20) return t;
+  }
+  return undefined;
+}
+
+/**
+ * Where things stand: the answer the person last replied to, the report that closed the last work, the agent's last
+ * words, and the plan item in progress.
+ */
 export function currentState(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const last = lastSaid(turns, 20);
   const report = workReport(turns);
-  if (report && report !== last) out.push({ text: stateText(report, 600), turn: report.id });
+  const answered = lastAnswered(turns);
+  const at = new Map(turns.map((t, i) => [t, i]));
+  const said = [answered, report].filter((t): t is Turn => t !== undefined && t !== last);
+  for (const t of [...new Set(said)].sort((a, b) => at.get(a)! - at.get(b)!))
+    out.push({ text: stateText(t, 600), turn: t.id });
   if (last) out.push({ text: stateText(last, 900), turn: last.id });
   for (const x of planOf(turns).items)
     if (x.status === "in_progress") out.push({ text: `in progress: ${x.content}`, turn: x.turn });

@@ -34,6 +34,24 @@ const SHARE: Record<SectionKey, number> = {
   next: 0.02,
 };
 
+/**
+ * How far a line's full form ranks below the line itself when the budget is shared out: small where the short form
+ * cuts a person's or the agent's words (the instruction or the state may be in the part cut), large where the short
+ * form keeps what identifies the item (a file's path, an error's message).
+ */
+const UPGRADE_DROP: Record<SectionKey, number> = {
+  intent: 1,
+  constraints: 1,
+  state: 1,
+  next: 1,
+  blockers: 1,
+  files: 5,
+  decisions: 2,
+  completed: 2,
+  failures: 3,
+  metrics: 2,
+};
+
 interface Line {
   section: SectionKey;
   /** Position within the section when rendered (chronological or ledger order). */
@@ -194,20 +212,25 @@ export function renderSections(
         left -= c;
       }
     }
-    // Pass 2: leftovers, by priority across sections.
-    const rest = all.filter((l) => !chosen.has(l)).sort((a, b) => b.priority - a.priority);
-    for (const l of rest) {
-      const c = tok(l).short;
-      if (c <= left) {
-        chosen.set(l, "short");
-        left -= c;
-      }
+    // Pass 2: leftovers and upgrades to full lines, by priority across sections. An upgrade ranks below its own
+    // line by how much its short form keeps (UPGRADE_DROP): a person's words cut short lose the instruction, a file
+    // line keeps its path.
+    type Step = { line: Line; full: boolean; priority: number };
+    const steps: Step[] = [];
+    for (const l of all) {
+      if (!chosen.has(l)) steps.push({ line: l, full: false, priority: l.priority });
+      if (l.full !== l.short) steps.push({ line: l, full: true, priority: l.priority - UPGRADE_DROP[l.section] });
     }
-    // Pass 3: upgrade to full lines while room remains.
-    for (const l of [...chosen.keys()].sort((a, b) => b.priority - a.priority)) {
-      const c = tok(l);
-      if (c.full > c.short && c.full - c.short <= left) {
-        chosen.set(l, "full");
+    steps.sort((x, y) => y.priority - x.priority || Number(x.full) - Number(y.full));
+    for (const st of steps) {
+      const c = tok(st.line);
+      if (!st.full) {
+        if (c.short <= left) {
+          chosen.set(st.line, "short");
+          left -= c.short;
+        }
+      } else if (chosen.get(st.line) === "short" && c.full > c.short && c.full - c.short <= left) {
+        chosen.set(st.line, "full");
         left -= c.full - c.short;
       }
     }
@@ -218,7 +241,7 @@ export function renderSections(
     let tokens = countTokens(out.markdown);
     while (tokens > budget) {
       let excess = tokens - budget;
-      const ranked = [...chosen.keys()].sort((a, b) => a.priority - b.priority);
+      const ranked = [...chosen.keys()].sort((x, y) => x.priority - y.priority);
       if (ranked.length > 0) {
         for (const l of [...ranked.filter((x) => chosen.get(x) === "full"), ...ranked]) {
           if (excess <= 0) break;

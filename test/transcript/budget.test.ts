@@ -37,13 +37,13 @@ describe("chooseBudget", () => {
       name: "a plain long session gets its proportional share",
       s: holding(1),
       tokens: 52_000,
-      want: (b) => b === 4_000,
+      want: (b) => b === 5_200,
     },
     {
       name: "a session holding many files gets their cost, above the share",
-      s: holding(120, 20, 10),
-      tokens: 52_000,
-      want: (b) => b > 4_000 && b <= 5_200,
+      s: holding(15),
+      tokens: 8_000,
+      want: (b) => b > 800 && b <= 1_000,
     },
     { name: "never under 10:1", s: holding(400, 40, 40), tokens: 30_000, want: (b) => b === 3_000 },
     {
@@ -63,8 +63,8 @@ describe("chooseBudget", () => {
   }
 
   it("grows with the files a session edited", () => {
-    const few = chooseBudget(holding(10), 30_000).tokens;
-    const many = chooseBudget(holding(60), 30_000).tokens;
+    const few = chooseBudget(holding(5), 6_000).tokens;
+    const many = chooseBudget(holding(15), 6_000).tokens;
     expect(many).toBeGreaterThan(few);
     expect(chooseBudget(holding(60), 30_000).basis).toMatchObject({ files: 60, tokens_summarized: 30_000 });
   });
@@ -86,7 +86,8 @@ describe("compress_context's default budget", () => {
     expect(r.stats.budget.chosen_by).toBe("default");
     expect(r.stats.budget.basis.files).toBeGreaterThanOrEqual(39);
     expect(r.stats.budget.basis.id_extra).toBeGreaterThan(10);
-    expect(r.stats.budget.tokens).toBeGreaterThan(r.stats.budget.basis.proportional);
+    const { need, proportional, ceiling } = r.stats.budget.basis;
+    expect(r.stats.budget.tokens).toBe(Math.min(ceiling, Math.max(need, proportional)));
     expect(r.stats.ratio).toBeGreaterThanOrEqual(10);
     const ledger = r.summary.markdown.split("## Files Modified\n")[1]!.split("\n## ")[0]!;
     expect(ledger).not.toContain("more kept in the store");

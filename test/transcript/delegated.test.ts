@@ -1,0 +1,50 @@
+// Completed holds what delegated agents report they did: the commits and the list items of their reports, while
+// a failed delegation and the agent's other tools add nothing.
+import { describe, expect, it } from "vitest";
+
+import { completed } from "../../src/transcript/extract.js";
+import { parseText } from "../../src/transcript/parse.js";
+import { claudeCodeSession, type Step } from "../helpers/session.js";
+
+function done(steps: Step[]): string[] {
+  return completed(parseText(claudeCodeSession(steps), "claude-code-jsonl").turns).map((f) => f.text);
+}
+
+const REPORT = [
+  "**Status: DONE**",
+  "",
+  "**Task 19 — FirstRunWizard shell**",
+  "- Commit: `9d2f43f` — `web(wizard): FirstRunWizard shell + 3 step stubs`",
+  "",
+  "**What was done:**",
+  "1. Removed all zone-only imports from App.tsx: `useZoneStore`, `ZoneMembersPanel`.",
+  "2. Simplified the `<Outlet />` gate.",
+].join("\n");
+
+describe("completed: delegated agents' reports", () => {
+  it("keeps the commits and the report items a delegated agent returns", () => {
+    const got = done([
+      { user: "Run Phase 4 with a subagent." },
+      {
+        tool: {
+          name: "Task",
+          input: { description: "Phase 4 — wizard shell", prompt: "Implement task 19" },
+          output: REPORT,
+        },
+      },
+    ]);
+    expect(got).toEqual([
+      "commit 9d2f43f: web(wizard): FirstRunWizard shell + 3 step stubs",
+      "reported: Removed all zone-only imports from App.tsx: `useZoneStore`, `ZoneMembersPanel`.",
+    ]);
+  });
+
+  it("ignores a failed delegation and the same text from another tool", () => {
+    const got = done([
+      { user: "Run Phase 4 with a subagent." },
+      { tool: { name: "Task", input: { prompt: "Implement task 19" }, output: REPORT, error: true } },
+      { read: { file: "docs/report.md", lines: REPORT.split("\n") } },
+    ]);
+    expect(got).toEqual([]);
+  });
+});
