@@ -26,8 +26,8 @@ import {
   LEARNED_SYMBOL_WEIGHTS,
   orderSymbols,
   type SymbolFeatures,
-  type SymbolQuery,
   symbolFeatures,
+  type SymbolQuery,
   symbolScore,
   type SymbolWeights,
 } from "./symbols.js";
