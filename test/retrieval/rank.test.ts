@@ -77,6 +77,11 @@ describe("ranker channels on the polyglot fixture", () => {
     const syms = await withRoot.rankSymbols(q, 5);
     expect(syms[0]?.id).toBe("pyproj/shapes/geometry.py::Circle.diameter");
     expect(syms[0]?.startLine).toBeLessThan(syms[0]!.endLine!);
+    expect(syms[0]?.features.body).toBeGreaterThan(0);
+    // The cards rank the symbols of the files they list with the same scores.
+    const listed = await withRoot.rankSymbols(q, Infinity, { files: ["pyproj/shapes/geometry.py"] });
+    expect(new Set(listed.map((s) => s.path))).toEqual(new Set(["pyproj/shapes/geometry.py"]));
+    expect(listed[0]).toEqual(syms[0]);
   });
 
   it("an empty query returns nothing rather than failing", async () => {
