@@ -150,9 +150,12 @@ function pathMatches(u: Universe, raw: string): string[] {
 const PERIPHERAL =
   /(?:^|\/)(?:examples|scripts|docs|benchmarks|bench|asv_bench|samples|demos)\/|^(?:example|doc|benchmark|sample|demo)\//;
 
-/** Scales down files in peripheral folders (a prior from the path's role, like tests versus source). */
-export function pathPrior(path: string): number {
-  return PERIPHERAL.test(path) ? LEARNED_WEIGHTS.peripheral : 1;
+/**
+ * Scales down files in peripheral folders (a prior from the path's role, like tests versus source), by the
+ * given fusion's factor: the ranker's own weights, the committed ones when none are given.
+ */
+export function pathPrior(path: string, weights: Pick<FusionWeights, "peripheral"> = LEARNED_WEIGHTS): number {
+  return PERIPHERAL.test(path) ? weights.peripheral : 1;
 }
 
 /** Whether a path sits in a peripheral folder (examples, scripts, docs, benchmarks). */
