@@ -4,6 +4,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 
 import type { Sections } from "../conversation/schema.js";
+import { detectLanguage, isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import { extractAnchors } from "../retrieval/query.js";
 import type { RankedFile, RankedSymbol, Ranker } from "../retrieval/rank.js";
 import { confidenceOf, type EvidenceFeatures } from "../scoring/calibration.js";
@@ -35,6 +36,41 @@ const SYMBOL_CARD_FILES = 3;
 const SYMBOL_CARDS_PER_FILE = 2;
 /** How deep the ranking is read to place files the caller passed among the others. */
 const PASSED_DEPTH = 100;
+/**
+ * How far retrieval is trusted for code in a language the session does not work in (see `foreignTo`): the
+ * session's own files are evidence of where the task lives, so a lexical match elsewhere is half as likely.
+ */
+const FOREIGN_TRUST = 0.5;
+/** Languages that share code and tooling count as one (a header and its source, JavaScript and TypeScript). */
+const FAMILY: Partial<Record<LanguageId, string>> = {
+  c: "c",
+  cpp: "c",
+  objc: "c",
+  typescript: "js",
+  tsx: "js",
+  javascript: "js",
+};
+const family = (path: string) => {
+  const l = detectLanguage(path);
+  return isCodeLanguage(l) ? (FAMILY[l!] ?? l!) : undefined;
+};
+
+/**
+ * Whether a path holds code in a language that neither the session's files nor the paths the task names use.
+ * Always false without session files in a code language: the task alone says nothing of its language.
+ */
+export function foreignTo(sessionPaths: readonly string[], taskPaths: readonly string[]): (path: string) => boolean {
+  const used = new Set(sessionPaths.flatMap((p) => family(p) ?? []));
+  if (used.size === 0) return () => false;
+  for (const p of taskPaths) {
+    const f = family(p);
+    if (f) used.add(f);
+  }
+  return (path) => {
+    const f = family(path);
+    return f !== undefined && !used.has(f);
+  };
+}
 
 function termSet(text: string): Set<string> {
   return new Set(identifierTokens(text).filter((t) => t.length >= 3));
@@ -109,6 +145,7 @@ export async function gatherCandidates(
     .filter((a) => a.kind === "path" || a.kind === "frame" || a.kind === "test")
     .map((a) => a.text);
   const wanted = new Set<string>(files);
+  const foreign = foreignTo([...touched.keys()], namedPaths);
   const features = evidenceFeatures(db, task, full);
   const confidence = confidenceOf(features);
 
@@ -130,7 +167,7 @@ export async function gatherCandidates(
     const symbolCards = kinds.has("symbol") && ((rank !== undefined && rank <= SYMBOL_CARD_FILES) || !!session);
     // A file the session touched is as strong a lead as the best retrieval hit, whatever the task's wording.
     const relative = session ? 1 : r.score > 0 && bestScore > 0 ? Math.min(1, r.score / bestScore) : undefined;
-    const trust = session ? 1 : confidence;
+    const trust = session ? 1 : foreign(r.path) ? FOREIGN_TRUST * confidence : confidence;
     const byKey = new Map(syms.map((n) => [n.key, n]));
     const hits = (symbolHits.get(r.path) ?? []).flatMap((h) => {
       const s = byKey.get(h.key);
@@ -235,7 +272,7 @@ export async function gatherCandidates(
           raw_tokens: Math.min(t.tokens, 400),
           signals: base({
             graph_distance: f === top[0] ? 0 : 1, // a test of the top-ranked file is as close to the edit as the file
-            evidence: confidence,
+            evidence: foreign(t.path) ? FOREIGN_TRUST * confidence : confidence,
             overlap: overlap(taskTerms, t.path),
             stale: staleOnDisk(db, ctx.root, t.path),
           }),
