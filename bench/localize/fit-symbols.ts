@@ -4,6 +4,7 @@
 // point in grid order), with leave-one-repository-out figures (each repository scored with the constants
 // fitted on the others) beside the in-sample ones.
 import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 
 import { z } from "zod";
 
@@ -40,10 +41,19 @@ export type SymbolCandidate = z.infer<typeof SymbolCandidate>;
 export const SymbolDumpTask = z.object({ id: z.string(), repo: z.string(), symbols: z.array(SymbolCandidate) });
 export type SymbolDumpTask = z.infer<typeof SymbolDumpTask>;
 
-/** The tasks of a dump that carry symbol candidates (lines without `symbols` are skipped). */
+/** The tasks of a dump (gzipped when the name ends in `.gz`) that carry symbol candidates; other lines are skipped. */
 export function loadSymbolDump(file: string): SymbolDumpTask[] {
   const out: SymbolDumpTask[] = [];
-  readFileSync(file, "utf8")
+  let raw: Buffer;
+  try {
+    raw = readFileSync(file);
+  } catch (err) {
+    throw new AppError("BAD_INPUT", `cannot read the dump ${file}; pass a file written by eval localize --dump`, {
+      cause: err,
+    });
+  }
+  (file.endsWith(".gz") ? gunzipSync(raw) : raw)
+    .toString("utf8")
     .split("\n")
     .forEach((line, i) => {
       if (!line.trim()) return;
@@ -112,7 +122,7 @@ function* grid(): Generator<SymbolWeights> {
 }
 
 /** The grid point with the best MRR@10 on `tasks` (ties: sum of sym_acc@1/5/10, then grid order). */
-function fitSymbolWeights(tasks: readonly Prepared[]): SymbolWeights {
+function fitPrepared(tasks: readonly Prepared[]): SymbolWeights {
   let best: { w: SymbolWeights; key: [number, number] } | undefined;
   for (const w of grid()) {
     const ranks = tasks.map((t) => goldRank(t, w));
@@ -122,6 +132,11 @@ function fitSymbolWeights(tasks: readonly Prepared[]): SymbolWeights {
       best = { w, key };
   }
   return best?.w ?? LEARNED_SYMBOL_WEIGHTS;
+}
+
+/** The constants fitted on every dumped task (what `LEARNED_SYMBOL_WEIGHTS` holds). */
+export function fitSymbolWeights(dumped: readonly SymbolDumpTask[]): SymbolWeights {
+  return fitPrepared(dumped.map(prepare));
 }
 
 export interface SymbolScores extends SymbolMetrics {
@@ -153,10 +168,10 @@ export function fitSymbolReport(dumped: readonly SymbolDumpTask[]): SymbolFitRep
   const tasks = dumped.map(prepare);
   const repos = [...new Set(tasks.map((t) => t.repo))].sort();
   const rank = (w: SymbolWeights, ts: readonly Prepared[]) => ts.map((t) => goldRank(t, w));
-  const fitted = fitSymbolWeights(tasks);
+  const fitted = fitPrepared(tasks);
   const held: (number | null)[] = [];
   const folds = repos.map((repo) => {
-    const w = fitSymbolWeights(tasks.filter((t) => t.repo !== repo));
+    const w = fitPrepared(tasks.filter((t) => t.repo !== repo));
     const mine = tasks.filter((t) => t.repo === repo);
     held.push(...rank(w, mine));
     return { repo, n_tasks: mine.length, weights: w };

@@ -1,11 +1,18 @@
 // `eval fit-symbols`: the symbol ranking's constants searched on dumped features, with figures per held-out repository.
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { describe, expect, it } from "vitest";
 
-import { fitSymbolReport, loadSymbolDump, renderSymbolFit } from "../../bench/localize/fit-symbols.js";
+import {
+  fitSymbolReport,
+  fitSymbolWeights,
+  loadSymbolDump,
+  renderSymbolFit,
+} from "../../bench/localize/fit-symbols.js";
 import { AppError } from "../../src/errors.js";
+import { LEARNED_SYMBOL_WEIGHTS } from "../../src/retrieval/symbols.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const cand = (
@@ -61,4 +68,13 @@ describe("fit-symbols", () => {
     writeFileSync(join(dir, "bad.jsonl"), "{nope\n");
     expect(() => loadSymbolDump(join(dir, "bad.jsonl"))).toThrow(/bad\.jsonl:1 is not JSON/);
   });
+});
+
+describe("LEARNED_SYMBOL_WEIGHTS", () => {
+  it("is what the fit on the committed Python development dump gives", () => {
+    const dump = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "localize", "dumps");
+    const tasks = loadSymbolDump(join(dump, "python-dev-symbols.jsonl.gz"));
+    expect(tasks).toHaveLength(58);
+    expect(fitSymbolWeights(tasks)).toEqual(LEARNED_SYMBOL_WEIGHTS);
+  }, 60_000);
 });
