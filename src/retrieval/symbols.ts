@@ -61,7 +61,7 @@ export const SymbolWeights = z.strictObject({
 });
 export type SymbolWeights = z.infer<typeof SymbolWeights>;
 
-/** Fitted on the Python development tasks with gold symbols (grid search on MRR@10, leave-one-repository-out). */
+/** Fitted on the Python development tasks whose fixes name their symbols (`memcards eval fit-symbols`, see docs/benchmarks.md). */
 export const LEARNED_SYMBOL_WEIGHTS: SymbolWeights = {
   files: 3,
   decay: 0.25,
