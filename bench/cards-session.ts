@@ -102,6 +102,8 @@ export interface SessionPackScore {
   /** Served the failing test (a test card) or the failure itself (a failure card citing the test). */
   test: boolean;
   failure: boolean;
+  /** Place of the first failure card citing the test among the served cards. */
+  failure_at: number | null;
   constraint: boolean;
   tokens: number;
   cards: number;
@@ -118,11 +120,13 @@ export interface SessionEvalReport {
 function score(cards: readonly Card[], gold: SessionScenario["gold"], tokens: number): SessionPackScore {
   const at = cards.findIndex((c) => (c.kind === "file" || c.kind === "symbol") && cardPath(c) === gold.file);
   const testName = gold.test.slice(gold.test.lastIndexOf("/") + 1);
+  const failureAt = cards.findIndex((c) => c.kind === "failure" && c.evidence.includes(testName));
   return {
     file: at >= 0,
     file_at: at >= 0 ? at + 1 : null,
     test: cards.some((c) => c.kind === "test" && cardPath(c) === gold.test),
-    failure: cards.some((c) => c.kind === "failure" && c.evidence.includes(testName)),
+    failure: failureAt >= 0,
+    failure_at: failureAt >= 0 ? failureAt + 1 : null,
     constraint: cards.some((c) => c.kind === "constraint" && c.evidence.toLowerCase().includes(gold.constraint)),
     tokens,
     cards: cards.length,

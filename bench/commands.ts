@@ -19,6 +19,7 @@ import { benchIndex, renderIndexBench } from "./index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./localize.js";
 import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./localize/audit.js";
 import { fitReport, loadDump, renderFitReport } from "./localize/fit.js";
+import { fitSymbolReport, loadSymbolDump, renderSymbolFit } from "./localize/fit-symbols.js";
 import { Rung } from "./localize/ladder.js";
 import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
@@ -208,6 +209,12 @@ export function evalFitWeights(opts: { dump: string[]; heldOut?: string[] }): Ev
   const held = (opts.heldOut ?? []).flatMap((f) => loadDump(resolvePath(f)));
   const report = fitReport(dev, held);
   return { data: report, text: renderFitReport(report) };
+}
+
+/** `eval fit-symbols`: the symbol ranking's constants fitted on dumped symbol features, cross-validated by repository. */
+export function evalFitSymbols(opts: { dump: string[] }): EvalOutput {
+  const report = fitSymbolReport(opts.dump.flatMap((f) => loadSymbolDump(resolvePath(f))));
+  return { data: report, text: renderSymbolFit(report) };
 }
 
 export async function evalCards(opts: TaskEvalFlags, config: Config, logger: Logger): Promise<EvalOutput> {

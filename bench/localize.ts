@@ -11,6 +11,8 @@ import type { Logger } from "../src/log.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import { createBm25Store, rootReader } from "../src/retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "../src/retrieval/rank.js";
+import { LEARNED_SYMBOL_WEIGHTS } from "../src/retrieval/symbols.js";
+import { SYMBOL_FILE_GRID } from "./localize/fit-symbols.js";
 import { rankAtRung, Rung, RUNGS } from "./localize/ladder.js";
 import { type LocalizeReport, runLocalizeEval } from "./localize/run.js";
 import type { Task } from "./localize/tasks.js";
@@ -94,6 +96,13 @@ export async function runLocalize(opts: {
         : (await rankAtRung(ranker, query, Rung.parse(rung), DEPTH)).map((r) => r.path),
     rankSymbols: async ({ ranker }, query) => (await ranker.rankSymbols(query, 10)).map((s) => s.id),
     signals: async ({ ranker }, query) => ranker.signals(query),
+    // Every symbol of the files any fitted weights could rank, with its features (for `eval fit-symbols`).
+    symbolSignals: async ({ ranker }, query) =>
+      (
+        await ranker.rankSymbols(query, Infinity, {
+          weights: { ...LEARNED_SYMBOL_WEIGHTS, files: Math.max(...SYMBOL_FILE_GRID) },
+        })
+      ).map((s) => ({ id: s.id, file: s.fileIndex, ...s.features })),
     dumpFile: opts.dumpFile,
     dispose: async ({ app, storeDir }) => {
       await app.close();

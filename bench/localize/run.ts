@@ -76,6 +76,8 @@ export interface LocalizeEvalOptions<Ctx> {
    * (the candidates labelled against gold here, on the harness side) for fitting the fusion offline.
    */
   signals?: (ctx: Ctx, query: string) => Promise<readonly { path: string }[]>;
+  /** Every candidate symbol with its features; dumped (labelled against `gold_symbols`) beside the files. */
+  symbolSignals?: (ctx: Ctx, query: string) => Promise<readonly { id: string }[]>;
   dumpFile?: string;
   onProgress?: (event: ProgressEvent) => void;
   bootstrap?: BootstrapOptions;
@@ -193,10 +195,15 @@ export async function runLocalizeEval<Ctx>(opts: LocalizeEvalOptions<Ctx>): Prom
       if (opts.signals && opts.dumpFile) {
         const goldSet = new Set(normalizeRanked(task.gold));
         const candidates = (await opts.signals(ctx, view.query)).map((c) => ({ ...c, gold: goldSet.has(c.path) }));
-        appendFileSync(
-          opts.dumpFile,
-          JSON.stringify({ id: task.id, repo: task.repo, rung_ranks: rankOf(runs), candidates }) + "\n",
-        );
+        const line: Record<string, unknown> = { id: task.id, repo: task.repo, rung_ranks: rankOf(runs), candidates };
+        if (opts.symbolSignals && task.gold_symbols?.length) {
+          const goldSyms = task.gold_symbols;
+          line.symbols = (await opts.symbolSignals(ctx, view.query)).map((c) => ({
+            ...c,
+            gold: symbolRank([c.id], goldSyms) === 1,
+          }));
+        }
+        appendFileSync(opts.dumpFile, JSON.stringify(line) + "\n");
       }
       outcomes.push(outcome);
       progress("done", rungs.map((r) => `${r} ${runs[r]!.score.rank ?? "-"}`).join(", "));

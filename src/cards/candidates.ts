@@ -1,11 +1,12 @@
 // Candidates for a task's cards: retrieved files and their symbols, the tests covering them, the rules
 // governing them, and the session's own constraints and failures; each with its run-time signals.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 
 import type { Sections } from "../conversation/schema.js";
+import { detectLanguage, isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import { extractAnchors } from "../retrieval/query.js";
-import type { RankedFile, Ranker } from "../retrieval/rank.js";
+import type { RankedFile, RankedSymbol, Ranker } from "../retrieval/rank.js";
 import { confidenceOf, type EvidenceFeatures } from "../scoring/calibration.js";
 import type { Candidate, UnitKind } from "../scoring/schema.js";
 import { outcomeCounts } from "../storage/cards.js";
@@ -35,10 +36,41 @@ const SYMBOL_CARD_FILES = 3;
 const SYMBOL_CARDS_PER_FILE = 2;
 /** How deep the ranking is read to place files the caller passed among the others. */
 const PASSED_DEPTH = 100;
-/** Source files read to score symbol bodies against the task (larger ones fall back to names alone). */
-const MAX_BODY_FILE_BYTES = 1_000_000;
-/** Declarations that hold other symbols: a method inside decides behaviour more often than the declaration. */
-const CONTAINER_KINDS = new Set(["class", "struct", "enum", "trait", "interface", "type", "impl", "module", "scope"]);
+/**
+ * How far retrieval is trusted for code in a language the session does not work in (see `foreignTo`): the
+ * session's own files are evidence of where the task lives, so a lexical match elsewhere is half as likely.
+ */
+const FOREIGN_TRUST = 0.5;
+/** Languages that share code and tooling count as one (a header and its source, JavaScript and TypeScript). */
+const FAMILY: Partial<Record<LanguageId, string>> = {
+  c: "c",
+  cpp: "c",
+  objc: "c",
+  typescript: "js",
+  tsx: "js",
+  javascript: "js",
+};
+const family = (path: string) => {
+  const l = detectLanguage(path);
+  return isCodeLanguage(l) ? (FAMILY[l!] ?? l!) : undefined;
+};
+
+/**
+ * Whether a path holds code in a language that neither the session's files nor the paths the task names use.
+ * Always false without session files in a code language: the task alone says nothing of its language.
+ */
+export function foreignTo(sessionPaths: readonly string[], taskPaths: readonly string[]): (path: string) => boolean {
+  const used = new Set(sessionPaths.flatMap((p) => family(p) ?? []));
+  if (used.size === 0) return () => false;
+  for (const p of taskPaths) {
+    const f = family(p);
+    if (f) used.add(f);
+  }
+  return (path) => {
+    const f = family(path);
+    return f !== undefined && !used.has(f);
+  };
+}
 
 function termSet(text: string): Set<string> {
   return new Set(identifierTokens(text).filter((t) => t.length >= 3));
@@ -109,18 +141,21 @@ export async function gatherCandidates(
   const ranked = entries.map((e) => e.r);
   const taskTerms = termSet(task);
   const anchors = extractAnchors(task);
-  const named = new Set(
-    anchors.filter((a) => a.kind === "identifier" || a.kind === "module").map((a) => a.text.split(".").pop()!),
-  );
   const namedPaths = anchors
     .filter((a) => a.kind === "path" || a.kind === "frame" || a.kind === "test")
     .map((a) => a.text);
   const wanted = new Set<string>(files);
+  const foreign = foreignTo([...touched.keys()], namedPaths);
   const features = evidenceFeatures(db, task, full);
   const confidence = confidenceOf(features);
 
   const out: Candidate[] = [];
   const bestScore = ranked[0]?.score ?? 0;
+  // The same symbol ranking the evaluation scores: names and own bodies, in every listed file.
+  const symbolHits = groupHits(
+    await ctx.ranker.rankSymbols(task, Infinity, { files: entries.map((e) => e.r.path) }),
+    taskTerms,
+  );
   const fileNodes = new Map<string, NodeRow>();
   for (const { r, rank } of entries) {
     const nodes = findNodes(db, { path: r.path, limit: 400 });
@@ -129,14 +164,16 @@ export async function gatherCandidates(
     fileNodes.set(r.path, fileNode);
     const syms = nodes.filter((n) => n.type === "symbol" && n.name);
     const session = touched.get(r.path);
-    const withBodies = kinds.has("symbol") && ((rank !== undefined && rank <= SYMBOL_CARD_FILES) || !!session);
+    const symbolCards = kinds.has("symbol") && ((rank !== undefined && rank <= SYMBOL_CARD_FILES) || !!session);
     // A file the session touched is as strong a lead as the best retrieval hit, whatever the task's wording.
     const relative = session ? 1 : r.score > 0 && bestScore > 0 ? Math.min(1, r.score / bestScore) : undefined;
-    const trust = session ? 1 : confidence;
-    const hits = rankSymbols(syms, taskTerms, named, withBodies ? fileLines(ctx.root, r.path) : undefined).slice(
-      0,
-      SYMBOLS_PER_FILE,
-    );
+    const trust = session ? 1 : foreign(r.path) ? FOREIGN_TRUST * confidence : confidence;
+    const byKey = new Map(syms.map((n) => [n.key, n]));
+    const hits = (symbolHits.get(r.path) ?? []).flatMap((h) => {
+      const s = byKey.get(h.key);
+      return s ? [{ ...h, s }] : [];
+    });
+    hits.splice(SYMBOLS_PER_FILE);
     const anchorHit =
       wanted.has(r.path) ||
       r.channels.anchors !== undefined ||
@@ -167,7 +204,7 @@ export async function gatherCandidates(
         },
       });
     }
-    if (kinds.has("symbol") && withBodies) {
+    if (symbolCards) {
       for (const h of hits.slice(0, SYMBOL_CARDS_PER_FILE)) {
         out.push({
           key: h.s.key,
@@ -235,7 +272,7 @@ export async function gatherCandidates(
           raw_tokens: Math.min(t.tokens, 400),
           signals: base({
             graph_distance: f === top[0] ? 0 : 1, // a test of the top-ranked file is as close to the edit as the file
-            evidence: confidence,
+            evidence: foreign(t.path) ? FOREIGN_TRUST * confidence : confidence,
             overlap: overlap(taskTerms, t.path),
             stale: staleOnDisk(db, ctx.root, t.path),
           }),
@@ -412,19 +449,8 @@ function sessionPaths(db: Db, session: Sections): Map<string, SessionPath> {
   return out;
 }
 
-/** The file's lines, or undefined when it is unreadable or too large to score symbol bodies in. */
-function fileLines(root: string, path: string): string[] | undefined {
-  try {
-    const full = join(root, path);
-    if (statSync(full).size > MAX_BODY_FILE_BYTES) return undefined;
-    return readFileSync(full, "utf8").split("\n");
-  } catch {
-    return undefined;
-  }
-}
-
-export interface SymbolHit {
-  s: NodeRow;
+interface SymbolHit {
+  key: string;
   /** An identifier the task names. */
   named: boolean;
   /** Share of the name's terms the task uses. */
@@ -434,52 +460,22 @@ export interface SymbolHit {
 }
 
 /**
- * The file's symbols that the task concerns, best first. Each scores on its name (named in the task, or
- * sharing its terms) and, when the file's lines are given, on its own body: the task's terms in the lines
- * that are its own (nested definitions excluded), weighted by how few of the file's symbols use them. A
- * declaration that holds other symbols (a class, a struct, an impl) weighs less than a function or method
- * scoring the same, so the card names the code that decides the behaviour rather than the type it belongs to.
+ * Ranked symbols per file, best first, keeping those the task concerns: named in the task, sharing most of
+ * their name's terms, or holding at least half of the file's best body match.
  */
-export function rankSymbols(
-  syms: readonly NodeRow[],
-  taskTerms: ReadonlySet<string>,
-  named: ReadonlySet<string>,
-  lines?: readonly string[],
-): SymbolHit[] {
-  const own = new Map<number, Set<string>>();
-  if (lines) {
-    for (const s of syms) {
-      if (!s.start_line || !s.end_line) continue;
-      const nested = syms.filter(
-        (o) => o !== s && o.start_line && o.end_line && o.start_line >= s.start_line! && o.end_line <= s.end_line!,
-      );
-      const text: string[] = [];
-      for (let l = s.start_line; l <= s.end_line && l <= lines.length; l++) {
-        if (l !== s.start_line && nested.some((o) => l >= o.start_line! && l <= o.end_line!)) continue;
-        text.push(lines[l - 1]!);
-      }
-      own.set(s.id, termSet(text.join("\n")));
-    }
+function groupHits(ranked: readonly RankedSymbol[], taskTerms: ReadonlySet<string>): Map<string, SymbolHit[]> {
+  const out = new Map<string, SymbolHit[]>();
+  const best = new Map<string, number>();
+  for (const r of ranked) {
+    const name = r.name.split(".").pop()!;
+    const ov = taskTerms.has(name.toLowerCase()) ? 1 : overlap(taskTerms, name);
+    const named = r.features.named > 0;
+    if (!named && ov < 0.5 && r.features.body < 0.5) continue;
+    if (!best.has(r.path)) best.set(r.path, r.score);
+    const top = best.get(r.path)!;
+    const list = out.get(r.path) ?? [];
+    list.push({ key: r.key, named, ov, share: top > 0 ? r.score / top : 0 });
+    out.set(r.path, list);
   }
-  const df = new Map<string, number>();
-  for (const terms of own.values()) for (const t of terms) if (taskTerms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
-  const body = new Map<number, number>();
-  for (const [id, terms] of own) {
-    let score = 0;
-    for (const t of terms) if (taskTerms.has(t)) score += Math.log(1 + own.size / (df.get(t) ?? 1));
-    body.set(id, score);
-  }
-  const maxBody = Math.max(0, ...body.values());
-  const scored = syms.map((s) => {
-    const isNamed = named.has(s.name!);
-    const ov = taskTerms.has(s.name!.toLowerCase()) ? 1 : overlap(taskTerms, s.name!);
-    const b = maxBody > 0 ? (body.get(s.id) ?? 0) / maxBody : 0;
-    const raw = (isNamed ? 1 : 0) + 0.5 * ov + b;
-    return { s, named: isNamed, ov, b, score: CONTAINER_KINDS.has(s.kind ?? "") ? 0.5 * raw : raw };
-  });
-  const kept = scored.filter((h) => h.named || h.ov >= 0.5 || h.b >= 0.5);
-  const best = Math.max(0, ...kept.map((h) => h.score));
-  return kept
-    .sort((a, b) => b.score - a.score || (a.s.start_line ?? 0) - (b.s.start_line ?? 0))
-    .map((h) => ({ s: h.s, named: h.named, ov: h.ov, share: best > 0 ? h.score / best : 0 }));
+  return out;
 }

@@ -53,6 +53,18 @@ export function registerEvalTasks(evalCmd: Command): void {
     });
 
   evalCmd
+    .command("fit-symbols")
+    .description(
+      "fit the symbol ranking's constants on localize dumps: grid search on symbol MRR@10, leave-one-repository-out figures",
+    )
+    .requiredOption("--dump <files...>", "dumps from eval localize --dump over tasks with gold_symbols")
+    .option("--json", "print JSON")
+    .action(async (opts: { dump: string[]; json?: boolean }) => {
+      const r = (await loadBench()).evalFitSymbols(opts);
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
     .command("cards")
     .description(
       "what the packed cards hold for real tasks: budget sweep, removal, formats at equal budget, planted harm, audit, latency",

@@ -19,9 +19,18 @@ import {
 import { searchFts, termDocFrequency } from "../storage/graph/search.js";
 import { nearestVectors } from "../storage/vectors.js";
 import { type Bm25Index, bm25Tokens, scoreBm25 } from "./bm25.js";
-import { type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
+import { type Bm25Reader, type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
 import { expand, type Ranked, rollUp, toRanked } from "./fuse.js";
 import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";
+import {
+  LEARNED_SYMBOL_WEIGHTS,
+  orderSymbols,
+  type SymbolFeatures,
+  symbolFeatures,
+  type SymbolQuery,
+  symbolScore,
+  type SymbolWeights,
+} from "./symbols.js";
 import { type CandidateSignals, type Channel, fusedScore, type FusionWeights, LEARNED_WEIGHTS } from "./weights.js";
 
 /** The channels a ranking fuses beside BM25 (which always runs), and whether the path prior applies. */
@@ -141,9 +150,12 @@ function pathMatches(u: Universe, raw: string): string[] {
 const PERIPHERAL =
   /(?:^|\/)(?:examples|scripts|docs|benchmarks|bench|asv_bench|samples|demos)\/|^(?:example|doc|benchmark|sample|demo)\//;
 
-/** Scales down files in peripheral folders (a prior from the path's role, like tests versus source). */
-export function pathPrior(path: string): number {
-  return PERIPHERAL.test(path) ? LEARNED_WEIGHTS.peripheral : 1;
+/**
+ * Scales down files in peripheral folders (a prior from the path's role, like tests versus source), by the
+ * given fusion's factor: the ranker's own weights, the committed ones when none are given.
+ */
+export function pathPrior(path: string, weights: Pick<FusionWeights, "peripheral"> = LEARNED_WEIGHTS): number {
+  return PERIPHERAL.test(path) ? weights.peripheral : 1;
 }
 
 /** Whether a path sits in a peripheral folder (examples, scripts, docs, benchmarks). */
@@ -239,6 +251,17 @@ export interface RankedSymbol {
   startLine: number | null;
   endLine: number | null;
   score: number;
+  /** The index's node key. */
+  key: string;
+  /** 0-based rank of its file among the files whose symbols were ranked. */
+  fileIndex: number;
+  features: SymbolFeatures;
+}
+
+export interface RankSymbolsOptions {
+  /** Rank the symbols of these files, in this order, instead of the best files for the task. */
+  files?: readonly string[];
+  weights?: SymbolWeights;
 }
 
 export interface Ranker {
@@ -248,8 +271,11 @@ export interface Ranker {
   rankWith(query: string, channels: ChannelSet, limit?: number): Promise<RankedFile[]>;
   /** Every candidate with every channel's rank and score: the features the fusion weights are fitted on. */
   signals(query: string): Promise<FileSignals[]>;
-  /** Functions, methods and classes for a task: the symbols of the best files, by how well their names match. */
-  rankSymbols(query: string, limit?: number): Promise<RankedSymbol[]>;
+  /**
+   * Functions, methods and classes for a task: the symbols of the best files, by what their qualified names
+   * and their own bodies share with the task, scaled by their file's rank.
+   */
+  rankSymbols(query: string, limit?: number, options?: RankSymbolsOptions): Promise<RankedSymbol[]>;
 }
 
 /** The channels of a ChannelSet: BM25 always; the index's own FTS ranks beside symbol hits. */
@@ -452,36 +478,44 @@ export function createRanker(
     return [...candidates(lists).values()];
   };
 
-  const rankSymbols = async (query: string, limit = 10): Promise<RankedSymbol[]> => {
-    const files = await rankWith(query, ALL_CHANNELS, 5);
-    const qTokens = new Set(bm25Tokens(query));
-    const named = new Set(extractAnchors(query).map((a) => a.text.split(/::|\./).pop()!.toLowerCase()));
+  let reader: Bm25Reader | undefined;
+  const linesOf = (path: string): string[] | undefined => {
+    if (!opts.root) return undefined;
+    return (reader ??= rootReader(opts.root))(path)?.split("\n");
+  };
+
+  const rankSymbols = async (query: string, limit = 10, o: RankSymbolsOptions = {}): Promise<RankedSymbol[]> => {
+    const w = o.weights ?? LEARNED_SYMBOL_WEIGHTS;
+    const files = o.files ?? (await rankWith(query, ALL_CHANNELS, w.files)).map((f) => f.path);
     const index = loadBm25();
-    const n = index?.keys.length ?? 1;
-    const idfOf = (t: string) => Math.log(1 + n / (1 + (index?.postings.get(t)?.length ?? 0)));
+    const n = index?.keys.length ?? 0;
+    const q: SymbolQuery = {
+      tokens: new Set(bm25Tokens(query)),
+      named: new Set(extractAnchors(query).map((a) => a.text.split(/::|\./).pop()!.toLowerCase())),
+      ...(index ? { idf: (t: string) => Math.log(1 + n / (1 + (index.postings.get(t)?.length ?? 0))) } : {}),
+    };
     const out: RankedSymbol[] = [];
-    files.forEach((f, i) => {
-      const fileWeight = 1 / (1 + 0.5 * i);
-      for (const s of symbolsOfFile(db, f.path)) {
-        const parts = bm25Tokens(s.qual);
-        let match = 0;
-        for (const t of new Set(parts)) if (qTokens.has(t)) match += idfOf(t);
-        if (named.has(s.name.toLowerCase())) match += 2 * idfOf(s.name.toLowerCase());
-        const span = s.endLine !== null && s.startLine !== null ? s.endLine - s.startLine + 1 : 1;
-        // A longer body is likelier to hold the change; a small nudge, never above a name match.
-        const score = fileWeight * (match + 0.05 * Math.log(1 + span)) + (s.kind === "class" ? 0 : 1e-6);
+    files.forEach((path, i) => {
+      const syms = symbolsOfFile(db, path);
+      if (!syms.length) return;
+      const feats = symbolFeatures(syms, q, linesOf(path));
+      syms.forEach((s, j) => {
+        const features = feats[j]!;
         out.push({
-          id: `${f.path}::${s.qual}`,
-          path: f.path,
+          id: `${path}::${s.qual}`,
+          key: s.key,
+          path,
           name: s.qual,
           kind: s.kind,
           startLine: s.startLine,
           endLine: s.endLine,
-          score,
+          fileIndex: i,
+          features,
+          score: symbolScore(features, i, w),
         });
-      }
+      });
     });
-    return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+    return orderSymbols(out).slice(0, limit);
   };
 
   return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith, signals, rankSymbols };

@@ -15,12 +15,13 @@ describe("eval cards-session", () => {
     const r = await runSessionEval({ repo: POLYGLOT, config, logger: silentLogger, scenarios: [python] });
     const [s] = r.scenarios;
     expect(s!.before).toMatchObject({ constraint: false, failure: false, test: false });
-    // The failure card competes for the budget with code cards of other languages that match the task's words;
-    // the failing test it names is served either way.
-    expect(s!.after).toMatchObject({ file: true, file_at: 1, test: true, constraint: true });
+    // Code in languages the session does not work in no longer outranks its failure: both fit the budget.
+    expect(s!.after).toMatchObject({ file: true, file_at: 1, test: true, failure: true, constraint: true });
+    // Only the edited file's own cards, the constraint and the failing test come before the failure.
+    expect(s!.after.failure_at).toBeLessThanOrEqual(5);
     expect(s!.after.tokens).toBeLessThanOrEqual(r.budget);
     expect(r.after.constraint).toBe(1);
     // Before the session the fix file may rank anywhere or not be served; after it, it comes first.
-    expect(renderSessionEval(r)).toMatch(/\| python \| (—|#\d+) → #1 \| no → yes \| no → (yes|no) \| no → yes \|/);
+    expect(renderSessionEval(r)).toMatch(/\| python \| (—|#\d+) → #1 \| no → yes \| no → yes \| no → yes \|/);
   }, 120_000);
 });

@@ -1,9 +1,13 @@
 // Each channel of the ranker on the indexed polyglot fixture.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
-import { ALL_CHANNELS, type ChannelSet, createRanker, type Ranker } from "../../src/retrieval/rank.js";
+import { ALL_CHANNELS, type ChannelSet, createRanker, pathPrior, type Ranker } from "../../src/retrieval/rank.js";
+import { LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
@@ -77,9 +81,43 @@ describe("ranker channels on the polyglot fixture", () => {
     const syms = await withRoot.rankSymbols(q, 5);
     expect(syms[0]?.id).toBe("pyproj/shapes/geometry.py::Circle.diameter");
     expect(syms[0]?.startLine).toBeLessThan(syms[0]!.endLine!);
+    expect(syms[0]?.features.body).toBeGreaterThan(0);
+    // The cards rank the symbols of the files they list with the same scores.
+    const listed = await withRoot.rankSymbols(q, Infinity, { files: ["pyproj/shapes/geometry.py"] });
+    expect(new Set(listed.map((s) => s.path))).toEqual(new Set(["pyproj/shapes/geometry.py"]));
+    expect(listed[0]).toEqual(syms[0]);
   });
 
   it("an empty query returns nothing rather than failing", async () => {
     expect(await ranker.rank("")).toEqual([]);
+  });
+});
+
+describe("the peripheral factor", () => {
+  let app: App;
+  let root: string;
+  beforeAll(async () => {
+    root = copyPolyglot();
+    mkdirSync(join(root, "examples"), { recursive: true });
+    writeFileSync(join(root, "examples", "circle_demo.py"), "def circle_demo():\n    return 'circle diameter demo'\n");
+    app = openTestApp(root);
+    await buildGraph(app.scope, app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("is the ranker's own weights' factor, for pathPrior and for the fused scores", async () => {
+    expect(pathPrior("examples/circle_demo.py", { peripheral: 0.5 })).toBe(0.5);
+    expect(pathPrior("examples/circle_demo.py")).toBe(LEARNED_WEIGHTS.peripheral);
+    expect(pathPrior("pyproj/shapes/geometry.py", { peripheral: 0.5 })).toBe(1);
+    const scoreWith = async (peripheral: number) => {
+      const ranker = createRanker(app.db, { root, weights: { ...LEARNED_WEIGHTS, peripheral } });
+      const r = await ranker.rankWith("circle demo", ANCHORS);
+      return r.find((x) => x.path === "examples/circle_demo.py")?.score ?? 0;
+    };
+    const full = await scoreWith(1);
+    expect(full).toBeGreaterThan(0);
+    expect(await scoreWith(0.5)).toBeCloseTo(full * 0.5, 9);
   });
 });

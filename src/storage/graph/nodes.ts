@@ -290,16 +290,24 @@ export function nodeCount(db: Db): number {
   return (stmt(db, "SELECT COUNT(*) AS n FROM nodes").get() as { n: number }).n;
 }
 
-/** The symbols defined in one file: name, qualified name (`Class.method`, from the key), kind and lines. */
+/** The symbols defined in one file: key, name, qualified name (`Class.method`, from the key), kind and lines. */
 export function symbolsOfFile(
   db: Db,
   path: string,
-): { name: string; qual: string; kind: string | null; startLine: number | null; endLine: number | null }[] {
+): {
+  key: string;
+  name: string;
+  qual: string;
+  kind: string | null;
+  startLine: number | null;
+  endLine: number | null;
+}[] {
   const rows = stmt(
     db,
     "SELECT key, name, kind, start_line AS startLine, end_line AS endLine FROM nodes WHERE path = ? AND type = 'symbol'",
   ).all(path) as { key: string; name: string; kind: string | null; startLine: number | null; endLine: number | null }[];
   return rows.map((r) => ({
+    key: r.key,
     name: r.name,
     qual: r.key.slice(r.key.indexOf("#") + 1).replace(/~\d+$/, ""),
     kind: r.kind,
