@@ -206,11 +206,15 @@ describe("scoring a summary", () => {
     expect(s.constraints).toMatchObject({ precision: 0.5, recall: 1, false_positives: ["Unknown skill: export"] });
   });
 
-  it("reads the committed hand-labelled sample: 50 summary lines, 20 tool-result lines and 20 lines of error kinds", () => {
+  it("reads the committed hand-labelled sample: 50 + 60 summary lines, 20 tool-result lines, 20 lines of error kinds", () => {
     const set = loadLabelledFailures(join(repoRoot, "test", "fixtures", "summary", "failures-labelled.jsonl"));
     expect(set.filter((x) => x.source === "summary")).toHaveLength(50);
     expect(set.filter((x) => x.source === "tool-result")).toHaveLength(20);
     expect(set.filter((x) => x.source === "error-kind")).toHaveLength(20);
+    const stratified = set.filter((x) => x.source === "summary-stratified");
+    expect(stratified).toHaveLength(60);
+    // Drawn by format: every format of the evaluation set has at least two lines.
+    expect(new Set(stratified.map((x) => x.file)).size).toBeGreaterThanOrEqual(12);
     expect(set.some((x) => x.label) && set.some((x) => !x.label)).toBe(true);
   });
 
@@ -261,8 +265,13 @@ describe("eval summary over a folder", () => {
         .map((x) => JSON.stringify(x))
         .join("\n"),
     );
-    const l = (await evalSummaryCommand({ transcripts: dir, labelled })).data as { labelled: number; emitted: number };
+    const l = (await evalSummaryCommand({ transcripts: dir, labelled })).data as {
+      labelled: number;
+      emitted: number;
+      by_source: Record<string, { labelled: number }>;
+    };
     expect(l.labelled).toBe(2);
+    expect(l.by_source).toEqual({ unspecified: expect.objectContaining({ labelled: 2 }) });
     expect(l.emitted).toBeLessThanOrEqual(1);
   }, 60_000);
 });
