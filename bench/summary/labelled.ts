@@ -17,8 +17,11 @@ export const LabelledFailure = z.object({
   text: z.string().min(1),
   label: z.boolean(),
   why: z.string().min(1),
-  /** Where the line came from: the summary's Failures section, a tool result's error line, or a line picked for its kind. */
-  source: z.enum(["summary", "tool-result", "error-kind"]).optional(),
+  /**
+   * Where the line came from: the summary's Failures section (`summary`: a plain seeded sample; `summary-stratified`:
+   * a later seeded sample stratified by transcript format), a tool result's error line, or a line picked for its kind.
+   */
+  source: z.enum(["summary", "tool-result", "error-kind", "summary-stratified"]).optional(),
 });
 export type LabelledFailure = z.infer<typeof LabelledFailure>;
 
@@ -55,7 +58,18 @@ export function sameFailureLine(emitted: string, labelled: string): boolean {
   );
 }
 
+export interface LabelledCounts {
+  labelled: number;
+  labelled_true: number;
+  emitted: number;
+  emitted_true: number;
+  precision: number | null;
+  recall: number | null;
+}
+
 export interface LabelledReport {
+  /** The same figures for each `source` of the labelled lines (lines without one under "unspecified"). */
+  by_source: Record<string, LabelledCounts>;
   labelled: number;
   labelled_true: number;
   /** Labelled lines the Failures section emits now. */
@@ -92,12 +106,30 @@ export function runLabelled(opts: {
   const emitted = items.filter((x) => (emittedByFile.get(x.file) ?? []).some((e) => sameFailureLine(e, x.text)));
   const emittedTrue = emitted.filter((x) => x.label);
   const labelledTrue = items.filter((x) => x.label);
+  const counts = (xs: readonly LabelledFailure[]): LabelledCounts => {
+    const em = xs.filter((x) => emitted.includes(x));
+    const emT = em.filter((x) => x.label).length;
+    const lt = xs.filter((x) => x.label).length;
+    return {
+      labelled: xs.length,
+      labelled_true: lt,
+      emitted: em.length,
+      emitted_true: emT,
+      precision: em.length ? round(emT / em.length) : null,
+      recall: lt ? round(emT / lt) : null,
+    };
+  };
+  const sources = [...new Set(items.map((x) => x.source ?? "unspecified"))];
+  const bySource = Object.fromEntries(
+    sources.map((s) => [s, counts(items.filter((x) => (x.source ?? "unspecified") === s))]),
+  );
   let unlabelled = 0;
   for (const [f, lines] of emittedByFile) {
     const mine = items.filter((x) => x.file === f);
     unlabelled += lines.filter((l) => !mine.some((x) => sameFailureLine(l, x.text))).length;
   }
   return {
+    by_source: bySource,
     labelled: items.length,
     labelled_true: labelledTrue.length,
     emitted: emitted.length,
@@ -115,7 +147,14 @@ export function renderLabelled(r: LabelledReport): string {
   return [
     `Failures on the hand-labelled lines: ${r.labelled} labelled (${r.labelled_true} true failures)`,
     `emitted now: ${r.emitted} labelled lines, ${r.emitted_true} true → precision ${f(r.precision)}, recall of true lines ${f(r.recall)}`,
+    ...Object.entries(r.by_source).map(
+      ([s, c]) =>
+        `- ${s}: ${c.labelled} labelled (${c.labelled_true} true), ${c.emitted} emitted now → precision ${f(c.precision)}, recall ${f(c.recall)}`,
+    ),
     `emitted lines without a label (not scored): ${r.unlabelled_emitted}`,
+    ...(r.missed.length
+      ? ["", "true lines not emitted:", ...r.missed.map((x) => `- ${x.file}: ${x.text.slice(0, 120)}`)]
+      : []),
     ...(r.false_positives.length
       ? ["", "false positives:", ...r.false_positives.map((x) => `- ${x.file}: ${x.text.slice(0, 120)} — ${x.why}`)]
       : []),

@@ -540,12 +540,35 @@ export interface TruthFailure {
   kind: "error flag" | "exit code" | "traceback" | "failing test" | "error line" | "user-reported";
 }
 
+/**
+ * A compiler's diagnostic with its code: MSBuild, AL and C# `path(12,5): error AL0132: …`, tsc's
+ * `path:12:5 - error TS2315: …`, a `path:12:5: error: …` of gcc and clang, or flake8's `path:12:5: F821 …`.
+ */
+const DIAGNOSTIC =
+  /^\s*\S.*?(?:\(\d+,\d+\):\s*(?:fatal )?error [A-Z]{1,4}\d{2,5}\b|:\d+:\d+ - error [A-Z]{1,4}\d{2,5}\b|:\d+:\d+:\s*(?:fatal )?error:\s|:\d+:\d+:\s+[EF]\d{3,4}\s)/;
+/** A linter's error as a harness lists it under a rejected edit: `- E999 SyntaxError: unmatched ']'`. */
+const LINT_ITEM = /^\s*-\s+[EF]\d{3,4}\s+\S/;
+/** A person quoting the error they got: "Getting this error: …", `Received the error : "…"` (a message follows). */
+const USER_ERROR =
+  /\b(?:getting|get|got|receiv(?:e|ed|ing)|seeing|see|gives?|throws?|shows?)\b[^.\n]{0,30}?\berror\b\s*(?::\s*|["“`'])\s*["“`']?[^\s"“`'][^\n]{8,}/i;
+/** A tool call the person declined: their choice, not a failure. */
+const DECLINED =
+  /\b(?:user doesn't want to proceed with this tool use|[Tt]he user (?:denied|rejected|declined) this (?:operation|tool use|edit))\b/;
+/** The client answering the person with an error (an unknown skill or command). */
+const CLIENT_ERROR = /^\s*Unknown (?:skill|command|slash command):\s*\S/;
+
 const EXIT =
   /(?:exit(?:ed)? (?:with )?code[:\s`]*|exit status |Exit code:?\s*|returned non-zero exit status )([1-9]\d{0,2})\b/i;
 const TRACEBACK = /^Traceback \(most recent call last\)/m;
 const TEST_FAIL = /^(?:FAILED |FAIL |\s*✗|\s*×|\s*●.+›)|\b\d+ (?:failed|failing)\b|Tests?:\s+\d+ failed/im;
-const ERROR_LINE =
-  /^\s*(?:[\w.]*(?:Error|Exception)(?:\[\w+\])?:\s|error(?:\[E\d+\])?:\s|ERROR[:\s]|fatal:\s|npm ERR!|E\s{2,}\w|Uncaught \w+|error TS\d+|Error \w+:|panic:|.*: command not found|.*: No such file or directory|.*\b(?:failed to (?:match|apply)|not found error)\b|<tool_use_error>)/im;
+const ERROR_LINE = new RegExp(
+  [
+    String.raw`^\s*(?:[\w.]*(?:Error|Exception)(?:\[\w+\])?:\s|error(?:\[E\d+\])?:\s|ERROR[:\s]|fatal:\s|npm ERR!|E\s{2,}\w|Uncaught \w+|error TS\d+|Error \w+:|panic:|.*: command not found|.*: No such file or directory|.*\b(?:failed to (?:match|apply)|not found error)\b|<tool_use_error>)`,
+    DIAGNOSTIC.source,
+    LINT_ITEM.source,
+  ].join("|"),
+  "im",
+);
 
 /** The most telling line of an error output: an exception or error line, else a failing-test line. */
 function errorLine(out: string): string | undefined {
@@ -559,6 +582,20 @@ function errorLine(out: string): string | undefined {
     if (!best && TEST_FAIL.test(l)) best = l;
   }
   return best ?? lines.find((l) => EXIT.test(l))?.trim();
+}
+
+/** The error lines of a pasted text, at most four: each exception, diagnostic or error line once. */
+function errorLines(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    // A long pasted log line keeps its opening, where the exception is named.
+    const l = raw.trim().slice(0, 400);
+    if (!l || /^\s*\d+\s*[:|→]/.test(raw) || !ERROR_LINE.test(l)) continue;
+    if (!out.includes(l)) out.push(l);
+    if (out.length >= 4) break;
+  }
+  const best = errorLine(text);
+  return out.length > 0 ? out : best ? [best] : [];
 }
 
 function around(out: string, line: string): string {
@@ -596,8 +633,13 @@ export function truthFailures(turns: readonly Turn[]): TruthFailure[] {
     out.push(f);
   };
   for (const t of turns) {
+    if (t.role === "user" && CLIENT_ERROR.test(t.text)) {
+      const line = t.text.trim().split("\n")[0]!.trim();
+      push({ turn: t.id, text: line, context: line, kind: "error flag" });
+    }
     for (const r of t.tool_results) {
       const o = r.output;
+      if (DECLINED.test(o.slice(0, 400))) continue;
       const kind = TRACEBACK.test(o)
         ? "traceback"
         : TEST_FAIL.test(o)
@@ -616,9 +658,28 @@ export function truthFailures(turns: readonly Turn[]): TruthFailure[] {
     }
   }
   for (const t of humanTurns(turns)) {
-    if (!TRACEBACK.test(t.text) && !/(?:^|\s)(?:Uncaught \w*Error|\w+(?:Error|Exception): )/m.test(t.text)) continue;
-    const line = errorLine(t.text);
-    if (line) push({ turn: t.id, text: line, context: around(t.text, line), kind: "user-reported" });
+    const text = ownText(t);
+    // A pasted traceback, exception or compiler diagnostic: its most telling line.
+    if (
+      TRACEBACK.test(text) ||
+      /(?:^|\s)(?:Uncaught \w*Error|[\w.]+(?:Error|Exception): )/m.test(text) ||
+      new RegExp(DIAGNOSTIC.source, "m").test(text)
+    ) {
+      // Each error line it pasted (a chained traceback, several diagnostics), the most telling first.
+      const lines = errorLines(text);
+      for (const line of lines) push({ turn: t.id, text: line, context: around(text, line), kind: "user-reported" });
+      if (lines.length > 0) continue;
+    }
+    // The person quoting the error they got, in their own sentence.
+    const quoted = USER_ERROR.exec(text);
+    if (quoted) {
+      const line = text
+        .slice(text.lastIndexOf("\n", quoted.index) + 1)
+        .split("\n")[0]!
+        .trim()
+        .slice(0, 400);
+      push({ turn: t.id, text: line, context: around(text, line), kind: "user-reported" });
+    }
   }
   return out;
 }

@@ -2,7 +2,7 @@
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../conversation/schema.js";
 import { signature } from "../text/signature.js";
 import { clipWords, wholeSentences } from "./clip.js";
-import { failures } from "./failures.js";
+import { failures, isDeclined } from "./failures.js";
 import { humanPart } from "./human.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
 
@@ -466,18 +466,28 @@ export function blockers(turns: Turn[], fails: Failure[]): Fact[] {
   const tail = new Set(turns.slice(Math.floor(turns.length * 0.85)).map((t) => t.id));
   for (const f of fails)
     if (tail.has(f.last_turn) && !f.remediation) out.push({ text: `unresolved: ${f.text}`, turn: f.last_turn });
-  // The person stopped the agent: what it was doing may not be wanted. The latest two are kept.
+  // The person stopped the agent, or declined a call: what it was doing may not be wanted. The latest two of each
+  // are kept.
   const stops: Fact[] = [];
+  const declined: Fact[] = [];
   let lastCall: ToolCall | undefined;
+  const during = (c: ToolCall | undefined): string =>
+    c ? ` (during ${c.name}${commandText(c.input) ? `: ${clip(commandText(c.input), 60)}` : ""})` : "";
+  const callById = new Map<string, ToolCall>();
   for (const t of turns) {
     if (t.tool_calls.length > 0) lastCall = t.tool_calls[t.tool_calls.length - 1];
+    for (const c of t.tool_calls) if (c.id) callById.set(c.id, c);
+    // A call the person declined stops the agent the same way: its own words say so.
+    for (const r of t.tool_results)
+      if (isDeclined(r.output)) {
+        const said = r.output.trim().split("\n")[0]!.trim();
+        const call = (r.call_id ? callById.get(r.call_id) : undefined) ?? lastCall;
+        declined.push({ text: `${clip(said, 120)}${during(call)}`, turn: t.id });
+      }
     if (t.role !== "user" || t.kind !== "meta" || humanPart(t.text).injected !== "interrupt") continue;
-    const what = lastCall
-      ? ` (during ${lastCall.name}${commandText(lastCall.input) ? `: ${clip(commandText(lastCall.input), 60)}` : ""})`
-      : "";
-    stops.push({ text: `Request interrupted by user${what}`, turn: t.id });
+    stops.push({ text: `Request interrupted by user${during(lastCall)}`, turn: t.id });
   }
-  out.push(...stops.slice(-2));
+  out.push(...stops.slice(-2), ...declined.slice(-2));
   const last = lastSaid(turns, 0);
   if (last)
     for (const s of sentences(spoken(last.text)))

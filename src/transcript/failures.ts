@@ -18,7 +18,6 @@ const ERROR_LINE = new RegExp(
     String.raw`^\s*(?:FAIL|FAILED|✗|×|✖)\s`,
     String.raw`\b[1-9]\d* (?:failed|failing|errors?)\b`,
     String.raw`\b(?:command not found|No such file or directory|Permission denied|Segmentation fault|Connection refused)\b`,
-    String.raw`\b(?:[Ff]ailed to|[Uu]nable to|[Cc]annot|[Cc]ould not|[Cc]an't)\s+\w+`,
     String.raw`\b(?:is not defined|has no attribute|does not exist|is not a function|is not iterable|not supported|is not recognized)\b`,
     String.raw`\b(?:Uncaught|Unhandled)\b`,
     String.raw`\b(?:timed out|ECONNREFUSED|EADDRINUSE|ENOENT|EACCES|ERR_[A-Z_]+)\b`,
@@ -38,6 +37,32 @@ const ERROR_LINE = new RegExp(
     String.raw`\bundefined reference to\b|\bcore dumped\b`, // the linker, a crash
   ].join("|"),
 );
+/**
+ * Words of inability (`Cannot find module`, `Unable to initialize`): an error when the line reads as a message, but
+ * also the words of prose, plans and questions ("those statements cannot both be true", "I can't find the page?").
+ */
+const INABILITY = /\b(?:[Ff]ailed to|[Uu]nable to|[Cc]annot|[Cc]ould not|[Cc]an't)\s+\w+/;
+/**
+ * The message shape of an inability: a capitalized message (`Unable to …`, `"Failed to reload …`), or one after a
+ * `source:` prefix (`dir: cannot access …`).
+ */
+const INABILITY_MESSAGE =
+  /(?:^|[:"'`[(]\s*|\s-\s)(?:Failed to|Unable to|Cannot|Could not|Can't)\b|^[^\s:][^:]{0,60}:\s*(?:failed to|unable to|cannot|could not|can't)\b/;
+/** The person saying what they cannot do ("I can't find role center"): a request or a question, not an error. */
+const PERSONAL = /\bI\b[^.?!]{0,40}?\b(?:can'?t|cannot|could ?n[o']t|am unable to|was unable to)\b/;
+/** Prose about what could go wrong (a review comment, a plan): `If listen() fails …`, `… can crash the process`. */
+const HYPOTHETICAL =
+  /\b(?:[Ii]f|[Uu]nless|[Oo]therwise)\b[^.;]{0,80}\b(?:fails?|rejects?|throws?|errors? out|crash(?:es)?)\b|\b(?:can|could|may|might|would|will)\s+(?:either\s+)?(?:crash|fail|throw|break)\b/;
+
+/** Whether a line's words of inability read as an error message rather than prose, a plan or a question. */
+function inabilityMessage(line: string): boolean {
+  if (INABILITY_MESSAGE.test(line)) return true;
+  // A short sentence of its own (`The requested operation cannot be performed in this context.`), not the person's.
+  return (
+    /^[A-Z0-9]/.test(line) && line.split(/\s+/).length <= 20 && !line.trimEnd().endsWith("?") && !PERSONAL.test(line)
+  );
+}
+
 /** A named exception, a traceback or an error code: enough on its own. */
 const STRONG =
   /\b[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\bUncaught\b|\bERR_[A-Z_]+\b|\berror [A-Z]{1,4}\d{3,5}\b|^\s*FAIL(?:ED)?\b|\bpanic:|^\s*--- FAIL: |\bpanicked at\b|\berror\[E\d{4}\]|^\s*● \S|\bException in thread\b|\bSegmentation fault\b|\bcore dumped\b/;
@@ -47,6 +72,15 @@ const MAX_LINE = 2000;
 
 /** A named exception or error code with its message: `KeyError: 'id'`, `error TS2322: …`. */
 const NAMED = /\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b\s*(?:\[[\w-]+\])?\s*:|\berror [A-Z]{1,4}\d{3,5}\b/;
+/** A tool call the person declined (Claude Code, Cline): their choice, not an error. */
+const DECLINED =
+  /\b[Tt]he user (?:denied|rejected|declined)\b|\bdoesn't want to proceed with this tool use\b|\btool use was rejected\b/;
+
+/** Whether a tool result says the person declined the call. */
+export function isDeclined(output: string): boolean {
+  return DECLINED.test(output.slice(0, 400));
+}
+
 /** Lines that carry error words without reporting an error the session hit. */
 const NOT_ERROR: RegExp[] = [
   /^\s*\d+(?:\s*[→│|\t]|:\s| {2,}\S)/, // numbered source lines of a file read, nl, grep -n
@@ -54,7 +88,9 @@ const NOT_ERROR: RegExp[] = [
   /^[^\s:]*[./\\][^\s:]*:\d+[:-](?!\d*:?\s*(?:-\s+)?(?:error|Error|ERROR|fatal|[EF]\d{3,4}\s))/, // grep hits (path:line:), not lint errors
   /^(?:Chunk ID|Wall time|Original token count|Process (?:exited|running)|Output|Exit code: 0|Total output lines)\b/i, // exec bookkeeping
   /^\s*(?:npm|yarn|pnpm)\s+(?:warn|WARN|notice)\b/, // package manager warnings
-  /^\s*(?:warn(?:ing)?|WARN(?:ING)?|DeprecationWarning|deprecated)\b/,
+  /^\s*(?:[Ww]arn(?:ing)?|WARN(?:ING)?|DeprecationWarning|deprecated)\b/,
+  DECLINED, // a declined operation: the person's choice, kept among the blockers
+
   /^[+-](?![+-])|^@@ /, // diff lines
   /^\s*(?:\/\/|#(?!\s*\d)|\*|\/\*|<!--)/, // comments
   /^\s*(?:public|private|protected|internal|readonly|static|const|let|var|def|class|import|from|export|return|throw|raise|if|elif|else|except|catch|try|function|async|await|assert|expect|print|console\.|logger\.|log\.|self\.|this\.)\b/, // code
@@ -102,13 +138,17 @@ function cleanLine(raw: string): string {
 function isErrorLine(line: string, strongOnly: boolean): boolean {
   if (line.length < 6 || line.length > 4000) return false;
   if (NOT_ERROR.some((re) => re.test(line))) return false;
-  return strongOnly ? STRONG.test(line) && ERROR_LINE.test(line) : ERROR_LINE.test(line);
+  // What could fail, in a sentence of prose, is not a failure; a named exception with its message still is.
+  if (!NAMED.test(line) && HYPOTHETICAL.test(line) && line.split(/\s+/).length >= 12) return false;
+  const error = ERROR_LINE.test(line) || (INABILITY.test(line) && inabilityMessage(line));
+  return strongOnly ? STRONG.test(line) && error : error;
 }
 
 /** Where in a long log line the error is: the kept window starts shortly before it. */
 function window(line: string): string {
   if (line.length <= 220) return line;
-  const at = STRONG.exec(line)?.index ?? ERROR_LINE.exec(line)?.index ?? 0;
+  const first = Math.min(ERROR_LINE.exec(line)?.index ?? Infinity, INABILITY.exec(line)?.index ?? Infinity);
+  const at = STRONG.exec(line)?.index ?? (Number.isFinite(first) ? first : 0);
   // Start at a word: the last space at least 40 characters before the error.
   const start = at > 60 ? line.lastIndexOf(" ", at - 40) + 1 : 0;
   return `${start > 0 ? "…" : ""}${clipWords(line.slice(start), 220)}`;
@@ -199,7 +239,20 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
 
 /** A line of what the person typed reports an error: a named exception or code, or the words of one. */
 const USER_REPORT =
-  /\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;
+  /\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;
+/** The person saying something does not work: a failure, unless it is their own inability or a question. */
+const USER_BROKEN =
+  /\b(?:doesn'?t|does not|didn'?t|isn'?t|is not|won'?t|can'?t|cannot)\s+(?:work|load|start|build|compile|run|show(?:ing)? up|find|open)\b|\bnothing happen/i;
+
+/**
+ * A sentence of the person's that reports a failure in words without an error message: not a question, and not
+ * what they themselves cannot do or find ("I can't find role center", "I can't do that right now").
+ */
+function brokenSentence(s: string): boolean {
+  const t = s.trim();
+  if (t.endsWith("?") || PERSONAL.test(t)) return false;
+  return USER_BROKEN.test(t) || isErrorLine(t, false);
+}
 
 function userHits(text: string): Hit[] {
   const human = humanPart(text).text;
@@ -218,7 +271,10 @@ function userHits(text: string): Hit[] {
     // "Now I am getting this error:" only introduces the error on the next line.
     if (/\berror\s*:?\s*$/i.test(l) && l.length < 60) continue;
     const report =
-      NAMED.test(l) || USER_REPORT.test(l) || isErrorLine(l, true) || (!l.endsWith("?") && isErrorLine(l, false));
+      NAMED.test(l) ||
+      USER_REPORT.test(l) ||
+      isErrorLine(l, true) ||
+      l.split(/(?<=[.?!])\s+/).some((s) => brokenSentence(s));
     if (report) out.push({ line: window(l), role: "user", files });
   }
   return out;
@@ -239,6 +295,13 @@ const AGENT_NAMED =
   /`?\b([A-Z]\w*(?:Error|Exception))\b`?(?!`?\s*(?:method|function|class|type|property|field|procedure|handler|mapping|\(|\.\w))/g;
 const CODE_TALK =
   /\b(?:raises?|raising|raised by default|throws?|throwing|catch(?:es|ing)?|except|handle[sd]?|handling|maps?|mapping|subclass|extends?|define[sd]?|import(?:s|ed|ing)?)\s+(?:an?\s+|the\s+)?`?$/i;
+
+/** A name that starts with a verb names a routine that logs or handles errors, not an exception class. */
+const ROUTINE_NAME =
+  /^(?:Log|Handle|Throw|Raise|Report|Show|Set|Get|Clear|Check|Print|On|Emit|Send|Write|Track|Display|Notify|Capture|Add|Create)(?:[A-Z]\w*)?(?:Error|Exception)$/;
+/** The rest of a sentence that lists code names and says what they are: "`, `LogSetupError` methods were …". */
+const CODE_LIST =
+  /^`?(?:\s*,\s*(?:and\s+|or\s+)?`?\w+`?)*\s*,?\s*(?:and|or)?\s*`?\w*`?\s*(?:methods?|functions?|procedures?|routines?|handlers?|classes|types|fields|properties|triggers?)\b/;
 
 function agentHits(text: string): Hit[] {
   const out: Hit[] = [];
@@ -265,6 +328,8 @@ function agentHits(text: string): Hit[] {
     if (fenced) continue;
     for (const m of l.matchAll(AGENT_NAMED)) {
       if (out.length >= 2 || CODE_TALK.test(l.slice(0, m.index))) continue;
+      // A routine (`LogError`, `HandleException`) or one of a list of code names (`LogError`, … methods) is code.
+      if (ROUTINE_NAME.test(m[1]!) || CODE_LIST.test(l.slice(m.index! + m[0].length))) continue;
       out.push({ line: m[1]!, role: "assistant", files: [] });
     }
   }

@@ -175,6 +175,45 @@ describe("scoring a summary", () => {
     expect(failureMatches("12 | const x = err;", truthFailures(turns)[0]!)).toBe(false);
   });
 
+  it("reads compiler diagnostics, listed lint errors and quoted errors as failures; a declined call is none", () => {
+    const al =
+      "c:\\Users\\dev\\src\\Pag51003.EconomicCountryMapping.al(71,33): error AL0132: 'Record' does not contain";
+    const kinds = [
+      turn("t1", "user", `${al}\nc:\\Users\\dev\\src\\Cod51000.al(40,42): error AL0856: Statements cannot start`),
+      turn("t2", "user", 'Getting this error : "The record in table Economic Integration Log already exists."'),
+      turn("t3", "user", "I can't find the customers in any page? Which will they be created in?"),
+      turn("t4", "user", "Unknown skill: export"),
+      turn("t5", "tool", "", [
+        {
+          output:
+            "src/controllers/holdingController.ts:20:8 - error TS2315: Type 'AuthenticatedRequest' is not generic.",
+          is_error: false,
+        },
+        {
+          output:
+            "Your proposed edit has introduced new syntax error(s).\n\nERRORS:\n- E999 SyntaxError: unmatched ']'",
+          is_error: false,
+        },
+        {
+          output: "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+          is_error: true,
+        },
+        {
+          output: "The user denied this operation and provided the following feedback:\nRun it later.",
+          is_error: true,
+        },
+      ]),
+    ];
+    expect(truthFailures(kinds).map((f) => `${f.turn} ${f.text}`)).toEqual([
+      "t4 Unknown skill: export",
+      "t5 src/controllers/holdingController.ts:20:8 - error TS2315: Type 'AuthenticatedRequest' is not generic.",
+      "t5 - E999 SyntaxError: unmatched ']'",
+      `t1 ${al}`,
+      "t1 c:\\Users\\dev\\src\\Cod51000.al(40,42): error AL0856: Statements cannot start",
+      't2 Getting this error : "The record in table Economic Integration Log already exists."',
+    ]);
+  });
+
   it("scores each section's lines, naming false positives and misses", () => {
     const raw = JSON.stringify({
       type: "assistant",
@@ -206,11 +245,15 @@ describe("scoring a summary", () => {
     expect(s.constraints).toMatchObject({ precision: 0.5, recall: 1, false_positives: ["Unknown skill: export"] });
   });
 
-  it("reads the committed hand-labelled sample: 50 summary lines, 20 tool-result lines and 20 lines of error kinds", () => {
+  it("reads the committed hand-labelled sample: 50 + 60 summary lines, 20 tool-result lines, 20 lines of error kinds", () => {
     const set = loadLabelledFailures(join(repoRoot, "test", "fixtures", "summary", "failures-labelled.jsonl"));
     expect(set.filter((x) => x.source === "summary")).toHaveLength(50);
     expect(set.filter((x) => x.source === "tool-result")).toHaveLength(20);
     expect(set.filter((x) => x.source === "error-kind")).toHaveLength(20);
+    const stratified = set.filter((x) => x.source === "summary-stratified");
+    expect(stratified).toHaveLength(60);
+    // Drawn by format: every format of the evaluation set has at least two lines.
+    expect(new Set(stratified.map((x) => x.file)).size).toBeGreaterThanOrEqual(12);
     expect(set.some((x) => x.label) && set.some((x) => !x.label)).toBe(true);
   });
 
@@ -261,8 +304,13 @@ describe("eval summary over a folder", () => {
         .map((x) => JSON.stringify(x))
         .join("\n"),
     );
-    const l = (await evalSummaryCommand({ transcripts: dir, labelled })).data as { labelled: number; emitted: number };
+    const l = (await evalSummaryCommand({ transcripts: dir, labelled })).data as {
+      labelled: number;
+      emitted: number;
+      by_source: Record<string, { labelled: number }>;
+    };
     expect(l.labelled).toBe(2);
+    expect(l.by_source).toEqual({ unspecified: expect.objectContaining({ labelled: 2 }) });
     expect(l.emitted).toBeLessThanOrEqual(1);
   }, 60_000);
 });
