@@ -231,8 +231,14 @@ function extract(gitDir: string, sha: string, dest: string, pathspecs: readonly 
     const settle = () => {
       if (failure) return fail(failure);
       if (!("git" in codes) || !("tar" in codes)) return;
+      // A failing git leaves tar a broken stream: git's own message says why, tar's only echoes it. Only a git
+      // stopped by the pipe tar closed (SIGPIPE, or status 141) leaves the reason to tar.
+      const gitFailed = codes.git !== 0;
+      const brokenPipe = codes.git === null || codes.git === 141;
+      if (gitFailed && !(brokenPipe && codes.tar !== 0)) {
+        return fail(new Error(`git archive ${sha} exited ${codes.git}: ${errs.git.trim()}`));
+      }
       if (codes.tar !== 0) return fail(new Error(`tar -x exited ${codes.tar}: ${errs.tar.trim()}`));
-      if (codes.git !== 0) return fail(new Error(`git archive ${sha} exited ${codes.git}: ${errs.git.trim()}`));
       done();
     };
     git.on("error", (e) => {

@@ -1,7 +1,9 @@
 // Trees at a commit: found in every supported layout, extracted atomically, cached by commit, clear errors.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -177,6 +179,21 @@ describe("materializeTree", () => {
     expect(readFileSync(join(second.dir, "src/app/cookies.py"), "utf8")).toContain("CookieJar");
   });
 
+  it("reports git's own error when git archive fails, not tar's complaint about the empty stream", async () => {
+    const repos = tmpDir();
+    const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    // A blob whose header reads fine (so it counts as present) but whose content is cut short.
+    const loose = looseObject(bare, `${repo.commits[0]}:setup.py`);
+    chmodSync(loose, 0o644);
+    const body = Buffer.concat([Buffer.from("blob 5000\0"), randomBytes(5000)]);
+    writeFileSync(loose, deflateSync(body).subarray(0, 100));
+
+    const err = await rejection(materializeTree({ repo: "acme/tiny", commit: repo.commits[0] }, opts(repos)));
+    expect(err.code).toBe("INTERNAL");
+    expect(err.message).toMatch(/cannot extract acme\/tiny .*git archive \w+ exited 128: .*corrupt/s);
+    expect(err.message).not.toMatch(/tar -x exited|does not look like a tar archive/);
+  });
+
   it("still names an absent commit in a repository that lacks some files, and says when git is missing", async () => {
     const repos = tmpDir();
     const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
@@ -200,9 +217,15 @@ describe("materializeTree", () => {
 
 /** Moves the loose object of `rev` (e.g. `<commit>:<path>`) out of the git directory; `restore` puts it back. */
 function hide(gitDir: string, rev: string): { restore: () => void } {
-  const oid = execFileSync("git", ["--git-dir", gitDir, "rev-parse", rev]).toString().trim();
-  const loose = join(gitDir, "objects", oid.slice(0, 2), oid.slice(2));
-  expect(existsSync(loose)).toBe(true); // a local clone keeps the source's loose objects
+  const loose = looseObject(gitDir, rev);
   renameSync(loose, `${loose}.hidden`);
   return { restore: () => renameSync(`${loose}.hidden`, loose) };
+}
+
+/** The file holding the loose object of `rev` (a local clone keeps the source's loose objects). */
+function looseObject(gitDir: string, rev: string): string {
+  const oid = execFileSync("git", ["--git-dir", gitDir, "rev-parse", rev]).toString().trim();
+  const loose = join(gitDir, "objects", oid.slice(0, 2), oid.slice(2));
+  expect(existsSync(loose)).toBe(true);
+  return loose;
 }
