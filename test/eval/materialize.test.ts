@@ -1,7 +1,16 @@
 // Trees at a commit: found in every supported layout, extracted atomically, cached by commit, clear errors.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 
@@ -138,10 +147,7 @@ describe("materializeTree", () => {
     expect(ok).toEqual({ dir: join(cacheDir, key), cached: false, missing: [] });
   });
 
-  it.each([
-    ["excluded by path", undefined],
-    ["with the present files archived in batches", 40],
-  ])("extracts a tree whose git directory lacks some files' content, %s", async (_label, pathspecChars) => {
+  it("extracts a tree whose git directory lacks some files' content", async () => {
     const repos = tmpDir();
     const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
     // A snapshot without some blobs: the tree still lists them.
@@ -152,7 +158,7 @@ describe("materializeTree", () => {
       ...silentLogger,
       warn: (m: string, e?: Record<string, unknown>) => warnings.push(m + JSON.stringify(e)),
     };
-    const o = { reposDir: repos, cacheDir: tmpDir(), logger, pathspecChars };
+    const o = { reposDir: repos, cacheDir: tmpDir(), logger };
     const task = { repo: "acme/tiny", commit: repo.commits[0] };
 
     const m = await materializeTree(task, o);
@@ -163,6 +169,9 @@ describe("materializeTree", () => {
       else expect(readFileSync(join(m.dir, p), "utf8")).toBe(text);
     }
     expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
+    // Files carry the commit's date, as in an archive of the commit itself.
+    const committed = Number(repo.git("log", "-1", "--format=%ct", repo.commits[0]));
+    expect(statSync(join(m.dir, "src/app/parser.py")).mtimeMs).toBe(committed * 1000);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/absent from the git directory.*"count":2.*setup\.py/);
 
@@ -177,6 +186,41 @@ describe("materializeTree", () => {
     const second = await materializeTree({ ...task, commit: repo.commits[1] }, o);
     expect(second.missing).toEqual(["docs/read me.md", "setup.py"]);
     expect(readFileSync(join(second.dir, "src/app/cookies.py"), "utf8")).toContain("CookieJar");
+  });
+
+  it("keeps file names that are not UTF-8 byte for byte, present or absent", async () => {
+    // Names as raw bytes: 0xff and 0xfe never occur in UTF-8.
+    const present = Buffer.from([0xff, 0x2e, 0x74, 0x78, 0x74]); // "\xff.txt"
+    const absent = Buffer.concat([Buffer.from("sub/"), Buffer.from([0xfe]), Buffer.from("gone.txt")]);
+    const work = join(tmpDir(), "odd");
+    mkdirSync(join(work, "sub"), { recursive: true });
+    writeFileSync(join(work, "plain.txt"), "plain\n");
+    writeFileSync(Buffer.from(`${work}/${present.toString("latin1")}`, "latin1"), "present\n");
+    writeFileSync(Buffer.concat([Buffer.from(`${work}/`), absent]), "absent\n");
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: work })
+        .toString()
+        .trim();
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "odd names");
+    const commit = git("rev-parse", "HEAD");
+    const repos = tmpDir();
+    const bare = bareClone(work, join(repos, "acme+odd", "repo"));
+    const absentOid = execFileSync("git", ["--git-dir", bare, "ls-tree", "-r", "--format=%(objectname)", commit])
+      .toString()
+      .split("\n")
+      .find((oid) => oid && git("cat-file", "-p", oid) === "absent");
+    hide(bare, absentOid!);
+
+    const o = opts(repos);
+    const m = await materializeTree({ repo: "acme/odd", commit }, o);
+    expect(m.missing).toEqual([absent.toString("utf8")]);
+    expect(readdirSync(m.dir, { encoding: "buffer" }).sort(Buffer.compare)).toEqual(
+      [Buffer.from("plain.txt"), present].sort(Buffer.compare), // `sub` held only the absent file
+    );
+    expect(readFileSync(Buffer.concat([Buffer.from(`${m.dir}/`), present]), "utf8")).toBe("present\n");
+    expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
   });
 
   it("reports git's own error when git archive fails, not tar's complaint about the empty stream", async () => {
