@@ -15,12 +15,6 @@ export interface MaterializeOptions {
   /** Trees land in `<cacheDir>/<owner+name>@<commit12>/`; unfinished ones in `<cacheDir>/.partial/`. */
   cacheDir: string;
   logger: Logger;
-  /**
-   * Most characters of pathspec arguments one `git archive` gets (default 256 KiB, well under the kernel's
-   * argument limit). Files left out are excluded by path when their pathspecs fit; otherwise the present files
-   * are archived in batches of this size.
-   */
-  pathspecChars?: number;
 }
 
 export interface Materialized {
@@ -28,7 +22,8 @@ export interface Materialized {
   cached: boolean;
   /**
    * Files of the commit's tree whose content the git directory lacks (snapshots may omit their largest
-   * blobs), sorted: left out of the tree. Kept beside a cached tree in `<tree>.missing.json`.
+   * blobs), sorted: left out of the tree. Kept beside a cached tree in `<tree>.missing.json`. Names are read
+   * as UTF-8 (bytes that are not show as U+FFFD); the tree itself holds every other file under its exact bytes.
    */
   missing: string[];
 }
@@ -128,10 +123,13 @@ function startError(cmd: string, err: unknown): unknown {
     : err;
 }
 
-/** Runs a command without a shell, `input` on its stdin; resolves with stdout, rejects with its stderr. */
-function run(cmd: string, args: string[], input?: string): Promise<string> {
+/**
+ * Runs a command without a shell, `input` on its stdin and `env` added to its environment; resolves with
+ * stdout as bytes, rejects with its stderr.
+ */
+function runBytes(cmd: string, args: string[], input?: string | Buffer, env?: Record<string, string>): Promise<Buffer> {
   return new Promise((done, fail) => {
-    const p = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const p = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"], env: env && { ...process.env, ...env } });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     p.stdout.on("data", (d: Buffer) => out.push(d));
@@ -142,20 +140,32 @@ function run(cmd: string, args: string[], input?: string): Promise<string> {
     p.stdin.end(input ?? "");
     p.on("close", (code) =>
       code === 0
-        ? done(Buffer.concat(out).toString("utf8"))
+        ? done(Buffer.concat(out))
         : fail(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${Buffer.concat(err).toString("utf8").trim()}`)),
     );
   });
 }
 
-/** The files of the commit's tree (`git ls-tree -r`; submodule commits are not files of this repository). */
-async function listBlobs(gitDir: string, sha: string): Promise<{ oid: string; path: string }[]> {
-  const out = await run("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", "--full-tree", sha]);
-  const blobs: { oid: string; path: string }[] = [];
-  for (const line of out.split("\0")) {
-    // <mode> SP <type> SP <oid> TAB <path>
-    const m = /^\d+ (\w+) ([0-9a-f]+)\t([\s\S]+)$/.exec(line);
-    if (m?.[1] === "blob") blobs.push({ oid: m[2]!, path: m[3]! });
+/** `runBytes` with stdout read as UTF-8. */
+const run = async (cmd: string, args: string[], input?: string | Buffer, env?: Record<string, string>) =>
+  (await runBytes(cmd, args, input, env)).toString("utf8");
+
+/**
+ * The files of the commit's tree (`git ls-tree -r`; submodule commits are not files of this repository), each
+ * path as the bytes git stores: names need not be UTF-8.
+ */
+async function listBlobs(gitDir: string, sha: string): Promise<{ oid: string; path: Buffer }[]> {
+  const out = await runBytes("git", ["--git-dir", gitDir, "ls-tree", "-r", "-z", "--full-tree", sha]);
+  const blobs: { oid: string; path: Buffer }[] = [];
+  for (let start = 0; start < out.length;) {
+    const end = out.indexOf(0, start) === -1 ? out.length : out.indexOf(0, start);
+    const entry = out.subarray(start, end);
+    start = end + 1;
+    // <mode> SP <type> SP <oid> TAB <path>; all but the path is ASCII.
+    const tab = entry.indexOf(0x09);
+    if (tab === -1) continue;
+    const m = /^\d+ (\w+) ([0-9a-f]+)$/.exec(entry.subarray(0, tab).toString("latin1"));
+    if (m?.[1] === "blob") blobs.push({ oid: m[2]!, path: entry.subarray(tab + 1) });
   }
   return blobs;
 }
@@ -173,51 +183,50 @@ async function absentObjects(gitDir: string, oids: readonly string[]): Promise<S
   return absent;
 }
 
-/** Groups `specs` into batches whose characters (one separator each) stay within `max`. */
-function batches(specs: readonly string[], max: number): string[][] {
-  const out: string[][] = [];
-  let cur: string[] = [];
-  let size = 0;
-  for (const s of specs) {
-    if (cur.length && size + s.length + 1 > max) {
-      out.push(cur);
-      cur = [];
-      size = 0;
-    }
-    cur.push(s);
-    size += s.length + 1;
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
-
 /**
- * The `git archive` runs that write the tree without the `missing` files: the whole tree; or one run excluding
- * each missing path, when those pathspecs fit in `max` characters; or the present files in batches.
+ * A commit with the date of `sha` whose tree is `sha`'s without the `missing` paths, written to the object folder
+ * `scratch/objects` that borrows every other object from the git directory, which stays untouched. Paths go to
+ * git on stdin as bytes, never as arguments, so no name is re-encoded and no list is too long. Returns the commit
+ * and the environment under which git finds it.
  */
-function archivePlan(blobs: readonly { path: string }[], missing: ReadonlySet<string>, max: number): string[][] {
-  if (!missing.size) return [[]];
-  const excludes = [...missing].map((p) => `:(top,exclude,literal)${p}`);
-  if (excludes.reduce((n, s) => n + s.length + 1, 0) <= max) return [excludes];
-  return batches(
-    blobs.filter((b) => !missing.has(b.path)).map((b) => `:(top,literal)${b.path}`),
-    max,
+async function commitWithout(
+  gitDir: string,
+  sha: string,
+  missing: readonly Buffer[],
+  scratch: string,
+): Promise<{ commit: string; env: Record<string, string> }> {
+  mkdirSync(join(scratch, "objects"), { recursive: true });
+  mkdirSync(join(scratch, "work"));
+  const env = {
+    GIT_INDEX_FILE: join(scratch, "index"),
+    GIT_OBJECT_DIRECTORY: join(scratch, "objects"),
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: resolve(gitDir, "objects"),
+  };
+  const git = (args: string[], input?: Buffer, more?: Record<string, string>) =>
+    run("git", ["--git-dir", gitDir, ...args], input, { ...env, ...more });
+  await git(["read-tree", sha]);
+  // update-index wants a work tree; an empty one it never reads from.
+  const paths = Buffer.concat(missing.flatMap((p) => [p, Buffer.from([0])]));
+  await git(["--work-tree", join(scratch, "work"), "update-index", "--force-remove", "-z", "--stdin"], paths);
+  const tree = (await git(["write-tree"])).trim();
+  // The archive stamps files with the commit's date, as an archive of `sha` itself would.
+  const date = (await git(["log", "-1", "--format=%cd", "--date=raw", sha])).trim();
+  const who = { NAME: "memcards", EMAIL: "memcards@localhost", DATE: date };
+  const ident = Object.fromEntries(
+    ["AUTHOR", "COMMITTER"].flatMap((role) => Object.entries(who).map(([k, v]) => [`GIT_${role}_${k}`, v])),
   );
+  const commit = (
+    await git(["commit-tree", "--no-gpg-sign", "-m", `${sha} without absent files`, tree], undefined, ident)
+  ).trim();
+  return { commit, env };
 }
 
-/** `git archive <sha> -- <pathspecs> | tar -x -C dest`, as two processes joined by a pipe. */
-function extract(gitDir: string, sha: string, dest: string, pathspecs: readonly string[]): Promise<void> {
+/** `git archive <sha> | tar -x -C dest`, as two processes joined by a pipe; `env` is added to git's. */
+function extract(gitDir: string, sha: string, dest: string, env: Record<string, string>): Promise<void> {
   return new Promise((done, fail) => {
-    const args = [
-      "--git-dir",
-      gitDir,
-      "archive",
-      "--format=tar",
-      sha,
-      ...(pathspecs.length ? ["--", ...pathspecs] : []),
-    ];
-    const git = spawn("git", args, {
+    const git = spawn("git", ["--git-dir", gitDir, "archive", "--format=tar", sha], {
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
     });
     const tar = spawn("tar", ["-x", "-f", "-", "-C", dest], { stdio: ["pipe", "ignore", "pipe"] });
     const errs = { git: "", tar: "" };
@@ -231,8 +240,14 @@ function extract(gitDir: string, sha: string, dest: string, pathspecs: readonly 
     const settle = () => {
       if (failure) return fail(failure);
       if (!("git" in codes) || !("tar" in codes)) return;
+      // A failing git leaves tar a broken stream: git's own message says why, tar's only echoes it. Only a git
+      // stopped by the pipe tar closed (SIGPIPE, or status 141) leaves the reason to tar.
+      const gitFailed = codes.git !== 0;
+      const brokenPipe = codes.git === null || codes.git === 141;
+      if (gitFailed && !(brokenPipe && codes.tar !== 0)) {
+        return fail(new Error(`git archive ${sha} exited ${codes.git}: ${errs.git.trim()}`));
+      }
       if (codes.tar !== 0) return fail(new Error(`tar -x exited ${codes.tar}: ${errs.tar.trim()}`));
-      if (codes.git !== 0) return fail(new Error(`git archive ${sha} exited ${codes.git}: ${errs.git.trim()}`));
       done();
     };
     git.on("error", (e) => {
@@ -298,8 +313,6 @@ function cachedMissing(dir: string): string[] {
   return parsed.data;
 }
 
-const DEFAULT_PATHSPEC_CHARS = 256 * 1024;
-
 /**
  * The tree of `task.repo` at `task.commit`, extracted into `<cacheDir>/<owner+name>@<commit12>/` through a
  * temporary folder renamed into place, so only complete trees are ever found there. Files whose content the
@@ -343,6 +356,7 @@ export async function materializeTree(
   mkdirSync(partialDir, { recursive: true });
   sweepPartials(partialDir, key, opts.logger);
   const tmp = join(partialDir, `${key}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`);
+  const scratch = `${tmp}.git`;
   mkdirSync(tmp);
   const started = performance.now();
   let missing: string[];
@@ -352,12 +366,13 @@ export async function materializeTree(
       gitDir,
       blobs.map((b) => b.oid),
     );
-    missing = blobs
-      .filter((b) => absent.has(b.oid))
-      .map((b) => b.path)
-      .sort();
-    for (const pathspecs of archivePlan(blobs, new Set(missing), opts.pathspecChars ?? DEFAULT_PATHSPEC_CHARS)) {
-      await extract(gitDir, sha, tmp, pathspecs);
+    const lacking = blobs.filter((b) => absent.has(b.oid)).map((b) => b.path);
+    missing = lacking.map((p) => p.toString("utf8")).sort();
+    if (lacking.length) {
+      const without = await commitWithout(gitDir, sha, lacking, scratch);
+      await extract(gitDir, without.commit, tmp, without.env);
+    } else {
+      await extract(gitDir, sha, tmp, {});
     }
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
@@ -365,6 +380,8 @@ export async function materializeTree(
     throw new AppError("INTERNAL", `cannot extract ${task.repo} at ${sha} from ${gitDir}: ${(err as Error).message}`, {
       cause: err,
     });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
   try {
     mkdirSync(dirname(dir), { recursive: true });

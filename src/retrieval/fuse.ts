@@ -1,5 +1,7 @@
 // Pure ranking arithmetic: ranked lists, reciprocal rank fusion, roll-ups. No I/O.
 
+import { scoreShare } from "./weights.js";
+
 /** A channel's result: keys (file paths) with scores, best first. */
 export type Ranked = { key: string; score: number }[];
 
@@ -22,7 +24,7 @@ export function rrf(channels: readonly { list: Ranked; weight: number; scaled?: 
     // A scaled channel also passes on how much stronger its top hits are (an explicit path beats a loose name).
     const max = list[0]?.score ?? 1;
     list.forEach((item, i) => {
-      const factor = scaled && max > 0 ? item.score / max : 1;
+      const factor = scaled ? scoreShare(item.score, max) : 1;
       scores.set(item.key, (scores.get(item.key) ?? 0) + (weight * factor) / (k + i + 1));
     });
   }

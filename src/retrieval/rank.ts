@@ -31,7 +31,14 @@ import {
   symbolScore,
   type SymbolWeights,
 } from "./symbols.js";
-import { type CandidateSignals, type Channel, fusedScore, type FusionWeights, LEARNED_WEIGHTS } from "./weights.js";
+import {
+  type CandidateSignals,
+  type Channel,
+  fusedScore,
+  type FusionWeights,
+  LEARNED_WEIGHTS,
+  scoreShare,
+} from "./weights.js";
 
 /** The channels a ranking fuses beside BM25 (which always runs), and whether the path prior applies. */
 export const ChannelSet = z.strictObject({
@@ -451,7 +458,7 @@ export function createRanker(
         }
         c.ranks[name] = i + 1;
         c.scores[name] = item.score;
-        c.shares[name] = top > 0 ? item.score / top : 1;
+        c.shares[name] = scoreShare(item.score, top);
       });
     }
     return out;

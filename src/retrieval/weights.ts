@@ -27,17 +27,29 @@ export const FusionWeights = z.strictObject({
 });
 export type FusionWeights = z.infer<typeof FusionWeights>;
 
+/**
+ * A file's share of its channel's top score, `score / top` held to [0, 1]: a score below zero (a vector
+ * similarity can be) counts as no strength, never as a penalty, and a channel whose top score is not positive
+ * carries no signal, so every share in it is 0. Also applied to shares read back from a dump (`top` 1).
+ */
+export function scoreShare(score: number, top = 1): number {
+  if (!(top > 0)) return 0;
+  const share = score / top;
+  return share > 0 ? Math.min(1, share) : 0; // NaN falls to 0
+}
+
 /** What fusion needs of one candidate file: each channel's 1-based rank and share of the channel's top score. */
 export interface CandidateSignals {
   ranks: Partial<Record<Channel, number>>;
-  /** score / top score of the channel: how close to the channel's best hit the file comes. */
+  /** `scoreShare` of the file in the channel: how close to the channel's best hit the file comes. */
   shares: Partial<Record<Channel, number>>;
   peripheral: boolean;
 }
 
 /**
  * The fused score of one candidate under `w`, with only the channels in `use` counted:
- * Σ_c w_c · share_c / (k + rank_c), share_c = score / top score for the channels in `w.scaled`, else 1.
+ * Σ_c w_c · share_c / (k + rank_c), share_c = the file's `scoreShare` for the channels in `w.scaled` (1 when
+ * not given), else 1. A share outside [0, 1] is held to it, so no channel ever lowers a file's score.
  */
 export function fusedScore(c: CandidateSignals, w: FusionWeights, use: ReadonlySet<Channel>): number {
   let s = 0;
@@ -45,7 +57,7 @@ export function fusedScore(c: CandidateSignals, w: FusionWeights, use: ReadonlyS
     const r = c.ranks[ch];
     const wc = w.channels[ch];
     if (r === undefined || wc <= 0 || !use.has(ch)) continue;
-    const share = w.scaled.includes(ch) ? (c.shares[ch] ?? 1) : 1;
+    const share = w.scaled.includes(ch) ? scoreShare(c.shares[ch] ?? 1) : 1;
     s += (wc * share) / (w.k + r);
   }
   return c.peripheral ? s * w.peripheral : s;

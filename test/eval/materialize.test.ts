@@ -1,7 +1,18 @@
 // Trees at a commit: found in every supported layout, extracted atomically, cached by commit, clear errors.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -136,10 +147,7 @@ describe("materializeTree", () => {
     expect(ok).toEqual({ dir: join(cacheDir, key), cached: false, missing: [] });
   });
 
-  it.each([
-    ["excluded by path", undefined],
-    ["with the present files archived in batches", 40],
-  ])("extracts a tree whose git directory lacks some files' content, %s", async (_label, pathspecChars) => {
+  it("extracts a tree whose git directory lacks some files' content", async () => {
     const repos = tmpDir();
     const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
     // A snapshot without some blobs: the tree still lists them.
@@ -150,7 +158,7 @@ describe("materializeTree", () => {
       ...silentLogger,
       warn: (m: string, e?: Record<string, unknown>) => warnings.push(m + JSON.stringify(e)),
     };
-    const o = { reposDir: repos, cacheDir: tmpDir(), logger, pathspecChars };
+    const o = { reposDir: repos, cacheDir: tmpDir(), logger };
     const task = { repo: "acme/tiny", commit: repo.commits[0] };
 
     const m = await materializeTree(task, o);
@@ -161,6 +169,9 @@ describe("materializeTree", () => {
       else expect(readFileSync(join(m.dir, p), "utf8")).toBe(text);
     }
     expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
+    // Files carry the commit's date, as in an archive of the commit itself.
+    const committed = Number(repo.git("log", "-1", "--format=%ct", repo.commits[0]));
+    expect(statSync(join(m.dir, "src/app/parser.py")).mtimeMs).toBe(committed * 1000);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/absent from the git directory.*"count":2.*setup\.py/);
 
@@ -175,6 +186,56 @@ describe("materializeTree", () => {
     const second = await materializeTree({ ...task, commit: repo.commits[1] }, o);
     expect(second.missing).toEqual(["docs/read me.md", "setup.py"]);
     expect(readFileSync(join(second.dir, "src/app/cookies.py"), "utf8")).toContain("CookieJar");
+  });
+
+  it("keeps file names that are not UTF-8 byte for byte, present or absent", async () => {
+    // Names as raw bytes: 0xff and 0xfe never occur in UTF-8.
+    const present = Buffer.from([0xff, 0x2e, 0x74, 0x78, 0x74]); // "\xff.txt"
+    const absent = Buffer.concat([Buffer.from("sub/"), Buffer.from([0xfe]), Buffer.from("gone.txt")]);
+    const work = join(tmpDir(), "odd");
+    mkdirSync(join(work, "sub"), { recursive: true });
+    writeFileSync(join(work, "plain.txt"), "plain\n");
+    writeFileSync(Buffer.from(`${work}/${present.toString("latin1")}`, "latin1"), "present\n");
+    writeFileSync(Buffer.concat([Buffer.from(`${work}/`), absent]), "absent\n");
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: work })
+        .toString()
+        .trim();
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "odd names");
+    const commit = git("rev-parse", "HEAD");
+    const repos = tmpDir();
+    const bare = bareClone(work, join(repos, "acme+odd", "repo"));
+    const absentOid = execFileSync("git", ["--git-dir", bare, "ls-tree", "-r", "--format=%(objectname)", commit])
+      .toString()
+      .split("\n")
+      .find((oid) => oid && git("cat-file", "-p", oid) === "absent");
+    hide(bare, absentOid!);
+
+    const o = opts(repos);
+    const m = await materializeTree({ repo: "acme/odd", commit }, o);
+    expect(m.missing).toEqual([absent.toString("utf8")]);
+    expect(readdirSync(m.dir, { encoding: "buffer" }).sort(Buffer.compare)).toEqual(
+      [Buffer.from("plain.txt"), present].sort(Buffer.compare), // `sub` held only the absent file
+    );
+    expect(readFileSync(Buffer.concat([Buffer.from(`${m.dir}/`), present]), "utf8")).toBe("present\n");
+    expect(readdirSync(join(o.cacheDir, ".partial"))).toEqual([]);
+  });
+
+  it("reports git's own error when git archive fails, not tar's complaint about the empty stream", async () => {
+    const repos = tmpDir();
+    const bare = bareClone(repo.work, join(repos, "acme+tiny", "repo"));
+    // A blob whose header reads fine (so it counts as present) but whose content is cut short.
+    const loose = looseObject(bare, `${repo.commits[0]}:setup.py`);
+    chmodSync(loose, 0o644);
+    const body = Buffer.concat([Buffer.from("blob 5000\0"), randomBytes(5000)]);
+    writeFileSync(loose, deflateSync(body).subarray(0, 100));
+
+    const err = await rejection(materializeTree({ repo: "acme/tiny", commit: repo.commits[0] }, opts(repos)));
+    expect(err.code).toBe("INTERNAL");
+    expect(err.message).toMatch(/cannot extract acme\/tiny .*git archive \w+ exited 128: .*corrupt/s);
+    expect(err.message).not.toMatch(/tar -x exited|does not look like a tar archive/);
   });
 
   it("still names an absent commit in a repository that lacks some files, and says when git is missing", async () => {
@@ -200,9 +261,15 @@ describe("materializeTree", () => {
 
 /** Moves the loose object of `rev` (e.g. `<commit>:<path>`) out of the git directory; `restore` puts it back. */
 function hide(gitDir: string, rev: string): { restore: () => void } {
-  const oid = execFileSync("git", ["--git-dir", gitDir, "rev-parse", rev]).toString().trim();
-  const loose = join(gitDir, "objects", oid.slice(0, 2), oid.slice(2));
-  expect(existsSync(loose)).toBe(true); // a local clone keeps the source's loose objects
+  const loose = looseObject(gitDir, rev);
   renameSync(loose, `${loose}.hidden`);
   return { restore: () => renameSync(`${loose}.hidden`, loose) };
+}
+
+/** The file holding the loose object of `rev` (a local clone keeps the source's loose objects). */
+function looseObject(gitDir: string, rev: string): string {
+  const oid = execFileSync("git", ["--git-dir", gitDir, "rev-parse", rev]).toString().trim();
+  const loose = join(gitDir, "objects", oid.slice(0, 2), oid.slice(2));
+  expect(existsSync(loose)).toBe(true);
+  return loose;
 }
