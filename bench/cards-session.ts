@@ -59,7 +59,8 @@ export const FIXTURE_SCENARIOS: SessionScenario[] = [
     edited: "gosvc/store/store.go",
     command: "go test ./gosvc/store/",
     output:
-      '--- FAIL: TestPutGet (0.00s)\n    gosvc/store/store_test.go:12: Get("a") = "", want "1"\nFAIL\tgosvc/store\t0.003s',
+      // As `go test` prints it: the test by its function, the file by its bare name.
+      "--- FAIL: TestGet (0.00s)\n    store_test.go:9: missing value\nFAIL\tgosvc/store\t0.003s",
   },
   {
     name: "typescript",

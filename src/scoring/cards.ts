@@ -68,7 +68,7 @@ export function cardFields(
     case "failure":
       return {
         trigger: `Before repeating the step that failed`,
-        evidence: `${clip(c.text, 220)} (${c.about.turn ?? "earlier"})${c.about.remediation ? `; ${c.about.remediation}` : ""}`,
+        evidence: `${clip(c.text, 220)} (${c.about.turn ?? "earlier"})${c.about.cites ? `; names ${c.about.cites}` : ""}${c.about.remediation ? `; ${c.about.remediation}` : ""}`,
         action_hint: `Check this failure's cause before the next attempt${c.about.remediation ? ` (${clip(c.about.remediation, 80)})` : ""}`,
         failure_if_ignored: `The same error comes back and costs another round.`,
         scope: c.about.scope ?? "this session",

@@ -24,4 +24,16 @@ describe("eval cards-session", () => {
     // Before the session the fix file may rank anywhere or not be served; after it, it comes first.
     expect(renderSessionEval(r)).toMatch(/\| python \| (—|#\d+) → #1 \| no → yes \| no → yes \| no → yes \|/);
   }, 120_000);
+
+  it("cites the test a Go failure names only by its function", async () => {
+    const config = resolveConfig({ embedder: "offline" }, { MEMCARDS_HOME: tmpDir() });
+    const go = FIXTURE_SCENARIOS.find((s) => s.name === "go")!;
+    const r = await runSessionEval({ repo: POLYGLOT, config, logger: silentLogger, scenarios: [go] });
+    const [s] = r.scenarios;
+    expect(s!.before.failure).toBe(false);
+    // `--- FAIL: TestGet` names the function; the one file defining it is the failing test, and the failure
+    // card names it too.
+    expect(s!.after).toMatchObject({ file: true, file_at: 1, test: true, failure: true, constraint: true });
+    expect(s!.after.tokens).toBeLessThanOrEqual(r.budget);
+  }, 120_000);
 });

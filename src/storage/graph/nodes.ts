@@ -274,6 +274,30 @@ export function symbolsNamed(
   ).all(name, limit) as { id: number; path: string; kind: string; name: string }[];
 }
 
+/**
+ * The files defining a symbol of exactly this name (case-sensitive), at most `limit` definitions: each with the
+ * file's node (id, path, type `file` or `test`), the symbol's kind and its qualified name (`Class.method`).
+ */
+export function symbolDefiners(
+  db: Db,
+  name: string,
+  limit = 50,
+): { fileId: number; path: string; fileType: string; kind: string | null; qual: string }[] {
+  const rows = stmt(
+    db,
+    `SELECT f.id AS fileId, f.path AS path, f.type AS fileType, n.kind AS kind, n.key AS key
+     FROM nodes n JOIN nodes f ON f.file_id = n.file_id AND f.type IN ('file','test')
+     WHERE n.name = ? COLLATE NOCASE AND +n.name = ? AND +n.type = 'symbol' LIMIT ?`,
+  ).all(name, name, limit) as { fileId: number; path: string; fileType: string; kind: string | null; key: string }[];
+  return rows.map((r) => ({
+    fileId: r.fileId,
+    path: r.path,
+    fileType: r.fileType,
+    kind: r.kind,
+    qual: r.key.slice(r.key.indexOf("#") + 1).replace(/~\d+$/, ""),
+  }));
+}
+
 /** Paths of symbol nodes, by id. */
 export function symbolPaths(db: Db, ids: readonly number[]): Map<number, string> {
   const st = stmt(db, "SELECT path FROM nodes WHERE id = ?");
