@@ -21,6 +21,9 @@ import type { Probe, ProbeType } from "./schema.js";
 import { Message, TranscriptFormat } from "./schema.js";
 import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "./source.js";
 
+
+/** Tokens a compact summary may spend on the headings of the sections it fills (three or four headings). */
+const COMPACT_FRAME = 24;
 export const CompressInput = z
   .object({
     transcript_path: z
@@ -253,10 +256,11 @@ export function summarizeSpan(
       ? mergeSections(prevSections, extractSections(span, { title: opts.title, cwd: opts.cwd, after: opts.after }))
       : prevSections;
   const budget = chooseBudget(sections, opts.tokens ?? 0, opts.budget);
-  // A summary is never bigger than what it summarizes: a session smaller than the budget gets a compact summary
-  // within its own size.
+  // A session smaller than the budget gets a compact summary: empty sections left out, its lines within the
+  // session's own size plus the few headings they sit under (COMPACT_FRAME), so a short request is kept whole
+  // rather than dropped and the summary never grows past the session by more than its headings.
   const compact = opts.tokens !== undefined && opts.tokens < budget.tokens;
-  const cap = compact ? opts.tokens! : budget.tokens;
+  const cap = compact ? Math.min(budget.tokens, opts.tokens! + COMPACT_FRAME) : budget.tokens;
   const draft = renderSections(sections, cap, {}, opts.focus, compact);
   // A plan item the sections no longer hold open (done later) is not a next step to re-insert.
   const open = sections.next.map((f) => normalize(f.text));
@@ -370,7 +374,7 @@ export function compressTranscript(
     notes.push(
       `The session holds ${tokensSummarized} tokens, fewer than a summary's ${s.budget.tokens}: ${
         s.final.markdown
-          ? `the summary stays within ${tokensSummarized} tokens and leaves out empty sections.`
+          ? "the summary leaves out empty sections and keeps to about the session's size."
           : "no summary line fits in that, so the summary is empty."
       }`,
     );
