@@ -21,7 +21,6 @@ import type { Probe, ProbeType } from "./schema.js";
 import { Message, TranscriptFormat } from "./schema.js";
 import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "./source.js";
 
-
 /** Tokens a compact summary may spend on the headings of the sections it fills (three or four headings). */
 const COMPACT_FRAME = 24;
 export const CompressInput = z
