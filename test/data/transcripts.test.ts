@@ -171,7 +171,7 @@ describe("distillation through compress_context", () => {
       { ...deps, limitTurns: 75 },
       { transcript_path: transcript("harmony-claude-pr341.jsonl") },
     );
-    expect(first.memories!.added).toBeGreaterThan(2);
+    expect(first.memories!.added).toBeGreaterThan(0);
     const second = compressContext(deps, { transcript_path: transcript("harmony-claude-pr341.jsonl") });
     expect(second.memories!.added + second.memories!.merged).toBeGreaterThan(0);
     const cats = new Set(listMemories(db, projectId, { limit: 500 }).map((m) => m.category));
