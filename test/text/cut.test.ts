@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 
 import { makeCard } from "../../src/scoring/cards.js";
 import { clipWords } from "../../src/text/cut.js";
+import { shortPath } from "../../src/ui/html.js";
 
 describe("clipWords", () => {
   it.each([
@@ -45,5 +46,20 @@ describe("a test card", () => {
     );
     expect(card.scope).toBe("tests/test_login.py");
     expect(card.trigger).toContain("app/login.py");
+  });
+});
+
+describe("shortPath", () => {
+  it("shows a path inside the root relative to it, and a long one by its end", () => {
+    expect(shortPath("/home/me/proj/src/app.ts", "/home/me/proj")).toEqual({
+      shown: "src/app.ts",
+      full: "/home/me/proj/src/app.ts",
+    });
+    const long = `/Users/someone/${"deeply/nested/".repeat(8)}widget.ts`;
+    const { shown, full } = shortPath(long, "/home/me/proj");
+    expect(full).toBe(long);
+    expect(shown.length).toBeLessThanOrEqual(60);
+    expect(shown.startsWith("…/")).toBe(true);
+    expect(long.endsWith(shown.slice(1))).toBe(true);
   });
 });
