@@ -34,8 +34,8 @@ try {
   manifest.compatibility = { ...manifest.compatibility, platforms: [process.platform] };
   writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 
-  // onnxruntime-node's postinstall would add optional GPU libraries the bundle does not use.
-  run(npm, ["ci", "--omit=dev", "--no-audit", "--no-fund", "--onnxruntime-node-install=skip"], stage);
+  // package.json's allowScripts keeps onnxruntime-node's postinstall (optional GPU libraries) from running.
+  run(npm, ["ci", "--omit=dev", "--no-audit", "--no-fund"], stage);
 
   const mcpb = join(root, "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js");
   const out = join(root, `memcards-${pkg.version}-${process.platform}-${process.arch}.mcpb`);

@@ -23,7 +23,7 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
       if (!app) {
         app = createApp(config, location, logger);
         apps.set(key, app);
-        if (app.embedding.note) logger.warn(app.embedding.note);
+        if (app.embedderNotice) logger.warn(app.embedderNotice);
       }
       return app;
     },

@@ -18,7 +18,7 @@ import { createBm25Store, rootReader } from "./retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "./retrieval/rank.js";
 import type { Db } from "./storage/db.js";
 import { checkpointWal, ensureDir, openDatabase } from "./storage/db.js";
-import { bindEmbedder, getEmbedderBinding, getMeta } from "./storage/meta.js";
+import { bindEmbedder, getEmbedderBinding, getMeta, setMeta } from "./storage/meta.js";
 import type { ProjectRow } from "./storage/projects.js";
 import { upsertProject } from "./storage/projects.js";
 
@@ -31,6 +31,8 @@ export interface App {
   project: ProjectRow;
   /** The embedder in use; `useEmbedder` switches it. */
   readonly embedding: EmbedderChoice;
+  /** The embedder's note when it is due on stderr: every open while vectors are off, else once per store. */
+  readonly embedderNotice: string | undefined;
   logger: Logger;
   /** The project every domain call works on: the database, the project's id and its root. */
   readonly scope: ProjectScope;
@@ -64,6 +66,9 @@ function ensureStoreDir(dbPath: string, userDir: string): void {
   }
 }
 
+/** Meta key: the embedder whose advice this store has shown (the note is not repeated for it). */
+const EMBEDDER_NOTICE_KEY = "embedder.notice";
+
 /** Opens the app for a resolved project location. */
 export function createApp(config: Config, location: ProjectLocation, logger: Logger): App {
   const dbPath = resolve(config.db ?? location.defaultDbPath);
@@ -75,9 +80,21 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
     if (embedding.vectorsEnabled) {
       bindEmbedder(db, { id: embedding.embedder.id, dimension: embedding.embedder.dimension });
     }
+    // A note that vectors are off is repeated at every open; the offline embedder's advice once per store.
+    let embedderNotice: string | undefined;
+    const advisedFor = embedding.embedder.id;
+    if (embedding.note && (!embedding.vectorsEnabled || getMeta(db, EMBEDDER_NOTICE_KEY) !== advisedFor)) {
+      embedderNotice = embedding.note;
+      if (embedding.vectorsEnabled) setMeta(db, EMBEDDER_NOTICE_KEY, advisedFor);
+    }
     let closed = false;
     const closers: (() => Promise<void> | void)[] = [];
-    const scope: ProjectScope = { db, projectId: project.id, root: location.root };
+    const scope: ProjectScope = {
+      db,
+      projectId: project.id,
+      root: location.root,
+      ...(location.source === "user-store" ? { userStore: true as const } : {}),
+    };
     let graph: GraphService | undefined;
     let distiller: Distiller | undefined;
     let ranked: { stamp: string | undefined; embedder: Embedder; ranker: Ranker } | undefined;
@@ -92,6 +109,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
       get embedding() {
         return embedding;
       },
+      embedderNotice,
       logger,
       scope,
       get graph() {

@@ -11,6 +11,7 @@ export const ErrorCodes = [
   "NOT_FOUND",
   "NOT_A_DIRECTORY",
   "NOT_INDEXED",
+  "NO_PROJECT",
   "OUTSIDE_ROOTS",
   "SYSTEM_FOLDER",
   "DB_OPEN_FAILED",

@@ -30,27 +30,31 @@ export function registerCards(program: Command): void {
     .option("--session <id>", "include this session's constraints and failures")
     .option("--json", "print JSON (cards, both modes' selections, audit, ranking)")
     .action(async (task: string, opts: CardsFlags, cmd: Command) => {
-      await withApp(configFrom(cmd, opts.repo ? { root: resolvePath(opts.repo) } : {}), async (app) => {
-        // A person asked for cards and waits: an unindexed project is indexed first (the MCP tool refuses).
-        const indexFirst = async () => {
-          const line = createProgressLine(true);
-          await buildGraph(app.scope, app, {
-            onProgress: (p) => line.update(`indexing ${app.location.root}: ${p.phase} ${p.done}/${p.total}`),
-          });
-          line.done();
-        };
-        const r = await getMemoryCards(
-          { ...app.scope, ranker: app.ranker, indexFirst },
-          {
-            task,
-            budget_tokens: opts.budget,
-            mode: opts.mode,
-            ...(opts.file ? { files: opts.file } : {}),
-            ...(opts.session ? { session_id: opts.session } : {}),
-          },
-        );
-        print(opts.json, r, renderCards(r));
-      });
+      await withApp(
+        configFrom(cmd, opts.repo ? { root: resolvePath(opts.repo) } : {}),
+        async (app) => {
+          // A person asked for cards and waits: an unindexed project is indexed first (the MCP tool refuses).
+          const indexFirst = async () => {
+            const line = createProgressLine(true);
+            await buildGraph(app.scope, app, {
+              onProgress: (p) => line.update(`indexing ${app.location.root}: ${p.phase} ${p.done}/${p.total}`),
+            });
+            line.done();
+          };
+          const r = await getMemoryCards(
+            { ...app.scope, ranker: app.ranker, indexFirst },
+            {
+              task,
+              budget_tokens: opts.budget,
+              mode: opts.mode,
+              ...(opts.file ? { files: opts.file } : {}),
+              ...(opts.session ? { session_id: opts.session } : {}),
+            },
+          );
+          print(opts.json, r, renderCards(r));
+        },
+        { needsProject: true },
+      );
     });
 }
 

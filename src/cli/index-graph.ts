@@ -1,9 +1,10 @@
 // `memcards index` (build or refresh the context graph, optionally watching) and `memcards graph neighbors`.
-import { rmSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
+import { AppError } from "../errors.js";
 import { buildGraph, type GraphBuildOptions } from "../graph/build-graph.js";
 import { assertIndexed } from "../graph/index-repository.js";
 import { neighborhood } from "../graph/neighborhood.js";
@@ -34,6 +35,14 @@ export function indexProgress(line: ProgressLine): NonNullable<GraphBuildOptions
   };
 }
 
+/** The [path] argument in the command's own words: it must be an existing folder. */
+function checkIndexPath(abs: string): void {
+  const st = statSync(abs, { throwIfNoEntry: false });
+  if (!st) throw new AppError("NOT_FOUND", `${abs} does not exist: give memcards index an existing project folder.`);
+  if (!st.isDirectory())
+    throw new AppError("NOT_A_DIRECTORY", `${abs} is a file: give memcards index the project's folder.`);
+}
+
 export function registerIndex(program: Command): void {
   program
     .command("index [path]")
@@ -45,7 +54,8 @@ export function registerIndex(program: Command): void {
       new Option("--release-lock <file>", "remove this lock file when done (used by the PostToolUse hook)").hideHelp(),
     )
     .action(async (path: string | undefined, opts: IndexFlags, cmd: Command) => {
-      const app = openApp(configFrom(cmd, path ? { root: resolvePath(path) } : {}));
+      if (path !== undefined) checkIndexPath(resolvePath(path));
+      const app = openApp(configFrom(cmd, path ? { root: resolvePath(path) } : {}), { needsProject: true });
       if (opts.releaseLock) app.onClose(() => rmSync(opts.releaseLock!, { force: true }));
       try {
         const line = createProgressLine(!opts.json || process.stderr.isTTY);

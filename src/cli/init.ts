@@ -5,7 +5,14 @@ import type { Command } from "commander";
 
 import { AppError } from "../errors.js";
 import { ClientId, CLIENTS, detectClients } from "../integrate/clients.js";
-import { applyChange, planHooks, planRegistration } from "../integrate/init.js";
+import {
+  applyChange,
+  approvalListed,
+  CLAUDE_CODE_APPROVAL,
+  planApproval,
+  planHooks,
+  planRegistration,
+} from "../integrate/init.js";
 import { resolveProjectRoot } from "../project/root.js";
 import { type CliContext, configFrom } from "./shared.js";
 
@@ -15,6 +22,7 @@ interface InitFlags {
   remove?: boolean;
   hooks?: boolean;
   cardHooks?: boolean;
+  approve?: boolean;
   all?: boolean;
 }
 
@@ -40,6 +48,10 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .option("--remove", "take memcards out again (other entries are kept)")
     .option("--hooks", "also add the Claude Code hooks to .claude/settings.json")
     .option("--card-hooks", "with --hooks: also inject cards before each prompt and each edit (off by default)")
+    .option(
+      "--approve",
+      "also approve the project server in Claude Code for this machine (.claude/settings.local.json)",
+    )
     .action(async (client: string | undefined, opts: InitFlags, cmd: Command) => {
       const config = configFrom(cmd);
       const { root } = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
@@ -48,6 +60,9 @@ export function registerInit(program: Command, ctx: CliContext): void {
       const changes = targets.map((id) => planRegistration(id, { root, cli: ctx.entry, remove }));
       if (opts.hooks && targets.includes("claude-code"))
         changes.push(planHooks({ root, cli: ctx.entry, remove, cards: opts.cardHooks ?? false }));
+      const claudeCode = targets.includes("claude-code");
+      if ((opts.approve || remove) && claudeCode && (opts.approve || approvalListed(root)))
+        changes.push(planApproval({ root, remove }));
       for (const c of changes) {
         console.log(`${c.changed ? (c.before === undefined ? "create" : "update") : "unchanged"}: ${c.path}`);
         if (c.changed) console.log(c.after);
@@ -61,6 +76,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
       for (const c of pending) applyChange(c);
       const titles = targets.map((id) => CLIENTS[id].title).join(", ");
       console.log(`written. ${remove ? "memcards is no longer registered" : `restart ${titles} to pick memcards up`}.`);
+      if (claudeCode && !remove && !opts.approve) console.log(CLAUDE_CODE_APPROVAL);
     });
 }
 

@@ -15,7 +15,7 @@ import { registerMemoryAdmin } from "./memory-admin.js";
 import { registerModels } from "./models.js";
 import { registerRecallForget } from "./recall-forget.js";
 import { registerServe } from "./serve.js";
-import type { CliContext } from "./shared.js";
+import { type CliContext, inCliWords } from "./shared.js";
 import { registerStatusDoctor } from "./status-doctor.js";
 import { registerTeam } from "./team.js";
 import { registerUi } from "./ui.js";
@@ -33,8 +33,13 @@ export function createProgram(entry: string): Command {
     .addOption(
       new Option("--log-level <level>", "stderr log level").choices(["debug", "info", "warn", "error", "silent"]),
     )
-    .showHelpAfterError()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+    .showHelpAfterError("(add --help for usage)")
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      // Usage errors read like every other error: `memcards: BAD_INPUT: option '--budget <tokens>' argument …`.
+      outputError: (s, write) => write(`memcards: BAD_INPUT: ${s.replace(/^error: /, "")}`),
+    });
   registerServe(program, ctx);
   registerStatusDoctor(program, ctx);
   registerIndex(program);
@@ -62,7 +67,8 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
     await program.parseAsync([...argv]);
   } catch (err) {
     const e = toAppError(err);
-    process.stderr.write(`memcards: ${e.code}: ${e.message}\n`);
+    const message = e.code === "BAD_INPUT" ? inCliWords(e.message) : e.message;
+    process.stderr.write(`memcards: ${e.code}: ${message}\n`);
     // A stack trace only on request (--log-level debug or MEMCARDS_LOG_LEVEL=debug), the original error's.
     const level = program.opts<{ logLevel?: string }>().logLevel ?? process.env.MEMCARDS_LOG_LEVEL;
     const stack = (e.cause instanceof Error ? e.cause.stack : undefined) ?? e.stack;

@@ -1,5 +1,5 @@
 // What every command shares: the global flags turned into a config, the project's app, printing.
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 
 import { type App, createApp } from "../app.js";
 import type { Config, ConfigFlags } from "../config.js";
@@ -8,6 +8,7 @@ import { AppError, clip } from "../errors.js";
 import type { LogLevel } from "../log.js";
 import { createLogger, type Logger } from "../log.js";
 import { resolveProjectRoot } from "../project/root.js";
+import { noProject } from "../project/scope.js";
 import { canonicalCategory, CATEGORY_ALIASES, CategoryName, type UnitCategory } from "../vocab.js";
 
 /** What the commands know about the running CLI. */
@@ -37,18 +38,24 @@ export function loggerFor(config: Config, quietInfo = false): Logger {
   return createLogger(level as LogLevel);
 }
 
-/** Opens the project's app (the root resolved from the flags and the working folder). */
-export function openApp(config: Config): App {
+/** Opens the project's app (the root resolved from the flags and the working folder). `needsProject`: a command
+ * that indexes stops before any store is opened when no project was found. */
+export function openApp(config: Config, opts: { needsProject?: boolean } = {}): App {
   const logger = loggerFor(config);
   const location = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
+  if (opts.needsProject && location.source === "user-store") throw noProject(location.root);
   const app = createApp(config, location, logger);
-  if (app.embedding.note) logger.warn(app.embedding.note);
+  if (app.embedderNotice) logger.warn(app.embedderNotice);
   return app;
 }
 
 /** Opens the app for one command and always closes it. */
-export async function withApp(config: Config, fn: (app: App) => Promise<void> | void): Promise<void> {
-  const app = openApp(config);
+export async function withApp(
+  config: Config,
+  fn: (app: App) => Promise<void> | void,
+  opts: { needsProject?: boolean } = {},
+): Promise<void> {
+  const app = openApp(config, opts);
   try {
     await fn(app);
   } finally {
@@ -61,8 +68,14 @@ export function print(json: boolean | undefined, data: unknown, text: string): v
   console.log(json ? JSON.stringify(data, null, 2) : text);
 }
 
-/** Parses a whole number flag (commander hands the raw string). */
-export const int = (v: string): number => Number.parseInt(v, 10);
+/** Parses a whole number flag (commander hands the raw string); anything else is a usage error naming the flag. */
+export function int(v: string): number {
+  const t = v.trim();
+  if (!/^[+-]?\d+$/.test(t)) throw new InvalidArgumentError("expected a whole number, such as 800.");
+  const n = Number(t);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError("the number is too large.");
+  return n;
+}
 
 /** The memory categories a --category flag accepts, aliases included. */
 export const CATEGORY_HELP = `${CategoryName.options.join(" | ")} (${Object.entries(CATEGORY_ALIASES)
@@ -79,3 +92,37 @@ export function categoryFlag(value: string): UnitCategory {
 
 /** The evaluation code behind `memcards eval`, loaded only when an eval command runs. */
 export const loadBench = () => import("../../bench/commands.js");
+
+/** The tools' field names as the CLI spells them: a schema error names the flag or argument the user typed. */
+const CLI_FIELDS: Record<string, string> = {
+  transcript_path: "<transcript>",
+  budget_tokens: "--budget",
+  keep_recent: "--keep",
+  session_id: "--session",
+  edited_files: "--edited",
+  not_helpful: "--not-helpful",
+  files: "--file",
+  task: "<task>",
+  query: "<query>",
+  text: "<text>",
+  focus: "--focus",
+  category: "<category>",
+  limit: "--limit",
+  helped: "--helped",
+  mode: "--mode",
+  tier: "--tier",
+};
+
+/**
+ * A usage message in the CLI's words: the field a schema problem names (at the start of each `field: problem`
+ * part) becomes the flag or argument of the command line, and the tools' advice to pass `transcript_path` becomes
+ * the command's argument.
+ */
+export function inCliWords(message: string): string {
+  return message
+    .replace(/\btranscript_path \(or messages\)/g, "a transcript file (memcards compress <transcript>)")
+    .replace(/\bsession_id whose\b/g, "--session whose")
+    .replace(/(^|; )([a-z_]+)(?=[.:])/g, (all, lead: string, field: string) =>
+      CLI_FIELDS[field] ? `${lead}${CLI_FIELDS[field]}` : all,
+    );
+}

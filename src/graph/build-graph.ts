@@ -1,7 +1,7 @@
 // One graph build as the app runs it: index the repository, then embed what changed and refresh `similar` edges.
 import type { EmbedderChoice } from "../embeddings/select.js";
 import type { Logger } from "../log.js";
-import type { ProjectScope } from "../project/scope.js";
+import { noProject, type ProjectScope } from "../project/scope.js";
 import type { RepoParser } from "../repo/parse.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { pendingNodeIds } from "../storage/vectors.js";
@@ -42,6 +42,7 @@ export async function buildGraph(
   opts: GraphBuildOptions = {},
 ): Promise<GraphBuildResult> {
   const { db, projectId } = scope;
+  if (scope.userStore && !opts.path) throw noProject(scope.root);
   const { embedder, vectorsEnabled } = deps.embedding;
   const result = await indexRepository({
     db,

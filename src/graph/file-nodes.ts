@@ -6,6 +6,7 @@ import type { ParsedFile } from "../repo/parse.js";
 import { parseRule, ruleKindOf } from "../repo/rules.js";
 import type { ScannedFile } from "../repo/scan.js";
 import type { NodeInput } from "../storage/graph/nodes.js";
+import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
 
 const EMBED_CHARS = 1_500;
@@ -52,9 +53,9 @@ export function fileNodes(
       startLine: 1,
       endLine: content.length ? content.split("\n").length : 0,
       summary: rule
-        ? (rule.description ?? rule.body.slice(0, 200))
+        ? (rule.description ?? clipWords(rule.body, 200))
         : symbols.length
-          ? `defines ${defined.slice(0, 300)}`
+          ? `defines ${clipWords(defined, 300)}`
           : null,
       tokens: estimateTokens(content.length),
       contentHash: file.hash,

@@ -101,6 +101,35 @@ export function planHooks(opts: { root: string; cli: string; remove?: boolean; c
   return change(path, next);
 }
 
+/**
+ * Claude Code's approval of the project's `.mcp.json` server, as a person gives it at the trust prompt: memcards in
+ * `enabledMcpjsonServers` of `.claude/settings.local.json` (this machine only, never committed).
+ */
+export function planApproval(opts: { root: string; remove?: boolean }): FileChange {
+  const path = `${opts.root}/.claude/settings.local.json`;
+  const doc = readJson(path);
+  const listed = Array.isArray(doc.enabledMcpjsonServers) ? (doc.enabledMcpjsonServers as unknown[]) : [];
+  const others = listed.filter((s) => s !== SERVER_NAME);
+  const next: Record<string, unknown> = { ...doc };
+  if (opts.remove) {
+    if (others.length > 0) next.enabledMcpjsonServers = others;
+    else delete next.enabledMcpjsonServers;
+  } else next.enabledMcpjsonServers = [...others, SERVER_NAME];
+  return change(path, next);
+}
+
+/** Whether this machine's Claude Code settings approve memcards (so `--remove` takes the approval out too). */
+export function approvalListed(root: string): boolean {
+  const doc = readJson(`${root}/.claude/settings.local.json`);
+  return Array.isArray(doc.enabledMcpjsonServers) && doc.enabledMcpjsonServers.includes(SERVER_NAME);
+}
+
+/** How a person approves the project server in Claude Code, said after `init` registers it there. */
+export const CLAUDE_CODE_APPROVAL =
+  "Claude Code lists a project's .mcp.json server as pending until it is approved: accept memcards when " +
+  "Claude Code asks at its next start (`claude mcp list` shows the state), or run `memcards init --approve` " +
+  "to approve it for this machine in .claude/settings.local.json.";
+
 /** Writes a planned change atomically (temp file, then rename). */
 export function applyChange(c: FileChange): void {
   if (!c.changed) return;

@@ -8,6 +8,7 @@ import type { Db } from "../storage/db.js";
 import { fileStamp } from "../storage/graph/files.js";
 import { listMemories, type MemoryRow } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
+import { clipWords } from "../text/cut.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
 import { type DistillResult, writeUnits } from "./distill.js";
 import { isReviewMode } from "./review.js";
@@ -36,8 +37,7 @@ export interface AuditReport {
 /** Duplicates, stale units (cited code changed since), superseded units, conflicts, units without evidence. */
 export function auditMemory(db: Db, projectId: number): AuditReport {
   const rows = listMemories(db, projectId, { includeInactive: true, limit: 100_000 });
-  const ex = (list: MemoryRow[]) =>
-    list.slice(0, 5).map((m) => `#${m.id} [${m.category}] ${m.text.replace(/\s+/g, " ").slice(0, 100)}`);
+  const ex = (list: MemoryRow[]) => list.slice(0, 5).map((m) => `#${m.id} [${m.category}] ${clipWords(m.text, 100)}`);
   const byKey = new Map<string, MemoryRow[]>();
   for (const m of rows.filter((r) => r.status === "active")) {
     const k = `${m.category}\u0000${m.merge_key}`;

@@ -1,8 +1,9 @@
 // Memory as text: search hits with their evidence and history, and unit lists (both fronts print these).
 import type { MemoryRow } from "../storage/memories.js";
+import { clipWords } from "../text/cut.js";
 import type { MemoryHit, RawHit } from "./service.js";
 
-const oneLine = (text: string, max: number) => text.replace(/\s+/g, " ").slice(0, max);
+const oneLine = clipWords;
 const statusOf = (status: string) => (status !== "active" ? `, ${status}` : "");
 
 /** One line per hit (evidence, what it supersedes, what it conflicts with), then the raw archive's turns. */

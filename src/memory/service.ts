@@ -24,6 +24,7 @@ import {
 } from "../storage/memories.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
+import { clipWords } from "../text/cut.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
@@ -277,7 +278,7 @@ export function recall(
     .slice(0, 30);
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
-  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${m.text.replace(/\s+/g, " ").slice(0, 300)} (#${m.id})` });
+  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${clipWords(m.text, 300)} (#${m.id})` });
   const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
   // The last session's open work first: it is where the next session starts.
   const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
@@ -285,7 +286,7 @@ export function recall(
   if (last && lastRow) {
     const lastSections = Sections.parse(lastRow.sections);
     const next = lastSections.next.map((f) => ({ text: `- ${f.text}` }));
-    const state = lastSections.state.map((f) => ({ text: f.text.slice(0, 400) }));
+    const state = lastSections.state.map((f) => ({ text: clipWords(f.text, 400) }));
     if (next.length)
       sections.push({ title: `Next steps left by the last session (${last.id})`, lines: next.slice(0, 8) });
     if (state.length) sections.push({ title: "Where it stood", lines: state.slice(0, 1) });
@@ -305,7 +306,7 @@ export function recall(
         title: `About the work in progress (${branch || "no branch"}${changed.length ? `, ${changed.length} changed file(s)` : ""})`,
         lines: related.map((h) => ({
           id: h.id,
-          text: `- [${h.category}] ${h.text.replace(/\s+/g, " ").slice(0, 300)} (#${h.id})`,
+          text: `- [${h.category}] ${clipWords(h.text, 300)} (#${h.id})`,
         })),
       });
     }
@@ -319,7 +320,7 @@ export function recall(
         const r = m.record as { remediation?: string };
         return {
           id: m.id,
-          text: `- ${m.text.replace(/\s+/g, " ").slice(0, 240)}${r.remediation ? ` → ${r.remediation}` : ""} (#${m.id})`,
+          text: `- ${clipWords(m.text, 240)}${r.remediation ? ` → ${r.remediation}` : ""} (#${m.id})`,
         };
       }),
     });

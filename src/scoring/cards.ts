@@ -1,12 +1,10 @@
 // Cards: the five mandatory fields written from a candidate's facts, their markdown, and the structural audit.
+import { clipWords } from "../text/cut.js";
 import { countTokens } from "../text/tokens.js";
 import type { Candidate, Card, Components } from "./schema.js";
 
 const lines = (c: Candidate) => (c.lines ? `:${c.lines[0]}-${c.lines[1]}` : "");
-const clip = (s: string, n: number) => {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
-};
+const clip = clipWords;
 
 function channelsText(c: Candidate): string {
   const ch = Object.entries(c.signals.channels)
@@ -43,7 +41,7 @@ export function cardFields(
         evidence: `${c.path} covers ${c.about.covers ?? "it"} (imports or is named after it)${c.about.session ? `; ${c.about.session}` : ""}`,
         action_hint: `Run ${c.path} and add a case for this task`,
         failure_if_ignored: `A regression in ${c.about.covers ?? "the module"} goes unnoticed until CI.`,
-        scope: c.about.covers ?? c.path ?? "tests",
+        scope: c.path ?? c.about.covers ?? "tests",
       };
     case "rule":
       return {

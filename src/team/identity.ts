@@ -51,7 +51,16 @@ export function teamProjectKey(root: string, explicit?: string): string {
       "TEAM_NOT_CONFIGURED",
       `${root} has no git remote to name the team project by. Add one (git remote add origin …) or pass --team-project NAME.`,
     );
-  return normalizeRemote(url);
+  try {
+    return normalizeRemote(url);
+  } catch (err) {
+    throw new AppError(
+      "TEAM_NOT_CONFIGURED",
+      `the git remote of ${root} (${url.replace(/\/\/[^@/]*@/, "//")}) is not a URL every clone shares, so it cannot ` +
+        `name the team project: pass --team-project NAME (or set MEMCARDS_TEAM_PROJECT), the same name in every clone.`,
+      { cause: err },
+    );
+  }
 }
 
 /** The author and machine units are sent with: MEMCARDS_TEAM_AUTHOR, else git's user.email/user.name, else the OS user. */

@@ -45,6 +45,8 @@ svg.chart .axis { stroke: var(--line); } svg.chart .line { fill: none; stroke: v
 svg.chart .bar { fill: var(--ok); } svg.chart .bar2 { fill: var(--bad); } svg.chart text { fill: var(--muted); font-size: 10px; }
 .flash { padding: 8px 12px; border-radius: 6px; background: var(--chip); margin-bottom: 10px; }
 .flash.error { color: var(--bad); }
+td.path { white-space: normal; overflow-wrap: anywhere; } td.id { white-space: nowrap; }
+tr.task th { color: var(--fg); font-weight: 600; background: var(--chip); white-space: normal; }
 `;
 
 /**

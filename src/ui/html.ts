@@ -92,3 +92,16 @@ export function markdown(md: string): Html {
   if (fence) out.push("</code></pre>");
   return new Html(out.join(""));
 }
+
+/**
+ * A file path as a person scans it: relative to the project root when it lies inside, and when still longer than
+ * `max` characters its head replaced by an ellipsis (the file name stays); the whole path goes in the title.
+ */
+export function shortPath(path: string, root: string, max = 60): { shown: string; full: string } {
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  const rel = path.startsWith(prefix) ? path.slice(prefix.length) : path;
+  if (rel.length <= max) return { shown: rel, full: path };
+  const tail = rel.slice(rel.length - (max - 1));
+  const slash = tail.indexOf("/");
+  return { shown: `…${slash > 0 && slash < tail.length - 8 ? tail.slice(slash) : tail}`, full: path };
+}

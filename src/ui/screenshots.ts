@@ -49,7 +49,7 @@ export async function takeScreenshots(url: string, origin: string, dir: string):
       for (const p of PAGES) {
         await page.goto(`${origin}${p.path}`);
         const file = join(dir, `${p.path.slice(1)}-${scheme}.png`);
-        await page.screenshot({ path: file });
+        await page.screenshot({ path: file, fullPage: true });
         written.push(file);
       }
       await context.close();

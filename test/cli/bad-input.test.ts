@@ -10,9 +10,9 @@ describe("schema errors on the command line", () => {
     const env = { MEMCARDS_HOME: tmpDir() };
     const bad = runCli(["remember", "bogus", "a fact", "--root", root], { env });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^memcards: BAD_INPUT: category: Invalid option: expected one of "commitment"/m);
+    expect(bad.stderr).toMatch(/^memcards: BAD_INPUT: <category>: Invalid option: expected one of "commitment"/m);
     const empty = runCli(["search", "", "--root", root], { env });
-    expect(empty.stderr).toMatch(/memcards: BAD_INPUT: query: /);
+    expect(empty.stderr).toMatch(/memcards: BAD_INPUT: <query>: /);
     expect(runCli(["memories", "--root", root], { env }).stdout).toMatch(/^no memory units yet/);
   });
 });

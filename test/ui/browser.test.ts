@@ -57,7 +57,7 @@ describe.skipIf(!executablePath)("memcards ui in Chromium", () => {
       for (const [name, text] of [
         ["Sessions", "claude-code.jsonl"],
         ["Injections", "injected the project brief"],
-        ["Cards", "card(s) served"],
+        ["Cards", "cards served"],
         ["Graph", "pyproj/shapes/geometry.py"],
       ] as const) {
         await page.getByRole("link", { name, exact: true }).click();

@@ -67,7 +67,7 @@ describe("memcards ui over HTTP", () => {
     const injections = await page("/injections");
     expect(injections).toContain("injected the project brief (4 units), 1234 chars");
     const cards = await page("/cards");
-    expect(cards).toMatch(/\d+ card\(s\) served; outcomes recorded [1-9]/);
+    expect(cards).toMatch(/\d+ cards? served; outcomes recorded [1-9]/);
     const graph = await page("/graph");
     expect(graph).toContain("pyproj/shapes/geometry.py");
     expect(graph).toContain("<svg");

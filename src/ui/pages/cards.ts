@@ -2,6 +2,7 @@
 // and the share that helped.
 import type { App } from "../../app.js";
 import { servedCards } from "../../storage/ui.js";
+import { clipWords } from "../../text/cut.js";
 import { type Html, html, when } from "../html.js";
 import type { PageContext } from "./layout.js";
 
@@ -9,12 +10,25 @@ const COMPONENTS = ["action_shift", "necessity", "outcome_uplift", "risk", "cost
 
 const n2 = (v: unknown) => (typeof v === "number" ? v.toFixed(2) : "–");
 
+type Served = ReturnType<typeof servedCards>[number];
+
+/** Cards grouped by the task they were served for, in the order the tasks were first met (newest first). */
+function byTask(cards: Served[]): { task: string; cards: Served[] }[] {
+  const groups = new Map<string, Served[]>();
+  for (const c of cards) {
+    const g = groups.get(c.task);
+    if (g) g.push(c);
+    else groups.set(c.task, [c]);
+  }
+  return [...groups].map(([task, list]) => ({ task, cards: list }));
+}
+
 export function cardsPage(app: App, _ctx: PageContext): Html {
   const cards = servedCards(app.db, app.project.id, 300);
   const helped = cards.reduce((n, c) => n + c.helped, 0);
   const judged = cards.reduce((n, c) => n + c.helped + c.not_helped, 0);
   return html`<p role="status">
-      ${cards.length} card(s) served; outcomes recorded ${judged}, helped ${helped}
+      ${cards.length} ${cards.length === 1 ? "card" : "cards"} served; outcomes recorded ${judged}, helped ${helped}
       ${judged ? html`(<strong>${Math.round((100 * helped) / judged)}%</strong> helped)` : ""}
     </p>
     ${
@@ -24,7 +38,6 @@ export function cardsPage(app: App, _ctx: PageContext): Html {
             <thead>
               <tr>
                 <th>Served</th>
-                <th>Task</th>
                 <th>Card</th>
                 <th class="num">Utility</th>
                 ${COMPONENTS.map((c) => html`<th class="num">${c.replace("_", " ")}</th>`)}
@@ -32,20 +45,33 @@ export function cardsPage(app: App, _ctx: PageContext): Html {
               </tr>
             </thead>
             <tbody>
-              ${cards.map((c) => {
-                const comp = (c.card.components ?? {}) as Record<string, unknown>;
-                return html`<tr>
-                  <td>${when(c.served_at)}</td>
-                  <td>${c.task.slice(0, 160)}</td>
-                  <td>
-                    <span class="chip">${String(c.card.kind ?? "")}</span> ${String(c.card.trigger ?? "").slice(0, 200)}
-                    <div class="small muted">${String(c.card.action_hint ?? "").slice(0, 200)} · ${c.unit_key}</div>
-                  </td>
-                  <td class="num">${n2(c.card.utility)}</td>
-                  ${COMPONENTS.map((k) => html`<td class="num">${n2(comp[k])}</td>`)}
-                  <td class="num">${c.helped} / ${c.not_helped}</td>
-                </tr>`;
-              })}
+              ${byTask(cards).map(
+                (group) =>
+                  html`<tr class="task">
+                      <th colspan="${String(4 + COMPONENTS.length)}" title="${group.task}">
+                        ${clipWords(group.task, 300)}
+                        <span class="small muted">
+                          · ${group.cards.length} ${group.cards.length === 1 ? "card" : "cards"}</span
+                        >
+                      </th>
+                    </tr>
+                    ${group.cards.map((c) => {
+                      const comp = (c.card.components ?? {}) as Record<string, unknown>;
+                      return html`<tr>
+                        <td>${when(c.served_at)}</td>
+                        <td>
+                          <span class="chip">${String(c.card.kind ?? "")}</span>
+                          ${clipWords(String(c.card.trigger ?? ""), 200)}
+                          <div class="small muted">
+                            ${clipWords(String(c.card.action_hint ?? ""), 200)} · ${c.unit_key}
+                          </div>
+                        </td>
+                        <td class="num">${n2(c.card.utility)}</td>
+                        ${COMPONENTS.map((k) => html`<td class="num">${n2(comp[k])}</td>`)}
+                        <td class="num">${c.helped} / ${c.not_helped}</td>
+                      </tr>`;
+                    })}`,
+              )}
             </tbody>
           </table>`
     }`;

@@ -12,7 +12,7 @@ import {
   symbolCount,
 } from "../../storage/ui.js";
 import { barChart, lineChart } from "../chart.js";
-import { type Html, html, qs, when } from "../html.js";
+import { type Html, html, qs, shortPath, when } from "../html.js";
 import type { PageContext } from "./layout.js";
 
 function neighbours(app: App, file: string): Html {
@@ -60,7 +60,10 @@ export function graphPage(app: App, _ctx: PageContext, params: URLSearchParams):
     b: o.total - o.helped,
   }));
   const last = stats.lastRun;
-  const fileLink = (p: string) => html`<a href="/graph${qs({ file: p })}">${p}</a>`;
+  const fileLink = (p: string) => {
+    const { shown, full } = shortPath(p, app.location.root);
+    return html`<a class="path" href="/graph${qs({ file: p })}" title="${full}">${shown}</a>`;
+  };
   return html`<section class="panel" aria-label="Index state">
       <p>
         <strong>${stats.files.toLocaleString("en-US")}</strong> files ·
@@ -89,7 +92,7 @@ export function graphPage(app: App, _ctx: PageContext, params: URLSearchParams):
             ${largest.map(
               (f) =>
                 html`<tr>
-                  <td>${fileLink(f.path)}</td>
+                  <td class="path">${fileLink(f.path)}</td>
                   <td class="num">${f.size.toLocaleString("en-US")} B</td>
                 </tr>`,
             )}
@@ -105,8 +108,8 @@ export function graphPage(app: App, _ctx: PageContext, params: URLSearchParams):
                   ${edited.map(
                     (f) =>
                       html`<tr>
-                        <td>${fileLink(f.path)}</td>
-                        <td class="num">${f.ops} op(s)</td>
+                        <td class="path">${fileLink(f.path)}</td>
+                        <td class="num">${f.ops} ${f.ops === 1 ? "op" : "ops"}</td>
                       </tr>`,
                   )}
                 </tbody>

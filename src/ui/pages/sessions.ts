@@ -76,7 +76,9 @@ export function sessionsPage(app: App, _ctx: PageContext, params: URLSearchParam
         const source = c.transcript_path ? (c.transcript_path.split(/[\\/]/).pop() ?? "") : (c.client ?? "messages");
         return html`<tr ${c.session_id === selected ? html`aria-current="true"` : ""}>
           <td>${when(c.created_at)}</td>
-          <td><a href="/sessions${qs({ session: c.session_id })}">${c.session_id.slice(0, 24)}</a></td>
+          <td class="id">
+            <a href="/sessions${qs({ session: c.session_id })}" title="${c.session_id}">${c.session_id.slice(0, 24)}</a>
+          </td>
           <td class="num">${c.seq}</td>
           <td title="${c.transcript_path ?? ""}">${source}</td>
           <td>${c.format ?? "–"}</td>
