@@ -41,6 +41,8 @@ const Output = z.object({
       unchanged: z.number(),
       deleted: z.number(),
       regex_fallback: z.number(),
+      /** Files over the per-file parse budget, indexed lexically. */
+      over_budget: z.number(),
     })
     .optional(),
   counts: z.object({ nodes: counts, edges: counts }).optional(),
@@ -65,6 +67,7 @@ function jobView(job: GraphJob): z.input<typeof Output> {
             unchanged: r.files.unchanged,
             deleted: r.files.deleted,
             regex_fallback: r.files.regexFallback,
+            over_budget: r.files.overBudget,
           },
           counts: r.counts,
           skipped: r.skipped,
