@@ -21,7 +21,9 @@ import {
   type TeamDeps,
   vacuumTeam,
 } from "../../src/team/service.js";
+import { runCli } from "../helpers/cli.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
+import { tmpDir } from "../helpers/tmp.js";
 import { developer } from "./helpers.js";
 
 const skip = postgresUnavailable();
@@ -185,5 +187,31 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     const r = await forgetForTeam(admin, uid2);
     expect(r).toMatchObject({ sent: true, vacuumed: true });
     expect(await inFileOf("team_units", "okapicanary")).toBe(false);
+  }, 60_000);
+
+  it("memcards team grant and team vacuum from the command line", () => {
+    const env = {
+      MEMCARDS_HOME: tmpDir(),
+      MEMCARDS_TEAM_URL: server.url,
+      MEMCARDS_TEAM_ROLE_PASSWORD: "dave-pw-1",
+    };
+    const cwd = tmpDir();
+    const granted = runCli(["team", "grant", "dave", "--project", "git@github.com:acme/delta.git"], { env, cwd });
+    expect(granted.stderr).toBe("");
+    expect(granted.stdout).toContain(
+      "dave (new role): granted github.com/acme/delta; projects now: github.com/acme/delta",
+    );
+    const again = runCli(["team", "grant", "dave", "--project", "github.com/acme/delta", "--json"], { env, cwd });
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: false, changed: false });
+    const member = runCli(["team", "grant", "eve", "--project", "name:x"], {
+      env: { ...env, MEMCARDS_TEAM_URL: roleUrl("dave", "dave-pw-1") },
+      cwd,
+    });
+    expect(member.code).toBe(1);
+    expect(member.stderr).toMatch(/TEAM_NOT_GRANTED: only a team admin/);
+    expect(member.stderr).not.toContain("dave-pw-1");
+    const vacuum = runCli(["team", "vacuum"], { env, cwd });
+    expect(vacuum.code).toBe(0);
+    expect(vacuum.stdout).toMatch(/VACUUM FULL.*WAL/s);
   }, 60_000);
 });
