@@ -2,13 +2,14 @@
 // row-level security by project. A crafted remote that normalizes to another project's key gets nothing; a
 // member's role cannot read, change or delete another project's rows; forget for all leaves no text in the
 // table's file once an admin has vacuumed it.
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { recordMemory } from "../../src/memory/service.js";
+import { migrateTeam } from "../../src/storage/team/migrate.js";
 import { cachedUnits } from "../../src/storage/team/outbox.js";
 import { normalizeRemote } from "../../src/team/identity.js";
 import {
@@ -21,6 +22,7 @@ import {
   type TeamDeps,
   vacuumTeam,
 } from "../../src/team/service.js";
+import { repoRoot } from "../helpers/cli.js";
 import { runCli } from "../helpers/cli.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -213,5 +215,42 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     const vacuum = runCli(["team", "vacuum"], { env, cwd });
     expect(vacuum.code).toBe(0);
     expect(vacuum.stdout).toMatch(/VACUUM FULL.*WAL/s);
+  }, 60_000);
+
+  it("upgrading a store made before row-level security: earlier member roles see nothing until granted", async () => {
+    await as(server.url, (c) => c.query("CREATE DATABASE upgraded"));
+    const dbUrl = (u: string) => {
+      const x = new URL(u);
+      x.pathname = "/upgraded";
+      return x.toString();
+    };
+    // The store as the first release made it: migration 0001 only, a member role with that release's grants.
+    const first = join(tmpDir(), "migrations");
+    mkdirSync(first);
+    copyFileSync(join(repoRoot, "src/storage/team/migrations/0001_team.sql"), join(first, "0001_team.sql"));
+    const key = normalizeRemote("git@github.com:acme/old.git");
+    await as(dbUrl(server.url), async (c) => {
+      expect((await migrateTeam(c, first)).version).toBe(1);
+      await c.query("CREATE ROLE oldmember LOGIN PASSWORD 'old-pw-1'");
+      await c.query("GRANT SELECT, INSERT, UPDATE ON team_projects TO oldmember");
+      await c.query("GRANT SELECT, INSERT, UPDATE, DELETE ON team_units TO oldmember");
+      await c.query("GRANT SELECT, INSERT ON team_history, team_forgotten TO oldmember");
+      await c.query("GRANT SELECT ON team_schema_migrations TO oldmember");
+      await c.query("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO oldmember");
+    });
+    const admin = clone(dbUrl(server.url), "admin", key);
+    const member = clone(dbUrl(roleUrl("oldmember", "old-pw-1")), "old", key);
+    await initTeam(admin); // applies 0002
+    recordMemory(admin.scope, { category: "rule", text: "Old projects keep their changelog current." });
+    await pushTeam(admin);
+    await expect(pullTeam(member)).rejects.toMatchObject({ code: "TEAM_NOT_GRANTED" });
+    await as(dbUrl(roleUrl("oldmember", "old-pw-1")), async (c) => {
+      expect((await c.query("SELECT * FROM team_units")).rowCount).toBe(0);
+      await expect(c.query("INSERT INTO team_projects (key) VALUES ('name:mine')")).rejects.toThrow(
+        /row-level security/,
+      );
+    });
+    await grantTeam({ url: dbUrl(server.url), projectKey: key }, "oldmember");
+    expect((await pullTeam(member)).units).toBe(1);
   }, 60_000);
 });
