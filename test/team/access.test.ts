@@ -22,8 +22,7 @@ import {
   type TeamDeps,
   vacuumTeam,
 } from "../../src/team/service.js";
-import { repoRoot } from "../helpers/cli.js";
-import { runCli } from "../helpers/cli.js";
+import { repoRoot, runCli } from "../helpers/cli.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { developer } from "./helpers.js";
