@@ -13,10 +13,10 @@ const BuildInput = z
       .boolean()
       .default(true)
       .describe(
-        "true: return when indexed (progress notifications if you send a progress token); false: return a job_id at once",
+        "true: return when indexed (progress notifications with a progress token); false: return a job_id at once",
       ),
     watch: z.boolean().default(false).describe("keep the graph fresh as files change, for as long as this server runs"),
-    lexical_only: z.boolean().default(false).describe("skip vectors (faster; lexical index and graph only)"),
+    lexical_only: z.boolean().default(false).describe("skip vectors (lexical index and graph only)"),
     job_id: z
       .string()
       .max(MAX_ID_CHARS)
