@@ -113,6 +113,7 @@ export function registerTeam(program: Command): void {
         const lines = [
           `team store: ${s.url} (${s.reachable ? "reachable" : `unreachable: ${s.error}`})`,
           `project: ${s.project}`,
+          ...(s.access ? [`access: ${s.access.role}; projects: ${s.access.projects.join(", ") || "none"}`] : []),
           `reads: ${s.reads}`,
           `queued to send: ${s.pending}`,
           `local copy: ${s.cached} unit(s)`,

@@ -44,6 +44,7 @@ import {
   unitsAfter,
   updateOwnUnit,
   vacuumUnits,
+  visibleProjects,
 } from "../storage/team/units.js";
 import { redact } from "../text/redact.js";
 import { connectTeam, displayUrl, isUnreachable, teamError } from "./connect.js";
@@ -446,6 +447,8 @@ export async function teamStatus(deps: TeamDeps): Promise<{
   cached: number;
   schema?: number;
   counts?: Awaited<ReturnType<typeof teamCounts>>;
+  /** A team admin's role, or a member's; a member sees only the projects granted to it. */
+  access?: { role: "admin" | "member"; projects: string[] };
   similarity: string;
 }> {
   const pending = pendingCount(deps.scope.db, deps.scope.projectId);
@@ -453,11 +456,24 @@ export async function teamStatus(deps: TeamDeps): Promise<{
   const base = { url: displayUrl(deps.url), project: deps.projectKey, pending, cached };
   try {
     return await withTeam(deps.url, async (c) => {
-      const projectId = await teamProjectId(c, deps.projectKey);
+      const access = {
+        role: (await isTeamAdmin(c)) ? ("admin" as const) : ("member" as const),
+        projects: await visibleProjects(c),
+      };
+      const projectId = await teamProjectId(c, deps.projectKey).catch((err: unknown) => {
+        // Not granted: say so beside the projects this role does have.
+        if (err instanceof AppError && err.code === "TEAM_NOT_GRANTED")
+          throw new AppError(
+            "TEAM_NOT_GRANTED",
+            `${err.message} (granted to your role: ${access.projects.join(", ") || "none"})`,
+          );
+        throw err;
+      });
       const vector = await hasPgvector(c);
       return {
         ...base,
         reachable: true,
+        access,
         reads: "team store" as const,
         schema: await teamSchemaVersion(c),
         counts: await teamCounts(c, projectId),

@@ -20,6 +20,7 @@ import {
   pushTeam,
   searchTeam,
   type TeamDeps,
+  teamStatus,
   vacuumTeam,
 } from "../../src/team/service.js";
 import { repoRoot, runCli } from "../helpers/cli.js";
@@ -107,6 +108,10 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     await expect(initTeam(crafted)).rejects.toMatchObject({ code: "TEAM_NOT_GRANTED" });
     recordMemory(crafted.scope, { category: "rule", text: "Injected into alpha by a stranger." });
     await expect(pushTeam(crafted)).rejects.toMatchObject({ code: "TEAM_NOT_GRANTED" });
+    expect((await teamStatus(bob)).access).toEqual({ role: "member", projects: [BETA] });
+    await expect(teamStatus(crafted)).rejects.toThrow(
+      /not granted project github\.com\/acme\/alpha.*granted to your role: github\.com\/acme\/beta/,
+    );
     // A member cannot grant itself anything, nor vacuum.
     await expect(grantTeam({ url: roleUrl("bob", "bob-pw-1"), projectKey: ALPHA }, "bob")).rejects.toMatchObject({
       code: "TEAM_NOT_GRANTED",

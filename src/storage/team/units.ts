@@ -94,6 +94,12 @@ export async function grantedProjects(c: ClientBase, member: string): Promise<st
   return r.rows.map((x) => x.key);
 }
 
+/** The keys of the projects this connection's role can see (for a member: those granted to it). */
+export async function visibleProjects(c: ClientBase, limit = 50): Promise<string[]> {
+  const r = await c.query<{ key: string }>("SELECT key FROM team_projects ORDER BY key LIMIT $1", [limit]);
+  return r.rows.map((x) => x.key);
+}
+
 /** Whether a login role of this name exists. */
 export async function roleExists(c: ClientBase, role: string): Promise<boolean> {
   const r = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
