@@ -156,6 +156,8 @@ async function readJson(req: IncomingMessage, budget: BodyBudget, timeoutMs: num
   let chunks: Buffer[] = [];
   let size = 0;
   let held = 0;
+  // A client that goes away may make the request emit an error after the listeners below are gone.
+  req.on("error", () => undefined);
   try {
     await new Promise<void>((resolve, fail) => {
       const settle = (err?: Error) => {
