@@ -23,7 +23,10 @@ const INIT = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 });
 
-/** An upload on a raw socket: headers (a declared length, or chunked), then `send` bytes, then nothing. */
+/**
+ * An upload on a raw socket: headers (a declared length, or chunked), then `send` bytes, then nothing (or, with
+ * `finish`, the end of a chunked body).
+ */
 interface Upload {
   socket: Socket;
   /** Resolves when the bytes were handed to the kernel, or the server answered or closed first. */
@@ -32,7 +35,7 @@ interface Upload {
   answer: Promise<string>;
 }
 
-function upload(url: string, declared: number | "chunked", send: number): Upload {
+function upload(url: string, declared: number | "chunked", send: number, finish = false): Upload {
   const u = new URL(url);
   const socket = connect(Number(u.port), u.hostname);
   socket.on("error", () => undefined);
@@ -44,7 +47,10 @@ function upload(url: string, declared: number | "chunked", send: number): Upload
     `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${u.port}\r\ncontent-type: application/json\r\n` +
     `accept: application/json, text/event-stream\r\n${length}\r\n\r\n`;
   const body = Buffer.alloc(send, 0x20);
-  const framed = declared === "chunked" ? Buffer.concat([Buffer.from(`${send.toString(16)}\r\n`), body]) : body;
+  const framed =
+    declared === "chunked"
+      ? Buffer.concat([Buffer.from(`${send.toString(16)}\r\n`), body, Buffer.from(finish ? "\r\n0\r\n\r\n" : "")])
+      : body;
   const sent = new Promise<void>((resolve) => {
     socket.once("close", () => resolve());
     socket.write(head);
@@ -151,6 +157,19 @@ describe("HTTP bodies in process", () => {
       first.socket.destroy();
       await until("the abandoned body is released", () => srv.handle.stats().bufferedBytes === 0);
       expect(srv.handle.stats().peakBufferedBytes).toBeLessThanOrEqual(2 * MiB);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("answers a chunked body past 16 MiB with 413, holding at most the cap for it", async () => {
+    const srv = await start({});
+    try {
+      const big = upload(srv.handle.url, "chunked", 17 * MiB, true);
+      expect(await big.answer).toMatch(/^HTTP\/1\.1 413/);
+      const stats = srv.handle.stats();
+      expect(stats.bufferedBytes).toBe(0);
+      expect(stats.peakBufferedBytes).toBeLessThanOrEqual(16 * MiB);
     } finally {
       await srv.close();
     }
