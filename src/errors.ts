@@ -26,6 +26,7 @@ export const ErrorCodes = [
   "TEAM_NOT_CONFIGURED",
   "TEAM_UNREACHABLE",
   "TEAM_AUTH_FAILED",
+  "TEAM_NOT_GRANTED",
   "INTERNAL",
 ] as const;
 

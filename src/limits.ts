@@ -12,3 +12,7 @@ export const MAX_INLINE_CHARS = 4_000_000;
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** Text of one tool result: what a client can take back in one message, and far more than a context window. */
 export const MAX_RESULT_CHARS = 1_000_000;
+/** Bytes of HTTP request bodies held in memory at once, across all requests; a body that would pass it gets 503. */
+export const MAX_BODY_MEMORY_BYTES = 64 * 1024 * 1024;
+/** An HTTP request body not complete this long after its headers gets 408 and its connection closed. */
+export const BODY_TIMEOUT_MS = 30_000;

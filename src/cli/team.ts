@@ -1,13 +1,23 @@
-// `memcards team init|status|push|pull|search|forget`: share this project's memory through a PostgreSQL team store.
+// `memcards team init|grant|status|push|pull|search|forget|vacuum`: share this project's memory through a PostgreSQL team store.
 import type { Command } from "commander";
 
 import { AppError } from "../errors.js";
 import { teamUrl } from "../team/connect.js";
 import { resolveTeam } from "../team/deps.js";
+import { normalizeRemote } from "../team/identity.js";
 import { queueSummariesForTeam } from "../team/queue.js";
 import { renderTeamHits } from "../team/render.js";
 import type { TeamDeps } from "../team/service.js";
-import { forgetForTeam, initTeam, pullTeam, pushTeam, searchTeam, teamStatus } from "../team/service.js";
+import {
+  forgetForTeam,
+  grantTeam,
+  initTeam,
+  pullTeam,
+  pushTeam,
+  searchTeam,
+  teamStatus,
+  vacuumTeam,
+} from "../team/service.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
 interface TeamFlags {
@@ -55,6 +65,45 @@ export function registerTeam(program: Command): void {
     });
 
   team
+    .command("grant <member>")
+    .description(
+      "team admin: grant a member's role a project (creating the role, password from MEMCARDS_TEAM_ROLE_PASSWORD)",
+    )
+    .option("--project <key>", "the project's key as `team status` shows it, or a remote URL (default: this clone's)")
+    .option("--revoke", "take the project back instead")
+    .option("--json", "print JSON")
+    .action(async (member: string, opts: { project?: string; revoke?: boolean; json?: boolean }, cmd: Command) => {
+      const project = opts.project && /:\/\/|@/.test(opts.project) ? normalizeRemote(opts.project) : opts.project;
+      const password = process.env.MEMCARDS_TEAM_ROLE_PASSWORD || undefined;
+      const run = async (deps: { url: string; projectKey: string }) => {
+        const r = await grantTeam(deps, member, {
+          ...(project ? { project } : {}),
+          ...(password ? { password } : {}),
+          ...(opts.revoke ? { revoke: true } : {}),
+        });
+        const verb = opts.revoke ? (r.changed ? "revoked" : "did not hold") : r.changed ? "granted" : "already held";
+        print(
+          opts.json,
+          r,
+          `${r.member}${r.created ? " (new role)" : ""}: ${verb} ${r.project}; projects now: ${r.projects.join(", ") || "none"}`,
+        );
+      };
+      const url = teamUrl(flags(cmd).teamUrl);
+      if (project && url) return run({ url, projectKey: project });
+      await withApp(configFrom(cmd), async (app) => run(need(resolveTeam(app.scope, flags(cmd)))));
+    });
+
+  team
+    .command("vacuum")
+    .description("team admin: rewrite the units table so forgotten text leaves its file (VACUUM FULL)")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const url = teamUrl(flags(cmd).teamUrl);
+      if (!url) need(undefined);
+      const r = await vacuumTeam({ url: url! });
+      console.log(r.remains);
+    });
+
+  team
     .command("status")
     .description("where reads come from (team store or local copy), what waits to be sent, the store's counts")
     .option("--json", "print JSON")
@@ -64,6 +113,7 @@ export function registerTeam(program: Command): void {
         const lines = [
           `team store: ${s.url} (${s.reachable ? "reachable" : `unreachable: ${s.error}`})`,
           `project: ${s.project}`,
+          ...(s.access ? [`access: ${s.access.role}; projects: ${s.access.projects.join(", ") || "none"}`] : []),
           `reads: ${s.reads}`,
           `queued to send: ${s.pending}`,
           `local copy: ${s.cached} unit(s)`,
@@ -131,7 +181,7 @@ export function registerTeam(program: Command): void {
         const r = await forgetForTeam(need(resolveTeam(app.scope, flags(cmd))), uid);
         console.log(
           r.sent
-            ? `forgot ${uid} for everyone`
+            ? `forgot ${uid} for everyone. ${r.remains}`
             : `queued: ${uid} is forgotten for everyone when the team store is back`,
         );
       });

@@ -42,6 +42,8 @@ export const IndexResult = z.object({
     unchanged: z.number(),
     deleted: z.number(),
     regexFallback: z.number(),
+    /** Files over the per-file parse budget (a pathological shape or parse time), indexed lexically. */
+    overBudget: z.number(),
   }),
   symbols: z.number(),
   skipped: z.record(SkipReason, z.number()),
@@ -108,6 +110,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   let parsedCount = 0;
   let symbolCount = 0;
   let regexFallback = 0;
+  let overBudget = 0;
   let wasCancelled = false;
   const batchSize = opts.batchFiles ?? 200;
   // Many files: parse in a worker so the next batch is parsed while this one is written.
@@ -133,6 +136,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
           const file = byPath.get(p.path)!;
           symbolCount += p.symbols;
           if (p.fallback) regexFallback++;
+          if (p.overBudget) overBudget++;
           writeFile(
             db,
             opts.projectId,
@@ -192,6 +196,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
       unchanged: scan.files.length - changed.length,
       deleted: removed.length,
       regexFallback,
+      overBudget,
     },
     symbols: symbolCount,
     skipped: scan.skipped,

@@ -22,6 +22,8 @@ export interface PreparedFile {
   nodes: NodeInput[];
   symbols: number;
   fallback: boolean;
+  /** Over the per-file parse budget: indexed lexically. */
+  overBudget: boolean;
 }
 
 export interface Preparer {
@@ -55,7 +57,8 @@ export async function prepareFiles(parser: RepoParser, files: readonly PrepareIn
       imports: parsed?.imports ?? [],
       nodes: fileNodes(f, content, parsed),
       symbols: parsed?.symbols.length ?? 0,
-      fallback: parsed?.parser === "regex" && !!parsed.fallbackReason,
+      fallback: parsed?.parser === "regex" && !!parsed.fallbackReason && !parsed.overBudget,
+      overBudget: !!parsed?.overBudget,
     });
   }
   return out;

@@ -19,6 +19,7 @@ export function renderBuild(r: GraphBuildResult): string {
     `time: ${r.ms.total} ms (scan ${r.ms.scan}, parse ${r.ms.parse}, edges ${r.ms.edges}; vectors ${r.embedMs} ms for ${r.embedded} items), ${r.filesPerSecond} files/s`,
   ];
   if (r.files.regexFallback) lines.push(`regex fallback: ${r.files.regexFallback} files (grammar failed)`);
+  if (r.files.overBudget) lines.push(`over budget: ${r.files.overBudget} files (indexed lexically)`);
   return lines.join("\n");
 }
 

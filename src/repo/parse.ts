@@ -19,15 +19,60 @@ export const ParsedFile = z.object({
   imports: z.array(ImportRef),
   /** Which extractor produced the result. */
   parser: z.enum(["tree-sitter", "regex"]),
-  /** Why tree-sitter was not used for a language that has a grammar (load or parse failure). */
+  /** Why tree-sitter was not used for a language that has a grammar (load or parse failure, or the budget). */
   fallbackReason: z.string().optional(),
+  /** The file's shape or its parse time went over the per-file budget, so it was indexed lexically. */
+  overBudget: z.boolean().optional(),
 });
 export type ParsedFile = z.infer<typeof ParsedFile>;
 
 export interface ParserOptions {
   /** Directory holding `tree-sitter-<grammar>.wasm` files; defaults to the tree-sitter-wasms package's `out/`. */
   grammarDir?: string;
+  /** Per-file budget for tree-sitter (parse plus query matching), in milliseconds. */
+  budgetMs?: number;
+  /** Files with a longer line are not given to tree-sitter. */
+  maxLineChars?: number;
+  /** Files whose brackets nest deeper are not given to tree-sitter. */
+  maxNesting?: number;
 }
+
+/**
+ * The per-file parse budget. Tree-sitter's error recovery and query matching can take time quadratic in a
+ * pathological line (a 128 KB run of nested parentheses took 13 s of query matching), so a file must pass a shape
+ * check first and is then parsed and matched under a deadline; a file that fails either is indexed lexically.
+ */
+export const PARSE_BUDGET = {
+  budgetMs: 2000,
+  maxLineChars: 32 * 1024,
+  maxNesting: 256,
+} as const;
+
+/** Why a file's shape rules tree-sitter out (a line too long, brackets nested too deep), or undefined. */
+export function shapeOverBudget(
+  content: string,
+  maxLineChars: number = PARSE_BUDGET.maxLineChars,
+  maxNesting: number = PARSE_BUDGET.maxNesting,
+): string | undefined {
+  let lineStart = 0;
+  let depth = 0;
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i);
+    if (c === 10) {
+      if (i - lineStart > maxLineChars) return `a line of ${i - lineStart} characters (at most ${maxLineChars})`;
+      lineStart = i + 1;
+    } else if (c === 40 || c === 91 || c === 123) {
+      // ( [ {
+      if (++depth > maxNesting) return `brackets nested deeper than ${maxNesting}`;
+    } else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
+  }
+  if (content.length - lineStart > maxLineChars)
+    return `a line of ${content.length - lineStart} characters (at most ${maxLineChars})`;
+  return undefined;
+}
+
+/** Thrown inside extraction when the deadline passed: the file goes to the lexical fallback and is counted. */
+class OverBudget extends Error {}
 
 /** A parser instance: owns the web-tree-sitter parser, the loaded grammars and compiled queries. */
 export interface RepoParser {
@@ -66,6 +111,9 @@ const QUOTED = /^(["'`])([\s\S]*)\1$/;
  */
 export function createParser(options: ParserOptions = {}): RepoParser {
   let grammarDir = options.grammarDir;
+  const budgetMs = options.budgetMs ?? PARSE_BUDGET.budgetMs;
+  const maxLineChars = options.maxLineChars ?? PARSE_BUDGET.maxLineChars;
+  const maxNesting = options.maxNesting ?? PARSE_BUDGET.maxNesting;
   let init: Promise<Parser> | undefined;
   const loaded = new Map<LanguageId, Promise<LoadedLanguage>>();
   // web-tree-sitter's Language.load is not safe to run concurrently (its dynamic linker keeps global state),
@@ -96,14 +144,27 @@ export function createParser(options: ParserOptions = {}): RepoParser {
     return p;
   };
 
-  const fallback = (path: string, content: string, language: LanguageId | null, reason?: string): ParsedFile => {
+  const fallback = (
+    path: string,
+    content: string,
+    language: LanguageId | null,
+    reason?: string,
+    overBudget = false,
+  ): ParsedFile => {
     let result: { symbols: CodeSymbol[]; imports: ImportRef[] };
     try {
       result = regexParse(content, language);
     } catch {
       result = { symbols: [], imports: [] };
     }
-    return { path, language, ...result, parser: "regex", ...(reason ? { fallbackReason: reason } : {}) };
+    return {
+      path,
+      language,
+      ...result,
+      parser: "regex",
+      ...(reason ? { fallbackReason: reason } : {}),
+      ...(overBudget ? { overBudget: true } : {}),
+    };
   };
 
   return {
@@ -111,6 +172,8 @@ export function createParser(options: ParserOptions = {}): RepoParser {
       const lang = language === undefined ? detectLanguage(path, content) : language;
       if (disposed) return fallback(path, content, lang, "parser disposed");
       if (!lang || !TREE_SITTER_GRAMMARS[lang]) return fallback(path, content, lang);
+      const shape = shapeOverBudget(content, maxLineChars, maxNesting);
+      if (shape) return fallback(path, content, lang, `over budget: ${shape}`, true);
       let entry: LoadedLanguage;
       let ts: Parser;
       try {
@@ -120,8 +183,9 @@ export function createParser(options: ParserOptions = {}): RepoParser {
         return fallback(path, content, lang, `grammar load failed: ${errorText(err)}`);
       }
       try {
-        return { path, language: lang, ...extract(ts, entry, content), parser: "tree-sitter" };
+        return { path, language: lang, ...extract(ts, entry, content, budgetMs), parser: "tree-sitter" };
       } catch (err) {
+        if (err instanceof OverBudget) return fallback(path, content, lang, `over budget: ${err.message}`, true);
         return fallback(path, content, lang, `tree-sitter failed: ${errorText(err)}`);
       }
     },
@@ -147,15 +211,37 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Parses one file with the shared parser and runs the language's queries; the tree is always freed. */
-function extract(ts: Parser, entry: LoadedLanguage, content: string): { symbols: CodeSymbol[]; imports: ImportRef[] } {
+/** Most in-progress matches a query keeps; beyond it tree-sitter drops the oldest, and the file counts as over budget. */
+const MATCH_LIMIT = 4096;
+
+/**
+ * Parses one file with the shared parser and runs the language's queries under one deadline (tree-sitter's
+ * progress callbacks cancel either step); the tree is always freed. Throws `OverBudget` when the deadline passes.
+ */
+function extract(
+  ts: Parser,
+  entry: LoadedLanguage,
+  content: string,
+  budgetMs: number,
+): { symbols: CodeSymbol[]; imports: ImportRef[] } {
+  const deadline = performance.now() + budgetMs;
+  let late = false;
+  const check = () => (late ||= performance.now() >= deadline);
   ts.setLanguage(entry.language);
-  const tree = ts.parse(content);
-  if (!tree) throw new Error("parse returned no tree");
+  const tree = ts.parse(content, null, { progressCallback: check });
+  if (!tree) {
+    // A cancelled parse keeps its state for resumption; the next file must start afresh.
+    ts.reset();
+    if (late) throw new OverBudget(`parsing took over ${budgetMs} ms`);
+    throw new Error("parse returned no tree");
+  }
   try {
     const defs: QueryMatch[] = [];
     const imps: QueryMatch[] = [];
-    for (const m of entry.query.matches(tree.rootNode)) {
+    const matches = entry.query.matches(tree.rootNode, { progressCallback: check, matchLimit: MATCH_LIMIT });
+    if (late) throw new OverBudget(`query matching took over ${budgetMs} ms`);
+    if (entry.query.didExceedMatchLimit()) throw new OverBudget(`over ${MATCH_LIMIT} matches in progress`);
+    for (const m of matches) {
       (m.captures.some((c) => c.name.startsWith("import.")) ? imps : defs).push(m);
     }
     const lines = content.split(/\r?\n/);

@@ -25,11 +25,16 @@ import {
   flagConflict,
   forgetTeamUnit,
   forgottenUids,
+  grantedProjects,
+  grantProject,
   hasPgvector,
   insertTeamUnit,
+  isTeamAdmin,
   lockProject,
   recentActive,
   recentTeamUnits,
+  revokeProject,
+  roleExists,
   searchTeamUnits,
   supersede,
   teamCounts,
@@ -38,6 +43,8 @@ import {
   unitExists,
   unitsAfter,
   updateOwnUnit,
+  vacuumUnits,
+  visibleProjects,
 } from "../storage/team/units.js";
 import { redact } from "../text/redact.js";
 import { connectTeam, displayUrl, isUnreachable, teamError } from "./connect.js";
@@ -67,19 +74,95 @@ export async function withTeam<T>(
   }
 }
 
-/** Prepares the team store: migrations, the project row, optionally the members' least-privilege role. */
+/**
+ * Prepares the team store: migrations (tables, row-level security), the project row, optionally a member's
+ * least-privilege role granted this project. A member's own `init` only links the project, which must have been
+ * granted to its role (else TEAM_NOT_GRANTED).
+ */
 export async function initTeam(
   deps: TeamDeps,
   role?: { name: string; password: string },
 ): Promise<{ version: number; applied: number[]; project: string; role?: string }> {
   const out = await withTeam(deps.url, async (c) => {
     const m = await migrateTeam(c);
-    await teamProjectId(c, deps.projectKey);
-    if (role) await createTeamRole(c, role.name, role.password);
+    const projectId = await teamProjectId(c, deps.projectKey);
+    if (role) {
+      await createTeamRole(c, role.name, role.password);
+      await grantProject(c, role.name, projectId);
+    }
     return m;
   });
   linkTeam(deps.scope.db, deps.scope.projectId, deps.projectKey);
   return { ...out, project: deps.projectKey, ...(role ? { role: role.name } : {}) };
+}
+
+/**
+ * A team admin grants (or with `revoke`, takes back) a member's role a project: the clone's own project, or
+ * `project` (a key as `team status` shows it, e.g. `github.com/o/r` or `name:demo`). A role that does not exist
+ * yet is created with `password`; an existing one keeps its password unless one is given.
+ */
+export async function grantTeam(
+  deps: Pick<TeamDeps, "url" | "projectKey">,
+  member: string,
+  opts: { project?: string; password?: string; revoke?: boolean } = {},
+): Promise<{ member: string; project: string; created: boolean; changed: boolean; projects: string[] }> {
+  const key = opts.project?.trim() || deps.projectKey;
+  if (!member.trim() || member.length > 63)
+    throw new AppError("BAD_INPUT", "a member role name has 1 to 63 characters");
+  return withTeam(deps.url, async (c) => {
+    if (!(await isTeamAdmin(c)))
+      throw new AppError(
+        "TEAM_NOT_GRANTED",
+        "only a team admin (a superuser or the team tables' owner) grants projects; use the admin's MEMCARDS_TEAM_URL",
+      );
+    if ((await teamSchemaVersion(c)) < 2)
+      throw new AppError(
+        "TEAM_NOT_CONFIGURED",
+        "the team store is not set up: run memcards team init as the admin first",
+      );
+    const exists = await roleExists(c, member);
+    if (!exists && !opts.password && !opts.revoke)
+      throw new AppError(
+        "BAD_INPUT",
+        `role ${member} does not exist: give its password in MEMCARDS_TEAM_ROLE_PASSWORD to create it`,
+      );
+    let changed: boolean;
+    if (opts.revoke) {
+      const found = await c.query<{ id: string }>("SELECT id FROM team_projects WHERE key = $1", [key]);
+      changed = found.rows[0] ? await revokeProject(c, member, Number(found.rows[0].id)) : false;
+    } else {
+      await createTeamRole(c, member, opts.password);
+      changed = await grantProject(c, member, await teamProjectId(c, key));
+    }
+    return {
+      member,
+      project: key,
+      created: !exists && !opts.revoke,
+      changed,
+      projects: await grantedProjects(c, member),
+    };
+  });
+}
+
+/** What forget for all cannot reach, said after every forget. */
+export function forgetRemains(vacuumed: boolean): string {
+  return [
+    vacuumed
+      ? "The units table was rewritten (VACUUM FULL), so the text is gone from its file and its full-text index."
+      : "The row is deleted; its old version stays in the table's file until a team admin runs `memcards team vacuum` (autovacuum only marks the space free).",
+    "It may remain in the server's WAL until those segments are recycled, in archived WAL and replicas, in backups or dumps taken before now, and in disk blocks the file system has not reused.",
+  ].join(" ");
+}
+
+/** A team admin rewrites the units table so forgotten text leaves its file (VACUUM FULL; locks the table briefly). */
+export async function vacuumTeam(deps: Pick<TeamDeps, "url">): Promise<{ vacuumed: boolean; remains: string }> {
+  const vacuumed = await withTeam(deps.url, (c) => vacuumUnits(c));
+  if (!vacuumed)
+    throw new AppError(
+      "TEAM_NOT_GRANTED",
+      "only a team admin (a superuser or the team tables' owner) can vacuum the team store; use the admin's MEMCARDS_TEAM_URL",
+    );
+  return { vacuumed, remains: forgetRemains(true) };
 }
 
 const NEGATION = /\b(not|never|no|don'?t|do not|without|avoid|stop|instead)\b/i;
@@ -160,10 +243,17 @@ function unitOf(row: OutboxRow, who: TeamDeps["who"]): TeamUnitIn {
 export async function pushTeam(
   deps: TeamDeps,
   opts: { interactive?: boolean; maxOps?: number } = {},
-): Promise<{ sent: number; pending: number; outcomes: Partial<Record<SendOutcome | "forgotten", number>> }> {
+): Promise<{
+  sent: number;
+  pending: number;
+  outcomes: Partial<Record<SendOutcome | "forgotten", number>>;
+  /** Whether forgotten rows were vacuumed out of the table file (only an admin's connection may). */
+  vacuumed: boolean;
+}> {
   const maxOps = opts.maxOps ?? 5000;
   const outcomes: Partial<Record<SendOutcome | "forgotten", number>> = {};
   let sent = 0;
+  let vacuumed = false;
   await withTeam(
     deps.url,
     async (c) => {
@@ -185,10 +275,11 @@ export async function pushTeam(
           sent++;
         }
       }
+      if (outcomes.forgotten) vacuumed = await vacuumUnits(c);
     },
     opts,
   );
-  return { sent, pending: pendingCount(deps.scope.db, deps.scope.projectId), outcomes };
+  return { sent, pending: pendingCount(deps.scope.db, deps.scope.projectId), outcomes, vacuumed };
 }
 
 /**
@@ -199,13 +290,13 @@ export async function pushTeam(
 export async function pushIfReachable(
   deps: TeamDeps,
   opts: { interactive?: boolean } = {},
-): Promise<{ sent: number; pending: number; offline: boolean }> {
+): Promise<{ sent: number; pending: number; offline: boolean; vacuumed: boolean }> {
   try {
     const r = await pushTeam(deps, opts.interactive ? { interactive: true, maxOps: 200 } : {});
-    return { sent: r.sent, pending: r.pending, offline: false };
+    return { sent: r.sent, pending: r.pending, offline: false, vacuumed: r.vacuumed };
   } catch (err) {
     if (!isUnreachable(err)) throw err;
-    return { sent: 0, pending: pendingCount(deps.scope.db, deps.scope.projectId), offline: true };
+    return { sent: 0, pending: pendingCount(deps.scope.db, deps.scope.projectId), offline: true, vacuumed: false };
   }
 }
 
@@ -330,13 +421,19 @@ export async function teamRecall(
 export async function forgetForTeam(
   deps: TeamDeps,
   uid: string,
-): Promise<{ queued: true; sent: boolean; pending: number }> {
+): Promise<{ queued: true; sent: boolean; pending: number; vacuumed: boolean; remains: string }> {
   if (!/^[0-9a-f-]{36}$/i.test(uid)) throw new AppError("BAD_INPUT", `not a team unit id: ${uid.slice(0, 60)}`);
   clearQueuedPut(deps.scope.db, uid);
   enqueue(deps.scope.db, deps.scope.projectId, { uid, op: "forget" });
   dropCachedUnit(deps.scope.db, uid);
   const r = await pushIfReachable(deps);
-  return { queued: true, sent: !r.offline && r.pending === 0, pending: r.pending };
+  return {
+    queued: true,
+    sent: !r.offline && r.pending === 0,
+    pending: r.pending,
+    vacuumed: r.vacuumed,
+    remains: forgetRemains(r.vacuumed),
+  };
 }
 
 /** Where reads come from and what is waiting to be sent. */
@@ -350,6 +447,8 @@ export async function teamStatus(deps: TeamDeps): Promise<{
   cached: number;
   schema?: number;
   counts?: Awaited<ReturnType<typeof teamCounts>>;
+  /** A team admin's role, or a member's; a member sees only the projects granted to it. */
+  access?: { role: "admin" | "member"; projects: string[] };
   similarity: string;
 }> {
   const pending = pendingCount(deps.scope.db, deps.scope.projectId);
@@ -357,11 +456,24 @@ export async function teamStatus(deps: TeamDeps): Promise<{
   const base = { url: displayUrl(deps.url), project: deps.projectKey, pending, cached };
   try {
     return await withTeam(deps.url, async (c) => {
-      const projectId = await teamProjectId(c, deps.projectKey);
+      const access = {
+        role: (await isTeamAdmin(c)) ? ("admin" as const) : ("member" as const),
+        projects: await visibleProjects(c),
+      };
+      const projectId = await teamProjectId(c, deps.projectKey).catch((err: unknown) => {
+        // Not granted: say so beside the projects this role does have.
+        if (err instanceof AppError && err.code === "TEAM_NOT_GRANTED")
+          throw new AppError(
+            "TEAM_NOT_GRANTED",
+            `${err.message} (granted to your role: ${access.projects.join(", ") || "none"})`,
+          );
+        throw err;
+      });
       const vector = await hasPgvector(c);
       return {
         ...base,
         reachable: true,
+        access,
         reads: "team store" as const,
         schema: await teamSchemaVersion(c),
         counts: await teamCounts(c, projectId),

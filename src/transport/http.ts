@@ -1,4 +1,5 @@
-// Streamable HTTP transport on loopback: Host/Origin checks against DNS rebinding, optional bearer token.
+// Streamable HTTP transport on loopback: Host/Origin checks against DNS rebinding, optional bearer token, request
+// bodies under a per-request cap, a global memory budget and a deadline, sessions that expire and make room.
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpServer } from "node:http";
@@ -10,7 +11,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 
 import { HTTP_IDLE_TIMEOUT_SEC, HTTP_MAX_SESSIONS } from "../config.js";
 import { AppError } from "../errors.js";
-import { MAX_MESSAGE_BYTES } from "../limits.js";
+import { BODY_TIMEOUT_MS, MAX_BODY_MEMORY_BYTES, MAX_MESSAGE_BYTES } from "../limits.js";
 import type { Logger } from "../log.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -21,15 +22,41 @@ export interface HttpOptions {
   token?: string | undefined;
   /** A session with no request for this long is closed and forgotten (its id then gets 404). */
   idleTimeoutSec?: number | undefined;
-  /** Open sessions at most; an initialize beyond it is refused until one closes or expires. */
+  /**
+   * Open sessions at most. At the cap, a new session takes the place of the least recently active one that has no
+   * request in progress and has been idle for `evictIdleAfterSec`; with none such, the initialize gets 503.
+   */
   maxSessions?: number | undefined;
+  /** How long a session must have been idle before a new one may take its place at the cap (default 30 s). */
+  evictIdleAfterSec?: number | undefined;
+  /** Request body bytes held in memory at once across all requests (default MAX_BODY_MEMORY_BYTES). */
+  bodyBudgetBytes?: number | undefined;
+  /** Time for a request body to arrive once its headers have (default BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number | undefined;
   logger: Logger;
   /** Builds a fresh MCP server for each client session. */
   newServer(): McpServer;
 }
 
+/** What the transport holds right now (also logged at debug level as `http.body` and `http.sessions`). */
+export interface HttpStats {
+  /** Request body bytes held in memory now, across all requests. */
+  bufferedBytes: number;
+  /** The most ever held at once. */
+  peakBufferedBytes: number;
+  /** Bodies refused for the memory budget, and bodies cut off by the deadline. */
+  refusedForBudget: number;
+  timedOut: number;
+  sessions: number;
+  /** Open GET event streams. */
+  streams: number;
+  /** Sessions closed to make room for a new one. */
+  evicted: number;
+}
+
 export interface HttpHandle {
   url: string;
+  stats(): HttpStats;
   close(): Promise<void>;
 }
 
@@ -67,6 +94,30 @@ function reject(res: ServerResponse, status: number, message: string): void {
 
 /** A body over the message cap: answered 413 on a connection that is then closed, so no unread bytes linger. */
 class BodyTooLarge extends Error {}
+/** A body that would take the bodies in flight past the memory budget: answered 503 at once. */
+class OverBudget extends Error {}
+/** A body not complete by its deadline: answered 408 and its connection closed. */
+class BodyTimeout extends Error {}
+/** The client went away mid-body: nothing to answer. */
+class BodyAborted extends Error {}
+
+/** Bytes of request bodies held in memory across all requests, against one budget. */
+class BodyBudget {
+  used = 0;
+  peak = 0;
+  refused = 0;
+  timedOut = 0;
+  constructor(readonly limit: number) {}
+  take(n: number): boolean {
+    if (this.used + n > this.limit) return false;
+    this.used += n;
+    this.peak = Math.max(this.peak, this.used);
+    return true;
+  }
+  give(n: number): void {
+    this.used -= n;
+  }
+}
 
 /** Bytes of an oversized body read and dropped before the connection is cut instead. */
 const MAX_DRAIN_BYTES = 4 * MAX_MESSAGE_BYTES;
@@ -75,7 +126,10 @@ const MAX_DRAIN_BYTES = 4 * MAX_MESSAGE_BYTES;
  * Answers 413 once the client has finished sending (a reply mid-upload reaches many clients as a reset, not an
  * answer), dropping what it sends; a body past MAX_DRAIN_BYTES gets its connection cut. The connection closes.
  */
-function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+function tooLarge(req: IncomingMessage, res: ServerResponse, timeoutMs: number): void {
+  // A client that stops sending mid-body is cut off at the deadline, not drained forever.
+  const timer = setTimeout(() => req.destroy(), timeoutMs);
+  req.once("close", () => clearTimeout(timer));
   const answer = () => {
     if (res.headersSent) return;
     res.setHeader("connection", "close");
@@ -92,22 +146,59 @@ function tooLarge(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/**
+ * Reads and parses a JSON body. Every chunk is counted against the shared budget before it is kept, and released
+ * when the body is parsed, refused, timed out or abandoned, so bodies in flight never hold more than the budget.
+ */
+async function readJson(req: IncomingMessage, budget: BodyBudget, timeoutMs: number): Promise<unknown> {
   // Listeners rather than `for await`: leaving that loop early destroys the request, and an oversized body still
   // gets its 413 (see tooLarge), which needs the request alive.
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let size = 0;
-  await new Promise<void>((resolve, fail) => {
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_MESSAGE_BYTES) return void chunks.push(chunk);
-      req.off("data", onData).off("end", resolve);
-      fail(new BodyTooLarge());
-    };
-    req.on("data", onData).once("end", resolve).once("error", fail);
-  });
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text ? (JSON.parse(text) as unknown) : undefined;
+  let held = 0;
+  // A client that goes away may make the request emit an error after the listeners below are gone.
+  req.on("error", () => undefined);
+  try {
+    await new Promise<void>((resolve, fail) => {
+      const settle = (err?: Error) => {
+        clearTimeout(timer);
+        req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+        if (!err) return resolve();
+        budget.give(held);
+        held = 0;
+        chunks = [];
+        fail(err);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_MESSAGE_BYTES) return settle(new BodyTooLarge());
+        if (!budget.take(chunk.length)) return settle(new OverBudget());
+        held += chunk.length;
+        chunks.push(chunk);
+      };
+      const onEnd = () => settle();
+      const onError = (err: Error) => settle(err);
+      const onClose = () => settle(new BodyAborted());
+      const timer = setTimeout(() => settle(new BodyTimeout()), timeoutMs);
+      req.on("data", onData).once("end", onEnd).once("error", onError).once("close", onClose);
+    });
+    const text = Buffer.concat(chunks).toString("utf8");
+    chunks = [];
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } finally {
+    budget.give(held);
+  }
+}
+
+/** Refuses a request at once (503 or 408), reading and dropping what it still sends until its connection closes. */
+function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, message: string, timeoutMs: number) {
+  const timer = setTimeout(() => req.destroy(), timeoutMs);
+  req.once("close", () => clearTimeout(timer));
+  req.once("error", () => undefined);
+  req.resume();
+  if (res.headersSent) return;
+  res.setHeader("connection", "close");
+  reject(res, status, message);
 }
 
 interface Session {
@@ -115,8 +206,10 @@ interface Session {
   server: McpServer;
   /** When its last request started or ended. */
   seen: number;
-  /** Requests (and event streams) still open: a session is never idle while one is. */
+  /** Requests still in progress (a GET event stream is not one): a session is never idle while one is. */
   open: number;
+  /** GET event streams open: they do not keep a session alive, and close with it. */
+  streams: number;
 }
 
 /** Starts the HTTP server; resolves once it listens. */
@@ -132,6 +225,19 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
   const idleSec = opts.idleTimeoutSec ?? HTTP_IDLE_TIMEOUT_SEC;
   const maxSessions = opts.maxSessions ?? HTTP_MAX_SESSIONS;
   const idleMs = idleSec * 1000;
+  const evictMs = (opts.evictIdleAfterSec ?? 30) * 1000;
+  const budget = new BodyBudget(opts.bodyBudgetBytes ?? MAX_BODY_MEMORY_BYTES);
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  let evicted = 0;
+  const stats = (): HttpStats => ({
+    bufferedBytes: budget.used,
+    peakBufferedBytes: budget.peak,
+    refusedForBudget: budget.refused,
+    timedOut: budget.timedOut,
+    sessions: sessions.size,
+    streams: [...sessions.values()].reduce((n, s) => n + s.streams, 0),
+    evicted,
+  });
   const closeSession = async (id: string, s: Session) => {
     sessions.delete(id);
     await s.transport.close().catch(() => undefined);
@@ -149,14 +255,33 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     Math.max(50, Math.min(idleMs / 4, 60_000)),
   );
   sweep.unref();
-  /** Marks a session busy for the life of this request. */
-  const track = (s: Session, res: ServerResponse) => {
-    s.open++;
+  /**
+   * Marks a session busy for the life of this request. A GET event stream only marks it seen when it opens: a
+   * client that holds a stream and sends nothing is idle, and its session expires (closing the stream).
+   */
+  const track = (s: Session, req: IncomingMessage, res: ServerResponse) => {
     s.seen = Date.now();
+    if (req.method === "GET") {
+      s.streams++;
+      res.once("close", () => s.streams--);
+      return;
+    }
+    s.open++;
     res.once("close", () => {
       s.open--;
       s.seen = Date.now();
     });
+  };
+  /** The least recently active session with no request in progress, idle for at least `evictMs`. */
+  const evictable = (): [string, Session] | undefined => {
+    const now = Date.now();
+    let best: [string, Session] | undefined;
+    for (const entry of sessions) {
+      const s = entry[1];
+      if (s.open > 0 || now - s.seen < evictMs) continue;
+      if (!best || s.seen < best[1].seen) best = entry;
+    }
+    return best;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -178,41 +303,71 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     // A request for a live session keeps it alive from its first byte: an upload slower than the idle timeout
     // must not find its session expired when its body is complete.
     const live = sessionId ? sessions.get(sessionId) : undefined;
-    if (live) track(live, res);
+    if (live) track(live, req, res);
     let body: unknown;
     if (req.method === "POST") {
-      if (Number(req.headers["content-length"] ?? 0) > MAX_MESSAGE_BYTES) return tooLarge(req, res);
+      const declared = Number(req.headers["content-length"] ?? 0);
+      if (declared > MAX_MESSAGE_BYTES) return tooLarge(req, res, bodyTimeoutMs);
+      const busy = () => {
+        budget.refused++;
+        opts.logger.warn(`refused a request body: ${budget.used} bytes of bodies in flight (budget ${budget.limit})`);
+        refuseBody(req, res, 503, "Server busy: too many request bodies in flight; retry shortly", bodyTimeoutMs);
+      };
+      if (declared > budget.limit - budget.used) return busy();
       try {
-        body = await readJson(req);
+        body = await readJson(req, budget, bodyTimeoutMs);
       } catch (err) {
-        if (err instanceof BodyTooLarge) return tooLarge(req, res);
+        if (err instanceof BodyTooLarge) return tooLarge(req, res, bodyTimeoutMs);
+        if (err instanceof OverBudget) return busy();
+        if (err instanceof BodyAborted) return;
+        if (err instanceof BodyTimeout) {
+          budget.timedOut++;
+          opts.logger.warn(`cut off a request body not complete after ${bodyTimeoutMs} ms`);
+          refuseBody(
+            req,
+            res,
+            408,
+            `Request timeout: the body did not arrive within ${bodyTimeoutMs} ms`,
+            bodyTimeoutMs,
+          );
+          return;
+        }
         return reject(res, 400, `Bad request: ${(err as Error).message}`);
+      } finally {
+        opts.logger.debug("http.body", { buffered: budget.used, peak: budget.peak });
       }
     }
     const existing = sessionId ? sessions.get(sessionId) : undefined;
     if (existing) {
-      if (existing !== live) track(existing, res);
+      if (existing !== live) track(existing, req, res);
       return existing.transport.handleRequest(req, res, body);
     }
     if (sessionId) return reject(res, 404, "Session not found: initialize a new session");
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return reject(res, 400, "Bad request: no session; the first request must be initialize");
     }
+    const room = sessions.size >= maxSessions ? evictable() : undefined;
+    if (room) {
+      evicted++;
+      opts.logger.info(`closing HTTP session ${room[0]} to make room: idle for ${Date.now() - room[1].seen} ms`);
+      await closeSession(room[0], room[1]);
+    }
     if (sessions.size >= maxSessions) {
       opts.logger.warn(`refused a new HTTP session: ${sessions.size} open (limit ${maxSessions})`);
       return reject(
         res,
         503,
-        `Too many sessions: ${sessions.size} open (limit ${maxSessions}); close one (DELETE /mcp) or wait ${idleSec} s for idle ones to expire`,
+        `Too many sessions: ${sessions.size} open (limit ${maxSessions}), all active; close one (DELETE /mcp) or retry once one has been idle ${evictMs / 1000} s`,
       );
     }
     const server = opts.newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        const s: Session = { transport, server, seen: Date.now(), open: 0 };
+        const s: Session = { transport, server, seen: Date.now(), open: 0, streams: 0 };
         sessions.set(id, s);
-        track(s, res);
+        track(s, req, res);
+        opts.logger.debug("http.sessions", { sessions: sessions.size });
       },
     });
     transport.onclose = () => {
@@ -241,6 +396,7 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
   const hostForUrl = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${hostForUrl}:${addr.port}/mcp`,
+    stats,
     async close() {
       clearInterval(sweep);
       for (const [id, s] of [...sessions]) await closeSession(id, s);

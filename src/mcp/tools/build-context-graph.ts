@@ -13,10 +13,10 @@ const BuildInput = z
       .boolean()
       .default(true)
       .describe(
-        "true: return when indexed (progress notifications if you send a progress token); false: return a job_id at once",
+        "true: return when indexed (progress notifications with a progress token); false: return a job_id at once",
       ),
     watch: z.boolean().default(false).describe("keep the graph fresh as files change, for as long as this server runs"),
-    lexical_only: z.boolean().default(false).describe("skip vectors (faster; lexical index and graph only)"),
+    lexical_only: z.boolean().default(false).describe("skip vectors (lexical index and graph only)"),
     job_id: z
       .string()
       .max(MAX_ID_CHARS)
@@ -41,6 +41,8 @@ const Output = z.object({
       unchanged: z.number(),
       deleted: z.number(),
       regex_fallback: z.number(),
+      /** Files over the per-file parse budget, indexed lexically. */
+      over_budget: z.number(),
     })
     .optional(),
   counts: z.object({ nodes: counts, edges: counts }).optional(),
@@ -65,6 +67,7 @@ function jobView(job: GraphJob): z.input<typeof Output> {
             unchanged: r.files.unchanged,
             deleted: r.files.deleted,
             regex_fallback: r.files.regexFallback,
+            over_budget: r.files.overBudget,
           },
           counts: r.counts,
           skipped: r.skipped,

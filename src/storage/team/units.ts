@@ -4,6 +4,8 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 
 import type { ClientBase } from "pg";
 
+import { AppError } from "../../errors.js";
+
 /** A unit as it travels to the team store (text already redacted on the sending machine). */
 export interface TeamUnitIn {
   uid: string;
@@ -39,13 +41,79 @@ export interface TeamUnitRow {
 const COLUMNS = `uid, seq::int AS seq, category, text, status, tier, author, machine, superseded_by, conflicts_with,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
-/** The project's row id, created on first use. */
+/**
+ * The project's row id. A team admin (superuser or the tables' owner) creates it on first use; a member sees only
+ * the projects granted to its role (row-level security), so any other key, however it was computed, is
+ * TEAM_NOT_GRANTED.
+ */
 export async function teamProjectId(c: ClientBase, key: string): Promise<number> {
+  const found = await c.query<{ id: string }>("SELECT id FROM team_projects WHERE key = $1", [key]);
+  if (found.rows[0]) return Number(found.rows[0].id);
+  if (!(await isTeamAdmin(c)))
+    throw new AppError(
+      "TEAM_NOT_GRANTED",
+      `the team store has not granted project ${key} to your role; ask the team admin to run: memcards team grant <your role> --project ${key}`,
+    );
   const r = await c.query<{ id: string }>(
     `INSERT INTO team_projects (key) VALUES ($1) ON CONFLICT (key) DO UPDATE SET key = excluded.key RETURNING id`,
     [key],
   );
   return Number(r.rows[0]!.id);
+}
+
+/** Whether this connection's role administers the team store: a superuser, or a member of the tables' owner. */
+export async function isTeamAdmin(c: ClientBase): Promise<boolean> {
+  const r = await c.query<{ admin: boolean }>(
+    `SELECT r.rolsuper OR pg_has_role(current_user, t.relowner, 'MEMBER') AS admin
+     FROM pg_roles r, pg_class t WHERE r.rolname = current_user AND t.oid = 'team_projects'::regclass`,
+  );
+  return r.rows[0]?.admin ?? false;
+}
+
+/** Grants a member's role one project (idempotent); true when the grant is new. */
+export async function grantProject(c: ClientBase, member: string, projectId: number): Promise<boolean> {
+  const r = await c.query(
+    "INSERT INTO team_grants (project_id, member) VALUES ($1, $2) ON CONFLICT (project_id, member) DO NOTHING",
+    [projectId, member],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** Takes a project back from a member's role; true when it held it. */
+export async function revokeProject(c: ClientBase, member: string, projectId: number): Promise<boolean> {
+  const r = await c.query("DELETE FROM team_grants WHERE project_id = $1 AND member = $2", [projectId, member]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** The projects granted to a role, by key. */
+export async function grantedProjects(c: ClientBase, member: string): Promise<string[]> {
+  const r = await c.query<{ key: string }>(
+    `SELECT p.key FROM team_grants g JOIN team_projects p ON p.id = g.project_id WHERE g.member = $1 ORDER BY p.key`,
+    [member],
+  );
+  return r.rows.map((x) => x.key);
+}
+
+/** The keys of the projects this connection's role can see (for a member: those granted to it). */
+export async function visibleProjects(c: ClientBase, limit = 50): Promise<string[]> {
+  const r = await c.query<{ key: string }>("SELECT key FROM team_projects ORDER BY key LIMIT $1", [limit]);
+  return r.rows.map((x) => x.key);
+}
+
+/** Whether a login role of this name exists. */
+export async function roleExists(c: ClientBase, role: string): Promise<boolean> {
+  const r = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * Rewrites the units table (VACUUM FULL: a new file, the old one removed, indexes rebuilt) so that deleted rows'
+ * text is gone from the table and its full-text index. Only a team admin may; false when this role may not.
+ */
+export async function vacuumUnits(c: ClientBase): Promise<boolean> {
+  if (!(await isTeamAdmin(c))) return false;
+  await c.query("VACUUM FULL team_units");
+  return true;
 }
 
 /** Serializes the writers of one project inside the caller's transaction (merge, supersession, conflicts). */
@@ -296,17 +364,24 @@ export function scramVerifier(password: string, iterations = 4096): string {
   return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${stored.toString("base64")}:${server.toString("base64")}`;
 }
 
-/** Creates (or updates) the members' login role and its grants, in one transaction. */
-export async function createTeamRole(c: ClientBase, role: string, password: string): Promise<void> {
+/**
+ * Creates (or updates) a member's login role and its table privileges, in one transaction. Without a password
+ * an existing role keeps its own and only the privileges are applied again. What the role may see is decided by
+ * its project grants (`grantProject`) and row-level security, not by these privileges.
+ */
+export async function createTeamRole(c: ClientBase, role: string, password?: string): Promise<void> {
   const ident = `"${role.replace(/"/g, '""')}"`;
   await c.query("BEGIN");
   try {
     const exists = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
-    // A verifier computed here, escaped by the server's own quote_literal, never interpolated raw.
-    const lit = (await c.query<{ l: string }>("SELECT quote_literal($1) AS l", [scramVerifier(password)])).rows[0]!.l;
-    await c.query(
-      `${exists.rowCount ? "ALTER" : "CREATE"} ROLE ${ident} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD ${lit}`,
-    );
+    if (password !== undefined || !exists.rowCount) {
+      if (password === undefined) throw new AppError("BAD_INPUT", `a new role (${role}) needs a password`);
+      // A verifier computed here, escaped by the server's own quote_literal, never interpolated raw.
+      const lit = (await c.query<{ l: string }>("SELECT quote_literal($1) AS l", [scramVerifier(password)])).rows[0]!.l;
+      await c.query(
+        `${exists.rowCount ? "ALTER" : "CREATE"} ROLE ${ident} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT PASSWORD ${lit}`,
+      );
+    }
     for (const sql of TEAM_ROLE_GRANTS) await c.query(sql.replaceAll(":role", () => ident));
     await c.query("COMMIT");
   } catch (err) {
@@ -315,11 +390,14 @@ export async function createTeamRole(c: ClientBase, role: string, password: stri
   }
 }
 
-/** What a team member's role may do: read and write units, history and the forget audit; no DDL. */
+/**
+ * What a team member's role may do: read its granted projects, read and write their units, history and forget
+ * audit (row-level security keeps every other project's rows out of reach); no DDL, no new projects.
+ */
 export const TEAM_ROLE_GRANTS = [
-  "GRANT SELECT, INSERT, UPDATE ON team_projects TO :role",
+  "GRANT SELECT ON team_projects TO :role",
   "GRANT SELECT, INSERT, UPDATE, DELETE ON team_units TO :role",
   "GRANT SELECT, INSERT ON team_history, team_forgotten TO :role",
-  "GRANT SELECT ON team_schema_migrations TO :role",
+  "GRANT SELECT ON team_schema_migrations, team_grants TO :role",
   "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO :role",
 ];
