@@ -13,6 +13,7 @@ export const ErrorCodes = [
   "NOT_INDEXED",
   "OUTSIDE_ROOTS",
   "SYSTEM_FOLDER",
+  "UNSAFE_FILE",
   "DB_OPEN_FAILED",
   "DB_MISSING_FTS5",
   "DB_MISSING_VEC",

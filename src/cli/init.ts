@@ -7,7 +7,7 @@ import { AppError } from "../errors.js";
 import { ClientId, CLIENTS, detectClients } from "../integrate/clients.js";
 import { applyChange, planHooks, planRegistration } from "../integrate/init.js";
 import { resolveProjectRoot } from "../project/root.js";
-import { type CliContext, configFrom } from "./shared.js";
+import { type CliContext, configFrom, withApp } from "./shared.js";
 
 interface InitFlags {
   print?: boolean;
@@ -59,6 +59,8 @@ export function registerInit(program: Command, ctx: CliContext): void {
         return;
       }
       for (const c of pending) applyChange(c);
+      // Hooks act only in a project that has a store: set this one up now.
+      if (opts.hooks && !remove) await withApp(config, () => undefined);
       const titles = targets.map((id) => CLIENTS[id].title).join(", ");
       console.log(`written. ${remove ? "memcards is no longer registered" : `restart ${titles} to pick memcards up`}.`);
     });
