@@ -69,24 +69,35 @@ export function parseHookCall(event: string, stdin: string): HookCall {
  * written as JSON escapes (`\n`, `\u0024`), so nothing a tool's input carried can act as a command or a new line.
  */
 export function logText(text: string): string {
-  return redact(text)
-    .replace(/[ \t]+/g, " ")
-    .slice(0, 500)
-    // eslint-disable-next-line no-control-regex -- control characters are what is escaped
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\\$`]/g, (c) =>
-      c === "\n" ? "\\n" : c === "\\" ? "\\\\" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    );
+  return (
+    redact(text)
+      .replace(/[ \t]+/g, " ")
+      .slice(0, 500)
+      // eslint-disable-next-line no-control-regex -- control characters are what is escaped
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\\$`]/g, (c) =>
+        c === "\n" ? "\\n" : c === "\\" ? "\\\\" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      )
+  );
 }
 
 /** Appends one line to `file`, creating its folder; false when it could not be written (or is a link). */
-function appendLine(file: string, event: string, sessionId: string | undefined, line: string, userDir: string): boolean {
+function appendLine(
+  file: string,
+  event: string,
+  sessionId: string | undefined,
+  line: string,
+  userDir: string,
+): boolean {
   try {
     const dir = dirname(file);
     const own = isOwnStoreFolder(dir, resolve(userDir));
     checkStoreFiles(file, dir, own);
     ensureDir(dir);
     checkStoreFiles(file, dir, own);
-    appendOwnFile(file, `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${logText(line)}\n`);
+    appendOwnFile(
+      file,
+      `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${logText(line)}\n`,
+    );
     return true;
   } catch {
     return false;

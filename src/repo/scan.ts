@@ -1,15 +1,7 @@
 // Repository scan: the files git would track (git ls-files, or a .gitignore-aware walk), minus built-in skips.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  type Dirent,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import ignore, { type Ignore } from "ignore";

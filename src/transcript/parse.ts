@@ -149,9 +149,13 @@ export function transcriptReader(allow: (realPath: string) => void = () => undef
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (err instanceof ReadRefused) {
-        if (err.reason === "not-a-file") throw new AppError("BAD_INPUT", `${path} is not a regular file; pass a transcript file`);
+        if (err.reason === "not-a-file")
+          throw new AppError("BAD_INPUT", `${path} is not a regular file; pass a transcript file`);
         if (err.reason === "oversized")
-          throw new AppError("BAD_INPUT", `transcript ${path} is larger than the limit of ${MAX_TRANSCRIPT_BYTES / 1048576} MB`);
+          throw new AppError(
+            "BAD_INPUT",
+            `transcript ${path} is larger than the limit of ${MAX_TRANSCRIPT_BYTES / 1048576} MB`,
+          );
         throw new AppError("BAD_INPUT", `cannot read transcript ${err.message}`);
       }
       const code = (err as NodeJS.ErrnoException).code;
@@ -171,7 +175,9 @@ export function parseTranscriptFile(
   format?: TranscriptFormat,
   read: TranscriptReader = transcriptReader(),
 ): Transcript {
-  const bytes = read(path).data;
+  const file = read(path);
+  const bytes = file.data;
+  path = file.path;
   const size = bytes.length;
   if (size === 0) throw new AppError("BAD_INPUT", `transcript ${path} is empty`);
   if (size > MAX_TRANSCRIPT_BYTES) {

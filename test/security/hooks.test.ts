@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { parseHookCall } from "../../src/integrate/hook-command.js";
+import { openDatabase } from "../../src/storage/db.js";
 import { runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 
@@ -19,6 +20,8 @@ function setup() {
   mkdirSync(outside);
   writeFileSync(join(outside, "secret.md"), `# aider chat started at 2024-01-01 10:00:00\n\n#### ${SECRET}\n\nok\n`);
   symlinkSync(join(outside, "secret.md"), join(root, "link.md"));
+  // Set up: hooks act only in a project that has a store.
+  openDatabase(join(root, ".memcards", "memcards.db")).close();
   const home = tmpDir();
   const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
   const hook = (event: string, stdin: string) => {
@@ -84,7 +87,7 @@ describe("hook calls that cannot run", () => {
     const before = existsSync("/etc/.memcards");
     hook("SessionStart", JSON.stringify({ cwd: "/etc", session_id: "s2", source: "startup" }));
     expect(existsSync("/etc/.memcards")).toBe(before);
-    expect(userLog()).toMatch(/ SessionStart s2 error: SYSTEM_FOLDER: cannot create a store in \/etc\/\.memcards/);
+    expect(userLog()).toMatch(/ SessionStart s2 error: SYSTEM_FOLDER: .*\/etc cannot be a project root/);
   });
 });
 
