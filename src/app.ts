@@ -18,6 +18,7 @@ import { createBm25Store, rootReader } from "./retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "./retrieval/rank.js";
 import type { Db } from "./storage/db.js";
 import { checkpointWal, ensureDir, openDatabase } from "./storage/db.js";
+import { finishPurge } from "./storage/memories.js";
 import { bindEmbedder, getEmbedderBinding, getMeta } from "./storage/meta.js";
 import type { ProjectRow } from "./storage/projects.js";
 import { upsertProject } from "./storage/projects.js";
@@ -75,6 +76,8 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
   ensureStoreDir(dbPath, config.userDir);
   const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
+    // A forget whose text another connection's read kept in the file: empty the log now if that read has ended.
+    finishPurge(db, { wait: false });
     const project = upsertProject(db, location.key, location.root);
     let embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
     if (embedding.vectorsEnabled) {
@@ -158,6 +161,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
         }
         await embedding.embedder.close?.();
         if (db.open) {
+          finishPurge(db, { wait: false });
           checkpointWal(db, "PASSIVE");
           db.close();
         }

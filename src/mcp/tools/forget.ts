@@ -1,10 +1,16 @@
 // Tool `forget`: delete memory for real, from every table and index.
 import { z } from "zod";
 
-import { forget, ForgetInput } from "../../memory/service.js";
+import { forget, ForgetInput, NOT_PURGED } from "../../memory/service.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({ memories: z.number(), raw_turns: z.number(), summaries: z.number() });
+const Output = z.object({
+  memories: z.number(),
+  raw_turns: z.number(),
+  summaries: z.number(),
+  /** False while another connection's open read keeps the old text in the store file. */
+  purged: z.boolean(),
+});
 
 export const forgetTool = defineTool({
   name: "forget",
@@ -17,8 +23,8 @@ export const forgetTool = defineTool({
   async run(args, deps) {
     const r = forget((await deps.app()).scope, args);
     return {
-      text: `Forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies).`,
-      data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries },
+      text: `Forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies).${r.purged ? "" : ` ${NOT_PURGED}`}`,
+      data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries, purged: r.purged },
     };
   },
 });
