@@ -191,7 +191,8 @@ export function readChecked(path: string, rules: ReadRules): CheckedRead {
   const fd = openSync(real, fsConstants.O_RDONLY | NOFOLLOW | NONBLOCK);
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new ReadRefused("not-a-file", `${path} is not a regular file`);
+    if (!st.isFile())
+      throw new ReadRefused("not-a-file", `${path} is ${st.isDirectory() ? "a directory" : "not a regular file"}`);
     if (rules.singleLink && st.nlink > 1)
       throw new ReadRefused(
         "hard-link",

@@ -149,8 +149,7 @@ export function transcriptReader(allow: (realPath: string) => void = () => undef
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (err instanceof ReadRefused) {
-        if (err.reason === "not-a-file")
-          throw new AppError("BAD_INPUT", `${path} is not a regular file; pass a transcript file`);
+        if (err.reason === "not-a-file") throw new AppError("BAD_INPUT", `${err.message}; pass a transcript file`);
         if (err.reason === "oversized")
           throw new AppError(
             "BAD_INPUT",
