@@ -109,6 +109,11 @@ describe("links committed under .memcards", () => {
     );
     expect(h.userLog()).not.toMatch(CONTROL);
     expect(h.userLog()).not.toMatch(/\$\(|`/);
+    // `memcards log` does not show what the link points to.
+    const shown = h.cli(["log"]);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toMatch(/UNSAFE_FILE: .*hooks\.log: it is a symbolic link/);
+    expect(shown.stdout).not.toContain("export PATH");
     // The links are still links: nothing was replaced or followed.
     for (const name of ["reindex.lock", "hooks.log", ".gitignore"])
       expect(lstatSync(join(h.root, ".memcards", name)).isSymbolicLink()).toBe(true);
