@@ -99,6 +99,11 @@ describe("links committed under .memcards", () => {
     h.hook("SessionStart", { source: "startup" });
     h.hook("PreCompact", { transcript_path: join(h.root, "session.jsonl") });
     expect(h.cli(["index", "--lexical-only"]).code).toBe(0);
+    // An export to a path that is a link is refused too.
+    symlinkSync(join(h.outside, "victim.txt"), join(h.root, "export.jsonl"));
+    const exported = h.cli(["export", "--out", join(h.root, "export.jsonl")]);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toMatch(/UNSAFE_FILE: .*export\.jsonl: it is a symbolic link/);
     expect(snapshot(h.outside)).toEqual(h.before);
     expect(existsSync(join(h.outside, "pwned"))).toBe(false);
     // The project's log is a link, so the per-user log took the lines: one per call, escaped, the lock refused.
