@@ -66,7 +66,8 @@ export function checkStoreFiles(dbPath: string, storeDir: string, ownFolder: boo
   }
   for (const suffix of ["", "-wal", "-shm", "-journal"]) {
     const st = lstatOrNone(dbPath + suffix);
-    const why = st && ownProblem(st, "file");
+    // A folder or other non-file in the store's place is the store health check's to name (DB_CORRUPT).
+    const why = st && (st.isFile() || st.isSymbolicLink()) ? ownProblem(st, "file") : undefined;
     if (why) throw unsafe(dbPath + suffix, why);
   }
 }
