@@ -1,6 +1,5 @@
 // createApp: opens the project's database and picks its embedder; owns the project's services (graph worker and
 // watcher, background distiller, ranker), each created on first use. Shared by the CLI and the MCP server.
-import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 import type { Config } from "./config.js";
@@ -11,6 +10,7 @@ import { AppError } from "./errors.js";
 import { createGraphService, type GraphService } from "./graph/service.js";
 import type { Logger } from "./log.js";
 import { createDistiller, type Distiller } from "./memory/distiller.js";
+import { checkStoreFiles, createNewFile, isOwnStoreFolder } from "./project/files.js";
 import type { ProjectLocation } from "./project/root.js";
 import type { ProjectScope } from "./project/scope.js";
 import { checkStoreDir } from "./project/store.js";
@@ -18,6 +18,7 @@ import { createBm25Store, rootReader } from "./retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "./retrieval/rank.js";
 import type { Db } from "./storage/db.js";
 import { checkpointWal, ensureDir, openDatabase } from "./storage/db.js";
+import { finishPurge } from "./storage/memories.js";
 import { bindEmbedder, getEmbedderBinding, getMeta, setMeta } from "./storage/meta.js";
 import type { ProjectRow } from "./storage/projects.js";
 import { upsertProject } from "./storage/projects.js";
@@ -53,11 +54,16 @@ export interface App {
 function ensureStoreDir(dbPath: string, userDir: string): void {
   const dir = dirname(dbPath);
   checkStoreDir(dir, userDir);
+  // A `.memcards` folder, store or log that is a link (a cloned repository may carry one) is refused, not followed.
+  const own = isOwnStoreFolder(dir, resolve(userDir));
+  checkStoreFiles(dbPath, dir, own);
   try {
     ensureDir(dir);
-    const ignore = join(dir, ".gitignore");
-    if (basename(dir) === ".memcards" && !existsSync(ignore)) writeFileSync(ignore, "# memcards local store\n*\n");
+    checkStoreFiles(dbPath, dir, own);
+    // Created only where nothing is, not even a dangling link.
+    if (basename(dir) === ".memcards") createNewFile(join(dir, ".gitignore"), "# memcards local store\n*\n");
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError(
       "DB_OPEN_FAILED",
       `cannot create the store folder ${dir}: ${(err as Error).message}. Pass --db with a writable path.`,
@@ -75,6 +81,8 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
   ensureStoreDir(dbPath, config.userDir);
   const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
+    // A forget whose text another connection's read kept in the file: empty the log now if that read has ended.
+    finishPurge(db, { wait: false });
     const project = upsertProject(db, location.key, location.root);
     let embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
     if (embedding.vectorsEnabled) {
@@ -171,6 +179,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
         }
         await embedding.embedder.close?.();
         if (db.open) {
+          finishPurge(db, { wait: false });
           checkpointWal(db, "PASSIVE");
           db.close();
         }

@@ -14,6 +14,7 @@ export const ErrorCodes = [
   "NO_PROJECT",
   "OUTSIDE_ROOTS",
   "SYSTEM_FOLDER",
+  "UNSAFE_FILE",
   "DB_OPEN_FAILED",
   "DB_MISSING_FTS5",
   "DB_MISSING_VEC",

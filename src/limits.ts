@@ -6,8 +6,12 @@ export const MAX_PATH_CHARS = 4096;
 export const MAX_ID_CHARS = 200;
 /** Ids in one call (cards that helped, cards that did not). */
 export const MAX_IDS = 1000;
-/** All inline message content of one compress_context call (≈1M tokens; longer belongs in a transcript file). */
-export const MAX_INLINE_CHARS = 4_000_000;
+/**
+ * All inline message content of one compress_context call (≈250k tokens, more than a context window holds; longer
+ * belongs in a transcript file). Every character is tokenized, and text a tokenizer splits into many small pieces
+ * costs far more per character than prose, so the bound stays near what a conversation can really be.
+ */
+export const MAX_INLINE_CHARS = 1_000_000;
 /** One JSON-RPC message on stdio or one HTTP request body: above every schema-valid call that fits the limits. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** Text of one tool result: what a client can take back in one message, and far more than a context window. */

@@ -1,11 +1,12 @@
 // `memcards compress`, `memcards distill` and `memcards summary`: anchored summaries of transcripts.
 import { resolve as resolvePath } from "node:path";
 
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 
 import { compressContext } from "../session/compress.js";
 import { renderCompressFooter, renderDistilled } from "../session/report.js";
 import { renderStoredSummary } from "../transcript/report.js";
+import { confinedReader } from "../transcript/source.js";
 import { getSummary } from "../transcript/summaries.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
@@ -49,21 +50,35 @@ export function registerCompress(program: Command): void {
     )
     .option("--session <id>", "session to merge into (default: the transcript's own id)")
     .option("--json", "print {session_id, memories, stats}")
-    .action(async (transcript: string | undefined, opts: { session?: string; json?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), (app) => {
-        const r = compressContext(app.scope, {
-          ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
-          ...(opts.session ? { session_id: opts.session } : {}),
-          // The session has ended: nothing is kept back as recent messages.
-          keep_recent: 0,
+    .addOption(
+      new Option(
+        "--confine",
+        "read the transcript only inside the project and the agents' transcript folders (the SessionEnd hook)",
+      ).hideHelp(),
+    )
+    .action(
+      async (
+        transcript: string | undefined,
+        opts: { session?: string; json?: boolean; confine?: boolean },
+        cmd: Command,
+      ) => {
+        await withApp(configFrom(cmd), (app) => {
+          const scope = { root: app.location.root, roots: [], home: process.env.HOME || undefined };
+          const deps = opts.confine ? { ...app.scope, read: confinedReader(scope) } : app.scope;
+          const r = compressContext(deps, {
+            ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
+            ...(opts.session ? { session_id: opts.session } : {}),
+            // The session has ended: nothing is kept back as recent messages.
+            keep_recent: 0,
+          });
+          print(
+            opts.json,
+            { session_id: r.session_id, memories: r.memories ?? null, stats: r.stats },
+            renderDistilled(r),
+          );
         });
-        print(
-          opts.json,
-          { session_id: r.session_id, memories: r.memories ?? null, stats: r.stats },
-          renderDistilled(r),
-        );
-      });
-    });
+      },
+    );
 }
 
 export function registerSummary(program: Command): void {

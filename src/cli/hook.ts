@@ -1,10 +1,11 @@
 // `memcards hook <event>` (what Claude Code's hooks run) and `memcards log` (what the hooks did).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 import type { Command } from "commander";
 
 import { hookCommand } from "../integrate/hook-command.js";
+import { checkStoreFiles, readChecked } from "../project/files.js";
 import { type CliContext, configFrom, type GlobalOpts, int, withApp } from "./shared.js";
 
 /** Reads stdin to the end, or gives up after `ms` (a hook must never hang on an open pipe). */
@@ -56,7 +57,14 @@ export function registerHook(program: Command, ctx: CliContext): void {
           console.log(`no hook activity recorded yet (${file})`);
           return;
         }
-        console.log(readFileSync(file, "utf8").trimEnd().split("\n").slice(-opts.lines).join("\n"));
+        // The log as memcards wrote it: never a file a link points to.
+        checkStoreFiles(file, dirname(file), false);
+        const text = readChecked(file, {
+          allow: () => undefined,
+          maxBytes: 64 * 1024 * 1024,
+          singleLink: true,
+        }).data.toString("utf8");
+        console.log(text.trimEnd().split("\n").slice(-opts.lines).join("\n"));
       });
     });
 }

@@ -14,7 +14,7 @@ import {
   planRegistration,
 } from "../integrate/init.js";
 import { resolveProjectRoot } from "../project/root.js";
-import { type CliContext, configFrom } from "./shared.js";
+import { type CliContext, configFrom, withApp } from "./shared.js";
 
 interface InitFlags {
   print?: boolean;
@@ -74,6 +74,8 @@ export function registerInit(program: Command, ctx: CliContext): void {
         return;
       }
       for (const c of pending) applyChange(c);
+      // Hooks act only in a project that has a store: set this one up now.
+      if (opts.hooks && !remove) await withApp(config, () => undefined);
       const titles = targets.map((id) => CLIENTS[id].title).join(", ");
       console.log(`written. ${remove ? "memcards is no longer registered" : `restart ${titles} to pick memcards up`}.`);
       if (claudeCode && !remove && !opts.approve) console.log(CLAUDE_CODE_APPROVAL);

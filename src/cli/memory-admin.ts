@@ -1,10 +1,10 @@
 // `memcards pause | resume | audit | export | import`: looking after the project's memory as a whole.
-import { writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 
 import type { Command } from "commander";
 
 import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "../memory/admin.js";
+import { writeOwnFile } from "../project/files.js";
 import { configFrom, print, withApp } from "./shared.js";
 
 export function registerMemoryAdmin(program: Command): void {
@@ -49,7 +49,7 @@ export function registerMemoryAdmin(program: Command): void {
     .action(async (opts: { out?: string; all?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
         const text = exportMemory(app.db, app.project.id, opts.all ?? false);
-        if (opts.out) writeFileSync(opts.out, text ? `${text}\n` : "");
+        if (opts.out) writeOwnFile(opts.out, text ? `${text}\n` : "");
         else if (text) console.log(text);
       });
     });

@@ -1,7 +1,7 @@
 // `memcards recall` (the brief for the work at hand) and `memcards forget` (delete memory for real).
 import type { Command } from "commander";
 
-import { forget, recall } from "../memory/service.js";
+import { forget, NOT_PURGED, recall } from "../memory/service.js";
 import { sendQueued, teamRecallSection } from "../team/deps.js";
 import { configFrom, int, withApp } from "./shared.js";
 
@@ -34,6 +34,7 @@ export function registerRecallForget(program: Command): void {
           all: opts.all ?? false,
         });
         console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+        if (!r.purged) console.error(`memcards: ${NOT_PURGED}`);
         // Shared units are removed from the team store too (now, or when it is back).
         const note = await sendQueued(app.scope);
         if (note) console.error(`memcards: ${note}`);

@@ -1,11 +1,10 @@
 // Turning scanned files into graph nodes (read, parse, tokenize): in this thread, or in a worker thread so that
 // parsing the next batch overlaps with writing the current one.
-import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 
 import type { LanguageId } from "../repo/languages.js";
 import { createParser, type RepoParser } from "../repo/parse.js";
-import type { ScannedFile } from "../repo/scan.js";
+import { rereadScanned, type ScannedFile } from "../repo/scan.js";
 import type { ImportRef } from "../repo/symbols.js";
 import type { NodeInput } from "../storage/graph/nodes.js";
 import { redact } from "../text/redact.js";
@@ -34,11 +33,8 @@ export interface Preparer {
 
 function readContent(f: PrepareInput): string {
   if (f.content !== undefined) return f.content;
-  try {
-    return readFileSync(f.absPath, "utf8");
-  } catch {
-    return ""; // vanished since the scan: the next run deletes it
-  }
+  // Only the bytes the scan checked: a file gone or replaced since the scan reads as empty (the next run sees it).
+  return rereadScanned(f.absPath, f.hash) ?? "";
 }
 
 /**

@@ -1,16 +1,18 @@
 // `memcards hook <event>`: checks the call, runs the hook, and writes one line to the hook log for every
 // outcome, failures included. It never throws and returns only what belongs on stdout.
-import { appendFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 import { createApp } from "../app.js";
 import { type Config, resolveConfig } from "../config.js";
 import { toAppError } from "../errors.js";
 import { createLogger } from "../log.js";
+import { appendOwnFile, checkStoreFiles, isOwnStoreFolder } from "../project/files.js";
 import { type ProjectLocation, resolveProjectRoot } from "../project/root.js";
 import { storeRefusal } from "../project/store.js";
 import { ensureDir } from "../storage/db.js";
+import { redact } from "../text/redact.js";
 import { jsonProblem } from "../transcript/json-error.js";
 import { HookEvent, HookInput, runHook } from "./hooks.js";
 
@@ -62,13 +64,39 @@ export function parseHookCall(event: string, stdin: string): HookCall {
   };
 }
 
-/** Appends one line to `file`, creating its folder; false when it could not be written. */
-function appendLine(file: string, event: string, sessionId: string | undefined, line: string): boolean {
+/**
+ * What a log line records of `text`: redacted, on one line, with control characters, backslashes, `$` and backticks
+ * written as JSON escapes (`\n`, `\u0024`), so nothing a tool's input carried can act as a command or a new line.
+ */
+export function logText(text: string): string {
+  return (
+    redact(text)
+      .replace(/[ \t]+/g, " ")
+      .slice(0, 500)
+      // eslint-disable-next-line no-control-regex -- control characters are what is escaped
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\\$`]/g, (c) =>
+        c === "\n" ? "\\n" : c === "\\" ? "\\\\" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      )
+  );
+}
+
+/** Appends one line to `file`, creating its folder; false when it could not be written (or is a link). */
+function appendLine(
+  file: string,
+  event: string,
+  sessionId: string | undefined,
+  line: string,
+  userDir: string,
+): boolean {
   try {
-    ensureDir(dirname(file));
-    appendFileSync(
+    const dir = dirname(file);
+    const own = isOwnStoreFolder(dir, resolve(userDir));
+    checkStoreFiles(file, dir, own);
+    ensureDir(dir);
+    checkStoreFiles(file, dir, own);
+    appendOwnFile(
       file,
-      `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${line.replace(/\s+/g, " ").slice(0, 500)}\n`,
+      `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${logText(line)}\n`,
     );
     return true;
   } catch {
@@ -110,8 +138,13 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
       cwd: call.input.cwd ?? opts.cwd,
       userDir: config.userDir,
     });
-    const storeDir = dirname(config.db ?? location.defaultDbPath);
-    if (!storeRefusal(storeDir, userDir)) logFile = join(storeDir, HOOK_LOG);
+    const dbPath = resolve(config.db ?? location.defaultDbPath);
+    const storeDir = dirname(dbPath);
+    // A hook acts only in a project memcards was set up in: a `cwd` on stdin names a folder, and a folder without
+    // a store is not one to create a store in (nor `/`, nor a system folder).
+    if (!opts.flags.root && !existsSync(dbPath)) {
+      call.problem ??= `no memcards store at ${dbPath}: ${location.root} is not a project memcards was set up in (run \`memcards index\` or \`memcards init\` there); nothing done`;
+    } else if (!storeRefusal(storeDir, userDir)) logFile = join(storeDir, HOOK_LOG);
   } catch (err) {
     call.problem ??= `${toAppError(err).code}: ${toAppError(err).message}`;
   }
@@ -138,9 +171,9 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
   }
   const fallback = join(userDir, HOOK_LOG);
   if (
-    !appendLine(logFile, event, session, outcome) &&
-    (logFile === fallback || !appendLine(fallback, event, session, outcome))
+    !appendLine(logFile, event, session, outcome, userDir) &&
+    (logFile === fallback || !appendLine(fallback, event, session, outcome, userDir))
   )
-    process.stderr.write(`memcards hook ${clip(event)}: ${outcome} (the hook log could not be written)\n`);
+    process.stderr.write(`memcards hook ${clip(event)}: ${logText(outcome)} (the hook log could not be written)\n`);
   return stdout;
 }

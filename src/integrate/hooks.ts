@@ -1,7 +1,7 @@
 // Claude Code hooks: `memcards hook <event>` reads the hook's JSON on stdin. It never blocks or fails the agent:
 // heavy work goes to a detached process, and any error exits 0 with nothing printed, logged to .memcards/hooks.log.
 import { spawn } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 import { z } from "zod";
@@ -10,11 +10,13 @@ import type { App } from "../app.js";
 import { getMemoryCards, renderCards } from "../cards/service.js";
 import { recall } from "../memory/service.js";
 import { allowedPath, checkReadable } from "../project/confine.js";
+import { checkStoreFiles, createNewFile } from "../project/files.js";
 import { compressContext } from "../session/compress.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";
+import { confinedReader } from "../transcript/source.js";
 import { getSummary } from "../transcript/summaries.js";
 
 /** Cards injected by the optional prompt and pre-edit hooks stay small. */
@@ -104,6 +106,26 @@ export function briefOf(markdown: string): string {
     .join("\n\n");
 }
 
+/**
+ * Takes the re-index lock: false while a lock younger than a minute is held. A stale lock is removed (a link is
+ * removed, never followed) and the new one created only where nothing is; a lock that is a link, or another
+ * user's, is UNSAFE_FILE.
+ */
+function takeLock(lock: string): boolean {
+  let st;
+  try {
+    st = lstatSync(lock);
+  } catch {
+    st = undefined;
+  }
+  if (st) {
+    checkStoreFiles(lock, dirname(lock), false);
+    if (Date.now() - st.mtimeMs < 60_000) return false;
+    unlinkSync(lock);
+  }
+  return createNewFile(lock, String(Date.now()));
+}
+
 /** Runs one hook; what it prints for the model is redacted on the way out. */
 export async function runHook(event: HookEvent, input: HookInput, ctx: HookContext): Promise<HookResult> {
   const r = await hookResult(event, input, ctx);
@@ -134,7 +156,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       if (!transcript) return { stdout: "", log: "no transcript_path" };
       // Store the anchored summary before the client's own compaction; stdout is not shown to the model.
       const r = compressContext(
-        { ...app.scope, readable: (path) => checkReadable(path, scope) },
+        { ...app.scope, read: confinedReader(scope) },
         { transcript_path: transcript, ...(sessionId ? { session_id: sessionId } : {}) },
       );
       return {
@@ -174,6 +196,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
         app.location.root,
         "--log-level",
         "silent",
+        "--confine",
         ...(sessionId ? ["--session", sessionId] : []),
       ]);
       return { stdout: "", log: "queued distillation of the transcript" };
@@ -206,9 +229,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       if (typeof file !== "string") return { stdout: "", log: "no file in tool_input" };
       // One re-index at a time: a lock younger than a minute means one is running and will see this change.
       const lock = join(dirname(app.dbPath), "reindex.lock");
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs < 60_000)
-        return { stdout: "", log: `re-index already queued (${file})` };
-      writeFileSync(lock, String(Date.now()));
+      if (!takeLock(lock)) return { stdout: "", log: `re-index already queued (${file})` };
       spawnIt(["index", app.location.root, "--lexical-only", "--log-level", "silent", "--release-lock", lock]);
       return { stdout: "", log: `queued re-index for ${file}` };
     }

@@ -1,9 +1,10 @@
 // `memcards init`: adds (or removes) memcards in a client's MCP configuration and, for Claude Code, its hooks,
 // keeping every other entry of the file as it was.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 
 import { AppError } from "../errors.js";
+import { createNewFile } from "../project/files.js";
 import { type ClientId, CLIENTS } from "./clients.js";
 
 export const SERVER_NAME = "memcards";
@@ -135,6 +136,9 @@ export function applyChange(c: FileChange): void {
   if (!c.changed) return;
   mkdirSync(dirname(c.path), { recursive: true });
   const tmp = `${c.path}.memcards-tmp`;
-  writeFileSync(tmp, c.after);
+  // The temporary file is new, never a link someone left there (a rename replaces a link, it never follows it).
+  rmSync(tmp, { force: true });
+  if (!createNewFile(tmp, c.after))
+    throw new AppError("UNSAFE_FILE", `cannot create ${tmp}: something is in the way; remove it and run again`);
   renameSync(tmp, c.path);
 }

@@ -8,6 +8,7 @@ import type { AppCache } from "../app-cache.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { resolveProjectRoot } from "../project/root.js";
+import { rootRefusal } from "../project/store.js";
 import { type ClientModel, clientModel } from "./sampling.js";
 
 export interface ToolDeps {
@@ -51,7 +52,9 @@ export function createToolDeps(
       return uris.flatMap((u) => {
         if (!u.startsWith("file://")) return [];
         try {
-          return [fileURLToPath(u)];
+          // `file:///` or a system folder never widens what may be read.
+          const path = fileURLToPath(u);
+          return rootRefusal(path) ? [] : [path];
         } catch {
           return [];
         }

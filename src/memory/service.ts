@@ -369,8 +369,19 @@ export const ForgetInput = z
   .strict();
 export type ForgetInput = z.input<typeof ForgetInput>;
 
-/** Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages overwritten, WAL truncated. */
-export function forget(deps: MemoryDeps, raw: ForgetInput): { memories: number; rawTurns: number; summaries: number } {
+/** What forget says when another connection's read kept the old text in the file. */
+export const NOT_PURGED =
+  "Another connection holds an open read of the store, so the deleted text is still in its file (the write-ahead log) until that read ends; memcards empties the log when it next opens or closes the store.";
+
+/**
+ * Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages
+ * overwritten, WAL truncated. `purged` is false when another connection's open read kept the WAL from being emptied:
+ * the old text stays in the file until that read ends (the purge is finished at the next open or close).
+ */
+export function forget(
+  deps: MemoryDeps,
+  raw: ForgetInput,
+): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   const input = ForgetInput.parse(raw);
   const chosen = [input.id !== undefined, Boolean(input.session_id), Boolean(input.file), input.all].filter(
     Boolean,

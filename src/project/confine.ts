@@ -48,7 +48,8 @@ export function realish(p: string): { real: string; exists: boolean } {
 /** The folders `scope` allows, each as given and as its real path. */
 function allowedDirs(scope: ReadScope): { shown: string[]; real: string[] } {
   const shown = [scope.root, ...scope.roots, ...transcriptDirs(scope.home)].map((d) => resolve(d));
-  return { shown, real: shown.map((d) => realish(d).real) };
+  // `/` allows everything: it is never a root (the callers refuse it; this is the last line).
+  return { shown, real: shown.map((d) => realish(d).real).filter((d) => d !== "/") };
 }
 
 /** Absolute form of a path a client named: relative to the project root, `~/` for the home folder. */

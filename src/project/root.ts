@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { rootRefusal } from "./store.js";
 
 export const RootSource = z.enum(["flag", "mcp-roots", "git", "user-store"]);
 export type RootSource = z.infer<typeof RootSource>;
@@ -71,7 +72,15 @@ function asDirectory(path: string, what: string): string {
   if (!statSync(abs).isDirectory()) {
     throw new AppError("NOT_A_DIRECTORY", `${what} ${abs} is a file, not a directory. Pass its folder instead.`);
   }
-  return realpathSync(abs);
+  const real = realpathSync(abs);
+  const why = rootRefusal(real);
+  if (why) {
+    throw new AppError(
+      "SYSTEM_FOLDER",
+      `${what} ${abs} cannot be a project root: ${why}. Pass the folder of one project (--root <project>).`,
+    );
+  }
+  return real;
 }
 
 /** Where the database lives by default: beside the main checkout, so every worktree shares one store. */
@@ -97,7 +106,9 @@ export function resolveProjectRoot(inputs: RootInputs): ProjectLocation {
     return located(asDirectory(inputs.explicit, "the project root (--root / MEMCARDS_ROOT)"), "flag");
   for (const uri of inputs.mcpRoots ?? []) {
     const path = fromFileUri(uri);
-    if (path && existsSync(path) && statSync(path).isDirectory()) return located(realpathSync(path), "mcp-roots");
+    // A client's root of `/` or a system folder is skipped, never taken as the project.
+    if (path && existsSync(path) && statSync(path).isDirectory() && !rootRefusal(path))
+      return located(realpathSync(path), "mcp-roots");
   }
   const git = existsSync(inputs.cwd) ? gitFacts(inputs.cwd) : undefined;
   if (git) return located(git.top, "git");

@@ -104,3 +104,18 @@ export function checkStoreDir(dir: string, userDir: string): void {
     `cannot create a store in ${resolve(dir)}: ${why}. memcards keeps stores only in a project's folder or the per-user folder ${userDir}; run it in a project (or pass --root <project>), or pass --db <file> in a folder of yours.`,
   );
 }
+
+/**
+ * Why `dir` (a real path) may not be a project root, or undefined when it may: `/`, the system's folders and what
+ * lies in them, and the folders that only hold projects (`/home`, `/tmp`, `/opt`, …). A root widens what memcards
+ * reads and says where it writes, so none of these ever is one, whether named by --root, MEMCARDS_ROOT, a client's
+ * root or a hook's `cwd`.
+ */
+export function rootRefusal(dir: string): string | undefined {
+  const real = realish(resolve(dir)).real;
+  if (real === "/") return "/ is the system's root folder, not a project";
+  const tree = SYSTEM_TREES.find((t) => inside(t, real));
+  if (tree) return `it lies in the system folder ${tree}`;
+  if (SYSTEM_TOPS.includes(real)) return `${real} is a system folder, not a project`;
+  return undefined;
+}

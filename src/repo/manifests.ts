@@ -1,10 +1,9 @@
 // Module names from project manifests (go.mod, Cargo.toml) that import resolution needs; the only I/O it does.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 
 import { z } from "zod";
 
 import { baseName } from "./languages.js";
+import { readInsideRoot, realRootOf } from "./scan.js";
 
 /** Module identities by the directory (repo-relative, "" for the root) holding the manifest. */
 export const Manifests = z.object({
@@ -45,15 +44,13 @@ const dirOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) :
 /** Reads every go.mod and Cargo.toml among `paths` (repo-relative) under `root`; unreadable ones are skipped. */
 export function readManifests(root: string, paths: readonly string[]): Manifests {
   const out: Manifests = { goModules: {}, rustCrates: {} };
+  const realRoot = realRootOf(root);
   for (const p of paths) {
     const base = baseName(p);
     if (base !== "go.mod" && base !== "Cargo.toml") continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, p), "utf8");
-    } catch {
-      continue;
-    }
+    // Through the same checked descriptor as the scan: never a file swapped for a link since.
+    const text = readInsideRoot(realRoot, p);
+    if (text === undefined) continue;
     const name = base === "go.mod" ? goModulePath(text) : rustCrateName(text);
     if (!name) continue;
     if (base === "go.mod") out.goModules[dirOf(p)] = name;

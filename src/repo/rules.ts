@@ -1,11 +1,9 @@
 // Rule documents for coding agents (AGENTS.md, CLAUDE.md, .cursorrules, .cursor/rules/*.mdc, …) and where each applies.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-
 import ignore from "ignore";
 import { z } from "zod";
 
 import { baseName } from "./languages.js";
+import { readInsideRoot, realRootOf } from "./scan.js";
 
 export const RuleKind = z.enum(["agents", "claude", "gemini", "cursorrules", "cursor-mdc", "copilot", "contributing"]);
 export type RuleKind = z.infer<typeof RuleKind>;
@@ -124,13 +122,17 @@ export function parseRule(path: string, content: string): RuleDoc | undefined {
 /** Finds and reads every rule document among `paths` (repo-relative, under `root`). Unreadable ones are skipped. */
 export function findRules(root: string, paths: readonly string[]): RuleDoc[] {
   const out: RuleDoc[] = [];
+  const realRoot = realRootOf(root);
   for (const p of paths) {
     if (!ruleKindOf(p)) continue;
+    // A rule file that vanished, cannot be read or became a link is simply not a rule.
+    const text = readInsideRoot(realRoot, p);
+    if (text === undefined) continue;
     try {
-      const rule = parseRule(p, readFileSync(join(root, p), "utf8"));
+      const rule = parseRule(p, text);
       if (rule) out.push(rule);
     } catch {
-      // A rule file that vanished or cannot be read is simply not a rule.
+      // Not a rule either.
     }
   }
   return out;

@@ -1,25 +1,14 @@
 // Repository scan: the files git would track (git ls-files, or a .gitignore-aware walk), minus built-in skips.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  constants as fsConstants,
-  type Dirent,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { readChecked, ReadRefused, type ReadRules } from "../project/files.js";
 import { baseName, detectLanguage, extensionOf, LanguageId } from "./languages.js";
 
 /** Why a path was left out of the scan. Counts are per entry: a pruned directory counts once. */
@@ -35,6 +24,7 @@ export const SkipReason = z.enum([
   "unreadable",
   "missing",
   "not-a-file",
+  "hard-link",
 ]);
 export type SkipReason = z.infer<typeof SkipReason>;
 
@@ -423,6 +413,11 @@ function inspect(
     skip(tally, "oversized", c.path);
     return undefined;
   }
+  // Another name of this file may lie outside the project: a git checkout never makes one.
+  if (st.nlink > 1) {
+    skip(tally, "hard-link", c.path);
+    return undefined;
+  }
   const known = opts.known?.[c.path];
   if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) {
     return {
@@ -435,11 +430,15 @@ function inspect(
       unchanged: true,
     };
   }
+  // Read through one descriptor whose own path is checked: a file swapped for a link after the checks above is
+  // never read.
   let buf: Buffer;
   try {
-    buf = readFileSync(real);
-  } catch {
-    skip(tally, "unreadable", c.path);
+    const r = readChecked(real, insideRules(realRoot, opts.maxFileBytes));
+    buf = r.data;
+    st = r.stats;
+  } catch (err) {
+    skip(tally, err instanceof ReadRefused ? REFUSED[err.reason] : "unreadable", c.path);
     return undefined;
   }
   if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
@@ -471,23 +470,58 @@ function inspect(
  * open descriptor, so a FIFO or device swapped in after indexing is never waited on. Undefined when not read.
  */
 export function readInsideRoot(realRoot: string, path: string, maxBytes = MAX_SCAN_FILE_BYTES): string | undefined {
-  let fd: number | undefined;
   try {
     const abs = join(realRoot, path);
     if (!insideDir(realRoot, abs)) return undefined;
-    const real = realpathSync(abs);
-    if (!insideDir(realRoot, real)) return undefined;
-    const st = lstatSync(real);
-    if (!st.isFile() || st.size > maxBytes) return undefined;
-    fd = openSync(real, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0));
-    const opened = fstatSync(fd);
-    if (!opened.isFile() || opened.size > maxBytes) return undefined;
-    return readFileSync(fd, "utf8");
+    return readChecked(abs, insideRules(realRoot, maxBytes)).data.toString("utf8");
   } catch {
-    return undefined; // gone, unreadable, or replaced by a link since the check
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    return undefined; // gone, unreadable, outside, or replaced by a link since the check
   }
+}
+
+/** The real path of a project root (itself when it cannot be resolved: then nothing inside reads). */
+export function realRootOf(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    return resolve(root);
+  }
+}
+
+/** Re-reads are bounded too: a file swapped for a large one after the scan is not read whole. */
+const MAX_REREAD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The text of a scanned file read again (a parse worker gets paths, not content): only when its bytes still hash to
+ * what the scan read and checked, so a file replaced (by a link, or other content) since the scan is never parsed.
+ */
+export function rereadScanned(absPath: string, hash: string): string | undefined {
+  try {
+    const r = readChecked(absPath, { allow: () => undefined, maxBytes: MAX_REREAD_BYTES, singleLink: true });
+    return sha1(r.data) === hash ? r.data.toString("utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The skip a refused read counts as. */
+const REFUSED: Record<ReadRefused["reason"], SkipReason> = {
+  "not-a-file": "not-a-file",
+  "hard-link": "hard-link",
+  oversized: "oversized",
+  moved: "unreadable",
+  outside: "symlink-outside",
+};
+
+/** Reading rules inside the project's real root: a regular file with one link, at most `maxBytes`. */
+function insideRules(realRoot: string, maxBytes: number): ReadRules {
+  return {
+    allow: (p) => {
+      if (!insideDir(realRoot, p)) throw new ReadRefused("outside", `${p} lies outside ${realRoot}`);
+    },
+    maxBytes,
+    singleLink: true,
+  };
 }
 
 function insideDir(dir: string, p: string): boolean {

@@ -179,9 +179,13 @@ export function stmt(db: Db, sql: string): Database.Statement {
   return s;
 }
 
-/** Copies the write-ahead log into the database file: PASSIVE never waits for readers; TRUNCATE also empties it. */
-export function checkpointWal(db: Db, mode: "PASSIVE" | "TRUNCATE"): void {
-  db.pragma(`wal_checkpoint(${mode})`);
+/**
+ * Copies the write-ahead log into the database file: PASSIVE never waits for readers; TRUNCATE also empties it,
+ * waiting (up to the busy timeout) for readers. `busy` is true when a reader kept it from finishing.
+ */
+export function checkpointWal(db: Db, mode: "PASSIVE" | "TRUNCATE"): { busy: boolean } {
+  const row = db.pragma(`wal_checkpoint(${mode})`) as { busy: number }[];
+  return { busy: (row[0]?.busy ?? 0) !== 0 };
 }
 
 /** The SQLite library's version and the loaded sqlite-vec extension's version. */

@@ -6,6 +6,7 @@ import type { Db } from "./db.js";
 import { checkpointWal, stmt } from "./db.js";
 import { decodeJson, decodeJsonOrFail } from "./json.js";
 import { type Evidence, MemoryEvidence, MemoryFiles, MemoryRecord } from "./memory-columns.js";
+import { getMeta, setMeta } from "./meta.js";
 import { nearestVectors } from "./vectors.js";
 
 /** A memory unit with its JSON columns decoded. */
@@ -279,7 +280,7 @@ export function deleteMemories(
   projectId: number,
   ids: readonly number[],
   scope: { session?: string; all?: boolean },
-): { memories: number; rawTurns: number; summaries: number } {
+): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   let rawTurns = 0;
   let summaries = 0;
   const tx = db.transaction(() => {
@@ -352,10 +353,34 @@ export function deleteMemories(
     if (ids.length > 0) db.exec("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
     if (rawTurns > 0) db.exec("INSERT INTO raw_turns_fts (raw_turns_fts) VALUES ('optimize')");
     if (nodesTouched) db.exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('optimize')");
+    // The deleted text lives on in older pages until the log is copied back and emptied, which waits for other
+    // connections' open reads. Still held after the wait: the purge stays recorded, finished at the next open or close.
+    setMeta(db, PURGE_PENDING, "1");
   });
   tx.immediate();
-  checkpointWal(db, "TRUNCATE");
-  return { memories: ids.length, rawTurns, summaries };
+  const purged = finishPurge(db);
+  return { memories: ids.length, rawTurns, summaries, purged };
+}
+
+const PURGE_PENDING = "forget.purge_pending";
+
+/**
+ * Finishes a purge that `deleteMemories` could not: truncates the WAL once no other connection reads an older
+ * snapshot. `wait: false` (at open and close) does not wait for such a read. True when nothing is left to purge.
+ */
+export function finishPurge(db: Db, opts: { wait?: boolean } = {}): boolean {
+  if (getMeta(db, PURGE_PENDING) === undefined) return true;
+  const prev = db.pragma("busy_timeout", { simple: true }) as number;
+  if (opts.wait === false) db.pragma("busy_timeout = 0");
+  try {
+    if (checkpointWal(db, "TRUNCATE").busy) return false;
+    stmt(db, "DELETE FROM meta WHERE key = ?").run(PURGE_PENDING);
+    return !checkpointWal(db, "TRUNCATE").busy;
+  } catch {
+    return false; // the write lock is another connection's: the next open or close tries again
+  } finally {
+    db.pragma(`busy_timeout = ${prev}`);
+  }
 }
 
 const AnyEvidence = z.array(z.unknown());

@@ -155,9 +155,14 @@ function window(line: string): string {
 }
 
 const FILE_NAME = /[\w@-][\w.@-]*\.(?:[a-z]{1,5}x?|ya?ml|json|toml)\b/gi;
+/** A run of the characters a file name is made of. */
+const NAME_RUN = /[\w.@-]+/g;
 
 function filesIn(text: string): string[] {
-  return [...new Set([...text.slice(0, 20_000).matchAll(FILE_NAME)].map((m) => m[0].toLowerCase()))];
+  // Matched run by run: FILE_NAME backtracks over a whole run from each of its characters, so one long run (a
+  // base64 blob, a line of x) would cost its length squared. A run over 256 characters is no file name.
+  const runs = (text.slice(0, 20_000).match(NAME_RUN) ?? []).filter((r) => r.length <= 256);
+  return [...new Set(runs.flatMap((r) => [...r.matchAll(FILE_NAME)].map((m) => m[0].toLowerCase())))];
 }
 
 /** Error lines of a text, named exceptions first, at most `max`. */

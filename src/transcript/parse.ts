@@ -1,8 +1,8 @@
 // Reads a transcript file, detects its format and parses it into turns.
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { extname } from "node:path";
 
 import { AppError } from "../errors.js";
+import { readChecked, ReadRefused } from "../project/files.js";
 import { parseAider } from "./formats/aider.js";
 import { parseAntigravity } from "./formats/antigravity.js";
 import { parseClaudeCode } from "./formats/claude-code.js";
@@ -133,23 +133,51 @@ export function parseText(text: string, format: TranscriptFormat): Transcript {
   }
 }
 
-/** Reads and parses a transcript file; every failure is an AppError naming the path and the fix. */
-export function parseTranscriptFile(path: string, format?: TranscriptFormat): Transcript {
-  let size: number;
-  try {
-    const st = statSync(path);
-    if (st.isDirectory()) throw new AppError("BAD_INPUT", `${path} is a directory; pass a transcript file`);
-    size = st.size;
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError(
-      "NOT_FOUND",
-      `transcript not found: ${path} (${(err as NodeJS.ErrnoException).code ?? "unreadable"})`,
-      {
-        cause: err,
-      },
-    );
-  }
+/** Reads a transcript's bytes: the real path read and its content. */
+export type TranscriptReader = (path: string) => { path: string; data: Buffer };
+
+/**
+ * Reads `path` through one descriptor (see `readChecked`): a regular file with one link, at most
+ * MAX_TRANSCRIPT_BYTES, read from the descriptor that was checked. `allow` judges the real path, before opening
+ * and again on the open descriptor.
+ */
+export function transcriptReader(allow: (realPath: string) => void = () => undefined): TranscriptReader {
+  return (path) => {
+    try {
+      const r = readChecked(path, { allow, maxBytes: MAX_TRANSCRIPT_BYTES, singleLink: true });
+      return { path: r.path, data: r.data };
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (err instanceof ReadRefused) {
+        if (err.reason === "not-a-file") throw new AppError("BAD_INPUT", `${err.message}; pass a transcript file`);
+        if (err.reason === "oversized")
+          throw new AppError(
+            "BAD_INPUT",
+            `transcript ${path} is larger than the limit of ${MAX_TRANSCRIPT_BYTES / 1048576} MB`,
+          );
+        throw new AppError("BAD_INPUT", `cannot read transcript ${err.message}`);
+      }
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ELOOP" || code === "EMLINK")
+        throw new AppError("BAD_INPUT", `cannot read transcript ${path}: it changed into a link while it was opened`);
+      throw new AppError("NOT_FOUND", `transcript not found: ${path} (${code ?? "unreadable"})`, { cause: err });
+    }
+  };
+}
+
+/**
+ * Reads and parses a transcript file; every failure is an AppError naming the path and the fix. The file is read
+ * once, through `read` (by default: one descriptor, no confinement), and parsed from those bytes.
+ */
+export function parseTranscriptFile(
+  path: string,
+  format?: TranscriptFormat,
+  read: TranscriptReader = transcriptReader(),
+): Transcript {
+  const file = read(path);
+  const bytes = file.data;
+  path = file.path;
+  const size = bytes.length;
   if (size === 0) throw new AppError("BAD_INPUT", `transcript ${path} is empty`);
   if (size > MAX_TRANSCRIPT_BYTES) {
     throw new AppError(
@@ -157,13 +185,7 @@ export function parseTranscriptFile(path: string, format?: TranscriptFormat): Tr
       `transcript ${path} is ${Math.round(size / 1048576)} MB; the limit is ${MAX_TRANSCRIPT_BYTES / 1048576} MB`,
     );
   }
-  const fd = openSync(path, "r");
-  const headBuf = Buffer.alloc(Math.min(size, 65536));
-  try {
-    readSync(fd, headBuf, 0, headBuf.length, 0);
-  } finally {
-    closeSync(fd);
-  }
+  const headBuf = bytes.subarray(0, Math.min(size, 65536));
   if (headBuf.subarray(0, 8192).includes(0)) {
     throw new AppError("UNKNOWN_FORMAT", `${path} is a binary file, not a transcript; expected ${FORMAT_LIST}`);
   }
@@ -175,7 +197,7 @@ export function parseTranscriptFile(path: string, format?: TranscriptFormat): Tr
     if (detected !== undefined && detected !== format) throw formatMismatch(path, format, head);
   }
   const fmt = format ?? detectFormat(head, path);
-  const text = readFileSync(path, "utf8");
+  const text = bytes.toString("utf8");
   let transcript: Transcript;
   try {
     transcript = parseText(text, fmt);

@@ -6,11 +6,12 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 import { AppError } from "../errors.js";
+import { allowedPath, checkReadable, type ReadScope } from "../project/confine.js";
 import type { Db } from "../storage/db.js";
 import { recentSessionIds, sessionExists, sessionTranscript } from "../storage/summaries.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { parseMessagesValue } from "./formats/messages.js";
-import { parseTranscriptFile } from "./parse.js";
+import { parseTranscriptFile, type TranscriptReader, transcriptReader } from "./parse.js";
 import type { Message, Transcript, TranscriptFormat } from "./schema.js";
 
 export interface SourceDeps {
@@ -21,10 +22,10 @@ export interface SourceDeps {
   root: string;
   home?: string;
   /**
-   * Checks a transcript path before it is read and returns the path to read (the MCP server and the hooks
-   * confine reads to the project, the client's roots and the agents' transcript folders).
+   * Reads a transcript (the MCP server and the hooks confine reads to the project, the client's roots and the
+   * agents' transcript folders: `confinedReader`). Default: one descriptor, no confinement.
    */
-  readable?: (path: string) => string;
+  read?: TranscriptReader;
 }
 
 export interface CompressSource {
@@ -60,6 +61,16 @@ function newestClaudeTranscript(root: string, home?: string): string | undefined
     return undefined;
   }
   return best?.path;
+}
+
+/**
+ * Reads a transcript only inside `scope`: the path is checked on its real path, then opened, and the open
+ * descriptor's own path and inode are checked again before anything is read from it. More than one hard link is
+ * refused. Throws OUTSIDE_ROOTS, NOT_FOUND or BAD_INPUT.
+ */
+export function confinedReader(scope: ReadScope): TranscriptReader {
+  const read = transcriptReader((real) => void allowedPath(real, scope));
+  return (path) => read(checkReadable(path, scope));
 }
 
 /** The session a transcript belongs to when the caller names none. */
@@ -129,8 +140,13 @@ export function readSource(
     source = { kind: "messages", format: "messages-json" };
   } else {
     const found = transcriptPath(deps, input, notes);
-    const path = deps.readable ? deps.readable(found.path) : found.path;
-    transcript = parseTranscriptFile(path, input.format);
+    const read = deps.read ?? transcriptReader();
+    let path = found.path;
+    transcript = parseTranscriptFile(found.path, input.format, (p) => {
+      const r = read(p);
+      path = r.path;
+      return r;
+    });
     source = { kind: found.kind, path: resolve(path), format: transcript.format };
   }
   // Secrets go before anything reads the turns: the summary, probes, kept messages and memory see none.

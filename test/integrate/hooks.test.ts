@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import { MAX_HOOK_OUTPUT } from "../../src/integrate/hooks.js";
 import { planHooks } from "../../src/integrate/init.js";
+import { openDatabase } from "../../src/storage/db.js";
 import { runCli } from "../helpers/cli.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -15,6 +16,8 @@ function project() {
   const root = tmpDir();
   const transcript = join(root, "session.jsonl");
   writeFileSync(transcript, claudeCodeSession(longSession(3)));
+  // Set up: hooks act only in a project that has a store.
+  openDatabase(join(root, ".memcards", "memcards.db")).close();
   const home = tmpDir();
   const hook = (event: string, input: Record<string, unknown>) =>
     runCli(["hook", event], {
@@ -47,7 +50,7 @@ describe("hook commands", () => {
     expect(shown.stdout).toContain("injected the session summary");
   });
 
-  it("never fails the agent: corrupt transcript, missing file, bad JSON, unknown event, no database yet", () => {
+  it("never fails the agent: corrupt transcript, missing file, bad JSON, unknown event", () => {
     const { root, hook } = project();
     const corrupt = join(root, "corrupt.jsonl");
     writeFileSync(corrupt, Buffer.from([0, 1, 2, 3, 0, 255]));

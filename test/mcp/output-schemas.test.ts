@@ -110,7 +110,7 @@ describe("output schemas", () => {
       await call("search_memory", { query: "numpy geometry", include_raw: true });
       await call("recall", {});
       const forgot = await call("forget", { id: stored.id });
-      expect(forgot).toEqual({ memories: 1, raw_turns: 0, summaries: 0 });
+      expect(forgot).toEqual({ memories: 1, raw_turns: 0, summaries: 0, purged: true });
 
       expect([...results.keys()].sort()).toEqual(tools.map((t) => t.name).sort());
       for (const t of tools) expect(checked.get(t.outputSchema as JsonSchemaType), t.name).toBeGreaterThan(0);

@@ -1,11 +1,12 @@
 // Hook calls gone wrong: each still exits 0 with nothing on stdout, and each writes one line to the hook log
 // without quoting what stdin or a transcript holds.
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
 import { parseHookCall } from "../../src/integrate/hook-command.js";
+import { openDatabase } from "../../src/storage/db.js";
 import { runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 
@@ -19,6 +20,8 @@ function setup() {
   mkdirSync(outside);
   writeFileSync(join(outside, "secret.md"), `# aider chat started at 2024-01-01 10:00:00\n\n#### ${SECRET}\n\nok\n`);
   symlinkSync(join(outside, "secret.md"), join(root, "link.md"));
+  // Set up: hooks act only in a project that has a store.
+  openDatabase(join(root, ".memcards", "memcards.db")).close();
   const home = tmpDir();
   const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
   const hook = (event: string, stdin: string) => {
@@ -84,7 +87,27 @@ describe("hook calls that cannot run", () => {
     const before = existsSync("/etc/.memcards");
     hook("SessionStart", JSON.stringify({ cwd: "/etc", session_id: "s2", source: "startup" }));
     expect(existsSync("/etc/.memcards")).toBe(before);
-    expect(userLog()).toMatch(/ SessionStart s2 error: SYSTEM_FOLDER: cannot create a store in \/etc\/\.memcards/);
+    expect(userLog()).toMatch(/ SessionStart s2 error: SYSTEM_FOLDER: .*\/etc cannot be a project root/);
+  });
+});
+
+describe("a hook's cwd", () => {
+  it("names a folder memcards was never set up in: the hook does nothing there and says so in the per-user log", () => {
+    const { hook, userLog } = setup();
+    const stranger = realpathSync(tmpDir("memcards-stranger-"));
+    writeFileSync(join(stranger, "session.jsonl"), "{}\n");
+    for (const [event, extra] of [
+      ["SessionStart", { source: "startup" }],
+      ["PreCompact", { transcript_path: join(stranger, "session.jsonl") }],
+      ["PostToolUse", { tool_name: "Write", tool_input: { file_path: join(stranger, "a.py") } }],
+      ["SessionEnd", { transcript_path: join(stranger, "session.jsonl") }],
+    ] as const)
+      hook(event, JSON.stringify({ cwd: stranger, session_id: "s3", ...extra }));
+    expect(readdirSync(stranger)).toEqual(["session.jsonl"]);
+    const lines = userLog().trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    for (const l of lines)
+      expect(l).toMatch(/ s3 error: no memcards store at .*: .* is not a project memcards was set up in/);
   });
 });
 

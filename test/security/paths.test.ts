@@ -13,6 +13,7 @@ import { resolveConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { resolveProjectRoot } from "../../src/project/root.js";
 import { touchSession } from "../../src/storage/projects.js";
+import { runCli } from "../helpers/cli.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 
@@ -266,5 +267,49 @@ describe("build_context_graph and the path-taking graph tools", () => {
     const stored = storeBytes(db);
     expect(stored).toContain("real_function");
     for (const leak of [SECRET, "leaked_secret"]) expect(stored).not.toContain(leak);
+  });
+});
+
+describe("what may never be a root", () => {
+  it("a client root of file:/// or a system folder widens nothing: /etc/passwd stays outside", async () => {
+    const l = layout();
+    for (const roots of [["file:///"], ["file:///etc"], ["file:///", pathToFileURL(l.project).href]]) {
+      const c = await connect({
+        flags: { db: join(tmpDir(), "roots.db"), embedder: "offline" },
+        env: { MEMCARDS_HOME: tmpDir(), HOME: l.home },
+        roots,
+      });
+      try {
+        for (const path of ["/etc/passwd", join(l.outside, "secret.md")]) {
+          const r = await c.client.callTool({ name: "compress_context", arguments: { transcript_path: path } });
+          expect(r.isError, `${roots.join(" ")} ${path}`).toBe(true);
+          expect(textOf(r)).toMatch(/^OUTSIDE_ROOTS: /);
+          expect(textOf(r)).not.toContain(SECRET);
+        }
+        const status = await c.client.callTool({ name: "status", arguments: {} });
+        expect((status.structuredContent as { root: string }).root).not.toMatch(/^\/(etc)?$/);
+      } finally {
+        await c.close();
+      }
+    }
+  });
+
+  it("--root / and MEMCARDS_ROOT=/ are refused with SYSTEM_FOLDER and create nothing", () => {
+    const home = tmpDir();
+    const before = existsSync("/.memcards");
+    for (const [args, env] of [
+      [["--root", "/", "status"], {}],
+      [["status"], { MEMCARDS_ROOT: "/" }],
+      [["--root", "/usr/share", "index", "--lexical-only"], {}],
+    ] as const) {
+      const r = runCli([...args], { env: { HOME: home, MEMCARDS_HOME: home, ...env }, cwd: home });
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.stderr).toMatch(/^memcards: SYSTEM_FOLDER: .* cannot be a project root/m);
+    }
+    expect(existsSync("/.memcards")).toBe(before);
+    expect(() => resolveProjectRoot({ explicit: "/", cwd: "/", userDir: home })).toThrow(
+      /SYSTEM_FOLDER|cannot be a project root/,
+    );
+    expect(resolveProjectRoot({ mcpRoots: ["file:///"], cwd: home, userDir: home }).source).not.toBe("mcp-roots");
   });
 });

@@ -55,7 +55,12 @@ describe("tool input limits", () => {
     expect(r.success).toBe(false);
     const e = toAppError(r.error);
     expect(e.code).toBe("BAD_INPUT");
-    expect(e.message).toMatch(/^messages: at most 4000000 characters/);
+    expect(e.message).toMatch(new RegExp(`^messages: at most ${MAX_INLINE_CHARS} characters`));
+    // What took seconds (3.9M characters of one unbroken run) is refused before any of it is read.
+    const big = CompressInput.safeParse({
+      messages: [1, 2].map(() => ({ role: "user", content: "x".repeat(1_950_000) })),
+    });
+    expect(big.success).toBe(false);
     const ids = OutcomeInput.safeParse({ helped: ["x".repeat(201)] });
     expect(toAppError(ids.error).message).toMatch(/^helped\.0: Too big: expected string to have <=200 characters/);
     // A thousand problems are summarized, not listed.

@@ -79,12 +79,12 @@ describe("where a store may be created", () => {
     const etc = runCli(["index", "/etc", "--lexical-only"], { env });
     expect(etc.code).toBe(1);
     expect(etc.stderr).toMatch(
-      /^memcards: SYSTEM_FOLDER: cannot create a store in \/etc\/\.memcards: it lies in the system folder \/etc\. .*--db <file>/m,
+      /^memcards: SYSTEM_FOLDER: .*\/etc cannot be a project root: it lies in the system folder \/etc\. Pass the folder of one project/m,
     );
     const slash = runCli(["status", "--root", "/"], { env });
     expect(slash.code).toBe(1);
     expect(slash.stderr).toMatch(
-      /SYSTEM_FOLDER: cannot create a store in \/\.memcards: \/ is a system folder, not a project/,
+      /SYSTEM_FOLDER: .* \/ cannot be a project root: \/ is the system's root folder, not a project/,
     );
     expect([snapshot("/etc/.memcards"), snapshot("/.memcards")]).toEqual(before);
     // A normal project folder still gets its store.

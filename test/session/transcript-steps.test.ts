@@ -18,6 +18,7 @@ import {
   summarizeSpan,
 } from "../../src/transcript/compress.js";
 import { emptySections } from "../../src/transcript/merge.js";
+import { transcriptReader } from "../../src/transcript/parse.js";
 import type { ProbeReport } from "../../src/transcript/probes.js";
 import type { Probe } from "../../src/transcript/schema.js";
 import { claudeProjectDir, readSource, type SourceInput } from "../../src/transcript/source.js";
@@ -117,10 +118,10 @@ describe("readSource", () => {
     fresh.close();
   });
 
-  it("redacts before anything reads the turns, and reads through `readable`", () => {
+  it("redacts before anything reads the turns, and reads through `read`", () => {
     const seen: string[] = [];
     const r = readSource(
-      { db, root: dir, readable: (p) => (seen.push(p), named) },
+      { db, root: dir, read: (p) => (seen.push(p), transcriptReader()(named)) },
       { transcript_path: join(dir, "elsewhere.jsonl") },
     );
     expect(seen).toEqual([join(dir, "elsewhere.jsonl")]);

@@ -1,12 +1,12 @@
 // Tool `compress_context`: the anchored, probe-checked summary of the current conversation.
 import { z } from "zod";
 
-import { checkReadable } from "../../project/confine.js";
 import { compressContext, inBackground } from "../../session/compress.js";
 import { renderCompressFooter } from "../../session/report.js";
 import { BudgetChoice } from "../../transcript/budget.js";
 import { CompressInput } from "../../transcript/compress.js";
 import { withModelRoute } from "../../transcript/model-route.js";
+import { confinedReader } from "../../transcript/source.js";
 import { defineTool } from "../tool.js";
 
 const count = z.number();
@@ -68,7 +68,7 @@ export const compressContextTool = defineTool({
     const det = compressContext(
       {
         ...app.scope,
-        readable: (path) => checkReadable(path, scope),
+        read: confinedReader(scope),
         distill: inBackground(app.distiller, app.db, deps.logger),
       },
       args,

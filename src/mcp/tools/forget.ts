@@ -1,24 +1,30 @@
 // Tool `forget`: delete memory for real, from every table and index.
 import { z } from "zod";
 
-import { forget, ForgetInput } from "../../memory/service.js";
+import { forget, ForgetInput, NOT_PURGED } from "../../memory/service.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({ memories: z.number(), raw_turns: z.number(), summaries: z.number() });
+const Output = z.object({
+  memories: z.number(),
+  raw_turns: z.number(),
+  summaries: z.number(),
+  /** False while another connection's open read keeps the old text in the store file. */
+  purged: z.boolean(),
+});
 
 export const forgetTool = defineTool({
   name: "forget",
   title: "Forget",
   description:
-    'Delete memory for real — one unit (id), a session\'s units, raw turns and summaries (session_id), units citing a file (file), or everything of this project (all: true) — from every table and index, served cards included, with the freed pages overwritten. Example: {"session_id": "3f2a"}.',
+    'Delete memory for real — one unit (id), a session\'s units, raw turns and summaries (session_id), units citing a file (file), or everything of this project (all: true) — from every table and index, served cards included, freed pages overwritten. Example: {"session_id": "3f2a"}.',
   input: ForgetInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
     const r = forget((await deps.app()).scope, args);
     return {
-      text: `Forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies).`,
-      data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries },
+      text: `Forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies).${r.purged ? "" : ` ${NOT_PURGED}`}`,
+      data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries, purged: r.purged },
     };
   },
 });
