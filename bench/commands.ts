@@ -21,8 +21,8 @@ import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./localize/
 import { fitReport, loadDump, renderFitReport } from "./localize/fit.js";
 import { fitSymbolReport, loadSymbolDump, renderSymbolFit } from "./localize/fit-symbols.js";
 import { Rung } from "./localize/ladder.js";
-import { renderRecallEval, runRecallEval } from "./recall.js";
 import { benchPerf, renderPerf } from "./perf.js";
+import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
 import { renderLabelled, runLabelled } from "./summary/labelled.js";
 import { renderSummaryEval, runSummaryEval } from "./summary/run.js";
