@@ -11,7 +11,7 @@ import { getMemoryCards, renderCards } from "../cards/service.js";
 import { recall } from "../memory/service.js";
 import { allowedPath, checkReadable } from "../project/confine.js";
 import { compressContext } from "../session/compress.js";
-import { graphCounts } from "../storage/graph/counts.js";
+import { hasIndexedFiles } from "../storage/graph/counts.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";
@@ -183,7 +183,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       // Optional (off by default): the top cards for the prompt, or for the file about to be edited.
       const file = input.tool_input?.file_path;
       const task = event === "UserPromptSubmit" ? (input.prompt ?? "") : typeof file === "string" ? `edit ${file}` : "";
-      if (!task.trim() || graphCounts(app.db).files === 0) return { stdout: "", log: "no task or no graph" };
+      if (!task.trim() || !hasIndexedFiles(app.db)) return { stdout: "", log: "no task or no graph" };
       const r = await getMemoryCards(
         { ...app.scope, ranker: app.ranker },
         {
