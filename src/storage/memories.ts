@@ -59,13 +59,26 @@ export function memoriesByKey(db: Db, projectId: number, category: string, key: 
   ).map(decodeMemory);
 }
 
-/** The most recent units of a category still in force. */
-export function recentMemories(db: Db, projectId: number, category: string, limit = 500): MemoryRow[] {
+/**
+ * Units of a category still in force that share the most words with `words` (BM25 over the unit index, best first):
+ * the candidates a near-duplicate or contradiction check compares, found through the index whatever the store's size.
+ */
+export function similarMemories(
+  db: Db,
+  projectId: number,
+  category: string,
+  words: Iterable<string>,
+  limit = 30,
+): MemoryRow[] {
+  const terms = [...words].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, 32);
+  if (!terms.length) return [];
   return (
     stmt(
       db,
-      "SELECT * FROM memories WHERE project_id = ? AND category = ? AND status != 'superseded' ORDER BY id DESC LIMIT ?",
-    ).all(projectId, category, limit) as StoredMemory[]
+      `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
+       ORDER BY bm25(memories_fts) LIMIT ?`,
+    ).all(terms.map((t) => `"${t}"`).join(" OR "), projectId, category, limit) as StoredMemory[]
   ).map(decodeMemory);
 }
 
