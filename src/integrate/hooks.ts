@@ -184,9 +184,16 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       const file = input.tool_input?.file_path;
       const task = event === "UserPromptSubmit" ? (input.prompt ?? "") : typeof file === "string" ? `edit ${file}` : "";
       if (!task.trim() || !hasIndexedFiles(app.db)) return { stdout: "", log: "no task or no graph" };
-      const { getMemoryCards, renderCards } = await import("../cards/service.js");
+      const [{ getMemoryCards, renderCards }, { createRanker }] = await Promise.all([
+        import("../cards/service.js"),
+        import("../retrieval/rank.js"),
+      ]);
+      // A hook is a new process per prompt: it ranks with the index's own channels (FTS, symbols, vectors,
+      // anchors) and never reads every file of the repository for a whole-file BM25 index, as the server does once.
+      const { embedder, vectorsEnabled } = app.embedding;
+      const ranker = createRanker(app.db, { embedder, vectorsEnabled });
       const r = await getMemoryCards(
-        { ...app.scope, ranker: app.ranker },
+        { ...app.scope, ranker },
         {
           task,
           budget_tokens: CARD_HOOK_BUDGET,
