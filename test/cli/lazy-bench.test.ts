@@ -108,6 +108,7 @@ describe("eval flags", () => {
       ["bench", "--source <file>"],
       ["hooks", "--transcript <file>"],
       ["segment", "--set <file>"],
+      ["perf", "--repo <dir>"],
     ] as const) {
       const r = runCli(["eval", cmd]);
       expect(r.code, cmd).toBe(1);
