@@ -21,6 +21,7 @@ import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./localize/
 import { fitReport, loadDump, renderFitReport } from "./localize/fit.js";
 import { fitSymbolReport, loadSymbolDump, renderSymbolFit } from "./localize/fit-symbols.js";
 import { Rung } from "./localize/ladder.js";
+import { benchPerf, renderPerf } from "./perf.js";
 import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
 import { renderLabelled, runLabelled } from "./summary/labelled.js";
@@ -282,6 +283,31 @@ export function evalHooks(opts: { transcript: string; runs: number }, cli: strin
   return inWorkDir("memcards-hooks-", (workDir) => {
     const b = benchHooks({ cli, workDir, transcript: resolvePath(opts.transcript), runs: opts.runs });
     return { data: b, text: renderHookBench(b) };
+  });
+}
+
+/** `eval perf`: every figure of the speed table beside its floor, on a private copy of `repo`. */
+export function evalPerf(
+  opts: { repo: string; tasks: number; runs: number; units: number[] },
+  cli: string,
+  config: Config,
+  logger: Logger,
+): Promise<EvalOutput> {
+  return inWorkDir("memcards-perf-", async (workDir) => {
+    const line = createProgressLine(true);
+    const r = await benchPerf({
+      repo: resolvePath(opts.repo),
+      workDir,
+      cli,
+      config,
+      logger,
+      tasks: opts.tasks,
+      runs: opts.runs,
+      units: opts.units,
+      onStep: (s) => line.update(`${s}…`),
+    });
+    line.done();
+    return { data: r, text: renderPerf(r) };
   });
 }
 

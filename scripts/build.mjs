@@ -29,7 +29,7 @@ writeFileSync(
     "#!/usr/bin/env node",
     "// memcards CLI entry: registrations and hooks name this file.",
     'import { fileURLToPath } from "node:url";',
-    'import { run } from "./src/cli/main.js";',
+    'import { run } from "./src/cli/entry.js";',
     "await run(fileURLToPath(import.meta.url));",
     "",
   ].join("\n"),

@@ -1,10 +1,13 @@
 // `memcards serve`: the MCP server on stdio (default) or Streamable HTTP, with a clean shutdown.
+import { existsSync } from "node:fs";
+
 import { createAppCache } from "./app-cache.js";
 import type { Config } from "./config.js";
 import { MAX_MESSAGE_BYTES } from "./limits.js";
 import type { Logger } from "./log.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { createServer } from "./server.js";
+import { countTokens } from "./text/tokens.js";
 import { serveHttp } from "./transport/http.js";
 import { boundedStdioTransport } from "./transport/stdio.js";
 
@@ -53,10 +56,29 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // The SDK's stdio transport does not end the process when the client goes away: do it here.
     process.stdin.once("end", () => void shutdown("stdin closed"));
     process.stdin.once("close", () => void shutdown("stdin closed"));
+    // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one.
+    server.server.oninitialized = () => void setTimeout(() => void warmUp(opts, apps), 50).unref();
     await server.connect(transport);
     if (process.stdin.isTTY) printBanner(opts, apps);
   }
   await finished;
+}
+
+/**
+ * Opens the project's store and builds the ranker's indexes (graph universe, whole-file BM25, tokenizer) ahead of
+ * the first call. Only for a project that already has a store: starting a server never creates one.
+ */
+async function warmUp(opts: ServeOptions, apps: ReturnType<typeof createAppCache>): Promise<void> {
+  try {
+    const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
+    if (!existsSync(opts.config.db ?? location.defaultDbPath)) return;
+    const app = apps.forLocation(location);
+    await app.ranker.rankSymbols("warm up", 1);
+    countTokens("warm up");
+    opts.logger.debug("warmed up the ranker");
+  } catch (err) {
+    opts.logger.debug(`warm-up skipped: ${(err as Error).message}`);
+  }
 }
 
 /** Tells a person who ran `memcards serve` in a terminal what it is and how to register it. */

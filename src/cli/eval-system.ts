@@ -1,7 +1,7 @@
 // `memcards eval toolsize | recall | hooks | audit`: tool-list cost, memory recall, hook latency, leakage.
 import type { Command } from "commander";
 
-import { type CliContext, configFrom, int, loadBench, print } from "./shared.js";
+import { type CliContext, configFrom, int, loadBench, loggerFor, print } from "./shared.js";
 
 export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
   evalCmd
@@ -35,6 +35,39 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
       const r = await (await loadBench()).evalHooks(opts, ctx.entry);
       print(opts.json, r.data, r.text);
     });
+
+  evalCmd
+    .command("perf")
+    .description(
+      "speed on a repository: cards over MCP, hooks, serve start-up, memory writes, recall, index, re-index and watcher, each beside a floor measured in the same run",
+    )
+    .requiredOption("--repo <dir>", "repository to measure (a private copy is made; the repository is not touched)")
+    .option("--tasks <n>", "get_memory_cards calls over one session", int, 30)
+    .option("--runs <n>", "runs of each hook and start-up", int, 8)
+    .option("--units <n...>", "memory store sizes to measure writes and recall at", (v: string, p: number[]) => [
+      ...(p ?? []),
+      int(v),
+    ])
+    .option("--big", "also measure memory at 100,000 units (minutes)")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        opts: { repo: string; tasks: number; runs: number; units?: number[]; big?: boolean; json?: boolean },
+        cmd: Command,
+      ) => {
+        const config = configFrom(cmd);
+        const units = opts.units ?? [1000, 10_000];
+        const r = await (
+          await loadBench()
+        ).evalPerf(
+          { ...opts, units: opts.big ? [...units, 100_000] : units },
+          ctx.entry,
+          config,
+          loggerFor(config, true),
+        );
+        print(opts.json, r.data, r.text);
+      },
+    );
 
   evalCmd
     .command("audit")

@@ -7,26 +7,7 @@ import type { Command } from "commander";
 import { hookCommand } from "../integrate/hook-command.js";
 import { checkStoreFiles, readChecked } from "../project/files.js";
 import { type CliContext, configFrom, type GlobalOpts, int, withApp } from "./shared.js";
-
-/** Reads stdin to the end, or gives up after `ms` (a hook must never hang on an open pipe). */
-function readStdin(ms: number): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve("");
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const done = () => resolve(Buffer.concat(chunks).toString("utf8"));
-    const timer = setTimeout(() => {
-      process.stdin.pause();
-      done();
-    }, ms);
-    const end = () => {
-      clearTimeout(timer);
-      done();
-    };
-    process.stdin.on("data", (c: Buffer) => chunks.push(c));
-    process.stdin.on("end", end);
-    process.stdin.on("error", end);
-  });
-}
+import { readStdin } from "./stdin.js";
 
 export function registerHook(program: Command, ctx: CliContext): void {
   program

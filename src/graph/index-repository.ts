@@ -12,7 +12,7 @@ import type { RepoParser } from "../repo/parse.js";
 import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
 import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
-import { writeTx } from "../storage/db.js";
+import { optimizePlanner, refreshPlannerStats, writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../storage/graph/files.js";
@@ -79,6 +79,9 @@ const WORKER_THRESHOLD = 300;
  * all of them when the previous build did not finish its edge phase. Batches commit as they go and each finished
  * phase is recorded, so a killed run resumes where it stopped.
  */
+/** Changed files from which a build refreshes the planner's statistics outright. */
+const BULK_CHANGE = 50;
+
 export async function indexRepository(opts: IndexOptions): Promise<IndexResult> {
   const { db, logger } = opts;
   const t0 = performance.now();
@@ -181,6 +184,9 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
       );
     else rebuildDerivedEdges(db, opts.root);
   }
+  // A bulk change gets fresh planner statistics; a few files (the watcher's edits) only the cheap staleness check.
+  if (changed.length + removed.length >= BULK_CHANGE || (known.size === 0 && changed.length)) refreshPlannerStats(db);
+  else if (changed.length || removed.length) optimizePlanner(db);
   const tEdges = elapsed();
   if (!wasCancelled) markPhase(db, build.id, "edges", true);
   recordLastRun(db, { at: new Date().toISOString(), files: scan.files.length, parsed: parsedCount, ms: tEdges });

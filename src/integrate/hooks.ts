@@ -7,17 +7,13 @@ import { dirname, join, relative } from "node:path";
 import { z } from "zod";
 
 import type { App } from "../app.js";
-import { getMemoryCards, renderCards } from "../cards/service.js";
-import { recall } from "../memory/service.js";
 import { allowedPath, checkReadable } from "../project/confine.js";
 import { checkStoreFiles, createNewFile } from "../project/files.js";
-import { compressContext } from "../session/compress.js";
-import { graphCounts } from "../storage/graph/counts.js";
+import { hasIndexedFiles } from "../storage/graph/counts.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { redact } from "../text/redact.js";
 import { confinedReader } from "../transcript/source.js";
-import { getSummary } from "../transcript/summaries.js";
 
 /** Cards injected by the optional prompt and pre-edit hooks stay small. */
 export const CARD_HOOK_BUDGET = 400;
@@ -155,6 +151,8 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       if (refused) throw refused;
       if (!transcript) return { stdout: "", log: "no transcript_path" };
       // Store the anchored summary before the client's own compaction; stdout is not shown to the model.
+      // Each event loads only the modules it uses: a hook runs in a new process on every prompt and edit.
+      const { compressContext } = await import("../session/compress.js");
       const r = compressContext(
         { ...app.scope, read: confinedReader(scope) },
         { transcript_path: transcript, ...(sessionId ? { session_id: sessionId } : {}) },
@@ -166,6 +164,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
     }
     case "SessionStart": {
       if (input.source === "compact" && sessionId) {
+        const { getSummary } = await import("../transcript/summaries.js");
         try {
           const s = getSummary(app.db, app.project.id, sessionId);
           const out = cap(
@@ -178,6 +177,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       }
       // startup, resume, clear: the project brief (recall): the last session's next steps, constraints,
       // failures and metrics that the work at hand most likely needs.
+      const { recall } = await import("../memory/service.js");
       const brief = recall(app.scope, { budget_tokens: 2000 });
       if (brief.units.length === 0 && !summarizedSessions(app.db, app.project.id, 1).some((x) => x.id !== sessionId)) {
         return { stdout: "", log: "no memory yet" };
@@ -206,9 +206,17 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       // Optional (off by default): the top cards for the prompt, or for the file about to be edited.
       const file = input.tool_input?.file_path;
       const task = event === "UserPromptSubmit" ? (input.prompt ?? "") : typeof file === "string" ? `edit ${file}` : "";
-      if (!task.trim() || graphCounts(app.db).files === 0) return { stdout: "", log: "no task or no graph" };
+      if (!task.trim() || !hasIndexedFiles(app.db)) return { stdout: "", log: "no task or no graph" };
+      const [{ getMemoryCards, renderCards }, { createRanker }] = await Promise.all([
+        import("../cards/service.js"),
+        import("../retrieval/rank.js"),
+      ]);
+      // A hook is a new process per prompt: it ranks with the index's own channels (FTS, symbols, vectors,
+      // anchors) and never reads every file of the repository for a whole-file BM25 index, as the server does once.
+      const { embedder, vectorsEnabled } = app.embedding;
+      const ranker = createRanker(app.db, { embedder, vectorsEnabled });
       const r = await getMemoryCards(
-        { ...app.scope, ranker: app.ranker },
+        { ...app.scope, ranker },
         {
           task,
           budget_tokens: CARD_HOOK_BUDGET,

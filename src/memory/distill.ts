@@ -11,7 +11,7 @@ import {
   insertMemory,
   memoriesByKey,
   type MemoryRow,
-  recentMemories,
+  similarMemories,
   updateMemory,
 } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
@@ -241,7 +241,7 @@ function writeDraft(
   let similar: MemoryRow | undefined = same.find(inReach);
   if (!similar && d.category === "learning") {
     const w = words(d.text);
-    similar = recentMemories(db, projectId, "learning", 300).find(
+    similar = similarMemories(db, projectId, "learning", w).find(
       (m) => inReach(m) && jaccard(w, words(m.text)) >= 0.85,
     );
   }
@@ -324,7 +324,7 @@ export function settleUnit(
   if (d.category === "commitment") {
     const w = words(d.text);
     const neg = NEGATION.test(d.text);
-    clash = recentMemories(db, projectId, "commitment", 300).find(
+    clash = similarMemories(db, projectId, "commitment", w).find(
       (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
     );
     if (clash) {

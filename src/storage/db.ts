@@ -68,7 +68,11 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     db.pragma("secure_delete = ON");
     loadVec(db);
     checkFts5(db);
-    if (!opts.readonly) migrate(db, opts.migrationsDir);
+    if (!opts.readonly) {
+      migrate(db, opts.migrationsDir);
+      // Statistics that are missing or far from the tables' sizes are refreshed (bounded) before the first query.
+      optimizePlanner(db);
+    }
     return db;
   } catch (err) {
     db.close();
@@ -163,6 +167,24 @@ function checkFts5(db: Db): void {
   }
 }
 
+/** Rows each index samples when statistics are gathered: enough for the planner, bounded on any store. */
+const ANALYSIS_LIMIT = 1000;
+
+/**
+ * Gathers the query planner's statistics (bounded sampling). Run after a bulk change such as an index build: without
+ * them SQLite may pick an index that matches nearly every row.
+ */
+export function refreshPlannerStats(db: Db): void {
+  db.pragma(`analysis_limit = ${ANALYSIS_LIMIT}`);
+  db.exec("ANALYZE");
+}
+
+/** Refreshes only statistics that are missing or stale (SQLite's own check; usually no work). */
+export function optimizePlanner(db: Db): void {
+  db.pragma(`analysis_limit = ${ANALYSIS_LIMIT}`);
+  db.pragma("optimize = 0x10002");
+}
+
 /** Runs `fn` in an IMMEDIATE transaction: it takes the write lock up front, so it waits instead of failing mid-way. */
 export function writeTx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
@@ -177,6 +199,29 @@ export function stmt(db: Db, sql: string): Database.Statement {
   let s = m.get(sql);
   if (!s) m.set(sql, (s = db.prepare(sql)));
   return s;
+}
+
+const versioned = new WeakMap<Db, Map<string, { version: string; value: unknown }>>();
+
+/**
+ * `compute()` once per state of the store: kept until this connection or another one commits a change. For
+ * whole-table figures (counts) that every call needs and few writes change.
+ */
+export function perStoreState<T>(db: Db, name: string, compute: () => T): T {
+  const changes = (stmt(db, "SELECT total_changes() AS n").get() as { n: number }).n;
+  const version = `${String(db.pragma("data_version", { simple: true }))}:${changes}`;
+  let m = versioned.get(db);
+  if (!m) versioned.set(db, (m = new Map()));
+  const hit = m.get(name);
+  if (hit?.version === version) return hit.value as T;
+  const value = compute();
+  m.set(name, { version, value });
+  return value;
+}
+
+/** The SQL of every statement prepared through `stmt` on this connection so far (what the hot paths ran). */
+export function preparedSql(db: Db): string[] {
+  return [...(statements.get(db)?.keys() ?? [])];
 }
 
 /**

@@ -60,14 +60,46 @@ export function memoriesByKey(db: Db, projectId: number, category: string, key: 
   ).map(decodeMemory);
 }
 
-/** The most recent units of a category still in force. */
-export function recentMemories(db: Db, projectId: number, category: string, limit = 500): MemoryRow[] {
+/** Documents counted per term when judging how rare it is: enough to rank terms, bounded on any store. */
+const RARITY_CAP = 256;
+
+/**
+ * Candidates for a near-duplicate or contradiction check: units of a category still in force that contain one of
+ * the rarer half (plus one) of `words`, newest first, at most `limit`. A unit sharing at least half of the words
+ * (Jaccard ≥ 0.5 or more) contains at least one of them, so with rare words nothing that could match is missed;
+ * the cost stays bounded however many units the store holds (each term's count stops at RARITY_CAP).
+ */
+export function similarMemories(
+  db: Db,
+  projectId: number,
+  category: string,
+  words: Iterable<string>,
+  limit = 64,
+): MemoryRow[] {
+  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, 32);
+  if (!terms.length) return [];
+  const count = stmt(
+    db,
+    "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+  );
+  const quote = (t: string) => `"${t}"`;
+  const rare = terms
+    .map((t) => ({ t, n: (count.get(quote(t), RARITY_CAP + 1) as { n: number }).n }))
+    .filter((x) => x.n > 0)
+    .sort((a, b) => a.n - b.n)
+    .slice(0, Math.floor(terms.length / 2) + 1);
+  if (!rare.length) return [];
   return (
     stmt(
       db,
-      "SELECT * FROM memories WHERE project_id = ? AND category = ? AND status != 'superseded' ORDER BY id DESC LIMIT ?",
-    ).all(projectId, category, limit) as StoredMemory[]
-  ).map(decodeMemory);
+      `SELECT m.* FROM memories m
+       WHERE m.id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?)
+         AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
+       ORDER BY m.id DESC`,
+    ).all(rare.map((x) => quote(x.t)).join(" OR "), limit * 4, projectId, category) as StoredMemory[]
+  )
+    .slice(0, limit)
+    .map(decodeMemory);
 }
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {

@@ -1,6 +1,6 @@
 // The team store's connection: the URL from --team-url or MEMCARDS_TEAM_URL, never logged or stored with its
 // password; failures mapped to errors that name the host, not the secret.
-import pg from "pg";
+import type pg from "pg";
 
 import { AppError } from "../errors.js";
 import { redact } from "../text/redact.js";
@@ -95,7 +95,9 @@ export async function connectTeam(
   let client: pg.Client | undefined;
   try {
     // Built inside the try: the driver reads sslkey/sslcert files here, and its errors name what it was given.
-    client = new pg.Client({
+    // The driver loads only when a team store is reached: hooks and local commands never pay for it.
+    const { default: driver } = await import("pg");
+    client = new driver.Client({
       connectionString: url,
       connectionTimeoutMillis: opts.interactive ? Math.min(timeoutMs, INTERACTIVE_TIMEOUT_MS) : timeoutMs,
       statement_timeout: 30_000,

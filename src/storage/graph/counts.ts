@@ -17,3 +17,8 @@ export function graphCounts(db: Db): { nodes: Record<string, number>; edges: Rec
   const files = (stmt(db, "SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
   return { nodes, edges, files };
 }
+
+/** Whether the index holds any file (one row read, whatever the store's size). */
+export function hasIndexedFiles(db: Db): boolean {
+  return stmt(db, "SELECT 1 FROM files LIMIT 1").get() !== undefined;
+}

@@ -1,7 +1,7 @@
 // Full-text search over the graph's nodes: the contentless FTS5 table nodes_fts (rowid = node id), whose
 // identifier-aware tokens are written with the nodes.
 import type { Db } from "../db.js";
-import { stmt } from "../db.js";
+import { perStoreState, stmt } from "../db.js";
 
 export interface FtsHit {
   id: number;
@@ -40,16 +40,22 @@ const CODE_TYPES = "('file','test','symbol','rule')";
 
 /** How many nodes are the repository's own (files, tests, symbols, rules) and how many are not. */
 export function codeNodeCounts(db: Db): { code: number; other: number } {
-  const r = stmt(
-    db,
-    `SELECT sum(type IN ${CODE_TYPES}) AS code, sum(type NOT IN ${CODE_TYPES}) AS other FROM nodes`,
-  ).get() as { code: number | null; other: number | null };
-  return { code: r.code ?? 0, other: r.other ?? 0 };
+  return perStoreState(db, "codeNodeCounts", () => {
+    const r = stmt(
+      db,
+      `SELECT sum(type IN ${CODE_TYPES}) AS code, sum(type NOT IN ${CODE_TYPES}) AS other FROM nodes`,
+    ).get() as { code: number | null; other: number | null };
+    return { code: r.code ?? 0, other: r.other ?? 0 };
+  });
 }
 
 /** How many of the repository's files (sources and tests) the index holds. */
 export function codeFileCount(db: Db): number {
-  return (stmt(db, `SELECT count(*) AS n FROM nodes WHERE type IN ('file', 'test')`).get() as { n: number }).n;
+  return perStoreState(
+    db,
+    "codeFileCount",
+    () => (stmt(db, `SELECT count(*) AS n FROM nodes WHERE type IN ('file', 'test')`).get() as { n: number }).n,
+  );
 }
 
 /**

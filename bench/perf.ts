@@ -1,0 +1,546 @@
+// `memcards eval perf`: every latency and cost an agent or a person feels, each beside a floor measured in the same
+// run on the same repository (a private copy of its indexable files), printed as ratios. Child processes run under
+// /usr/bin/time when it exists, so their CPU and peak RSS are theirs alone.
+import { spawnSync } from "node:child_process";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  watch as fsWatch,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Database from "better-sqlite3";
+
+import { createApp } from "../src/app.js";
+import type { Config } from "../src/config.js";
+import type { Logger } from "../src/log.js";
+import { recall, recordMemory } from "../src/memory/service.js";
+import { resolveProjectRoot } from "../src/project/root.js";
+import { scanRepo } from "../src/repo/scan.js";
+import { percentile, round } from "./localize/metrics.js";
+
+/** One figure: its samples' p50 and p95 (ms), CPU per sample (ms) and peak RSS (MB) where measured. */
+export interface Figure {
+  p50: number;
+  p95: number;
+  cpu: number | null;
+  rss: number | null;
+  n: number;
+}
+
+export interface PerfRow {
+  measure: string;
+  floor: string;
+  floorFig: Figure | null;
+  fig: Figure;
+  /** memcards / floor: p50, p95 and CPU. */
+  ratio: { p50: number | null; p95: number | null; cpu: number | null };
+  note?: string;
+}
+
+export interface PerfReport {
+  repo: string;
+  files: number;
+  symbols: number;
+  storeMb: number;
+  embedder: string;
+  rows: PerfRow[];
+}
+
+export interface PerfOptions {
+  repo: string;
+  workDir: string;
+  /** The CLI entry (dist/cli.js). */
+  cli: string;
+  config: Config;
+  logger: Logger;
+  /** get_memory_cards calls over one session (and FTS5 floor queries). */
+  tasks?: number;
+  /** Runs of each hook and each start-up. */
+  runs?: number;
+  /** Store sizes (memory units) at which writes and recall are measured. */
+  units?: number[];
+  onStep?: (s: string) => void;
+}
+
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+const now = () => performance.now();
+
+interface Sample {
+  wall: number;
+  cpu: number | null;
+  rss: number | null;
+  code: number;
+  stdout: string;
+}
+
+/** Runs a command to its end: wall time, and its own CPU and peak RSS when /usr/bin/time is there. */
+function timed(cmd: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; out: string }) {
+  const argv = TIME ? ["-f", "%U %S %M", "-o", o.out, cmd, ...args] : args;
+  const t = now();
+  const r = spawnSync(TIME ?? cmd, argv, {
+    cwd: o.cwd,
+    env: o.env,
+    input: o.input ?? "",
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 30 * 60_000,
+  });
+  const wall = now() - t;
+  let cpu: number | null = null;
+  let rss: number | null = null;
+  if (TIME && existsSync(o.out)) {
+    const last = readFileSync(o.out, "utf8").trim().split("\n").pop() ?? "";
+    const [u, s, m] = last.split(/\s+/).map(Number);
+    if (u !== undefined && s !== undefined && Number.isFinite(u + s)) cpu = (u + s) * 1000;
+    if (m !== undefined && Number.isFinite(m)) rss = m / 1024;
+  }
+  return { wall, cpu, rss, code: r.status ?? -1, stdout: r.stdout ?? "" } satisfies Sample;
+}
+
+function figure(samples: readonly { wall: number; cpu?: number | null; rss?: number | null }[]): Figure {
+  const walls = samples.map((s) => s.wall);
+  const cpus = samples.map((s) => s.cpu).filter((c): c is number => typeof c === "number");
+  const rsss = samples.map((s) => s.rss).filter((c): c is number => typeof c === "number");
+  return {
+    p50: round(percentile(walls, 0.5), 1),
+    p95: round(percentile(walls, 0.95), 1),
+    cpu: cpus.length ? round(percentile(cpus, 0.5), 1) : null,
+    rss: rsss.length ? round(Math.max(...rsss), 0) : null,
+    n: samples.length,
+  };
+}
+
+const ratio = (a: number | null, b: number | null | undefined) =>
+  a === null || b === null || b === undefined || b <= 0 ? null : round(a / b, 2);
+
+function row(measure: string, floor: string, floorFig: Figure | null, fig: Figure, note?: string): PerfRow {
+  return {
+    measure,
+    floor,
+    floorFig,
+    fig,
+    ratio: {
+      p50: ratio(fig.p50, floorFig?.p50),
+      p95: ratio(fig.p95, floorFig?.p95),
+      cpu: ratio(fig.cpu, floorFig?.cpu),
+    },
+    ...(note ? { note } : {}),
+  };
+}
+
+/** CPU milliseconds a live process has used (Linux /proc), or null. */
+function procCpuMs(pid: number | null | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 (1-based); `rest` starts at field 3. Clock ticks are 100 Hz on Linux.
+    return (Number(rest[11]) + Number(rest[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A script that parses every listed file with the same parser the index uses, and stores nothing. */
+function parseFloorScript(dir: string): string {
+  const parse = new URL("../src/repo/parse.js", import.meta.url).href;
+  const scan = new URL("../src/repo/scan.js", import.meta.url).href;
+  const file = join(dir, "parse-floor.mjs");
+  writeFileSync(
+    file,
+    `import { readFileSync } from "node:fs";
+import { createParser } from ${JSON.stringify(parse)};
+import { scanRepo } from ${JSON.stringify(scan)};
+const files = scanRepo(process.argv[2], { useGit: false }).files.filter((f) => f.language);
+const parser = createParser();
+await parser.preload([...new Set(files.map((f) => f.language))]);
+let n = 0;
+for (const f of files) n += (await parser.parseFile(f.path, readFileSync(f.absPath, "utf8"), f.language)).symbols.length;
+parser.dispose();
+process.stdout.write(String(n));
+`,
+  );
+  return file;
+}
+
+/** A server with one tool on the same SDK: the floor of `serve`'s start-up. */
+function oneToolServerScript(dir: string): string {
+  const mcp = import.meta.resolve("@modelcontextprotocol/sdk/server/mcp.js");
+  const stdio = import.meta.resolve("@modelcontextprotocol/sdk/server/stdio.js");
+  const file = join(dir, "one-tool.mjs");
+  writeFileSync(
+    file,
+    `import { McpServer } from ${JSON.stringify(mcp)};
+import { StdioServerTransport } from ${JSON.stringify(stdio)};
+const server = new McpServer({ name: "floor", version: "1.0.0" });
+server.registerTool("ping", { description: "answers pong" }, async () => ({ content: [{ type: "text", text: "pong" }] }));
+await server.connect(new StdioServerTransport());
+`,
+  );
+  return file;
+}
+
+async function connect(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: env as Record<string, string>,
+    cwd,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "memcards-perf", version: "1.0.0" });
+  const t = now();
+  await client.connect(transport);
+  await client.listTools();
+  return { client, transport, readyMs: now() - t };
+}
+
+/** Runs the whole measurement; see the module header. */
+export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
+  const step = (s: string) => opts.onStep?.(s);
+  const nTasks = opts.tasks ?? 30;
+  const runs = opts.runs ?? 8;
+  const sizes = opts.units ?? [1000, 10_000];
+  const w = opts.workDir;
+  const home = join(w, "home");
+  mkdirSync(home, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    MEMCARDS_HOME: join(home, ".memcards"),
+    MEMCARDS_EMBEDDER: opts.config.embedder,
+  };
+  delete env.MEMCARDS_DB;
+  delete env.MEMCARDS_ROOT;
+  const node = process.execPath;
+  const out = join(w, "time.txt");
+  const rows: PerfRow[] = [];
+
+  step("copy");
+  const copy = join(w, "tree");
+  const scanned = scanRepo(opts.repo).files;
+  for (const f of scanned) {
+    mkdirSync(join(copy, f.path, ".."), { recursive: true });
+    cpSync(f.absPath, join(copy, f.path));
+  }
+  spawnSync("git", ["init", "-q", copy]);
+  const dbPath = join(copy, ".memcards", "memcards.db");
+
+  step("parse floor");
+  const parse = timed(node, [parseFloorScript(w), copy], { env, out });
+  const symbols = Number(parse.stdout) || 0;
+  step("full index");
+  const full = timed(node, [opts.cli, "index", copy, "--log-level", "error"], { env, cwd: copy, out });
+  if (full.code !== 0) throw new Error(`memcards index failed (exit ${full.code})`);
+  rows.push(row("full index", "tree-sitter parse of the same files", figure([parse]), figure([full])));
+  const storeBytes = ["", "-wal"].reduce((n, s) => n + (existsSync(dbPath + s) ? statSync(dbPath + s).size : 0), 0);
+
+  step("no-change re-index");
+  const again = [0, 1, 2].map(() =>
+    timed(node, [opts.cli, "index", copy, "--log-level", "error"], { env, cwd: copy, out }),
+  );
+  const nodeZero = Array.from({ length: runs }, () => timed(node, ["-e", "0"], { env, out }));
+  const zeroFig = figure(nodeZero);
+  rows.push(row("no-change re-index", "node -e 0", zeroFig, figure(again)));
+
+  step("tasks");
+  const ro = new Database(dbPath, { readonly: true });
+  const syms = ro
+    .prepare("SELECT name, path FROM nodes WHERE type = 'symbol' AND length(name) > 3 ORDER BY id")
+    .all() as { name: string; path: string }[];
+  const pick = rng(30);
+  const tasks = Array.from({ length: nTasks }, (_, i) => {
+    const s = syms[Math.floor(pick() * syms.length)] ?? { name: "main", path: "main" };
+    return i % 2 ? `fix ${s.name} in ${s.path}` : `${s.name} gives the wrong result for empty input`;
+  });
+  step("FTS5 floor");
+  const fts = ro.prepare(
+    "SELECT rowid, bm25(nodes_fts) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT 20",
+  );
+  const ftsSamples = tasks.map((t) => {
+    const q = (t.match(/[A-Za-z0-9_]{2,}/g) ?? ["x"]).map((x) => `"${x}"`).join(" OR ");
+    const c = process.cpuUsage();
+    const s = now();
+    fts.all(q);
+    const u = process.cpuUsage(c);
+    return { wall: now() - s, cpu: (u.user + u.system) / 1000 };
+  });
+  ro.close();
+  const ftsFig = figure(ftsSamples);
+
+  step("serve start-up");
+  const floorScript = oneToolServerScript(w);
+  const serveArgs = [opts.cli, "serve", "--root", copy];
+  const floorReady: Sample[] = [];
+  const serveReady: Sample[] = [];
+  for (let i = 0; i < Math.min(runs, 5); i++) {
+    const f = await connect(node, [floorScript], env, copy);
+    floorReady.push({ wall: f.readyMs, cpu: procCpuMs(f.transport.pid), rss: null, code: 0, stdout: "" });
+    await f.client.close();
+    const m = await connect(node, serveArgs, env, copy);
+    serveReady.push({ wall: m.readyMs, cpu: procCpuMs(m.transport.pid), rss: null, code: 0, stdout: "" });
+    await m.client.close();
+  }
+  rows.push(row("serve: initialize + tools/list", "one-tool server, same SDK", figure(floorReady), figure(serveReady)));
+
+  step("get_memory_cards over MCP");
+  const m = await connect(node, serveArgs, env, copy);
+  const callCards = async (task: string) => {
+    const c0 = procCpuMs(m.transport.pid);
+    const t = now();
+    const r = await m.client.callTool({ name: "get_memory_cards", arguments: { task } }, undefined, {
+      timeout: 120_000,
+    });
+    const wall = now() - t;
+    const c1 = procCpuMs(m.transport.pid);
+    if (r.isError) throw new Error(`get_memory_cards failed: ${JSON.stringify(r.content).slice(0, 300)}`);
+    return { wall, cpu: c0 === null || c1 === null ? null : c1 - c0 };
+  };
+  const first = await callCards(tasks[0]!);
+  const cardSamples = [];
+  for (const t of tasks.slice(1)) cardSamples.push(await callCards(t));
+  await m.client.close();
+  rows.push(
+    row(
+      `get_memory_cards over one MCP session (${cardSamples.length} tasks)`,
+      "plain FTS5 query on the same store",
+      ftsFig,
+      figure(cardSamples),
+      "server CPU per call from /proc (10 ms ticks)",
+    ),
+  );
+  rows.push(row("get_memory_cards, first call after start", "plain FTS5 query, p50", ftsFig, figure([first])));
+
+  step("hooks");
+  const version = Array.from({ length: runs }, () => timed(node, [opts.cli, "--version"], { env, out }));
+  rows.push(row("memcards --version", "node -e 0", zeroFig, figure(version)));
+  const hook = (event: string, input: Record<string, unknown>) =>
+    timed(node, [opts.cli, "hook", event], {
+      env,
+      cwd: copy,
+      out,
+      input: JSON.stringify({ cwd: copy, session_id: "perf", hook_event_name: event, ...input }),
+    });
+  const target = scanned.find((f) => f.language)?.path ?? scanned[0]?.path ?? "x";
+  const cases: [string, string, Record<string, unknown>][] = [
+    ["UserPromptSubmit (card hooks)", "UserPromptSubmit", { prompt: tasks[1] ?? "fix the bug" }],
+    ["SessionStart (startup)", "SessionStart", { source: "startup" }],
+    ["PostToolUse (Edit)", "PostToolUse", { tool_name: "Edit", tool_input: { file_path: join(copy, target) } }],
+  ];
+  const lock = join(copy, ".memcards", "reindex.lock");
+  for (const [label, event, input] of cases) {
+    const samples: Sample[] = [];
+    for (let i = 0; i < runs; i++) {
+      samples.push(hook(event, input));
+      // The re-index a PostToolUse queues runs detached; let it finish so it does not load the next sample.
+      for (let k = 0; k < 600 && existsSync(lock); k++) await new Promise((r) => setTimeout(r, 100));
+      rmSync(lock, { force: true });
+    }
+    rows.push(row(`hook ${label}`, "node -e 0", zeroFig, figure(samples)));
+  }
+
+  step("watcher");
+  rows.push(...(await watcherRows(copy, dbPath, target, opts)));
+
+  step("memory writes");
+  rows.push(...memoryRows(w, syms, sizes, opts, step));
+
+  return {
+    repo: opts.repo,
+    files: scanned.length,
+    symbols,
+    storeMb: round(storeBytes / 1e6, 1),
+    embedder: opts.config.embedder,
+    rows,
+  };
+}
+
+/** Edit → symbol in the store through the watcher, first edit and later ones, beside the file-system event. */
+async function watcherRows(copy: string, dbPath: string, target: string, opts: PerfOptions): Promise<PerfRow[]> {
+  const file = join(copy, target);
+  const fsSamples: { wall: number }[] = [];
+  for (let i = 0; i < 5; i++) {
+    await new Promise<void>((resolve) => {
+      const t = now();
+      const watcher = fsWatch(file, () => {
+        watcher.close();
+        fsSamples.push({ wall: now() - t });
+        resolve();
+      });
+      appendFileSync(file, `\n# fs event ${i}\n`);
+    });
+  }
+  const config: Config = { ...opts.config, root: copy, db: dbPath };
+  const location = resolveProjectRoot({ explicit: copy, cwd: copy, userDir: config.userDir });
+  const app = createApp(config, location, opts.logger);
+  const samples: { wall: number }[] = [];
+  let first: { wall: number } | null = null;
+  try {
+    let indexed: (() => void) | undefined;
+    const watcher = app.graph.watch({ debounceMs: 50, onIndexed: () => indexed?.() });
+    await watcher.ready;
+    if (watcher.active) {
+      for (let i = 0; i < 6; i++) {
+        const done = new Promise<void>((r) => (indexed = r));
+        const t = now();
+        appendFileSync(file, `\ndef memcards_perf_edit_${i}():\n    return ${i}\n`);
+        const r = await Promise.race([done, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000))]);
+        if (r === "timeout") break;
+        const s = { wall: now() - t };
+        if (i === 0) first = s;
+        else samples.push(s);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    await watcher.close();
+  } finally {
+    await app.close();
+  }
+  const fsFig = figure(fsSamples);
+  const none: Figure = { p50: 0, p95: 0, cpu: null, rss: null, n: 0 };
+  return [
+    row("watcher: edit → symbol in the store", "file-system event", fsFig, samples.length ? figure(samples) : none),
+    row("watcher: first edit after start", "file-system event", fsFig, first ? figure([first]) : none),
+  ];
+}
+
+/** Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there. */
+function memoryRows(
+  w: string,
+  syms: readonly { name: string; path: string }[],
+  sizes: readonly number[],
+  opts: PerfOptions,
+  step: (s: string) => void,
+): PerfRow[] {
+  const pick = rng(7);
+  const word = () => syms[Math.floor(pick() * syms.length)]?.name ?? `w${Math.floor(pick() * 1e6)}`;
+  const file = () => syms[Math.floor(pick() * syms.length)]?.path ?? "x";
+  const categories = ["learning", "commitment", "failure", "reasoning", "learning", "commitment"] as const;
+  const unit = (i: number) => {
+    const category = categories[i % categories.length]!;
+    const text =
+      category === "commitment"
+        ? `${i % 4 ? "always" : "never"} call ${word()} before ${word()} in ${file()} (${i})`
+        : `${word()} in ${file()} depends on ${word()} and ${word()}; ${word()} breaks when ${word()} is empty (${i})`;
+    return { category, text, files: [file()] };
+  };
+  const root = join(w, "mem");
+  mkdirSync(root, { recursive: true });
+  const config: Config = { ...opts.config, root, db: join(root, "mem.db") };
+  const location = resolveProjectRoot({ explicit: root, cwd: root, userDir: config.userDir });
+  const app = createApp(config, location, opts.logger);
+  const floorDb = new Database(join(root, "floor.db"));
+  floorDb.pragma("journal_mode = WAL");
+  floorDb.pragma("synchronous = NORMAL");
+  floorDb.exec(
+    "CREATE TABLE m (id INTEGER PRIMARY KEY, category TEXT, text TEXT, files TEXT); CREATE VIRTUAL TABLE m_fts USING fts5(text);",
+  );
+  const floorIns = floorDb.prepare("INSERT INTO m (category, text, files) VALUES (?, ?, ?)");
+  const floorFts = floorDb.prepare("INSERT INTO m_fts (rowid, text) VALUES (?, ?)");
+  const window = 500;
+  const rows: PerfRow[] = [];
+  let n = 0;
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const writeOne = (i: number, measured: { mc: number[]; fl: number[] } | null) => {
+    const u = unit(i);
+    let c = cpu();
+    recordMemory(app.scope, u);
+    if (measured) measured.mc.push(cpu() - c);
+    c = cpu();
+    const id = floorIns.run(u.category, u.text, JSON.stringify(u.files)).lastInsertRowid;
+    floorFts.run(id, u.text);
+    if (measured) measured.fl.push(cpu() - c);
+  };
+  try {
+    for (const size of sizes) {
+      step(`memory writes to ${size} units`);
+      while (n < size - window) writeOne(n++, null);
+      const measured = { mc: [] as number[], fl: [] as number[] };
+      const t0 = now();
+      while (n < size) writeOne(n++, measured);
+      const wall = now() - t0;
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+      const mcFig: Figure = {
+        p50: round(percentile(measured.mc, 0.5), 3),
+        p95: round(percentile(measured.mc, 0.95), 3),
+        cpu: round(mean(measured.mc), 3),
+        rss: null,
+        n: measured.mc.length,
+      };
+      const flFig: Figure = {
+        p50: round(percentile(measured.fl, 0.5), 3),
+        p95: round(percentile(measured.fl, 0.95), 3),
+        cpu: round(mean(measured.fl), 3),
+        rss: null,
+        n: measured.fl.length,
+      };
+      rows.push(
+        row(
+          `memory write per unit at ${size} units (CPU ms)`,
+          "plain SQLite + FTS5 insert",
+          flFig,
+          mcFig,
+          `last ${window} units; ${round(wall / window, 2)} ms wall per unit for both`,
+        ),
+      );
+      step(`recall at ${size} units`);
+      const rs = Array.from({ length: 20 }, () => {
+        const c = cpu();
+        const t = now();
+        recall(app.scope, { budget_tokens: 1500 });
+        return { wall: now() - t, cpu: cpu() - c };
+      });
+      rows.push(row(`recall, 1,500-token budget, at ${size} units`, "—", null, figure(rs)));
+    }
+  } finally {
+    floorDb.close();
+    void app.close();
+  }
+  return rows;
+}
+
+const fmt = (x: number | null, unit = "ms") =>
+  x === null ? "n/a" : x >= 1000 && unit === "ms" ? `${round(x / 1000, 2)} s` : `${x} ${unit}`;
+const x = (r: number | null) => (r === null ? "—" : `${r}x`);
+
+export function renderPerf(r: PerfReport): string {
+  const lines = [
+    `repository: ${r.repo} — ${r.files} files, ${r.symbols} symbols; store ${r.storeMb} MB; embedder ${r.embedder}`,
+    "",
+    "| measure | floor, same run | floor p50 / p95 / CPU | memcards p50 / p95 / CPU / peak RSS | ratio p50 / p95 / CPU |",
+    "|---|---|---|---|---|",
+  ];
+  for (const row of r.rows) {
+    const f = row.floorFig;
+    const g = row.fig;
+    lines.push(
+      `| ${row.measure} | ${row.floor} | ${f ? `${fmt(f.p50)} / ${fmt(f.p95)} / ${fmt(f.cpu)}` : "—"} | ${fmt(g.p50)} / ${fmt(g.p95)} / ${fmt(g.cpu)} / ${fmt(g.rss, "MB")} | ${x(row.ratio.p50)} / ${x(row.ratio.p95)} / ${x(row.ratio.cpu)} |`,
+    );
+  }
+  const notes = r.rows.filter((row) => row.note).map((row) => `- ${row.measure}: ${row.note}`);
+  return [...lines, ...(notes.length ? ["", ...notes] : [])].join("\n");
+}

@@ -1,0 +1,42 @@
+// The CLI entry's short paths: `--version` and `[globals] hook <event>` are recognized exactly; anything else goes to
+// the full command tree.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { hookInvocation } from "../../src/cli/entry.js";
+import { repoRoot, runCli } from "../helpers/cli.js";
+
+describe("the entry's short paths", () => {
+  it.each([
+    [["hook", "PostToolUse"], { event: "PostToolUse", flags: {} }],
+    [["--root", "/p", "hook", "SessionStart"], { event: "SessionStart", flags: { root: "/p" } }],
+    [
+      ["--db=/x.db", "--embedder", "offline", "hook", "Bad"],
+      { event: "Bad", flags: { db: "/x.db", embedder: "offline" } },
+    ],
+  ])("%j is a hook call", (args, want) => {
+    expect(hookInvocation(args)).toEqual(want);
+  });
+
+  it.each([
+    [["hook"]],
+    [["hook", "--help"]],
+    [["hook", "PostToolUse", "--extra"]],
+    [["--root", "hook", "X"]],
+    [["--unknown", "v", "hook", "X"]],
+    [["status"]],
+    [["--root"]],
+  ])("%j goes to the full command tree", (args) => {
+    // `--root hook X`: "hook" is --root's value, and X is not a command this path knows.
+    expect(hookInvocation(args)).toBeUndefined();
+  });
+
+  it("prints the package's version", () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
+    const r = runCli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+});

@@ -1,0 +1,59 @@
+// Near-duplicate learnings merge and contradicting commitments are flagged however many units came in between:
+// candidates are found through the unit index, not among the most recent rows.
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { recordMemory } from "../../src/memory/service.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { similarMemories } from "../../src/storage/memories.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+function store() {
+  const dir = tmpDir();
+  const db = openDatabase(join(dir, "m.db"));
+  const project = upsertProject(db, "p1", dir);
+  return { db, projectId: project.id, root: dir };
+}
+
+/** 400 unrelated units of `category`, each with its own words. */
+function filler(deps: ReturnType<typeof store>, category: "learning" | "commitment") {
+  for (let i = 0; i < 400; i++)
+    recordMemory(deps, { category, text: `module_${i} keeps handler_${i} apart from worker_${i} queue_${i}` });
+}
+
+describe("duplicate and contradiction checks through the index", () => {
+  it("merges a learning into a near-duplicate recorded 400 learnings earlier", () => {
+    const deps = store();
+    const first = recordMemory(deps, {
+      category: "learning",
+      text: "The billing cache is keyed by tenant id and invoice period, refreshed nightly",
+    });
+    filler(deps, "learning");
+    const again = recordMemory(deps, {
+      category: "learning",
+      text: "The billing cache is keyed by tenant id and invoice period, refreshed nightly!",
+    });
+    expect(again).toMatchObject({ merged: true, id: first.id });
+  });
+
+  it("flags a commitment that contradicts one recorded 400 commitments earlier", () => {
+    const deps = store();
+    const first = recordMemory(deps, { category: "commitment", text: "Always squash commits on the release branch" });
+    filler(deps, "commitment");
+    const clash = recordMemory(deps, { category: "commitment", text: "Never squash commits on the release branch" });
+    expect(clash.outcome).toContain(`#${first.id}`);
+  });
+
+  it("returns units of the asked category still in force, those sharing the most words first", () => {
+    const deps = store();
+    recordMemory(deps, { category: "learning", text: "parser tables load lazily on first use" });
+    const best = recordMemory(deps, { category: "learning", text: "tokenizer tables load lazily on first count" });
+    recordMemory(deps, { category: "commitment", text: "tokenizer tables load lazily on first count, always" });
+    const got = similarMemories(deps.db, deps.projectId, "learning", ["tokenizer", "tables", "count"]);
+    expect(got.map((m) => m.id)[0]).toBe(best.id);
+    expect(got.every((m) => m.category === "learning")).toBe(true);
+    expect(similarMemories(deps.db, deps.projectId, "learning", [])).toEqual([]);
+  });
+});

@@ -1,0 +1,121 @@
+// The hot paths' queries use an index: every statement that cards, recall and memory writes prepare is checked with
+// EXPLAIN QUERY PLAN on an indexed repository, with the planner's statistics and without them.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import type { App } from "../../src/app.js";
+import { getMemoryCards } from "../../src/cards/service.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
+import { recall, recordMemory, searchMemory } from "../../src/memory/service.js";
+import { type Db, preparedSql } from "../../src/storage/db.js";
+import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
+import { openTestApp } from "../graph/helpers.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+/** A repository where nearly every node is a symbol, as in real code: 60 modules of 40 functions, tests beside. */
+function writeRepo(root: string): void {
+  for (let m = 0; m < 60; m++) {
+    const dir = join(root, `pkg${m % 6}`);
+    mkdirSync(dir, { recursive: true });
+    const body = Array.from(
+      { length: 40 },
+      (_, f) => `def compute_${m}_${f}(value):\n    return helper_${(f + 1) % 40}(value) + ${f}\n`,
+    ).join("\n");
+    writeFileSync(join(dir, `mod${m}.py`), `import os\n\n${body}`);
+    if (m % 5 === 0) writeFileSync(join(dir, `test_mod${m}.py`), `from pkg${m % 6}.mod${m} import compute_${m}_0\n`);
+  }
+}
+
+/** Binds a statement's parameters to NULL (EXPLAIN needs them bound, not their values). */
+function nullArgs(sql: string): unknown[] {
+  const named = [...sql.matchAll(/[@:$]([A-Za-z_]\w*)/g)].map((m) => m[1]!);
+  if (named.length) return [Object.fromEntries(named.map((n) => [n, null]))];
+  return Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null);
+}
+
+/** What is wrong with a statement's plan: a full scan of a table, or a temporary B-tree. */
+function planProblems(db: Db, sql: string): string[] {
+  const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nullArgs(sql)) as { detail: string }[];
+  const details = plan.map((p) => p.detail);
+  // Ranking FTS5 or vector matches sorts the matched rows only: that sort is the query's work, not a scan.
+  const matches = details.some((d) => /VIRTUAL TABLE INDEX/.test(d));
+  return details.filter(
+    (d) =>
+      (/USE TEMP B-TREE FOR ORDER BY/.test(d) && !matches) ||
+      /USE TEMP B-TREE FOR (GROUP BY|DISTINCT)/.test(d) ||
+      // A subquery's own rows (bounded by its LIMIT) are not a table.
+      (/^SCAN /.test(d) && !/VIRTUAL TABLE|CONSTANT ROW|^SCAN \(subquery-\d+\)/.test(d)),
+  );
+}
+
+/**
+ * Statements allowed a scan or a sort, each for a reason that keeps it off the per-call cost: read once per process
+ * (the ranker keeps the result), counted once per state of the store (`perStoreState`), or sorting rows already
+ * narrowed to one file or one project's sessions.
+ */
+const ALLOWED: [RegExp, string][] = [
+  [/^SELECT 1 FROM sqlite_master/, "the schema table, a few dozen rows"],
+  [/FROM files$/, "the file list of the whole-file BM25 index, read once per ranker"],
+  [/^SELECT COUNT\(\*\) AS n FROM nodes$/, "the node total, read once per ranker"],
+  [/^SELECT sum\(type IN/, "code and other node counts, once per state of the store"],
+  [/^SELECT count\(\*\) AS n FROM nodes WHERE type IN \('file', 'test'\)/, "file count, once per state of the store"],
+  [/FROM nodes WHERE path = \? ORDER BY/, "sorts one file's nodes"],
+  [/FROM sessions s JOIN summaries m/, "groups one project's summarized sessions"],
+];
+
+describe("query plans of the hot paths", () => {
+  let app: App;
+  let hot: string[];
+  beforeAll(async () => {
+    const root = join(tmpDir(), "repo");
+    writeRepo(root);
+    const db = join(tmpDir(), "graph.db");
+    const builder = openTestApp(root, db);
+    await buildGraph(builder.scope, builder);
+    await builder.close();
+    // A new connection: its statement cache holds only what the hot paths below prepare.
+    app = openTestApp(root, db);
+    const deps = { ...app.scope, ranker: app.ranker };
+    for (const task of ["compute_3_7 returns the wrong value", "fix helper_2 in pkg1/mod7.py"])
+      await getMemoryCards(deps, { task });
+    for (let i = 0; i < 12; i++) {
+      recordMemory(app.scope, { category: "learning", text: `compute_${i}_1 needs helper_${i} called first (${i})` });
+      recordMemory(app.scope, { category: "commitment", text: `never rename compute_${i}_2 in pkg${i % 6}` });
+    }
+    recall(app.scope, { budget_tokens: 1500 });
+    searchMemory(app.scope, { query: "helper called first" });
+    symbolsOfFile(app.db, "pkg1/mod7.py");
+    hot = preparedSql(app.db).filter((s) => /^\s*(SELECT|WITH|UPDATE|DELETE)/i.test(s));
+  }, 120_000);
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("a file's symbols are read through the path index, not the type index", () => {
+    const sql = hot.find((s) => /FROM nodes WHERE path = \? AND type = 'symbol'/.test(s))!;
+    const plan = app.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("pkg1/mod7.py") as { detail: string }[];
+    expect(plan.map((p) => p.detail).join("\n")).toMatch(/USING INDEX nodes_path_type/);
+  });
+
+  it("no hot statement scans a table or sorts in a temporary B-tree, with the statistics of a build", () => {
+    expect(hot.length).toBeGreaterThan(20);
+    const bad = hot
+      .filter((s) => !ALLOWED.some(([re]) => re.test(s.replace(/\s+/g, " ").trim())))
+      .map((s) => ({ sql: s.replace(/\s+/g, " ").slice(0, 160), problems: planProblems(app.db, s) }))
+      .filter((r) => r.problems.length);
+    expect(bad).toEqual([]);
+  });
+
+  it("a build leaves the planner's statistics, and the plans hold without them too", () => {
+    const stats = app.db.prepare("SELECT tbl, idx FROM sqlite_stat1 WHERE tbl = 'nodes'").all() as { idx: string }[];
+    expect(stats.map((r) => r.idx)).toEqual(expect.arrayContaining(["nodes_path_type", "nodes_type"]));
+    app.db.exec("DELETE FROM sqlite_stat1; ANALYZE sqlite_schema;");
+    const bad = hot
+      .filter((s) => !ALLOWED.some(([re]) => re.test(s.replace(/\s+/g, " ").trim())))
+      .map((s) => ({ sql: s.replace(/\s+/g, " ").slice(0, 160), problems: planProblems(app.db, s) }))
+      .filter((r) => r.problems.length);
+    expect(bad).toEqual([]);
+  });
+});
