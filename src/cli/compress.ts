@@ -3,7 +3,7 @@ import { resolve as resolvePath } from "node:path";
 
 import type { Command } from "commander";
 
-import { compressContext } from "../session/compress.js";
+import { compressContext, resumeDistillation } from "../session/compress.js";
 import { renderCompressFooter, renderDistilled } from "../session/report.js";
 import { renderStoredSummary } from "../transcript/report.js";
 import { getSummary } from "../transcript/summaries.js";
@@ -30,6 +30,8 @@ export function registerCompress(program: Command): void {
     .option("--json", "print {summary: {markdown, sections}, stats}")
     .action(async (transcript: string | undefined, opts: CompressFlags, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
+        // What a killed run left queued is distilled first, so nothing waits for a server to start.
+        resumeDistillation(app.scope);
         const r = compressContext(app.scope, {
           ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
@@ -51,6 +53,8 @@ export function registerCompress(program: Command): void {
     .option("--json", "print {session_id, memories, stats}")
     .action(async (transcript: string | undefined, opts: { session?: string; json?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
+        // What a killed run left queued is distilled first, so nothing waits for a server to start.
+        resumeDistillation(app.scope);
         const r = compressContext(app.scope, {
           ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
