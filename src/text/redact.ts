@@ -94,24 +94,28 @@ const RULES: Rule[] = [
     /-----BEGIN [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\r?\n(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{1,40}: [^\r\n]{0,200}|))*/g,
     (m) => keepLines("[redacted private key]", m),
   ],
-  [/(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_-]{20,}/g, "[redacted anthropic key]"],
-  [/(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, "[redacted openai key]"],
-  [/(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, "[redacted github token]"],
-  [/(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{30,}/g, "[redacted github token]"],
-  [/(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g, "[redacted aws key]"],
-  [/(?<![A-Za-z0-9])(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g, "[redacted slack token]"],
-  [/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, "[redacted google key]"],
+  // Distinctive prefixes are taken wherever they stand, glued to a word or not (`deploy_sk-ant-…`, `Bogusghp_…`).
   [
-    /(?<![A-Za-z0-9])(?:gsk|glpat|glptt|npm|hf|dop_v1|(?:sk|rk|pk)_(?:live|test))[_-][A-Za-z0-9_-]{20,}/g,
+    /(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))sk-ant-[A-Za-z0-9_-]{20,}|sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{20,}/g,
+    "[redacted anthropic key]",
+  ],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, "[redacted openai key]"],
+  [/(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}/g, "[redacted github token]"],
+  [/github_pat_[A-Za-z0-9_]{30,}/g, "[redacted github token]"],
+  [/(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g, "[redacted aws key]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g, "[redacted slack token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, "[redacted google key]"],
+  [
+    /(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:gsk|glpat|glptt|npm|hf|dop_v1|(?:sk|rk|pk)_(?:live|test))[_-][A-Za-z0-9_-]{20,}/g,
     "[redacted token]",
   ],
   [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, "[redacted jwt]"],
-  [/(?<![A-Za-z0-9])pypi-[A-Za-z0-9_-]{40,}/g, "[redacted pypi token]"],
-  [/(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_-]{20,}/g, "[redacted google oauth secret]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))pypi-[A-Za-z0-9_-]{40,}/g, "[redacted pypi token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))GOCSPX-[A-Za-z0-9_-]{20,}/g, "[redacted google oauth secret]"],
   [/(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])/g, "[redacted telegram token]"],
-  [/(?<![A-Za-z0-9])shp(?:at|ss|ca|pa)_[A-Za-z0-9]{24,}/g, "[redacted shopify token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))shp(?:at|ss|ca|pa)_[A-Za-z0-9]{24,}/g, "[redacted shopify token]"],
   [/AGE-SECRET-KEY-1[0-9A-Z]{40,}/g, "[redacted age key]"],
-  [/(?<![A-Za-z0-9])hv[sbr]\.[A-Za-z0-9_-]{20,}/g, "[redacted vault token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))hv[sbr]\.[A-Za-z0-9_-]{20,}/g, "[redacted vault token]"],
   // A Discord bot token: the bot's numeric id in base64, a timestamp, an HMAC.
   [
     /(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
@@ -121,9 +125,9 @@ const RULES: Rule[] = [
         : m,
   ],
   // Twilio: an account or API key SID, and the 32-hex auth token or secret passed right after it.
-  [/(?<![A-Za-z0-9])(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])/g, "[redacted twilio sid]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])/g, "[redacted twilio sid]"],
   [
-    /(\[redacted twilio sid\]["'`]?[ \t]{0,20}[,:][ \t]{0,20}["'`]?)[0-9a-f]{32}(?![A-Za-z0-9])/g,
+    /(\[redacted twilio sid\](?:\\{0,3}["'`])?[ \t]{0,20}[,:][ \t]{0,20}(?:\\{0,3}["'`])?)[0-9a-f]{32}(?![A-Za-z0-9])/g,
     "$1[redacted]",
     "[redacted twilio sid]",
   ],
@@ -251,26 +255,35 @@ const RULES: Rule[] = [
   ],
   // sshpass -p PW, redis-cli -a PW: the password is the flag's value.
   [
-    /(\bsshpass\b[^\r\n]{0,100}?[ \t]-p[ \t]*["']?)([^\s"']{1,256})/g,
+    /((?:\b|(?<=\\[nrt]))sshpass\b[^\r\n]{0,100}?[ \t]-p[ \t]*(?:\\{0,3}["'])?)([^\s"'\\]{1,256})/g,
     (m, head, value) => (codeValue(String(value), "=") ? m : `${String(head)}[redacted]`),
     "sshpass",
   ],
   [
-    /(\bredis-cli\b[^\r\n]{0,200}?[ \t](?:-a|--pass)[ \t]+["']?)([^\s"']{1,256})/g,
+    /((?:\b|(?<=\\[nrt]))redis-cli\b[^\r\n]{0,200}?[ \t](?:-a|--pass)[ \t]+(?:\\{0,3}["'])?)([^\s"'\\]{1,256})/g,
     (m, head, value) => (codeValue(String(value), "=") ? m : `${String(head)}[redacted]`),
     "redis-cli",
   ],
-  // .netrc: `machine host login user password PW`, on one line or over several.
+  // .netrc: `machine host login user password PW` on one line, wherever it is quoted. Without a login field
+  // (`machine learning password policy` is prose) only a made-up value is taken.
   [
-    /^([ \t]*(?:(?:machine[ \t]+\S{1,253}|default)[ \t]+(?:(?:login|account)[ \t]+\S{1,256}[ \t]+){0,2})?password[ \t]+)(\S{1,256})/gm,
+    /((?:\b|(?<=\\[nrt]))(?:machine[ \t]+[^\s"'`\\]{1,253}|default)(?:[ \t]+(?:login|account)[ \t]+[^\s"'`\\]{1,256}){0,2}[ \t]+password[ \t]+)([^\s"'`\\]{1,256})/g,
+    (m, head, value) => {
+      const v = String(value);
+      if (REDACTED.test(v) || codeValue(v, "=")) return m;
+      if (!/[ \t](?:login|account)[ \t]/.test(String(head)) && !madeUp(v)) return m;
+      return `${String(head)}[redacted]`;
+    },
+    "password",
+  ],
+  // ... or over several lines: a bare `password PW` line right below a `machine` or `login` line.
+  [
+    /(?:^|(?<=\\n))([ \t]*password[ \t]+)([^\s"'`\\]{1,256})/gm,
     (m, head, value, offset, whole) => {
-      const h = String(head);
       if (REDACTED.test(String(value)) || codeValue(String(value), "=")) return m;
-      if (/machine|default/.test(h)) return `${h}[redacted]`;
-      // A bare `password X` line is a .netrc entry only below a `machine` or `login` line.
       const at = Number(offset);
       const before = String(whole).slice(Math.max(0, at - 300), at);
-      return /(?:^|\n)[ \t]*(?:machine|default|login)\b/.test(before) ? `${h}[redacted]` : m;
+      return /(?:^|\n|\\n)[ \t]*(?:machine|default|login)\b/.test(before) ? `${String(head)}[redacted]` : m;
     },
     "password",
   ],
@@ -312,7 +325,7 @@ const RULES: Rule[] = [
 /** Prefixes of provider tokens, for a token split over string pieces or lines. */
 const TOKEN_PREFIX = String.raw`(?:sk-ant-|sk-(?:proj-|svcacct-|admin-)?|gh[pousr]_|github_pat_|(?:AKIA|ASIA)|xox[abeprs]-|glpat-|hf_|npm_|pypi-|GOCSPX-|shp(?:at|ss|ca|pa)_|hv[sbr]\.|AIza|AGE-SECRET-KEY-1|(?:sk|rk)_live_)`;
 /** Between two pieces of one string: `" + "`, `"\n  "` (implicit concatenation), `\` at a line end. */
-const PIECE_SEP = String.raw`(?:["'\`][ \t]{0,20}(?:\+|\.|&|\|\|)?[ \t]{0,20}(?:\\?\r?\n[ \t]{0,40}(?:\+|\.|&)?[ \t]{0,20})?["'\`]|\\\r?\n[ \t]{0,40})`;
+const PIECE_SEP = String.raw`(?:\\{0,3}["'\`][ \t]{0,20}(?:\+|\.|&|\|\|)?[ \t]{0,20}(?:\\?(?:\r?\n|\\{1,2}n)[ \t]{0,40}(?:\+|\.|&)?[ \t]{0,20})?\\{0,3}["'\`]|(?:\\\r?\n|\\\\\\n)[ \t]{0,40})`;
 const SPLIT_TOKEN = new RegExp(
   String.raw`(?<![A-Za-z0-9_-])${TOKEN_PREFIX}[A-Za-z0-9_-]{0,120}(?:${PIECE_SEP}[A-Za-z0-9_-]{1,120}){1,4}`,
   "g",
@@ -356,12 +369,14 @@ function redactBase64(text: string): string {
   });
 }
 
-const ESCAPE = String.raw`\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|%[0-9a-fA-F]{2}`;
+// A backslash escape may itself be escaped (inside a JSON string, once or twice): `\\x67`.
+const ESCAPE = String.raw`\\{1,4}u[0-9a-fA-F]{4}|\\{1,4}u\{[0-9a-fA-F]{1,6}\}|\\{1,4}x[0-9a-fA-F]{2}|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|%[0-9a-fA-F]{2}`;
 /** A run of token characters and escapes (`\u0073`, `\x67`, `&#115;`, `%73`). */
 const ESCAPED_RUN = new RegExp(String.raw`(?:${ESCAPE}|[A-Za-z0-9_+/=.-]){16,2000}`, "g");
 const ONE_ESCAPE = new RegExp(ESCAPE, "g");
 
-function unescapeOne(e: string): string {
+function unescapeOne(escape: string): string {
+  const e = escape.replace(/^\\+/, "\\");
   const hex = e.startsWith("&#x") || e.startsWith("&#X") ? e.slice(3, -1) : e.startsWith("\\u{") ? e.slice(3, -1) : "";
   const code = hex
     ? parseInt(hex, 16)
