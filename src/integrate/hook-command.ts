@@ -11,6 +11,7 @@ import { createLogger } from "../log.js";
 import { type ProjectLocation, resolveProjectRoot } from "../project/root.js";
 import { storeRefusal } from "../project/store.js";
 import { ensureDir } from "../storage/db.js";
+import { redact } from "../text/redact.js";
 import { jsonProblem } from "../transcript/json-error.js";
 import { HookEvent, HookInput, runHook } from "./hooks.js";
 
@@ -68,7 +69,9 @@ function appendLine(file: string, event: string, sessionId: string | undefined, 
     ensureDir(dirname(file));
     appendFileSync(
       file,
-      `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${line.replace(/\s+/g, " ").slice(0, 500)}\n`,
+      // Redacted like every stored text: a path or a message in the line can carry a secret.
+      // Each part before it is cut (no cut leaves a token's head behind), and the whole line again.
+      `${redact(`${new Date().toISOString()} ${clip(redact(event))} ${sessionId ? clip(redact(sessionId)) : "-"} ${redact(line).replace(/\s+/g, " ").slice(0, 500)}`)}\n`,
     );
     return true;
   } catch {
