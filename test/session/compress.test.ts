@@ -9,6 +9,7 @@ import type { Turn } from "../../src/conversation/schema.js";
 import { setPaused } from "../../src/memory/admin.js";
 import type { DistillResult } from "../../src/memory/distill.js";
 import { queuedDistillations, queueDistillation, runDistillJob } from "../../src/memory/distill-queue.js";
+import { forget } from "../../src/memory/service.js";
 import { compressTraced, inBackground } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
@@ -130,6 +131,24 @@ describe("inBackground", () => {
       expect(queuedDistillations(s.db, s.projectId)).toEqual(c.fails ? [] : [id]);
     });
   }
+});
+
+describe("forget and the queue", () => {
+  it("drops a forgotten session's queued distillation, and only that session's", () => {
+    const s = store();
+    const job = (sessionId: string) => ({
+      projectId: s.projectId,
+      sessionId,
+      span: [turn(0, "Never log access tokens in this service.")],
+      sections: sections(),
+    });
+    queueDistillation(s.db, job("gone"));
+    const kept = queueDistillation(s.db, job("kept"));
+    forget(s, { session_id: "gone" });
+    expect(queuedDistillations(s.db, s.projectId)).toEqual([kept]);
+    forget(s, { all: true });
+    expect(queuedDistillations(s.db, s.projectId)).toEqual([]);
+  });
 });
 
 describe("compressTraced: store and distil", () => {
