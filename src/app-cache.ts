@@ -6,6 +6,7 @@ import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
 import type { ProjectLocation } from "./project/root.js";
+import { inBackground, resumeDistillation } from "./session/compress.js";
 
 export interface AppCache {
   /** Opens (once) the app for a location; embedder notes are logged once per database. */
@@ -24,6 +25,13 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
         app = createApp(config, location, logger);
         apps.set(key, app);
         if (app.embedderNotice) logger.warn(app.embedderNotice);
+        // Distillations a killed server left queued run again, in the background, as soon as the store is open.
+        const opened = app;
+        const resumed = resumeDistillation({
+          ...opened.scope,
+          distill: inBackground(opened.distiller, opened.db, logger),
+        });
+        if (resumed) logger.info(`resuming ${resumed} queued distillation(s)`);
       }
       return app;
     },

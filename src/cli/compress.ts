@@ -3,7 +3,7 @@ import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
-import { compressContext } from "../session/compress.js";
+import { compressContext, resumeDistillation } from "../session/compress.js";
 import { renderCompressFooter, renderDistilled } from "../session/report.js";
 import { renderStoredSummary } from "../transcript/report.js";
 import { confinedReader } from "../transcript/source.js";
@@ -31,6 +31,8 @@ export function registerCompress(program: Command): void {
     .option("--json", "print {summary: {markdown, sections}, stats}")
     .action(async (transcript: string | undefined, opts: CompressFlags, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
+        // What a killed run left queued is distilled first, so nothing waits for a server to start.
+        resumeDistillation(app.scope);
         const r = compressContext(app.scope, {
           ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
           ...(opts.session ? { session_id: opts.session } : {}),
@@ -63,6 +65,8 @@ export function registerCompress(program: Command): void {
         cmd: Command,
       ) => {
         await withApp(configFrom(cmd), (app) => {
+          // What a killed run left queued is distilled first, so nothing waits for a server to start.
+          resumeDistillation(app.scope);
           const scope = { root: app.location.root, roots: [], home: process.env.HOME || undefined };
           const deps = opts.confine ? { ...app.scope, read: confinedReader(scope) } : app.scope;
           const r = compressContext(deps, {

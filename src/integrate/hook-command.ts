@@ -96,7 +96,9 @@ function appendLine(
     checkStoreFiles(file, dir, own);
     appendOwnFile(
       file,
-      `${new Date().toISOString()} ${clip(event)} ${sessionId ? clip(sessionId) : "-"} ${logText(line)}\n`,
+      // Redacted like every stored text: each part before it is cut (no cut leaves a token's head behind), and the
+      // whole line again; then escaped, so nothing a tool's input carried can act as a command or a new line.
+      `${redact(`${new Date().toISOString()} ${clip(redact(event))} ${sessionId ? clip(redact(sessionId)) : "-"} ${logText(line)}`)}\n`,
     );
     return true;
   } catch {

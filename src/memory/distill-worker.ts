@@ -3,16 +3,18 @@ import { parentPort, workerData } from "node:worker_threads";
 
 import { toErrorReply } from "../errors.js";
 import { type Db, openDatabase } from "../storage/db.js";
-import { distill, type DistillJob } from "./distill.js";
+import { emptyResult } from "./distill.js";
+import { runDistillJob } from "./distill-queue.js";
 import type { DistillReply } from "./distiller.js";
 
 const { dbPath } = workerData as { dbPath: string };
 let db: Db | undefined;
 
-parentPort!.on("message", (m: { id: number; job: DistillJob }) => {
+parentPort!.on("message", (m: { id: number; jobId: number }) => {
   try {
     db ??= openDatabase(dbPath);
-    const result = distill(db, m.job.projectId, m.job.sessionId, m.job.span, m.job.sections);
+    // Undefined: another process ran the job first (it is done exactly once).
+    const result = runDistillJob(db, m.jobId) ?? emptyResult();
     parentPort!.postMessage({ id: m.id, result } satisfies DistillReply);
   } catch (err) {
     parentPort!.postMessage({ id: m.id, error: toErrorReply(err) } satisfies DistillReply);

@@ -198,7 +198,7 @@ export interface DistillResult {
   cold: number;
 }
 
-function emptyResult(): DistillResult {
+export function emptyResult(): DistillResult {
   return { added: 0, merged: 0, superseded: 0, conflicts: 0, dropped: 0, archived: 0, warm: 0, cold: 0 };
 }
 

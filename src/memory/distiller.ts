@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 import { type ErrorReply, fromErrorReply } from "../errors.js";
 import { siblingWorkerFile, workerExecArgv } from "../graph/worker-file.js";
 import type { Logger } from "../log.js";
-import type { DistillJob, DistillResult } from "./distill.js";
+import type { DistillResult } from "./distill.js";
 
 /** What the worker sends back for each job: its result, or the error it threw with its code. */
 export interface DistillReply {
@@ -15,8 +15,8 @@ export interface DistillReply {
 }
 
 export interface Distiller {
-  /** Hands the job to the worker; throws (leaving nothing queued) when no worker can take it. */
-  enqueue(job: DistillJob): void;
+  /** Hands a queued job (its id in the durable queue) to the worker; throws when no worker can take it. */
+  enqueue(jobId: number): void;
   /** Jobs queued or running. */
   pending(): number;
   /** Totals since start: finished and failed jobs, units added. */
@@ -46,7 +46,7 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
     for (const [id, sentTo] of [...inFlight]) {
       if (sentTo !== w) continue;
       totals.failed++;
-      logger.error(`distillation ${id} failed: ${message} (the summary is stored; run compress again to retry)`);
+      logger.error(`distillation ${id} failed: ${message} (its job stays queued for the next start)`);
       settle(id);
     }
   };
@@ -83,11 +83,11 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
   };
   const idle = () => (inFlight.size === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r)));
   return {
-    enqueue(job) {
+    enqueue(jobId) {
       // Throws when no worker can take the job (the caller distils inline); nothing is left counted.
       const w = ensure();
       const id = next++;
-      w.postMessage({ id, job });
+      w.postMessage({ id, jobId });
       inFlight.set(id, w);
       w.ref();
       void idle().then(() => {

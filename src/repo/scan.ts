@@ -9,6 +9,7 @@ import { z } from "zod";
 
 import { AppError } from "../errors.js";
 import { readChecked, ReadRefused, type ReadRules } from "../project/files.js";
+import { redact } from "../text/redact.js";
 import { baseName, detectLanguage, extensionOf, LanguageId } from "./languages.js";
 
 /** Why a path was left out of the scan. Counts are per entry: a pruned directory counts once. */
@@ -25,6 +26,7 @@ export const SkipReason = z.enum([
   "missing",
   "not-a-file",
   "hard-link",
+  "secret-in-path",
 ]);
 export type SkipReason = z.infer<typeof SkipReason>;
 
@@ -167,7 +169,8 @@ function newTally(perReason: number): Tally {
 function skip(t: Tally, reason: SkipReason, path: string): void {
   t.counts[reason] += 1;
   const list = (t.examples[reason] ??= []);
-  if (list.length < t.perReason) list.push(path);
+  // Example paths are reported and stored: a secret in one is redacted like any stored text.
+  if (list.length < t.perReason) list.push(redact(path));
 }
 
 /** Built-in reason to leave out a file by its name alone, or undefined. */
@@ -373,7 +376,8 @@ function inspect(
   opts: z.output<typeof ScanOptions>,
   tally: Tally,
 ): ScannedFile | undefined {
-  const reason = nameSkip(c.path);
+  // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
+  const reason = redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
   if (reason) {
     skip(tally, reason, c.path);
     return undefined;

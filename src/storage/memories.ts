@@ -364,6 +364,9 @@ export function deleteMemories(
         delRaw.run(r.id);
       }
       rawTurns = raws.length;
+      // A queued distillation of a forgotten session would bring its turns back: it goes too.
+      if (scope.all) stmt(db, "DELETE FROM distill_jobs WHERE project_id = ?").run(projectId);
+      else stmt(db, "DELETE FROM distill_jobs WHERE project_id = ? AND session_id = ?").run(projectId, scope.session);
       const sessions = (
         scope.all
           ? stmt(db, "SELECT id FROM sessions WHERE project_id = ?").all(projectId)

@@ -85,7 +85,7 @@ function payloadOf(m: NonNullable<ReturnType<typeof getMemory>>): Record<string,
     confidence: m.confidence,
     tier: m.tier,
     evidence: deep(m.evidence),
-    files: m.files,
+    files: m.files.map((f) => redact(f)),
     created_at: m.created_at,
   };
 }

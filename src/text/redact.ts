@@ -94,18 +94,50 @@ const RULES: Rule[] = [
     /-----BEGIN [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\r?\n(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{1,40}: [^\r\n]{0,200}|))*/g,
     (m) => keepLines("[redacted private key]", m),
   ],
-  [/(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, "[redacted anthropic key]"],
-  [/(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, "[redacted openai key]"],
-  [/(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, "[redacted github token]"],
-  [/(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{30,}/g, "[redacted github token]"],
-  [/(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g, "[redacted aws key]"],
-  [/(?<![A-Za-z0-9_-])(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g, "[redacted slack token]"],
-  [/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, "[redacted google key]"],
+  // Distinctive prefixes are taken wherever they stand, glued to a word or not (`deploy_sk-ant-…`, `Bogusghp_…`).
   [
-    /(?<![A-Za-z0-9_-])(?:gsk|glpat|glptt|npm|hf|dop_v1|(?:sk|rk|pk)_(?:live|test))[_-][A-Za-z0-9_-]{20,}/g,
+    /(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))sk-ant-[A-Za-z0-9_-]{20,}|sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{20,}/g,
+    "[redacted anthropic key]",
+  ],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, "[redacted openai key]"],
+  [/(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}/g, "[redacted github token]"],
+  [/github_pat_[A-Za-z0-9_]{30,}/g, "[redacted github token]"],
+  [/(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g, "[redacted aws key]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}/g, "[redacted slack token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, "[redacted google key]"],
+  [
+    /(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:gsk|glpat|glptt|npm|hf|dop_v1|(?:sk|rk|pk)_(?:live|test))[_-][A-Za-z0-9_-]{20,}/g,
     "[redacted token]",
   ],
   [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, "[redacted jwt]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))pypi-[A-Za-z0-9_-]{40,}/g, "[redacted pypi token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))GOCSPX-[A-Za-z0-9_-]{20,}/g, "[redacted google oauth secret]"],
+  [/(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])/g, "[redacted telegram token]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))shp(?:at|ss|ca|pa)_[A-Za-z0-9]{24,}/g, "[redacted shopify token]"],
+  [/AGE-SECRET-KEY-1[0-9A-Z]{40,}/g, "[redacted age key]"],
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))hv[sbr]\.[A-Za-z0-9_-]{20,}/g, "[redacted vault token]"],
+  // A Discord bot token: the bot's numeric id in base64, a timestamp, an HMAC.
+  [
+    /(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+    (m) =>
+      /^\d{15,22}$/.test(Buffer.from(m.slice(0, m.indexOf(".")), "base64").toString("latin1"))
+        ? "[redacted discord token]"
+        : m,
+  ],
+  // Twilio: an account or API key SID, and the 32-hex auth token or secret passed right after it.
+  [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:AC|SK)[0-9a-f]{32}(?![A-Za-z0-9])/g, "[redacted twilio sid]"],
+  [
+    /(\[redacted twilio sid\](?:\\{0,3}["'`])?[ \t]{0,20}[,:][ \t]{0,20}(?:\\{0,3}["'`])?)[0-9a-f]{32}(?![A-Za-z0-9])/g,
+    "$1[redacted]",
+    "[redacted twilio sid]",
+  ],
+  // A token as a URL's user name (no password): https://<token>@github.com.
+  [
+    /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,30}:\/\/)([A-Za-z0-9_~+-]{20,256})@/gi,
+    (m, scheme, user) =>
+      /[0-9]/.test(String(user)) && /[A-Za-z]/.test(String(user)) ? `${String(scheme)}[redacted]@` : m,
+    "://",
+  ],
   // scheme://user:password@host for every scheme (mysql, postgres, redis, mongodb+srv, amqp, https…).
   [
     /(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s:/@"'<>]{0,256}):([^\s/"'<>]{1,256})@/gi,
@@ -221,6 +253,54 @@ const RULES: Rule[] = [
     /(\b(?:docker|podman|helm)[ \t]+(?:registry[ \t]+)?login\b[^\r\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=))([^\s"']{1,256})/g,
     (_m, head) => `${String(head)}[redacted]`,
   ],
+  // sshpass -p PW, redis-cli -a PW: the password is the flag's value.
+  [
+    /((?:\b|(?<=\\[nrt]))sshpass\b[^\r\n]{0,100}?[ \t]-p[ \t]*(?:\\{0,3}["'])?)([^\s"'\\]{1,256})/g,
+    (m, head, value) => (codeValue(String(value), "=") ? m : `${String(head)}[redacted]`),
+    "sshpass",
+  ],
+  [
+    /((?:\b|(?<=\\[nrt]))redis-cli\b[^\r\n]{0,200}?[ \t](?:-a|--pass)[ \t]+(?:\\{0,3}["'])?)([^\s"'\\]{1,256})/g,
+    (m, head, value) => (codeValue(String(value), "=") ? m : `${String(head)}[redacted]`),
+    "redis-cli",
+  ],
+  // .netrc: `machine host login user password PW` on one line, wherever it is quoted. Without a login field
+  // (`machine learning password policy` is prose) only a made-up value is taken.
+  [
+    /((?:\b|(?<=\\[nrt]))(?:machine[ \t]+[^\s"'`\\]{1,253}|default)(?:[ \t]+(?:login|account)[ \t]+[^\s"'`\\]{1,256}){0,2}[ \t]+password[ \t]+)([^\s"'`\\]{1,256})/g,
+    (m, head, value) => {
+      const v = String(value);
+      if (REDACTED.test(v) || codeValue(v, "=")) return m;
+      if (!/[ \t](?:login|account)[ \t]/.test(String(head)) && !madeUp(v)) return m;
+      return `${String(head)}[redacted]`;
+    },
+    "password",
+  ],
+  // ... or over several lines: a bare `password PW` line right below a `machine` or `login` line.
+  [
+    /(?:^|(?<=\\n))([ \t]*password[ \t]+)([^\s"'`\\]{1,256})/gm,
+    (m, head, value, offset, whole) => {
+      if (REDACTED.test(String(value)) || codeValue(String(value), "=")) return m;
+      const at = Number(offset);
+      const before = String(whole).slice(Math.max(0, at - 300), at);
+      return /(?:^|\n|\\n)[ \t]*(?:machine|default|login)\b/.test(before) ? `${String(head)}[redacted]` : m;
+    },
+    "password",
+  ],
+  // A password in a code comment: `# prod db password Xy7…`, `// staging pwd Xy7…` (made-up values only).
+  [
+    /\b((?:passw(?:or)?d|passphrase|pwd)[ \t]{1,5}(?:(?:is|was|=|:|-)[ \t]{1,5})?["'`]?)([^\s"'`,;]{6,256})/gi,
+    (m, head, raw, offset, whole) => {
+      const r = String(raw);
+      const value = r.slice(0, trailingPunctuationStart(r));
+      if (value.length < 6 || !/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || codeValue(value, "=")) return m;
+      const at = Number(offset);
+      const before = String(whole).slice(Math.max(0, at - 200), at);
+      const line = before.slice(before.lastIndexOf("\n") + 1);
+      if (!/(?:#|\/\/|\/\*|<!--|^[ \t]*(?:\*|--|;))/.test(line)) return m;
+      return `${String(head)}[redacted]${r.slice(value.length)}`;
+    },
+  ],
   // Cookie headers carry session ids.
   [
     /\b((?:set-)?cookie["']?[ \t]{0,20}:[ \t]{0,20})([\w.-]{1,100}=[^\r\n]{0,4000})/gi,
@@ -241,6 +321,82 @@ const RULES: Rule[] = [
     },
   ],
 ];
+
+/** Prefixes of provider tokens, for a token split over string pieces or lines. */
+const TOKEN_PREFIX = String.raw`(?:sk-ant-|sk-(?:proj-|svcacct-|admin-)?|gh[pousr]_|github_pat_|(?:AKIA|ASIA)|xox[abeprs]-|glpat-|hf_|npm_|pypi-|GOCSPX-|shp(?:at|ss|ca|pa)_|hv[sbr]\.|AIza|AGE-SECRET-KEY-1|(?:sk|rk)_live_)`;
+/** Between two pieces of one string: `" + "`, `"\n  "` (implicit concatenation), `\` at a line end. */
+const PIECE_SEP = String.raw`(?:\\{0,3}["'\`][ \t]{0,20}(?:\+|\.|&|\|\|)?[ \t]{0,20}(?:\\?(?:\r?\n|\\{1,2}n)[ \t]{0,40}(?:\+|\.|&)?[ \t]{0,20})?\\{0,3}["'\`]|(?:\\\r?\n|\\\\\\n)[ \t]{0,40})`;
+const SPLIT_TOKEN = new RegExp(
+  String.raw`(?<![A-Za-z0-9_-])${TOKEN_PREFIX}[A-Za-z0-9_-]{0,120}(?:${PIECE_SEP}[A-Za-z0-9_-]{1,120}){1,4}`,
+  "g",
+);
+
+/** A token written in pieces (`"sk-ant-api03-Ab" +\n "Cd…"`, a `\` line continuation) goes whole, lines kept. */
+function redactSplitTokens(text: string): string {
+  return text.replace(SPLIT_TOKEN, (m) => {
+    const body = m.replace(new RegExp(PIECE_SEP, "g"), "");
+    return body.length >= 24 ? keepLines("[redacted split key]", m) : m;
+  });
+}
+
+/** Whether decoded bytes are text (printable ASCII and line breaks), not binary. */
+function isText(b: Buffer): boolean {
+  let ok = 0;
+  for (const c of b) if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09) ok++;
+  return b.length >= 16 && ok === b.length;
+}
+
+/** A base64 run (standard or URL alphabet) long enough to hide a key, bounded so a huge blob costs one scan. */
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,4096}={0,2}(?![A-Za-z0-9+/_=-])/g;
+
+/**
+ * Base64 that decodes to text holding a secret (`echo c2stYW50… | base64 -d`, a key in a Kubernetes secret) goes
+ * whole. Hashes, images and other binary decode to non-text and stay; so does base64 of text without a secret.
+ */
+function redactBase64(text: string): string {
+  // A run seen before in this text is not decoded again (a pasted blob repeats its lines).
+  const seen = new Map<string, string>();
+  return text.replace(BASE64_RUN, (m) => {
+    if (!/[0-9+/]/.test(m) && !(/[A-Z]/.test(m) && /[a-z]/.test(m))) return m;
+    let out = seen.get(m);
+    if (out === undefined) {
+      const decoded = Buffer.from(m, "base64");
+      const t = decoded.toString("latin1");
+      out = isText(decoded) && redactPlain(t) !== t ? "[redacted base64 secret]" : m;
+      if (seen.size < 10_000) seen.set(m, out);
+    }
+    return out;
+  });
+}
+
+// A backslash escape may itself be escaped (inside a JSON string, once or twice): `\\x67`.
+const ESCAPE = String.raw`\\{1,4}u[0-9a-fA-F]{4}|\\{1,4}u\{[0-9a-fA-F]{1,6}\}|\\{1,4}x[0-9a-fA-F]{2}|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|%[0-9a-fA-F]{2}`;
+/** A run of token characters and escapes (`\u0073`, `\x67`, `&#115;`, `%73`). */
+const ESCAPED_RUN = new RegExp(String.raw`(?:${ESCAPE}|[A-Za-z0-9_+/=.-]){16,2000}`, "g");
+const ONE_ESCAPE = new RegExp(ESCAPE, "g");
+
+function unescapeOne(escape: string): string {
+  const e = escape.replace(/^\\+/, "\\");
+  const hex = e.startsWith("&#x") || e.startsWith("&#X") ? e.slice(3, -1) : e.startsWith("\\u{") ? e.slice(3, -1) : "";
+  const code = hex
+    ? parseInt(hex, 16)
+    : e.startsWith("&#")
+      ? parseInt(e.slice(2, -1), 10)
+      : parseInt(e.startsWith("%") ? e.slice(1) : e.slice(2), 16);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+}
+
+/** A secret hidden behind escapes (`\u0073k-ant-…`, `&#115;k-ant-…`, `\x67\x68\x70_…`) goes whole. */
+function redactEscaped(text: string): string {
+  return text.replace(ESCAPED_RUN, (m) => {
+    ONE_ESCAPE.lastIndex = 0;
+    if (!ONE_ESCAPE.test(m)) return m;
+    const decoded = m.replace(ONE_ESCAPE, unescapeOne);
+    // What the rules catch without decoding is theirs; only a secret that decoding reveals is taken here.
+    if (redactPlain(decoded) === decoded || redactPlain(m) !== m) return m;
+    return "[redacted escaped secret]";
+  });
+}
 
 /**
  * Replaces `open…close` spans (case-insensitive, non-nested) in one linear pass: each search starts where the
@@ -265,6 +421,15 @@ function replaceSpans(text: string, open: RegExp, close: RegExp, marker: string)
 
 /** Text with every recognised secret replaced by a marker. Idempotent; never changes the number of lines. */
 export function redact(text: string): string {
+  return redactText(text, true);
+}
+
+/** The rules alone, without decoding base64 or escapes (what a decoded run is checked with). */
+function redactPlain(text: string): string {
+  return redactText(text, false);
+}
+
+function redactText(text: string, decode: boolean): string {
   if (!text) return text;
   // Markers already in the text (an earlier redaction, a user quoting one) are set aside, so the pass below that
   // drops a long token's tail after a new marker never touches what follows an old one.
@@ -277,6 +442,11 @@ export function redact(text: string): string {
     /-----END [A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g,
     "[redacted private key]",
   );
+  if (decode) {
+    out = redactSplitTokens(out);
+    if (/\\[ux]|&#|%[0-9a-fA-F]{2}/.test(out)) out = redactEscaped(out);
+    out = redactBase64(out);
+  }
   for (const [re, rep, gate] of RULES) {
     if (gate !== undefined && !out.includes(gate)) continue;
     out = typeof rep === "string" ? out.replace(re, rep) : out.replace(re, rep);

@@ -6,7 +6,6 @@ import { describe, expect, it } from "vitest";
 
 import { createLogger } from "../../src/log.js";
 import { createDistiller } from "../../src/memory/distiller.js";
-import { emptySections } from "../../src/transcript/merge.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -60,7 +59,7 @@ describe("background distillation", () => {
       "/proc/no-such-dir/memcards.db",
       createLogger("error", (l) => lines.push(l)),
     );
-    d.enqueue({ projectId: 1, sessionId: "s", span: [], sections: emptySections() });
+    d.enqueue(1);
     expect(d.pending()).toBe(1);
     await d.idle();
     expect(d.stats()).toEqual({ done: 0, failed: 1, added: 0 });

@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { setPaused } from "../../src/memory/admin.js";
-import type { DistillJob, DistillResult } from "../../src/memory/distill.js";
-import { compressTraced, distilSpan, inBackground } from "../../src/session/compress.js";
+import type { DistillResult } from "../../src/memory/distill.js";
+import { queuedDistillations, queueDistillation, runDistillJob } from "../../src/memory/distill-queue.js";
+import { forget } from "../../src/memory/service.js";
+import { compressTraced, inBackground } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
@@ -41,7 +43,7 @@ function sections() {
   return x;
 }
 
-describe("distilSpan", () => {
+describe("compressTraced: inline, in the background, or inline when the background cannot", () => {
   const fake: DistillResult = {
     added: 7,
     merged: 0,
@@ -54,28 +56,45 @@ describe("distilSpan", () => {
   };
   const cases: {
     name: string;
-    distill?: (job: DistillJob) => DistillResult | undefined;
-    span: number;
-    want: "inline" | "fake" | "queued" | "none";
+    distill?: (jobId: number) => DistillResult | undefined;
+    want: "inline" | "fake" | "queued";
   }[] = [
-    { name: "inline when no background is given", span: 1, want: "inline" },
-    { name: "the background's own result when it distilled inline", distill: () => fake, span: 1, want: "fake" },
-    { name: "queued turns when the background took the job", distill: () => undefined, span: 2, want: "queued" },
-    { name: "nothing queued for an empty span", distill: () => undefined, span: 0, want: "none" },
+    { name: "inline when no background is given", want: "inline" },
+    { name: "the background's own result when it distilled inline", distill: () => fake, want: "fake" },
+    { name: "queued turns when the background took the job", distill: () => undefined, want: "queued" },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const s = store();
-      const span = [turn(0, "Never log access tokens in this service."), turn(1, "Always run the linter first.")];
-      const job = { projectId: s.projectId, sessionId: "s", span: span.slice(0, c.span), sections: sections() };
-      const r = distilSpan({ db: s.db, ...(c.distill ? { distill: c.distill } : {}) }, job);
+      const path = join(s.root, "t.jsonl");
+      writeFileSync(path, claudeCodeSession(developmentSession()));
+      const taken: number[] = [];
+      const distill = c.distill;
+      const deps = distill
+        ? {
+            ...s,
+            distill: (id: number) => {
+              taken.push(id);
+              return distill(id);
+            },
+          }
+        : s;
+      const r = compressTraced(deps, { transcript_path: path, keep_recent: 0 }).result;
       if (c.want === "inline") {
         expect(r.memories?.added).toBeGreaterThan(0);
         expect(listMemories(s.db, s.projectId).length).toBe(r.memories?.added);
-      } else if (c.want === "fake") expect(r).toEqual({ memories: fake });
-      else if (c.want === "queued") expect(r).toEqual({ memories_queued: 2 });
-      else expect(r).toEqual({});
-      if (c.want !== "inline") expect(listMemories(s.db, s.projectId)).toHaveLength(0);
+        expect(queuedDistillations(s.db, s.projectId)).toEqual([]);
+        return;
+      }
+      if (c.want === "fake") expect(r.memories).toEqual(fake);
+      else expect(r.memories_queued).toBe(r.span.length);
+      // The job was queued (durably) with the summary and handed over by its id; nothing was distilled here.
+      expect(queuedDistillations(s.db, s.projectId)).toEqual(taken);
+      expect(listMemories(s.db, s.projectId)).toHaveLength(0);
+      // Running the queued job writes the units once; a second run finds it done.
+      expect(runDistillJob(s.db, taken[0]!)?.added).toBeGreaterThan(0);
+      expect(runDistillJob(s.db, taken[0]!)).toBeUndefined();
+      expect(queuedDistillations(s.db, s.projectId)).toEqual([]);
     });
   }
 });
@@ -83,17 +102,17 @@ describe("distilSpan", () => {
 describe("inBackground", () => {
   const cases: { name: string; fails: boolean }[] = [
     { name: "hands the job over and returns nothing", fails: false },
-    { name: "distils inline, with a warning, when no worker can take the job", fails: true },
+    { name: "runs the queued job inline, with a warning, when no worker can take it", fails: true },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const s = store();
-      const taken: DistillJob[] = [];
+      const taken: number[] = [];
       const warnings: string[] = [];
       const distiller = {
-        enqueue(job: DistillJob) {
+        enqueue(jobId: number) {
           if (c.fails) throw new Error("no worker");
-          taken.push(job);
+          taken.push(jobId);
         },
       };
       const run = inBackground(distiller, s.db, { warn: (m: string) => warnings.push(m) });
@@ -103,13 +122,33 @@ describe("inBackground", () => {
         span: [turn(0, "Never log access tokens in this service.")],
         sections: sections(),
       };
-      const r = run(job);
+      const id = queueDistillation(s.db, job);
+      const r = run(id);
       expect(taken).toHaveLength(c.fails ? 0 : 1);
       expect(r === undefined).toBe(!c.fails);
       expect(warnings.join(" ")).toMatch(c.fails ? /unavailable \(no worker\); distilling inline/ : /^$/);
       expect(listMemories(s.db, s.projectId).length > 0).toBe(c.fails);
+      expect(queuedDistillations(s.db, s.projectId)).toEqual(c.fails ? [] : [id]);
     });
   }
+});
+
+describe("forget and the queue", () => {
+  it("drops a forgotten session's queued distillation, and only that session's", () => {
+    const s = store();
+    const job = (sessionId: string) => ({
+      projectId: s.projectId,
+      sessionId,
+      span: [turn(0, "Never log access tokens in this service.")],
+      sections: sections(),
+    });
+    queueDistillation(s.db, job("gone"));
+    const kept = queueDistillation(s.db, job("kept"));
+    forget(s, { session_id: "gone" });
+    expect(queuedDistillations(s.db, s.projectId)).toEqual([kept]);
+    forget(s, { all: true });
+    expect(queuedDistillations(s.db, s.projectId)).toEqual([]);
+  });
 });
 
 describe("compressTraced: store and distil", () => {
