@@ -11,11 +11,18 @@ import { readManifests } from "../repo/manifests.js";
 import type { RepoParser } from "../repo/parse.js";
 import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
 import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
+import { ImportRef } from "../repo/symbols.js";
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
-import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../storage/graph/files.js";
+import {
+  deleteFiles,
+  fileCount,
+  fileImports as storedFileImports,
+  knownFiles,
+  writeFile,
+} from "../storage/graph/files.js";
 import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
@@ -201,6 +208,17 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     cancelled: wasCancelled,
     buildId: build.id,
   };
+}
+
+/** Every indexed file with its stored import refs; a stored entry that is not an import ref is skipped. */
+function fileImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
+  return storedFileImports(db).map((f) => ({
+    ...f,
+    imports: f.imports.flatMap((ref) => {
+      const parsed = ImportRef.safeParse(ref);
+      return parsed.success ? [parsed.data] : [];
+    }),
+  }));
 }
 
 /** Recomputes imports, test_covers and precondition edges from stored import refs and rule files. */
