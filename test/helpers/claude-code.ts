@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { repoRoot, runCli } from "./cli.js";
+import { engineReady } from "./engines.js";
 
 /** The pinned CLI, as npm installs it. */
 export const CLAUDE_BIN = join(
@@ -33,10 +34,9 @@ export function probeClaudeCode(): ClaudeProbe {
   };
 }
 
-/** Prints why the Claude Code suites are skipped (they never skip silently). */
+/** Prints why a Claude Code suite is skipped (never silently); under CI=true a missing binary fails instead. */
 export function announceSkip(suite: string, probe: ClaudeProbe): void {
-  if (!probe.ok)
-    process.stderr.write(`\n[SKIPPED] ${suite}: the Claude Code binary cannot run here: ${probe.reason}\n\n`);
+  engineReady(suite, "the Claude Code binary", probe.ok ? undefined : probe.reason);
 }
 
 /** The parent's environment without anything that would point Claude Code at a real account or config. */
