@@ -27,6 +27,8 @@ const INTEGRATION = [
   "test/security/rank-stall.test.ts",
   // Refitting the committed weights from the development dumps (CPU-bound, minutes on a busy machine).
   "test/eval/committed-fits.test.ts",
+  // Indexing a 1,500-file repository in a worker thread behind a real MCP client, twice.
+  "test/mcp/graph.test.ts",
   // Child-process heavy: many CLI runs, servers killed and restarted, hooks run as the client runs them.
   "test/cli/cli.test.ts",
   "test/cli/lazy-bench.test.ts",

@@ -24,6 +24,7 @@ export const FLOORS = [
       "limits.ts",
       "log.ts",
       "version.ts",
+      "git.ts",
       "config.ts",
       "progress.ts",
     ],

@@ -16,13 +16,7 @@ import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
-import {
-  deleteFiles,
-  fileCount,
-  fileImports as storedFileImports,
-  knownFiles,
-  writeFile,
-} from "../storage/graph/files.js";
+import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../storage/graph/files.js";
 import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
@@ -211,8 +205,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
 }
 
 /** Every indexed file with its stored import refs; a stored entry that is not an import ref is skipped. */
-function fileImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
-  return storedFileImports(db).map((f) => ({
+export function indexedImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
+  return fileImports(db).map((f) => ({
     ...f,
     imports: f.imports.flatMap((ref) => {
       const parsed = ImportRef.safeParse(ref);
@@ -223,7 +217,7 @@ function fileImports(db: Db): { path: string; imports: ImportRef[]; is_test: num
 
 /** Recomputes imports, test_covers and precondition edges from stored import refs and rule files. */
 export function rebuildDerivedEdges(db: Db, root: string): void {
-  const files = fileImports(db);
+  const files = indexedImports(db);
   const paths = files.map((f) => f.path);
   const resolve = createImportResolver(paths, readManifests(root, paths));
   const importEdges: ImportEdge[] = [];
@@ -283,7 +277,7 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
 
 /** Re-resolves the imports and test_covers edges leaving the given (modified, not added) files. */
 export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly string[]): void {
-  const files = fileImports(db);
+  const files = indexedImports(db);
   const paths = files.map((f) => f.path);
   const resolve = createImportResolver(paths, readManifests(root, paths));
   const changedSet = new Set(changedPaths);

@@ -1,5 +1,4 @@
 // Project root resolution: --root/env, then the client's MCP roots, then git's top level, then the per-user store.
-import { execFileSync } from "node:child_process";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { git } from "../git.js";
 
 export const RootSource = z.enum(["flag", "mcp-roots", "git", "user-store"]);
 export type RootSource = z.infer<typeof RootSource>;
@@ -40,15 +40,10 @@ interface GitFacts {
 
 /** Asks git for the work tree's top level and common directory; undefined outside a repository or without git. */
 export function gitFacts(dir: string): GitFacts | undefined {
+  const out = git(dir, ["rev-parse", "--show-toplevel", "--git-common-dir"]);
+  const [top, common] = (out ?? "").split("\n");
+  if (!top || !common) return undefined;
   try {
-    const out = execFileSync("git", ["rev-parse", "--show-toplevel", "--git-common-dir"], {
-      cwd: dir,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 5000,
-    });
-    const [top, common] = out.trim().split("\n");
-    if (!top || !common) return undefined;
     const commonAbs = isAbsolute(common) ? common : resolve(dir, common);
     return { top: realpathSync(top), commonDir: realpathSync(commonAbs) };
   } catch {
