@@ -62,6 +62,8 @@ export function claudeEnv(home: string, modelUrl: string, extra: Record<string, 
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    // How long Claude Code waits for the memcards server to start: generous, so a busy machine is not a failure.
+    MCP_TIMEOUT: "120000",
     NO_PROXY: "127.0.0.1,localhost",
     MEMCARDS_EMBEDDER: "offline",
     ...extra,
