@@ -40,6 +40,9 @@ const INTEGRATION = [
   "test/security/corrupt-store.test.ts",
   "test/security/stdio-cap.test.ts",
   "test/security/right-ids.test.ts",
+  // Writers racing through `memcards remember` in shell loops (most of the file's time), and CLI round trips.
+  "test/memory/service.test.ts",
+  "test/memory/categories.test.ts",
 ];
 
 const shared = {
