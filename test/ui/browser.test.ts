@@ -3,6 +3,7 @@
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { resolveConfig } from "../../src/config.js";
 import { isReviewMode } from "../../src/memory/review.js";
 import { compressContext } from "../../src/session/compress.js";
 import { getMemory } from "../../src/storage/memories.js";
@@ -13,7 +14,7 @@ import { writeSession } from "../helpers/session.js";
 import { leaked } from "../security/canaries.js";
 import { buildUiStore, CANARY, type UiStore } from "./store.js";
 
-const executablePath = findChromium();
+const executablePath = findChromium(resolveConfig().chromium);
 const ready = engineReady(
   "memcards ui in Chromium (test/ui/browser.test.ts)",
   "Chromium",
