@@ -20,7 +20,7 @@ if (tierAt >= 0 && tier !== "fast" && tier !== "integration") {
   console.error(`--tier takes fast or integration, not ${tier ?? "nothing"}`);
   process.exit(2);
 }
-const passThrough = args.filter((a, i) => a !== "--data" && i !== tierAt && i !== tierAt + 1);
+const passThrough = args.filter((a, i) => a !== "--data" && (tierAt < 0 || (i !== tierAt && i !== tierAt + 1)));
 // Files or names given: a tier holding none of them passes rather than failing on "no test files found".
 if (passThrough.some((a) => !a.startsWith("-"))) passThrough.push("--passWithNoTests");
 
