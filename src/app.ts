@@ -12,7 +12,6 @@ import type { Logger } from "./log.js";
 import { createDistiller, type Distiller } from "./memory/distiller.js";
 import { checkStoreFiles, createNewFile, isOwnStoreFolder } from "./project/files.js";
 import type { ProjectLocation } from "./project/root.js";
-import type { ProjectScope } from "./project/scope.js";
 import { checkStoreDir } from "./project/store.js";
 import { createBm25Store, rootReader } from "./retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "./retrieval/rank.js";
@@ -22,6 +21,7 @@ import { finishPurge } from "./storage/memories.js";
 import { bindEmbedder, getEmbedderBinding, getMeta, setMeta } from "./storage/meta.js";
 import type { ProjectRow } from "./storage/projects.js";
 import { upsertProject } from "./storage/projects.js";
+import type { ProjectScope } from "./storage/scope.js";
 
 /** Everything a command or tool needs: resolved once per process (or per client connection). */
 export interface App {

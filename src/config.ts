@@ -23,6 +23,8 @@ export const Config = z.object({
   modelsDir: z.string().min(1),
   /** The per-user store used when no project root can be found. */
   userDir: z.string().min(1),
+  /** Chromium for `memcards ui --screenshots` (MEMCARDS_CHROMIUM); when unset, looked up on PATH. */
+  chromium: z.string().min(1).optional(),
   http: z
     .object({
       host: z.string().default("127.0.0.1"),
@@ -63,6 +65,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     embedder: flags.embedder ?? e("MEMCARDS_EMBEDDER"),
     modelsDir: env.MEMCARDS_MODELS_DIR || join(userDir, "models"),
     userDir,
+    chromium: e("MEMCARDS_CHROMIUM"),
     http: {
       host: flags.host ?? e("MEMCARDS_HTTP_HOST"),
       port: flags.port ?? e("MEMCARDS_HTTP_PORT"),

@@ -8,7 +8,6 @@ import { AppError } from "../errors.js";
 import { indexCompleteness } from "../graph/build-state.js";
 import { assertIndexed } from "../graph/index-repository.js";
 import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
-import type { ProjectScope } from "../project/scope.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { CONFIDENT, type EvidenceFeatures } from "../scoring/calibration.js";
 import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
@@ -17,6 +16,7 @@ import { pack, type PackResult } from "../scoring/pack.js";
 import { type Candidate, type Card, PackMode, UnitKind } from "../scoring/schema.js";
 import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary } from "../storage/summaries.js";
 import { gatherCandidates } from "./candidates.js";
 

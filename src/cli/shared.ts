@@ -7,8 +7,7 @@ import { resolveConfig } from "../config.js";
 import { AppError, clip } from "../errors.js";
 import type { LogLevel } from "../log.js";
 import { createLogger, type Logger } from "../log.js";
-import { resolveProjectRoot } from "../project/root.js";
-import { noProject } from "../project/scope.js";
+import { noProject, resolveProjectRoot } from "../project/root.js";
 import { canonicalCategory, CATEGORY_ALIASES, CategoryName, type UnitCategory } from "../vocab.js";
 
 /** What the commands know about the running CLI. */

@@ -24,13 +24,14 @@ export function registerUi(program: Command): void {
     .action(async (opts: { port?: number; host: string; open?: boolean; screenshots?: string }, cmd: Command) => {
       // The viewer (Hono, the pages) loads only here: hooks and other commands start without it.
       const { startUi } = await import("../ui/server.js");
-      await withApp(configFrom(cmd), async (app) => {
+      const config = configFrom(cmd);
+      await withApp(config, async (app) => {
         const t0 = performance.now();
         const ui = await startUi(app, { host: opts.host, port: opts.port });
         try {
           if (opts.screenshots) {
             const { takeScreenshots } = await import("../ui/screenshots.js");
-            const files = await takeScreenshots(ui.url, ui.origin, resolvePath(opts.screenshots));
+            const files = await takeScreenshots(ui.url, ui.origin, resolvePath(opts.screenshots), config.chromium);
             console.log(files.join("\n"));
             return;
           }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { EmbedderBinding } from "../storage/meta.js";
 import type { EmbedderMode } from "../vocab.js";
 import { createOfflineEmbedder } from "./offline.js";
 import type { Embedder } from "./provider.js";
 import { createTransformersEmbedder, DEFAULT_MODEL, isModelCached } from "./transformers.js";
+
+/** The embedder a database is bound to, as the store records it. */
+type EmbedderBinding = Pick<Embedder, "id" | "dimension">;
 
 export interface EmbedderChoice {
   embedder: Embedder;

@@ -1,9 +1,10 @@
 // One graph build as the app runs it: index the repository, then embed what changed and refresh `similar` edges.
 import type { EmbedderChoice } from "../embeddings/select.js";
 import type { Logger } from "../log.js";
-import { noProject, type ProjectScope } from "../project/scope.js";
+import { noProject } from "../project/root.js";
 import type { RepoParser } from "../repo/parse.js";
 import { graphCounts } from "../storage/graph/counts.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { pendingNodeIds } from "../storage/vectors.js";
 import { embedPending } from "../vectors/embed-pending.js";
 import { markPhase, phaseComplete } from "./build-state.js";

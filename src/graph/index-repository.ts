@@ -11,6 +11,7 @@ import { readManifests } from "../repo/manifests.js";
 import type { RepoParser } from "../repo/parse.js";
 import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
 import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
+import { ImportRef } from "../repo/symbols.js";
 import type { Db } from "../storage/db.js";
 import { optimizePlanner, refreshPlannerStats, writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
@@ -214,9 +215,20 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   };
 }
 
+/** Every indexed file with its stored import refs; a stored entry that is not an import ref is skipped. */
+export function indexedImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
+  return fileImports(db).map((f) => ({
+    ...f,
+    imports: f.imports.flatMap((ref) => {
+      const parsed = ImportRef.safeParse(ref);
+      return parsed.success ? [parsed.data] : [];
+    }),
+  }));
+}
+
 /** Recomputes imports, test_covers and precondition edges from stored import refs and rule files. */
 export function rebuildDerivedEdges(db: Db, root: string): void {
-  const files = fileImports(db);
+  const files = indexedImports(db);
   const paths = files.map((f) => f.path);
   const resolve = createImportResolver(paths, readManifests(root, paths));
   const importEdges: ImportEdge[] = [];
@@ -276,7 +288,7 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
 
 /** Re-resolves the imports and test_covers edges leaving the given (modified, not added) files. */
 export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly string[]): void {
-  const files = fileImports(db);
+  const files = indexedImports(db);
   const paths = files.map((f) => f.path);
   const resolve = createImportResolver(paths, readManifests(root, paths));
   const changedSet = new Set(changedPaths);

@@ -1,6 +1,6 @@
 // The graph service of one project: the worker host (jobs) and the optional watcher, the watcher started on demand.
 import type { Logger } from "../log.js";
-import type { ProjectScope } from "../project/scope.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { createGraphHost, type GraphHost } from "./host.js";
 import { type GraphWatcher, startWatcher, type WatchOptions } from "./watch.js";
 import type { WorkerInit } from "./worker.js";

@@ -6,9 +6,9 @@ import { relative, sep } from "node:path";
 
 import { type FSWatcher, watch } from "chokidar";
 
-import type { ProjectScope } from "../project/scope.js";
 import { writeTx } from "../storage/db.js";
 import { acquireLease, leaseHolder, releaseLease } from "../storage/leases.js";
+import type { ProjectScope } from "../storage/scope.js";
 import type { GraphBuildResult } from "./build-graph.js";
 import type { GraphHost } from "./host.js";
 

@@ -5,10 +5,10 @@ import { parentPort, workerData } from "node:worker_threads";
 import { chooseEmbedder } from "../embeddings/select.js";
 import { type ErrorReply, toErrorReply } from "../errors.js";
 import { createLogger, type LogLevel } from "../log.js";
-import type { ProjectScope } from "../project/scope.js";
 import { createParser } from "../repo/parse.js";
 import { checkpointWal, openDatabase } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { buildGraph } from "./build-graph.js";
 
 /** What the worker opens: the app's database and project, and the settings that pick the same embedder. */

@@ -8,7 +8,6 @@ import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
-import type { ProjectScope } from "../project/scope.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
@@ -22,6 +21,7 @@ import {
   searchRawFts,
   supersededBy,
 } from "../storage/memories.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 import { clipWords } from "../text/cut.js";

@@ -1,5 +1,4 @@
 // Project root resolution: --root/env, then the client's MCP roots, then git's top level, then the per-user store.
-import { execFileSync } from "node:child_process";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { git } from "../git.js";
 import { rootRefusal } from "./store.js";
 
 export const RootSource = z.enum(["flag", "mcp-roots", "git", "user-store"]);
@@ -41,15 +41,10 @@ interface GitFacts {
 
 /** Asks git for the work tree's top level and common directory; undefined outside a repository or without git. */
 export function gitFacts(dir: string): GitFacts | undefined {
+  const out = git(dir, ["rev-parse", "--show-toplevel", "--git-common-dir"]);
+  const [top, common] = (out ?? "").split("\n");
+  if (!top || !common) return undefined;
   try {
-    const out = execFileSync("git", ["rev-parse", "--show-toplevel", "--git-common-dir"], {
-      cwd: dir,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 5000,
-    });
-    const [top, common] = out.trim().split("\n");
-    if (!top || !common) return undefined;
     const commonAbs = isAbsolute(common) ? common : resolve(dir, common);
     return { top: realpathSync(top), commonDir: realpathSync(commonAbs) };
   } catch {
@@ -119,4 +114,14 @@ export function resolveProjectRoot(inputs: RootInputs): ProjectLocation {
     key: "user-store",
     defaultDbPath: join(userDir, "memcards.db"),
   };
+}
+
+/** The error for work that needs a project (indexing, cards) when only the per-user store was found. */
+export function noProject(userDir: string): AppError {
+  return new AppError(
+    "NO_PROJECT",
+    `no project here: this folder is not inside a git repository and no --root was given, so memcards would use ` +
+      `its per-user store in ${userDir}, which holds memory but is never indexed as a project. Run memcards inside ` +
+      `your project's folder, or pass it: --root /path/to/project (or MEMCARDS_ROOT; MCP clients send it as a root).`,
+  );
 }

@@ -1,5 +1,4 @@
 // Repository scan: the files git would track (git ls-files, or a .gitignore-aware walk), minus built-in skips.
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -8,6 +7,7 @@ import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { git } from "../git.js";
 import { readChecked, ReadRefused, type ReadRules } from "../project/files.js";
 import { redact } from "../text/redact.js";
 import { baseName, detectLanguage, extensionOf, LanguageId } from "./languages.js";
@@ -207,14 +207,11 @@ function loadIgnoreFile(file: string): Ignore | undefined {
 
 /** Lists files with git, relative to `root`; undefined when root is not in a work tree or git is missing. */
 function gitList(root: string): { files: string[]; ignored: string[] } | undefined {
-  const run = (args: string[]) =>
-    execFileSync("git", ["-c", "core.quotepath=off", ...args], {
-      cwd: root,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      maxBuffer: 512 * 1024 * 1024,
-      timeout: 120_000,
-    });
+  const run = (args: string[]) => {
+    const out = git(root, args, { trim: false, maxBuffer: 512 * 1024 * 1024, timeout: 120_000 });
+    if (out === undefined) throw new Error(`git ${args[0]} failed`);
+    return out;
+  };
   try {
     if (run(["rev-parse", "--is-inside-work-tree"]).trim() !== "true") return undefined;
     const files = run(["ls-files", "-z", "-c", "-o", "--exclude-standard"]).split("\0").filter(Boolean);

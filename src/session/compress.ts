@@ -6,9 +6,9 @@ import { isPaused } from "../memory/admin.js";
 import { distill, type DistillResult } from "../memory/distill.js";
 import { queuedDistillations, queueDistillation, runDistillJob } from "../memory/distill-queue.js";
 import type { Distiller } from "../memory/distiller.js";
-import type { ProjectScope } from "../project/scope.js";
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
+import type { ProjectScope } from "../storage/scope.js";
 import {
   type CompressInput,
   type Compression,

@@ -1,6 +1,6 @@
 // Resolves the team settings of a command or tool: the URL (flag, else MEMCARDS_TEAM_URL), the project key, the author.
 import type { Embedder } from "../embeddings/provider.js";
-import type { ProjectScope } from "../project/scope.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { countTokens } from "../text/tokens.js";
 import { teamUrl } from "./connect.js";
 import { teamAuthor, teamProjectKey } from "./identity.js";

@@ -1,8 +1,8 @@
 // Who and where: the project key every clone shares (its normalized remote), the author, the machine.
-import { execFileSync } from "node:child_process";
 import { hostname, userInfo } from "node:os";
 
 import { AppError } from "../errors.js";
+import { git } from "../git.js";
 
 /**
  * A git remote as `host/owner/repo`, the same for every spelling of it: `git@github.com:o/r.git`,
@@ -33,19 +33,10 @@ export function normalizeRemote(url: string): string {
 /** The project key: an explicit `--team-project` name, else the normalized `origin` (or first) remote of `root`. */
 export function teamProjectKey(root: string, explicit?: string): string {
   if (explicit?.trim()) return `name:${explicit.trim().toLowerCase()}`;
-  const git = (args: string[]) => {
-    try {
-      return execFileSync("git", ["-C", root, ...args], {
-        encoding: "utf8",
-        timeout: 2000,
-        stdio: ["ignore", "pipe", "ignore"],
-      }).trim();
-    } catch {
-      return "";
-    }
-  };
-  const remote = git(["remote", "get-url", "origin"]) || git(["remote"]).split("\n")[0]?.trim();
-  const url = remote && !remote.includes("/") && !remote.includes(":") ? git(["remote", "get-url", remote]) : remote;
+  const remoteOf = (args: string[]) => git(root, args, { timeout: 2000 }) ?? "";
+  const remote = remoteOf(["remote", "get-url", "origin"]) || remoteOf(["remote"]).split("\n")[0]?.trim();
+  const url =
+    remote && !remote.includes("/") && !remote.includes(":") ? remoteOf(["remote", "get-url", remote]) : remote;
   if (!url)
     throw new AppError(
       "TEAM_NOT_CONFIGURED",
@@ -65,17 +56,7 @@ export function teamProjectKey(root: string, explicit?: string): string {
 
 /** The author and machine units are sent with: MEMCARDS_TEAM_AUTHOR, else git's user.email/user.name, else the OS user. */
 export function teamAuthor(root: string, env: NodeJS.ProcessEnv = process.env): { author: string; machine: string } {
-  const fromGit = (key: string) => {
-    try {
-      return execFileSync("git", ["-C", root, "config", key], {
-        encoding: "utf8",
-        timeout: 2000,
-        stdio: ["ignore", "pipe", "ignore"],
-      }).trim();
-    } catch {
-      return "";
-    }
-  };
+  const fromGit = (key: string) => git(root, ["config", key], { timeout: 2000 }) ?? "";
   const author =
     env.MEMCARDS_TEAM_AUTHOR?.trim() || fromGit("user.email") || fromGit("user.name") || userInfo().username;
   const machine = env.MEMCARDS_TEAM_MACHINE?.trim() || hostname();

@@ -1,10 +1,10 @@
 // The synchronous side of team memory, called where units are recorded and forgotten: queue what is shared.
 import { createHash, randomUUID } from "node:crypto";
 
-import type { ProjectScope } from "../project/scope.js";
 import type { Db } from "../storage/db.js";
 import { getMemory } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import {
   clearQueuedPut,

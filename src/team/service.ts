@@ -4,7 +4,7 @@ import type pg from "pg";
 
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
-import type { ProjectScope } from "../project/scope.js";
+import type { ProjectScope } from "../storage/scope.js";
 import { migrateTeam, teamSchemaVersion } from "../storage/team/migrate.js";
 import {
   cachedSeq,

@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { AppError } from "../errors.js";
 import { PAGES } from "./pages/layout.js";
 
-/** Where Chromium is: MEMCARDS_CHROMIUM, else the first of chromium, chromium-browser, google-chrome on PATH. */
-export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.MEMCARDS_CHROMIUM) return env.MEMCARDS_CHROMIUM;
+/** Where Chromium is: the configured one (MEMCARDS_CHROMIUM, see config.ts), else the first of chromium,
+ * chromium-browser, google-chrome on PATH. */
+export function findChromium(configured?: string): string | undefined {
+  if (configured) return configured;
   for (const name of ["chromium", "chromium-browser", "google-chrome"]) {
     try {
       const p = execFileSync("sh", ["-c", `command -v ${name}`], {
@@ -25,8 +26,8 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
 }
 
 /** Writes `<page>-<light|dark>.png` for every page into `dir`; returns the files written. */
-export async function takeScreenshots(url: string, origin: string, dir: string): Promise<string[]> {
-  const executablePath = findChromium();
+export async function takeScreenshots(url: string, origin: string, dir: string, chromium?: string): Promise<string[]> {
+  const executablePath = findChromium(chromium);
   if (!executablePath)
     throw new AppError(
       "NOT_FOUND",

@@ -12,6 +12,7 @@ import { resolveConfig } from "../../src/config.js";
 import { cliPath } from "../helpers/cli.js";
 import { textOf } from "../helpers/mcp.js";
 import { inClaudeProjects, tmpDir } from "../helpers/tmp.js";
+import { pollUntil } from "../helpers/wait.js";
 import { POLYGLOT } from "../repo/fixture.js";
 import { fixture } from "../transcript/data.js";
 
@@ -58,6 +59,14 @@ describe("a scripted session over stdio", () => {
       cardId = (cards.structuredContent as { cards: { id: string }[] }).cards[0]!.id;
       const rec = await client.callTool({ name: "record_outcome", arguments: { helped: [cardId] } });
       expect(textOf(rec)).toBe("Recorded 1 outcome(s).");
+      // Distillation runs in the background: the restart below comes once it has finished, however busy the machine.
+      const pending = async () =>
+        (
+          (await client.callTool({ name: "status", arguments: {} })).structuredContent as {
+            distillation: { pending?: number };
+          }
+        ).distillation.pending ?? 0;
+      expect(await pollUntil(pending, (n) => n === 0)).toBe(0);
     } finally {
       await client.close();
     }
@@ -89,7 +98,7 @@ describe("a scripted session over stdio", () => {
     } finally {
       await client.close();
     }
-  });
+  }, 300_000);
 
   it("keeps tools/list and the instructions under 5,300 tokens", async () => {
     const config = resolveConfig({ root: tmpDir(), embedder: "offline" }, { MEMCARDS_HOME: tmpDir() });

@@ -1,18 +1,12 @@
 // `eval fit-symbols`: the symbol ranking's constants searched on dumped features, with figures per held-out repository.
+// (That the committed dump reproduces LEARNED_SYMBOL_WEIGHTS is test/eval/committed-fits.test.ts.)
 import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import {
-  fitSymbolReport,
-  fitSymbolWeights,
-  loadSymbolDump,
-  renderSymbolFit,
-} from "../../bench/localize/fit-symbols.js";
+import { fitSymbolReport, loadSymbolDump, renderSymbolFit } from "../../bench/localize/fit-symbols.js";
 import { AppError } from "../../src/errors.js";
-import { LEARNED_SYMBOL_WEIGHTS } from "../../src/retrieval/symbols.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const cand = (
@@ -68,13 +62,4 @@ describe("fit-symbols", () => {
     writeFileSync(join(dir, "bad.jsonl"), "{nope\n");
     expect(() => loadSymbolDump(join(dir, "bad.jsonl"))).toThrow(/bad\.jsonl:1 is not JSON/);
   });
-});
-
-describe("LEARNED_SYMBOL_WEIGHTS", () => {
-  it("is what the fit on the committed Python development dump gives", () => {
-    const dump = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "localize", "dumps");
-    const tasks = loadSymbolDump(join(dump, "python-dev-symbols.jsonl.gz"));
-    expect(tasks).toHaveLength(58);
-    expect(fitSymbolWeights(tasks)).toEqual(LEARNED_SYMBOL_WEIGHTS);
-  }, 60_000);
 });

@@ -1,19 +1,13 @@
-// The committed fusion weights: their values, that the committed development dumps reproduce them, and that
-// the ranker uses them unless told otherwise.
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
+// The committed fusion weights: their values, and that the ranker uses them unless told otherwise. (That the
+// committed development dumps reproduce them is test/eval/committed-fits.test.ts, in the integration tier.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { fitReport, loadDump } from "../../bench/localize/fit.js";
 import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
 import { createRanker } from "../../src/retrieval/rank.js";
 import { LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
-
-const DUMPS = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "localize", "dumps");
 
 describe("LEARNED_WEIGHTS", () => {
   it("holds the committed fit", () => {
@@ -24,23 +18,6 @@ describe("LEARNED_WEIGHTS", () => {
       k: 10,
     });
   });
-
-  it("is what `eval fit-weights` selects and fits on the committed development dumps", () => {
-    const dev = [...loadDump(join(DUMPS, "python-dev.jsonl.gz")), ...loadDump(join(DUMPS, "multi-dev.jsonl.gz"))];
-    expect(dev).toHaveLength(131);
-    expect(new Set(dev.map((t) => t.set))).toEqual(new Set(["python-dev", "multi-dev"]));
-    // The whole procedure: every rung and term cross-validated, kept or dropped by its own rule.
-    const report = fitReport(dev, []);
-    expect(report.rungs.map((r) => [r.rung, r.kept])).toEqual([
-      ["bm25", true],
-      ["+anchors", true],
-      ["+symbols", true],
-      ["+vectors", true],
-      ["+expansion", false],
-      ["+score shares", true],
-    ]);
-    expect(report.weights).toEqual(LEARNED_WEIGHTS);
-  }, 180_000);
 });
 
 describe("the ranker's default weights", () => {

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { repoRoot, runCli } from "./cli.js";
+import { engineReady } from "./engines.js";
 
 /** The pinned CLI, as npm installs it. */
 export const CLAUDE_BIN = join(
@@ -33,10 +34,9 @@ export function probeClaudeCode(): ClaudeProbe {
   };
 }
 
-/** Prints why the Claude Code suites are skipped (they never skip silently). */
+/** Prints why a Claude Code suite is skipped (never silently); under CI=true a missing binary fails instead. */
 export function announceSkip(suite: string, probe: ClaudeProbe): void {
-  if (!probe.ok)
-    process.stderr.write(`\n[SKIPPED] ${suite}: the Claude Code binary cannot run here: ${probe.reason}\n\n`);
+  engineReady(suite, "the Claude Code binary", probe.ok ? undefined : probe.reason);
 }
 
 /** The parent's environment without anything that would point Claude Code at a real account or config. */
@@ -62,6 +62,8 @@ export function claudeEnv(home: string, modelUrl: string, extra: Record<string, 
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    // How long Claude Code waits for the memcards server to start: generous, so a busy machine is not a failure.
+    MCP_TIMEOUT: "120000",
     NO_PROXY: "127.0.0.1,localhost",
     MEMCARDS_EMBEDDER: "offline",
     ...extra,

@@ -19,11 +19,15 @@ export interface PgServer {
 
 /** Why a real server cannot run here, or undefined when it can. */
 export function postgresUnavailable(): string | undefined {
+  let version: string;
   try {
     execFileSync("pg_config", ["--bindir"], { stdio: ["ignore", "pipe", "ignore"] });
+    version = execFileSync("pg_config", ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
   } catch {
-    return "pg_config not found: PostgreSQL 15 is not installed";
+    return "pg_config not found: PostgreSQL 15 is not installed (apt-get install postgresql-15)";
   }
+  const major = Number(/PostgreSQL (\d+)/.exec(version)?.[1] ?? 0);
+  if (major < 15) return `pg_config reports ${version.trim()}; the team store tests need PostgreSQL 15 or later`;
   const r = spawnSync("su", ["postgres", "-s", "/bin/bash", "-c", "true"], { timeout: 10_000 });
   if (r.status !== 0) return "cannot run commands as the postgres system user (su postgres failed)";
   return undefined;

@@ -10,6 +10,7 @@ import { openDatabase } from "../../src/storage/db.js";
 import { runCli } from "../helpers/cli.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { pollUntil } from "../helpers/wait.js";
 import { POLYGLOT } from "../repo/fixture.js";
 
 function project() {
@@ -81,8 +82,12 @@ describe("hook commands", () => {
     });
     expect(first.code).toBe(0);
     const lock = join(root, ".memcards", "reindex.lock");
-    for (let i = 0; i < 100 && existsSync(lock); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(existsSync(lock)).toBe(false);
+    expect(
+      await pollUntil(
+        () => existsSync(lock),
+        (held) => !held,
+      ),
+    ).toBe(false);
     const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
     expect(runCli(["graph", "neighbors", "alpha_beta", "--root", root], { env }).stdout).toContain("a.py");
     writeFileSync(lock, String(Date.now())); // a run in progress

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { syntheticRepo } from "../graph/synthetic.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { pollUntil } from "../helpers/wait.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
 type Structured = Record<string, unknown>;
@@ -59,32 +60,35 @@ describe("graph tools over MCP", () => {
       expect(status.isError).toBeFalsy();
       const poll = await c.client.callTool({ name: "build_context_graph", arguments: { job_id: job } });
       expect((poll.structuredContent as Structured).state).toBe("running");
-      let state = "running";
-      for (let i = 0; i < 600 && state === "running"; i++) {
-        await sleep(100);
-        const p = await c.client.callTool({ name: "build_context_graph", arguments: { job_id: job } });
-        state = (p.structuredContent as Structured).state as string;
-      }
-      expect(state).toBe("done");
+      const jobState = async (id: string) =>
+        (
+          (await c.client.callTool({ name: "build_context_graph", arguments: { job_id: id } }))
+            .structuredContent as Structured
+        ).state as string;
+      expect(
+        await pollUntil(
+          () => jobState(job),
+          (s) => s !== "running",
+        ),
+      ).toBe("done");
 
       // A second build with nothing changed is quick; a build cancelled at once reports cancelled.
       appendFileSync(join(root, "pkg0", "mod0.py"), "\ndef late_addition():\n    return 1\n");
       const again = await c.client.callTool({ name: "build_context_graph", arguments: { wait: false } });
       const id2 = (again.structuredContent as Structured).job_id as string;
       await c.client.callTool({ name: "build_context_graph", arguments: { job_id: id2, cancel: true } });
-      let s2 = "running";
-      for (let i = 0; i < 300 && s2 === "running"; i++) {
-        await sleep(100);
-        const p = await c.client.callTool({ name: "build_context_graph", arguments: { job_id: id2 } });
-        s2 = (p.structuredContent as Structured).state as string;
-      }
-      expect(["cancelled", "done"]).toContain(s2);
+      expect(["cancelled", "done"]).toContain(
+        await pollUntil(
+          () => jobState(id2),
+          (s) => s !== "running",
+        ),
+      );
       const bad = await c.client.callTool({ name: "build_context_graph", arguments: { job_id: "nope" } });
       expect(bad.isError).toBe(true);
     } finally {
       await c.close();
     }
-  });
+  }, 600_000);
 
   it("watch:true picks up an edited file", async () => {
     const root = copyPolyglot();
@@ -94,13 +98,11 @@ describe("graph tools over MCP", () => {
       expect(textOf(res)).toContain("watching for changes");
       await sleep(500);
       appendFileSync(join(root, "pyproj/shapes/util.py"), "\n\ndef freshly_watched():\n    return 42\n");
-      let found = false;
-      for (let i = 0; i < 100 && !found; i++) {
-        await sleep(100);
-        const n = await c.client.callTool({ name: "graph_neighbors", arguments: { ref: "freshly_watched" } });
-        found = !n.isError;
-      }
-      expect(found).toBe(true);
+      const n = await pollUntil(
+        () => c.client.callTool({ name: "graph_neighbors", arguments: { ref: "freshly_watched" } }),
+        (r) => !r.isError,
+      );
+      expect(n.isError).toBeFalsy();
     } finally {
       await c.close();
     }

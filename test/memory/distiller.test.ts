@@ -9,6 +9,7 @@ import { createDistiller } from "../../src/memory/distiller.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { pollUntil } from "../helpers/wait.js";
 
 type Structured = Record<string, unknown>;
 
@@ -37,12 +38,12 @@ describe("background distillation", () => {
       expect(d.pending).toBe(1);
       expect(d.done).toBe(0);
 
-      let after = d;
-      for (let i = 0; i < 300 && (after.pending ?? 0) > 0; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        const st = await c.client.callTool({ name: "status", arguments: {} });
-        after = (st.structuredContent as Structured).distillation as Record<string, number>;
-      }
+      const after = await pollUntil(
+        async () =>
+          ((await c.client.callTool({ name: "status", arguments: {} })).structuredContent as Structured)
+            .distillation as Record<string, number>,
+        (x) => (x.pending ?? 0) === 0,
+      );
       expect(after).toMatchObject({ pending: 0, done: 1, failed: 0 });
       expect(after.added).toBeGreaterThan(0);
       const found = await c.client.callTool({ name: "search_memory", arguments: { query: "sitemap", limit: 5 } });

@@ -96,11 +96,10 @@ describe("letters of any script", () => {
     expect(bm25Tokens("nai\u0308ve x")).toEqual(["nai\u0308ve", "x"]);
   });
 
-  it("tokenizes a megabyte-long identifier in linear time", () => {
-    const t = Date.now();
+  // A rescanning split is quadratic on a megabyte (hours), so returning at all under the hang guard is the check.
+  it("tokenizes a megabyte-long identifier", () => {
     expect(bm25Tokens("A".repeat(1_000_000) + "a")).toHaveLength(3);
     expect(bm25Tokens("Ж".repeat(1_000_000) + "ж")).toHaveLength(3);
-    expect(Date.now() - t).toBeLessThan(2000);
   });
 });
 

@@ -1,6 +1,7 @@
 // Hostile Cline, Blackbox AI and Antigravity exports shaped to make a backtracking pattern or a rescan quadratic:
 // runs of blank lines and spaces inside results, titles and code actions, and many opening tags before one closing
-// tag. Each 200 KB input parses well within a second.
+// tag. Each 200 KB input is parsed to the end and read right (a quadratic pass would not return within the test's
+// hang guard; speed belongs in benchmarks).
 import { describe, expect, it } from "vitest";
 
 import { parseAntigravity } from "../../src/transcript/formats/antigravity.js";
@@ -9,55 +10,42 @@ import { parseBlackbox, parseCline } from "../../src/transcript/formats/cline.js
 const N = 200_000;
 const TASK = "**User:**\n\n<task>\nfix it\n</task>\n\n---\n\n";
 
-function timed<T>(fn: () => T): { value: T; ms: number } {
-  const t0 = performance.now();
-  const value = fn();
-  return { value, ms: performance.now() - t0 };
-}
-
 /** A Cline export whose one tool result is `output`. */
 function clineResult(tool: string, output: string): string {
   return `${TASK}**Assistant:**\n\n<${tool}>\n<path>a.txt</path>\n</${tool}>\n\n---\n\n**User:**\n\n[${tool} for 'a.txt'] Result:\n${output}\n`;
 }
 
 describe("agent exports that would stall a parser", () => {
-  it("reads a result of blank lines and of indented lines in linear time", () => {
+  it("reads a result of blank lines and of indented lines to the end", () => {
     for (const run of ["\n", "\n ", "\n\t "]) {
-      const { value: t, ms } = timed(() =>
-        parseCline(clineResult("read_file", `start${run.repeat(N / run.length)}end`)),
-      );
-      expect(ms).toBeLessThan(1000);
+      const t = parseCline(clineResult("read_file", `start${run.repeat(N / run.length)}end`));
       expect(t.turns.flatMap((x) => x.tool_results).map((r) => r.is_error)).toEqual([false]);
     }
   });
 
-  it("reads an editor's diagnostics followed by blank lines in linear time", () => {
+  it("reads an editor's diagnostics followed by blank lines to the end", () => {
     const output = `The content was successfully saved to a.txt.\n\nNew problems detected after saving the file:${"\n".repeat(N)}x`;
-    const { value: t, ms } = timed(() => parseCline(clineResult("write_to_file", output)));
-    expect(ms).toBeLessThan(1000);
+    const t = parseCline(clineResult("write_to_file", output));
     expect(t.turns.flatMap((x) => x.tool_results).map((r) => r.is_error)).toEqual([false]);
   });
 
-  it("reads many opening tags before one closing tag in linear time", () => {
+  it("reads many opening tags before one closing tag to the end", () => {
     const text = `${TASK}**Assistant:**\n\n${"<foo>x\n".repeat(N / 7)}</foo>\n`;
-    const { value: t, ms } = timed(() => parseCline(text));
-    expect(ms).toBeLessThan(1000);
+    const t = parseCline(text);
     expect(t.turns.flatMap((x) => x.tool_calls)).toEqual([]);
     expect(t.turns.find((x) => x.role === "assistant")?.text).toContain("<foo>x");
   });
 
-  it("reads a working-directory line and a front-matter title of spaces in linear time", () => {
+  it("reads a working-directory line and a front-matter title of spaces to the end", () => {
     const env = `<environment_details>\n${"# Current Working Directory (".repeat(N / 29)}\n</environment_details>`;
-    const cline = timed(() => parseCline(`**User:**\n\n<task>\nfix it\n</task>\n${env}\n`));
-    expect(cline.ms).toBeLessThan(1000);
-    expect(cline.value.cwd).toBeUndefined();
+    const cline = parseCline(`**User:**\n\n<task>\nfix it\n</task>\n${env}\n`);
+    expect(cline.cwd).toBeUndefined();
     const title = `---\ntitle: "a${" ".repeat(N)}b"\n---\n\n## 💬 User #1\n\n<task>\nhi\n</task>\n`;
-    const bb = timed(() => parseBlackbox(`${title}\n## 🤖 Assistant #2\n\nhello\n`));
-    expect(bb.ms).toBeLessThan(1000);
-    expect(bb.value.title).toMatch(/^a {200000}b$/);
+    const bb = parseBlackbox(`${title}\n## 🤖 Assistant #2\n\nhello\n`);
+    expect(bb.title).toMatch(/^a {200000}b$/);
   });
 
-  it("reads a code action whose changed-file line is a run of spaces in linear time", () => {
+  it("reads a code action whose changed-file line is a run of spaces to the end", () => {
     const steps = (content: string) =>
       [
         { step_index: 1, source: "USER_EXPLICIT", type: "USER_INPUT", content: "<USER_REQUEST>go</USER_REQUEST>" },
@@ -76,8 +64,7 @@ describe("agent exports that would stall a parser", () => {
       `The following changes were made by the replace_file_content tool to: a${" ".repeat(N)}b`,
       `made by the replace_file_content tool to: /p/a.ts. ${"made by the x tool to: a ".repeat(N / 25)}`,
     ]) {
-      const { value: t, ms } = timed(() => parseAntigravity(steps(content)));
-      expect(ms).toBeLessThan(1000);
+      const t = parseAntigravity(steps(content));
       expect(t.turns.flatMap((x) => x.tool_calls).map((c) => c.name)).toEqual(["edit_file"]);
     }
   });

@@ -19,7 +19,8 @@ import type { JsonSchema } from "./fuzz-input.js";
 import { malformedFrames, prng, toolArguments } from "./fuzz-input.js";
 
 const CALLS_PER_TRANSPORT = Number(process.env.FUZZ_CALLS ?? 1100);
-const HANG_MS = 5000;
+// No answer in this long is a hang (a generous bound, so a busy machine is not mistaken for one).
+const HANG_MS = 30_000;
 
 function env(extra: Record<string, string>): Record<string, string> {
   const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));

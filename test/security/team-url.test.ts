@@ -36,22 +36,22 @@ describe("team URL secrets", () => {
     );
   }, 30_000);
 
-  it("a store that accepts connections but never answers costs one short wait, then none for a minute", async () => {
+  it("a store that accepts connections but never answers is tried once, then not again for a minute", async () => {
     const sockets: Socket[] = [];
     const silent = createServer((s) => sockets.push(s));
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
     try {
       const port = (silent.address() as { port: number }).port;
       const dev = developer(`postgres://u:pw@127.0.0.1:${port}/team`, "ann");
-      let t = Date.now();
       expect((await searchTeam(dev, "anything")).source).toBe("local copy");
-      const first = Date.now() - t;
-      expect(first).toBeLessThan(3_000);
-      t = Date.now();
+      const tried = sockets.length;
+      expect(tried).toBeGreaterThan(0);
+      // Remembered as unreachable: the next calls fall back at once, without opening another connection.
       expect((await teamRecall(dev)).source).toBe("local copy");
       expect((await searchTeam(dev, "anything")).source).toBe("local copy");
       expect(await pushIfReachable(dev, { interactive: true })).toMatchObject({ offline: true });
-      expect(Date.now() - t).toBeLessThan(500);
+      await new Promise((r) => setImmediate(r));
+      expect(sockets.length).toBe(tried);
     } finally {
       for (const s of sockets) s.destroy();
       silent.close();

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
 import { AppError } from "../../src/errors.js";
+import { indexedImports } from "../../src/graph/index-repository.js";
 import { resolveNode } from "../../src/graph/neighborhood.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { fileImports, writeFile } from "../../src/storage/graph/files.js";
@@ -141,11 +142,14 @@ describe("nodes and files", () => {
   it("decodes stored imports, skipping entries that are not import refs and a value that is not a list", () => {
     const { db, projectId } = store();
     writeA(db, projectId, [], [{ spec: "./b", line: 1 }]);
-    expect(fileImports(db)[0]!.imports).toEqual([{ spec: "./b", line: 1 }]);
+    expect(indexedImports(db)[0]!.imports).toEqual([{ spec: "./b", line: 1 }]);
     db.prepare("UPDATE files SET imports = ?").run('[{"spec": "./c", "line": 2}, {"line": 3}, "x"]');
-    expect(fileImports(db)[0]!.imports).toEqual([{ spec: "./c", line: 2 }]);
+    // Storage hands back the stored JSON list; the graph keeps only what the repository model reads as an import.
+    expect(fileImports(db)[0]!.imports).toHaveLength(3);
+    expect(indexedImports(db)[0]!.imports).toEqual([{ spec: "./c", line: 2 }]);
     db.prepare("UPDATE files SET imports = '{broken'").run();
     expect(fileImports(db)[0]!.imports).toEqual([]);
+    expect(indexedImports(db)[0]!.imports).toEqual([]);
   });
 });
 

@@ -6,15 +6,15 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { cliPath } from "../helpers/cli.js";
+import { engineReady } from "../helpers/engines.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
 import { tmpDir } from "../helpers/tmp.js";
 
-const skip = postgresUnavailable();
-if (skip) console.error(`team store tests cannot run: ${skip}`);
+const ready = engineReady("test/team/concurrency.test.ts", "PostgreSQL 15", postgresUnavailable());
 
 let server: PgServer;
 beforeAll(async () => {
-  if (skip) throw new Error(`PostgreSQL unavailable: ${skip}`);
+  if (!ready) return;
   server = await createPgServer();
   server.start();
 }, 90_000);
@@ -41,7 +41,7 @@ function cli(
   });
 }
 
-describe("concurrent agents", () => {
+describe.skipIf(!ready)("concurrent agents", () => {
   it("record and search at once: every unit arrives once, with its author", async () => {
     const PER = 2;
     const shared = tmpDir();

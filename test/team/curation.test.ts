@@ -8,14 +8,15 @@ import { approveUnit, editUnit } from "../../src/memory/curate.js";
 import { setReviewMode } from "../../src/memory/review.js";
 import { forget, recordMemory } from "../../src/memory/service.js";
 import { initTeam, pushTeam } from "../../src/team/service.js";
+import { engineReady } from "../helpers/engines.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
 import { developer } from "./helpers.js";
 
-const skip = postgresUnavailable();
+const ready = engineReady("test/team/curation.test.ts", "PostgreSQL 15", postgresUnavailable());
 
 let server: PgServer;
 beforeAll(async () => {
-  if (skip) throw new Error(`PostgreSQL unavailable: ${skip}`);
+  if (!ready) return;
   server = await createPgServer();
   server.start();
 }, 90_000);
@@ -38,7 +39,7 @@ async function texts(like: string): Promise<string[]> {
   }
 }
 
-describe("team sharing follows curation", () => {
+describe.skipIf(!ready)("team sharing follows curation", () => {
   it("shares a unit waiting for review only after it is approved", async () => {
     const a = developer(server.url, "alice", "review");
     await initTeam(a);

@@ -9,14 +9,15 @@ import { teamProjectId } from "../../src/storage/team/units.js";
 import { teamSearchFor } from "../../src/team/deps.js";
 import { initTeam, pushTeam, sendUnit, teamRecall } from "../../src/team/service.js";
 import { signature } from "../../src/text/signature.js";
+import { engineReady } from "../helpers/engines.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
 import { developer } from "./helpers.js";
 
-const skip = postgresUnavailable();
+const ready = engineReady("test/team/resilience.test.ts", "PostgreSQL 15", postgresUnavailable());
 
 let server: PgServer;
 beforeAll(async () => {
-  if (skip) throw new Error(`PostgreSQL unavailable: ${skip}`);
+  if (!ready) return;
   server = await createPgServer();
   server.start();
 }, 90_000);
@@ -50,7 +51,7 @@ async function rows(like: string): Promise<{ text: string; status: string; autho
   }
 }
 
-describe("team store consistency", () => {
+describe.skipIf(!ready)("team store consistency", () => {
   it("forgetting one side of a conflict makes the other active again", async () => {
     const a = developer(server.url, "alice", "conflict");
     const b = developer(server.url, "bob", "conflict");

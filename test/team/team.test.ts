@@ -17,17 +17,17 @@ import {
   teamStatus,
 } from "../../src/team/service.js";
 import { runCli } from "../helpers/cli.js";
+import { engineReady } from "../helpers/engines.js";
 import { connect } from "../helpers/mcp.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { developer } from "./helpers.js";
 
-const skip = postgresUnavailable();
-if (skip) console.error(`team store tests cannot run: ${skip}`);
+const ready = engineReady("test/team/team.test.ts", "PostgreSQL 15", postgresUnavailable());
 
 let server: PgServer;
 beforeAll(async () => {
-  if (skip) throw new Error(`PostgreSQL unavailable: ${skip}`);
+  if (!ready) return;
   server = await createPgServer();
   server.start();
 }, 90_000);
@@ -46,7 +46,7 @@ async function sql<T extends pg.QueryResultRow>(q: string, params: unknown[] = [
   }
 }
 
-describe("team store", () => {
+describe.skipIf(!ready)("team store", () => {
   it("shares recorded project-level units with author and machine; preferences stay local", async () => {
     const alice = developer(server.url, "alice", "share");
     const r = await initTeam(alice);

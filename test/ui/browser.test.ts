@@ -3,28 +3,32 @@
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { resolveConfig } from "../../src/config.js";
 import { isReviewMode } from "../../src/memory/review.js";
 import { compressContext } from "../../src/session/compress.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { findChromium } from "../../src/ui/screenshots.js";
 import { startUi, type UiHandle } from "../../src/ui/server.js";
+import { engineReady } from "../helpers/engines.js";
 import { writeSession } from "../helpers/session.js";
 import { leaked } from "../security/canaries.js";
 import { buildUiStore, CANARY, type UiStore } from "./store.js";
 
-const executablePath = findChromium();
-if (!executablePath) {
-  console.warn(
-    "SKIPPED test/ui/browser.test.ts: no Chromium on this machine (apt-get install chromium, or set MEMCARDS_CHROMIUM); the HTTP-level tests in test/ui/http.test.ts still ran",
-  );
-}
+const executablePath = findChromium(resolveConfig().chromium);
+const ready = engineReady(
+  "memcards ui in Chromium (test/ui/browser.test.ts)",
+  "Chromium",
+  executablePath
+    ? undefined
+    : "no Chromium on this machine (apt-get install chromium, or set MEMCARDS_CHROMIUM); the HTTP-level tests in test/ui/http.test.ts still ran",
+);
 
 let store: UiStore;
 let ui: UiHandle;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!executablePath) return;
+  if (!ready) return;
   store = await buildUiStore();
   ui = await startUi(store.app);
   browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
@@ -46,7 +50,7 @@ async function open(scheme: "light" | "dark" = "light"): Promise<Page> {
 
 const unit = (page: Page, id: number) => page.locator(`article[data-unit="${id}"]`);
 
-describe.skipIf(!executablePath)("memcards ui in Chromium", () => {
+describe.skipIf(!ready)("memcards ui in Chromium", () => {
   it("renders every page with data, in light and in dark", async () => {
     const backgrounds: string[] = [];
     for (const scheme of ["light", "dark"] as const) {

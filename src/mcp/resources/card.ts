@@ -2,8 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import { AppError } from "../../errors.js";
-import { servedCard, servedCardIds } from "../../storage/cards.js";
+import { readServedCard, servedCardIdsLike } from "../../cards/served.js";
 import type { ToolDeps } from "../context.js";
 import { guardRead, templateId } from "./read.js";
 
@@ -13,10 +12,7 @@ export function registerCardResource(server: McpServer, deps: ToolDeps): void {
     new ResourceTemplate("memcards://cards/{id}", {
       list: undefined,
       complete: {
-        id: async (value) => {
-          const app = await deps.app();
-          return servedCardIds(app.db, app.project.id, value);
-        },
+        id: async (value) => servedCardIdsLike((await deps.app()).scope, value),
       },
     }),
     {
@@ -27,10 +23,7 @@ export function registerCardResource(server: McpServer, deps: ToolDeps): void {
     (uri, vars) =>
       guardRead(async () => {
         const id = templateId(vars.id, "card");
-        const app = await deps.app();
-        const row = servedCard(app.db, app.project.id, id);
-        if (!row) throw new AppError("NOT_FOUND", `no card ${id} was served in this project`);
-        const text = JSON.stringify({ ...row.card, task: row.task, served_at: row.served_at }, null, 2);
+        const text = readServedCard((await deps.app()).scope, id);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text }] };
       }, deps.logger),
   );

@@ -2,7 +2,6 @@
 // its nodes too (see nodes.ts). Callers hold the transaction.
 import { z } from "zod";
 
-import { ImportRef } from "../../repo/symbols.js";
 import type { Db } from "../db.js";
 import { stmt } from "../db.js";
 import { decodeJson } from "../json.js";
@@ -42,7 +41,7 @@ export function writeFile(
   projectId: number,
   file: { path: string; language: string | null; size: number; mtimeMs: number; hash: string; isTest: boolean },
   parser: string | null,
-  imports: readonly ImportRef[],
+  imports: readonly unknown[],
   nodes: readonly NodeInput[],
 ): void {
   const now = new Date().toISOString();
@@ -104,20 +103,13 @@ export function deleteFiles(db: Db, paths: readonly string[]): number {
 }
 
 /**
- * Files with their stored import refs, for re-resolving imports without parsing. A stored value that is not a
- * JSON array reads as no imports; an entry that is not an import ref is skipped.
+ * Files with their stored import refs as JSON values (the repository model validates them), for re-resolving
+ * imports without parsing. A stored value that is not a JSON array reads as no imports.
  */
-export function fileImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
+export function fileImports(db: Db): { path: string; imports: unknown[]; is_test: number }[] {
   return (
     stmt(db, "SELECT path, imports, is_test FROM files").all() as { path: string; imports: string; is_test: number }[]
-  ).map((r) => ({
-    path: r.path,
-    imports: (decodeJson(StoredImports, r.imports) ?? []).flatMap((ref) => {
-      const parsed = ImportRef.safeParse(ref);
-      return parsed.success ? [parsed.data] : [];
-    }),
-    is_test: r.is_test,
-  }));
+  ).map((r) => ({ path: r.path, imports: decodeJson(StoredImports, r.imports) ?? [], is_test: r.is_test }));
 }
 
 /** Size and mtime recorded when a file was indexed. */

@@ -1,5 +1,5 @@
-// The viewer's speed on a store of 10,000 units: the server starts in under a second and a page renders in
-// under 200 ms (medians of repeated requests; the numbers are printed).
+// The viewer on a store of 10,000 units: every page renders, a memory page lists one page of units however many
+// the store holds, and filters and search reach the units they name. (How fast is for benchmarks, not tests.)
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,6 @@ const CATEGORIES = ["commitment", "failure", "learning", "reasoning", "preferenc
 let app: App;
 let ui: UiHandle;
 let client: UiClient;
-let startMs = 0;
 
 beforeAll(async () => {
   const root = tmpDir("memcards-ui-perf-");
@@ -52,10 +51,8 @@ beforeAll(async () => {
     }
   });
   await seed.close();
-  const t0 = performance.now();
   app = openTestApp(root, dbPath);
   ui = await startUi(app);
-  startMs = performance.now() - t0;
   client = await login(ui);
 }, 120_000);
 
@@ -64,37 +61,28 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function median(path: string, runs = 5): Promise<number> {
-  await (await client.get(path)).text();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    const r = await client.get(path);
-    await r.text();
-    expect(r.status).toBe(200);
-    times.push(performance.now() - t);
-  }
-  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+async function page(path: string): Promise<string> {
+  const r = await client.get(path);
+  expect(r.status, path).toBe(200);
+  return r.text();
 }
 
+const unitsOn = (html: string) => html.match(/<article class="unit/g)?.length ?? 0;
+
 describe(`memcards ui on ${UNITS.toLocaleString("en-US")} units`, () => {
-  it("starts in under a second", () => {
-    console.log(`ui startup (open the store + listen): ${startMs.toFixed(0)} ms`);
-    expect(startMs).toBeLessThan(1000);
+  it("renders every page", async () => {
+    for (const path of ["/memory", "/sessions", "/cards", "/graph"]) expect(await page(path), path).toContain("<h1>");
   });
 
-  it("renders a page in under 200 ms", async () => {
-    const timings: Record<string, number> = {};
-    for (const path of [
-      "/memory",
-      "/memory?category=failure&tier=warm&page=20",
-      "/memory?q=helper42",
-      "/sessions",
-      "/cards",
-      "/graph",
-    ])
-      timings[path] = Math.round(await median(path));
-    console.log(`ui page render, median of 5 (ms): ${JSON.stringify(timings)}`);
-    for (const [path, ms] of Object.entries(timings)) expect(ms, path).toBeLessThan(200);
+  it("lists one page of units at a time, filtered and searched", async () => {
+    const first = unitsOn(await page("/memory"));
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(50);
+    const failures = await page("/memory?category=failure&tier=warm&page=20");
+    expect(unitsOn(failures)).toBeGreaterThan(0);
+    expect(unitsOn(failures)).toBeLessThanOrEqual(50);
+    const found = await page("/memory?q=helper42");
+    expect(unitsOn(found)).toBeGreaterThan(0);
+    expect(found).toContain("helper42");
   });
 });
