@@ -124,6 +124,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
               embedder: config.embedder,
               modelsDir: config.modelsDir,
               logLevel: config.logLevel,
+              ...(scope.userStore ? { userStore: true } : {}),
             },
             logger,
           });
