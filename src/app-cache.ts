@@ -23,7 +23,8 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
       if (!app) {
         app = createApp(config, location, logger);
         apps.set(key, app);
-        if (app.embedderNotice) logger.warn(app.embedderNotice);
+        const notice = app.takeEmbedderNotice();
+        if (notice) logger.warn(notice);
       }
       return app;
     },
