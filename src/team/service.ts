@@ -107,8 +107,12 @@ export async function grantTeam(
   opts: { project?: string; password?: string; revoke?: boolean } = {},
 ): Promise<{ member: string; project: string; created: boolean; changed: boolean; projects: string[] }> {
   const key = opts.project?.trim() || deps.projectKey;
-  if (!member.trim() || member.length > 63)
-    throw new AppError("BAD_INPUT", "a member role name has 1 to 63 characters");
+  // PostgreSQL cuts a longer name to 63 bytes: the role made would not be the one the grant names.
+  if (!member.trim() || member !== member.trim() || Buffer.byteLength(member, "utf8") > 63)
+    throw new AppError(
+      "BAD_INPUT",
+      "a member role name has 1 to 63 bytes (UTF-8) and no spaces at either end, as PostgreSQL stores it",
+    );
   return withTeam(deps.url, async (c) => {
     if (!(await isTeamAdmin(c)))
       throw new AppError(

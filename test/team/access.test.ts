@@ -257,4 +257,17 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     await grantTeam({ url: dbUrl(server.url), projectKey: key }, "oldmember");
     expect((await pullTeam(member)).units).toBe(1);
   }, 60_000);
+
+  it("a member name PostgreSQL would shorten is refused, so a grant never names a role that cannot log in", async () => {
+    const admin = { url: server.url, projectKey: ALPHA };
+    await initTeam(clone(server.url, "admin", ALPHA));
+    // 40 characters, 80 bytes: PostgreSQL keeps names to 63 bytes and would create a shorter role than granted.
+    const long = "é".repeat(40);
+    await expect(grantTeam(admin, long, { password: "long-pw-1" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await expect(grantTeam(admin, " carol", { password: "carol-pw-1" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await as(server.url, async (c) => {
+      expect((await c.query("SELECT 1 FROM pg_roles WHERE rolname LIKE 'éé%' OR rolname = ' carol'")).rowCount).toBe(0);
+      expect((await c.query("SELECT 1 FROM team_grants WHERE member LIKE 'éé%'")).rowCount).toBe(0);
+    });
+  }, 60_000);
 });
