@@ -258,6 +258,35 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     expect((await pullTeam(member)).units).toBe(1);
   }, 60_000);
 
+  it("a unit id another project's member records as forgotten does not stop this project's forget", async () => {
+    const GAMMA = "name:gamma";
+    const DELTA = "name:delta";
+    const admin = clone(server.url, "admin", GAMMA);
+    const reader = clone(server.url, "reader", GAMMA);
+    await initTeam(admin);
+    await initTeam(clone(server.url, "admin", DELTA));
+    await grantTeam({ url: server.url, projectKey: DELTA }, "dave", { password: "dave-pw-1" });
+    recordMemory(admin.scope, { category: "rule", text: "Gamma rotates its signing keys every quarter." });
+    await pushTeam(admin);
+    await pullTeam(reader);
+    const [unit] = cachedUnits(reader.scope.db, reader.scope.projectId);
+    expect(unit).toBeDefined();
+    // Dave (delta only; say he once read gamma) records gamma's unit id as forgotten in his own project.
+    const deltaId = await as(server.url, async (c) =>
+      Number((await c.query<{ id: string }>("SELECT id FROM team_projects WHERE key = $1", [DELTA])).rows[0]!.id),
+    );
+    await as(roleUrl("dave", "dave-pw-1"), (c) =>
+      c.query("INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, 'dave', 'm')", [
+        deltaId,
+        unit!.uid,
+      ]),
+    );
+    // Gamma forgets it for everyone: gamma's record is kept, and gamma's other clones drop their copy.
+    expect((await forgetForTeam(admin, unit!.uid)).sent).toBe(true);
+    expect((await pullTeam(reader)).forgotten).toBeGreaterThan(0);
+    expect(cachedUnits(reader.scope.db, reader.scope.projectId).map((u) => u.uid)).not.toContain(unit!.uid);
+  }, 60_000);
+
   it("a member name PostgreSQL would shorten is refused, so a grant never names a role that cannot log in", async () => {
     const admin = { url: server.url, projectKey: ALPHA };
     await initTeam(clone(server.url, "admin", ALPHA));

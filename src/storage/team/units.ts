@@ -312,7 +312,7 @@ export async function forgetTeamUnit(
     d = await c.query("DELETE FROM team_units WHERE project_id = $1 AND uid = $2", [projectId, uid]);
     await c.query(
       `INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (uid) DO NOTHING`,
+       ON CONFLICT (project_id, uid) DO NOTHING`,
       [projectId, uid, who, machine],
     );
     await c.query("COMMIT");
