@@ -287,6 +287,19 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     expect(cachedUnits(reader.scope.db, reader.scope.projectId).map((u) => u.uid)).not.toContain(unit!.uid);
   }, 60_000);
 
+  it("a grant never turns an admin's role into a member's (it would lose superuser)", async () => {
+    const admin = { url: server.url, projectKey: ALPHA };
+    await initTeam(clone(server.url, "admin", ALPHA));
+    const self = decodeURIComponent(new URL(server.url).username);
+    await expect(grantTeam(admin, self, { password: "demoted-pw-1" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await expect(grantTeam(admin, self)).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await as(server.url, async (c) => {
+      const r = await c.query<{ rolsuper: boolean }>("SELECT rolsuper FROM pg_roles WHERE rolname = $1", [self]);
+      expect(r.rows[0]?.rolsuper).toBe(true);
+      expect((await c.query("SELECT 1 FROM team_grants WHERE member = $1", [self])).rowCount).toBe(0);
+    });
+  }, 60_000);
+
   it("a member name PostgreSQL would shorten is refused, so a grant never names a role that cannot log in", async () => {
     const admin = { url: server.url, projectKey: ALPHA };
     await initTeam(clone(server.url, "admin", ALPHA));
