@@ -258,6 +258,33 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     expect((await pullTeam(member)).units).toBe(1);
   }, 60_000);
 
+  it("a forget while an older transaction is open does not claim the text left the table's file", async () => {
+    const key = "name:epsilon";
+    const admin = clone(server.url, "admin", key);
+    await initTeam(admin);
+    recordMemory(admin.scope, { category: "learning", text: "The old vault is called ibexcanary." });
+    await pushTeam(admin);
+    const uid = (await searchTeam(admin, "old vault called")).hits[0]!.uid;
+    // Another connection's snapshot, taken before the forget (no lock on the units table).
+    const held = new pg.Client({ connectionString: server.url });
+    await held.connect();
+    try {
+      await held.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      await held.query("SELECT 1");
+      const r = await forgetForTeam(admin, uid);
+      expect(r).toMatchObject({ sent: true, vacuumed: true });
+      // VACUUM FULL keeps a row version an open snapshot may still read: the text is still in the file.
+      expect(await inFileOf("team_units", "ibexcanary")).toBe(true);
+      expect(r.remains).not.toMatch(/so the text is gone/);
+      expect(r.remains).toMatch(/memcards team vacuum/);
+    } finally {
+      await held.query("ROLLBACK").catch(() => undefined);
+      await held.end();
+    }
+    await vacuumTeam({ url: server.url });
+    expect(await inFileOf("team_units", "ibexcanary")).toBe(false);
+  }, 60_000);
+
   it("a unit id another project's member records as forgotten does not stop this project's forget", async () => {
     const GAMMA = "name:gamma";
     const DELTA = "name:delta";
