@@ -24,7 +24,8 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
       if (!app) {
         app = createApp(config, location, logger);
         apps.set(key, app);
-        if (app.embedderNotice) logger.warn(app.embedderNotice);
+        const notice = app.takeEmbedderNotice();
+        if (notice) logger.warn(notice);
         // Distillations a killed server left queued run again, in the background, as soon as the store is open.
         const opened = app;
         const resumed = resumeDistillation({

@@ -32,8 +32,11 @@ export interface App {
   project: ProjectRow;
   /** The embedder in use; `useEmbedder` switches it. */
   readonly embedding: EmbedderChoice;
-  /** The embedder's note when it is due on stderr: every open while vectors are off, else once per store. */
-  readonly embedderNotice: string | undefined;
+  /**
+   * The embedder's note when it is due on stderr (every open while vectors are off, else once per store), marked
+   * shown by this call: only a caller that prints it takes it, so a silent open (a hook, doctor) leaves it due.
+   */
+  takeEmbedderNotice(): string | undefined;
   logger: Logger;
   /** The project every domain call works on: the database, the project's id and its root. */
   readonly scope: ProjectScope;
@@ -89,12 +92,12 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
       bindEmbedder(db, { id: embedding.embedder.id, dimension: embedding.embedder.dimension });
     }
     // A note that vectors are off is repeated at every open; the offline embedder's advice once per store.
-    let embedderNotice: string | undefined;
-    const advisedFor = embedding.embedder.id;
-    if (embedding.note && (!embedding.vectorsEnabled || getMeta(db, EMBEDDER_NOTICE_KEY) !== advisedFor)) {
-      embedderNotice = embedding.note;
+    const takeEmbedderNotice = (): string | undefined => {
+      const advisedFor = embedding.embedder.id;
+      if (!embedding.note || (embedding.vectorsEnabled && getMeta(db, EMBEDDER_NOTICE_KEY) === advisedFor)) return;
       if (embedding.vectorsEnabled) setMeta(db, EMBEDDER_NOTICE_KEY, advisedFor);
-    }
+      return embedding.note;
+    };
     let closed = false;
     const closers: (() => Promise<void> | void)[] = [];
     const scope: ProjectScope = {
@@ -117,7 +120,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
       get embedding() {
         return embedding;
       },
-      embedderNotice,
+      takeEmbedderNotice,
       logger,
       scope,
       get graph() {
@@ -132,6 +135,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
               embedder: config.embedder,
               modelsDir: config.modelsDir,
               logLevel: config.logLevel,
+              ...(scope.userStore ? { userStore: true } : {}),
             },
             logger,
           });

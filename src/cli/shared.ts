@@ -44,7 +44,8 @@ export function openApp(config: Config, opts: { needsProject?: boolean } = {}): 
   const location = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
   if (opts.needsProject && location.source === "user-store") throw noProject(location.root);
   const app = createApp(config, location, logger);
-  if (app.embedderNotice) logger.warn(app.embedderNotice);
+  const notice = app.takeEmbedderNotice();
+  if (notice) logger.warn(notice);
   return app;
 }
 

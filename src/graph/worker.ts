@@ -20,6 +20,8 @@ export interface WorkerInit {
   embedder: string;
   modelsDir: string;
   logLevel: string;
+  /** The per-user store serves (no project was found): builds of the whole root stop with NO_PROJECT. */
+  userStore?: boolean;
 }
 
 export type WorkerRequest =
@@ -37,7 +39,12 @@ const init = workerData as WorkerInit;
 const logger = createLogger(init.logLevel as LogLevel);
 const db = openDatabase(init.dbPath, { onWarning: (m) => logger.warn(m) });
 const embedding = chooseEmbedder(init.embedder, getEmbedderBinding(db), init.modelsDir, logger);
-const scope: ProjectScope = { db, projectId: init.projectId, root: init.root };
+const scope: ProjectScope = {
+  db,
+  projectId: init.projectId,
+  root: init.root,
+  ...(init.userStore ? { userStore: true as const } : {}),
+};
 const parser = createParser();
 let queue: Promise<void> = Promise.resolve();
 

@@ -332,8 +332,31 @@ function cLike(): RegexLanguage {
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
 
-/** Last row of a block starting at `row`, by the block style. */
-function blockEnd(lines: readonly string[], row: number, style: BlockStyle): number {
+/**
+ * Characters of a file the block-end scans may read in all, as a multiple of its length (plus a floor): a file
+ * of braces opened and never closed would otherwise have every definition scan to its end, time quadratic in it.
+ */
+const BLOCK_SCAN_FACTOR = 4;
+const BLOCK_SCAN_FLOOR = 65_536;
+
+/** Characters the block-end scans of one file have read, against its allowance. */
+interface ScanWork {
+  scanned: number;
+  allowed: number;
+}
+
+/** Charges a line to the allowance before it is read; false when the allowance cannot cover it. */
+function charge(work: ScanWork, line: string): boolean {
+  if (work.scanned + line.length + 1 > work.allowed) return false;
+  work.scanned += line.length + 1;
+  return true;
+}
+
+/**
+ * Last row of a block starting at `row`, by the block style. Once the file's scan allowance is spent, a block
+ * ends where it was last seen to reach (at least its own row).
+ */
+function blockEnd(lines: readonly string[], row: number, style: BlockStyle, work: ScanWork): number {
   const max = Math.min(lines.length - 1, row + 20_000);
   if (style === "line") return row;
   if (style === "indent") {
@@ -341,6 +364,7 @@ function blockEnd(lines: readonly string[], row: number, style: BlockStyle): num
     let last = row;
     for (let r = row + 1; r <= max; r++) {
       const l = lines[r] ?? "";
+      if (!charge(work, l)) break;
       if (l.trim() === "") continue;
       if (indentOf(l) <= base) break;
       last = r;
@@ -353,6 +377,7 @@ function blockEnd(lines: readonly string[], row: number, style: BlockStyle): num
     const base = indentOf(first);
     for (let r = row + 1; r <= max; r++) {
       const l = lines[r] ?? "";
+      if (!charge(work, l)) return Math.max(row, r - 1);
       if (l.trim() === "") continue;
       if (indentOf(l) <= base) return /^\s*end\b/.test(l) ? r : Math.max(row, r - 1);
     }
@@ -365,6 +390,7 @@ function blockEnd(lines: readonly string[], row: number, style: BlockStyle): num
   let opened = false;
   for (let r = row; r <= max; r++) {
     const l = lines[r] ?? "";
+    if (!charge(work, l)) return opened ? Math.max(row, r - 1) : row;
     if (!opened && r > row && parens <= 0 && !l.trimStart().startsWith("{")) return r - 1;
     for (const ch of l) {
       if (ch === "(") parens++;
@@ -382,13 +408,19 @@ function blockEnd(lines: readonly string[], row: number, style: BlockStyle): num
   return opened ? max : row;
 }
 
-/** Extracts definitions and imports with line regexes. Never throws; unknown languages give nothing. */
+/**
+ * Extracts definitions and imports with line regexes. Never throws; unknown languages give nothing. Time is
+ * linear in the file: block ends are found within a scan allowance of a few times its length. `work`, when
+ * given, receives the characters those scans read.
+ */
 export function regexParse(
   content: string,
   language: LanguageId | null,
+  work: { scanned: number } = { scanned: 0 },
 ): { symbols: CodeSymbol[]; imports: ImportRef[] } {
   const spec = language ? LANGS[language] : undefined;
   if (!spec) return { symbols: [], imports: [] };
+  const scan: ScanWork = { scanned: 0, allowed: BLOCK_SCAN_FACTOR * content.length + BLOCK_SCAN_FLOOR };
   const lines = content.split(/\r?\n/);
   const raws: RawDefinition[] = [];
   const imports: ImportRef[] = [];
@@ -427,7 +459,8 @@ export function regexParse(
       let kind: SymbolKind | "scope";
       if (typeof rule.kind === "object") kind = KEYWORD_KINDS[m.groups?.[rule.kind.group] ?? ""] ?? "class";
       else kind = rule.kind;
-      const endRow = blockEnd(lines, row, rule.block ?? spec.block);
+      const endRow = blockEnd(lines, row, rule.block ?? spec.block, scan);
+      work.scanned = scan.scanned;
       const indent = indentOf(line);
       raws.push({
         kind: kind === "scope" ? "class" : kind,

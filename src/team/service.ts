@@ -107,8 +107,12 @@ export async function grantTeam(
   opts: { project?: string; password?: string; revoke?: boolean } = {},
 ): Promise<{ member: string; project: string; created: boolean; changed: boolean; projects: string[] }> {
   const key = opts.project?.trim() || deps.projectKey;
-  if (!member.trim() || member.length > 63)
-    throw new AppError("BAD_INPUT", "a member role name has 1 to 63 characters");
+  // PostgreSQL cuts a longer name to 63 bytes: the role made would not be the one the grant names.
+  if (!member.trim() || member !== member.trim() || Buffer.byteLength(member, "utf8") > 63)
+    throw new AppError(
+      "BAD_INPUT",
+      "a member role name has 1 to 63 bytes (UTF-8) and no spaces at either end, as PostgreSQL stores it",
+    );
   return withTeam(deps.url, async (c) => {
     if (!(await isTeamAdmin(c)))
       throw new AppError(
@@ -148,7 +152,7 @@ export async function grantTeam(
 export function forgetRemains(vacuumed: boolean): string {
   return [
     vacuumed
-      ? "The units table was rewritten (VACUUM FULL), so the text is gone from its file and its full-text index."
+      ? "The units table was rewritten (VACUUM FULL): the text is gone from its file and its full-text index, unless a transaction that began before the forget was still open (the rewrite keeps a row version such a transaction may read; run `memcards team vacuum` again once it has ended)."
       : "The row is deleted; its old version stays in the table's file until a team admin runs `memcards team vacuum` (autovacuum only marks the space free).",
     "It may remain in the server's WAL until those segments are recycled, in archived WAL and replicas, in backups or dumps taken before now, and in disk blocks the file system has not reused.",
   ].join(" ");

@@ -86,6 +86,22 @@ describe("the embedder's advice", () => {
     expect(second.stderr).not.toMatch(/embedder/);
     expect(runCli(["status", "--json", "--root", root], { env }).stdout).toMatch(/"note": ".*offline embedder/);
   });
+
+  it("is not used up by a hook or doctor, which print no warnings, opening the store first", () => {
+    const env = { MEMCARDS_HOME: tmpDir(), MEMCARDS_EMBEDDER: "" };
+    const root = gitRepo();
+    const hook = runCli(["hook", "SessionStart"], {
+      cwd: root,
+      env,
+      input: JSON.stringify({ cwd: root, hook_event_name: "SessionStart", source: "startup" }),
+    });
+    expect(hook.code).toBe(0);
+    expect(hook.stderr).not.toMatch(/embedder/);
+    runCli(["doctor", "--root", root], { env });
+    const first = runCli(["memories", "--root", root], { env });
+    expect(first.stderr).toMatch(/offline embedder/);
+    expect(runCli(["memories", "--root", root], { env }).stderr).not.toMatch(/embedder/);
+  });
 });
 
 describe("team project naming", () => {

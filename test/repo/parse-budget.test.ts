@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildGraph } from "../../src/graph/build-graph.js";
 import { renderBuild } from "../../src/graph/render.js";
 import { createParser, shapeOverBudget } from "../../src/repo/parse.js";
+import { regexParse } from "../../src/repo/regex-parse.js";
 import { getNodeByKey } from "../../src/storage/graph/nodes.js";
 import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -91,5 +92,33 @@ describe("a build with pathological files", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("the regex fallback on a hostile file", () => {
+  /** Braces opened on every line and never closed: every definition's block runs to the end of the file. */
+  const unclosed = (n: number) => Array.from({ length: n }, (_, i) => `function f${i}() {`).join("\n");
+
+  it("scans a bounded multiple of the file for block ends, not every definition to the end of the file", async () => {
+    const content = unclosed(6_000);
+    const work = { scanned: 0 };
+    const r = regexParse(content, "typescript", work);
+    expect(work.scanned).toBeGreaterThan(0);
+    expect(work.scanned).toBeLessThanOrEqual(4 * content.length + 65_536);
+    expect(r.symbols.length).toBeGreaterThan(0);
+    // The same file through the parser: the shape check sends it to the fallback, which finds its first function.
+    const parsed = await parser.parseFile("open.ts", content);
+    expect(parsed).toMatchObject({ parser: "regex", overBudget: true });
+    expect(parsed.symbols.map((s) => s.name)).toContain("f0");
+  });
+
+  it("still gives ordinary definitions their whole block", () => {
+    const content = "function a() {\n  return 1;\n}\n\nfunction b() {\n  if (x) {\n    y();\n  }\n}\n";
+    const work = { scanned: 0 };
+    const r = regexParse(content, "typescript", work);
+    expect(r.symbols.map((s) => [s.name, s.startLine, s.endLine])).toEqual([
+      ["a", 1, 3],
+      ["b", 5, 9],
+    ]);
   });
 });

@@ -257,4 +257,86 @@ describe("team access on PostgreSQL's own mechanisms", () => {
     await grantTeam({ url: dbUrl(server.url), projectKey: key }, "oldmember");
     expect((await pullTeam(member)).units).toBe(1);
   }, 60_000);
+
+  it("a forget while an older transaction is open does not claim the text left the table's file", async () => {
+    const key = "name:epsilon";
+    const admin = clone(server.url, "admin", key);
+    await initTeam(admin);
+    recordMemory(admin.scope, { category: "learning", text: "The old vault is called ibexcanary." });
+    await pushTeam(admin);
+    const uid = (await searchTeam(admin, "old vault called")).hits[0]!.uid;
+    // Another connection's snapshot, taken before the forget (no lock on the units table).
+    const held = new pg.Client({ connectionString: server.url });
+    await held.connect();
+    try {
+      await held.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      await held.query("SELECT 1");
+      const r = await forgetForTeam(admin, uid);
+      expect(r).toMatchObject({ sent: true, vacuumed: true });
+      // VACUUM FULL keeps a row version an open snapshot may still read: the text is still in the file.
+      expect(await inFileOf("team_units", "ibexcanary")).toBe(true);
+      expect(r.remains).not.toMatch(/so the text is gone/);
+      expect(r.remains).toMatch(/memcards team vacuum/);
+    } finally {
+      await held.query("ROLLBACK").catch(() => undefined);
+      await held.end();
+    }
+    await vacuumTeam({ url: server.url });
+    expect(await inFileOf("team_units", "ibexcanary")).toBe(false);
+  }, 60_000);
+
+  it("a unit id another project's member records as forgotten does not stop this project's forget", async () => {
+    const GAMMA = "name:gamma";
+    const DELTA = "name:delta";
+    const admin = clone(server.url, "admin", GAMMA);
+    const reader = clone(server.url, "reader", GAMMA);
+    await initTeam(admin);
+    await initTeam(clone(server.url, "admin", DELTA));
+    await grantTeam({ url: server.url, projectKey: DELTA }, "dave", { password: "dave-pw-1" });
+    recordMemory(admin.scope, { category: "rule", text: "Gamma rotates its signing keys every quarter." });
+    await pushTeam(admin);
+    await pullTeam(reader);
+    const [unit] = cachedUnits(reader.scope.db, reader.scope.projectId);
+    expect(unit).toBeDefined();
+    // Dave (delta only; say he once read gamma) records gamma's unit id as forgotten in his own project.
+    const deltaId = await as(server.url, async (c) =>
+      Number((await c.query<{ id: string }>("SELECT id FROM team_projects WHERE key = $1", [DELTA])).rows[0]!.id),
+    );
+    await as(roleUrl("dave", "dave-pw-1"), (c) =>
+      c.query("INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, 'dave', 'm')", [
+        deltaId,
+        unit!.uid,
+      ]),
+    );
+    // Gamma forgets it for everyone: gamma's record is kept, and gamma's other clones drop their copy.
+    expect((await forgetForTeam(admin, unit!.uid)).sent).toBe(true);
+    expect((await pullTeam(reader)).forgotten).toBeGreaterThan(0);
+    expect(cachedUnits(reader.scope.db, reader.scope.projectId).map((u) => u.uid)).not.toContain(unit!.uid);
+  }, 60_000);
+
+  it("a grant never turns an admin's role into a member's (it would lose superuser)", async () => {
+    const admin = { url: server.url, projectKey: ALPHA };
+    await initTeam(clone(server.url, "admin", ALPHA));
+    const self = decodeURIComponent(new URL(server.url).username);
+    await expect(grantTeam(admin, self, { password: "demoted-pw-1" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await expect(grantTeam(admin, self)).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await as(server.url, async (c) => {
+      const r = await c.query<{ rolsuper: boolean }>("SELECT rolsuper FROM pg_roles WHERE rolname = $1", [self]);
+      expect(r.rows[0]?.rolsuper).toBe(true);
+      expect((await c.query("SELECT 1 FROM team_grants WHERE member = $1", [self])).rowCount).toBe(0);
+    });
+  }, 60_000);
+
+  it("a member name PostgreSQL would shorten is refused, so a grant never names a role that cannot log in", async () => {
+    const admin = { url: server.url, projectKey: ALPHA };
+    await initTeam(clone(server.url, "admin", ALPHA));
+    // 40 characters, 80 bytes: PostgreSQL keeps names to 63 bytes and would create a shorter role than granted.
+    const long = "é".repeat(40);
+    await expect(grantTeam(admin, long, { password: "long-pw-1" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await expect(grantTeam(admin, " carol", { password: "carol-pw-1" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    await as(server.url, async (c) => {
+      expect((await c.query("SELECT 1 FROM pg_roles WHERE rolname LIKE 'éé%' OR rolname = ' carol'")).rowCount).toBe(0);
+      expect((await c.query("SELECT 1 FROM team_grants WHERE member LIKE 'éé%'")).rowCount).toBe(0);
+    });
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { AppError } from "../../errors.js";
 import type { GraphJob, JobState } from "../../graph/host.js";
 import { renderBuild } from "../../graph/render.js";
 import { MAX_ID_CHARS } from "../../limits.js";
+import { noProject } from "../../project/scope.js";
 import { defineTool, type ToolRequest } from "../tool.js";
 
 const BuildInput = z
@@ -137,6 +138,8 @@ export const buildContextGraphTool = defineTool({
       if (args.cancel) job.cancel();
       return { text: args.cancel ? `cancel requested for ${job.id}` : jobText(job), data: jobView(job) };
     }
+    // No project: refused before a job or a watcher on the per-user store's folder starts.
+    if (app.scope.userStore) throw noProject(app.scope.root);
     const job = svc.host.start({ lexicalOnly: args.lexical_only, onProgress: progressReporter(request) });
     if (args.watch) svc.watch();
     if (!args.wait) return { text: jobText(job), data: jobView(job) };

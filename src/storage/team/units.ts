@@ -70,6 +70,16 @@ export async function isTeamAdmin(c: ClientBase): Promise<boolean> {
   return r.rows[0]?.admin ?? false;
 }
 
+/** Whether an existing role administers the team store: a superuser, a member of the tables' owner, or BYPASSRLS. */
+export async function roleAdministers(c: ClientBase, role: string): Promise<boolean> {
+  const r = await c.query<{ admin: boolean }>(
+    `SELECT r.rolsuper OR r.rolbypassrls OR pg_has_role(r.oid, t.relowner, 'MEMBER') AS admin
+     FROM pg_roles r, pg_class t WHERE r.rolname = $1 AND t.oid = 'team_projects'::regclass`,
+    [role],
+  );
+  return r.rows[0]?.admin ?? false;
+}
+
 /** Grants a member's role one project (idempotent); true when the grant is new. */
 export async function grantProject(c: ClientBase, member: string, projectId: number): Promise<boolean> {
   const r = await c.query(
@@ -312,7 +322,7 @@ export async function forgetTeamUnit(
     d = await c.query("DELETE FROM team_units WHERE project_id = $1 AND uid = $2", [projectId, uid]);
     await c.query(
       `INSERT INTO team_forgotten (project_id, uid, forgotten_by, machine) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (uid) DO NOTHING`,
+       ON CONFLICT (project_id, uid) DO NOTHING`,
       [projectId, uid, who, machine],
     );
     await c.query("COMMIT");
@@ -374,6 +384,13 @@ export async function createTeamRole(c: ClientBase, role: string, password?: str
   await c.query("BEGIN");
   try {
     const exists = await c.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
+    // An admin's role (a superuser, the tables' owner or a member of it, or one that bypasses row-level security)
+    // sees every project already; made a member's, it would lose superuser and its password.
+    if (exists.rowCount && (await roleAdministers(c, role)))
+      throw new AppError(
+        "BAD_INPUT",
+        `${role} is a team admin's role (superuser, owner of the team tables, or bypassing row-level security): it sees every project and is never made a member`,
+      );
     if (password !== undefined || !exists.rowCount) {
       if (password === undefined) throw new AppError("BAD_INPUT", `a new role (${role}) needs a password`);
       // A verifier computed here, escaped by the server's own quote_literal, never interpolated raw.
