@@ -5,7 +5,7 @@ import { AppError } from "../../errors.js";
 import type { GraphJob, JobState } from "../../graph/host.js";
 import { renderBuild } from "../../graph/render.js";
 import { MAX_ID_CHARS } from "../../limits.js";
-import { noProject } from "../../project/scope.js";
+import { noProject } from "../../project/root.js";
 import { defineTool, type ToolRequest } from "../tool.js";
 
 const BuildInput = z
