@@ -39,6 +39,9 @@ CREATE INDEX memories_key ON memories(project_id, category, merge_key);
 CREATE INDEX memories_session ON memories(session_id);
 CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX memories_conflicts_with ON memories(conflicts_with) WHERE conflicts_with IS NOT NULL;
+-- The hot-path indexes of 0010 go with the old table: made again on the new one.
+CREATE INDEX memories_recent ON memories(project_id, category, id);
+CREATE INDEX memories_rank ON memories(project_id, category, status, importance DESC, id DESC);
 
 DELETE FROM sqlite_sequence WHERE name = 'memories';
 INSERT INTO sqlite_sequence (name, seq)
