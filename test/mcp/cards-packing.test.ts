@@ -75,8 +75,11 @@ describe("packing over MCP", () => {
     const files = new Set(pack.cards.filter((x) => x.kind === "file").map((x) => x.scope));
     const test = pack.cards.find((x) => x.kind === "test");
     expect(test).toBeDefined();
-    expect(files.has(test!.scope)).toBe(true);
-    expect(test!.scope).toBe("pyproj/shapes/geometry.py");
+    // The test card is headed by the test file and names the served file it covers.
+    expect(files.has("pyproj/shapes/geometry.py")).toBe(true);
+    expect(test!.trigger).toBe("After editing pyproj/shapes/geometry.py");
+    expect(test!.scope).not.toBe("pyproj/shapes/geometry.py");
+    expect(test!.scope).toMatch(/test/);
     expect(pack.skipped?.some((s) => s.id === test!.id)).toBe(false);
     expect(pack.tokens).toBeLessThanOrEqual(1200);
   });
