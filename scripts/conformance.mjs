@@ -21,8 +21,15 @@ import { clearTimeout, setTimeout } from "node:timers";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const require = createRequire(import.meta.url);
-const checker = join(dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist", "index.js");
+// The suite is a pinned tool of the integration tier, installed apart by `npm run engines` (it declares Node 22).
+const engines = createRequire(join(root, "test", "engines", "package.json"));
+let checker;
+try {
+  checker = join(dirname(engines.resolve("@modelcontextprotocol/conformance/package.json")), "dist", "index.js");
+} catch {
+  console.error("the MCP conformance suite is not installed: run npm run engines first");
+  process.exit(1);
+}
 
 /** Server scenarios that test what memcards offers: the handshake, utilities, listings and the HTTP transport. */
 const APPLICABLE = [

@@ -3,7 +3,7 @@
 // `--tier fast` or `--tier integration` runs one tier (`npm run test:fast`, `npm run test:integration`);
 // `--data` runs the development-data suite instead (`npm run test:data`). Other arguments go to vitest.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -56,6 +56,19 @@ function run(name, extraArgs, env) {
     // vitest crashed before writing results; its own output says why.
   }
   return { status: r.status ?? 1, counts, seconds };
+}
+
+// The integration tier runs memcards against pinned tools that declare Node 22 (Claude Code, the MCP Inspector):
+// they live in test/engines, installed apart so that memcards' own install stays free of engine warnings. When they
+// are missing they are installed here once; where that cannot be done their suites say so and skip (fail in CI).
+if (!data && tier !== "fast" && !existsSync(join(root, "test", "engines", "node_modules", ".package-lock.json"))) {
+  console.log("installing the integration tier's pinned tools into test/engines (npm run engines)");
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const r = spawnSync(npm, ["ci", "--prefix", "test/engines", "--no-audit", "--no-fund", "--loglevel=error"], {
+    stdio: "inherit",
+    cwd: root,
+  });
+  if (r.status !== 0) console.log("could not install test/engines: the suites that need those tools will say so");
 }
 
 const env = { ...process.env, ...(data ? { MEMCARDS_TEST_SUITE: "data" } : {}) };

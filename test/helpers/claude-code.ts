@@ -1,15 +1,15 @@
-// Runs the pinned Claude Code CLI (node_modules/.bin/claude) against a scripted model, in a temporary HOME, with
+// Runs the pinned Claude Code CLI (test/engines/node_modules/.bin/claude) against a scripted model, in a temporary HOME, with
 // telemetry and updates off and the network limited to the loopback model.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { repoRoot, runCli } from "./cli.js";
-import { engineReady } from "./engines.js";
+import { runCli } from "./cli.js";
+import { engineReady, ENGINES_DIR } from "./engines.js";
 
-/** The pinned CLI, as npm installs it. */
+/** The pinned CLI, as `npm run engines` installs it. */
 export const CLAUDE_BIN = join(
-  repoRoot,
+  ENGINES_DIR,
   "node_modules",
   ".bin",
   process.platform === "win32" ? "claude.cmd" : "claude",
@@ -20,7 +20,10 @@ export type ClaudeProbe = { ok: true; version: string } | { ok: false; reason: s
 /** Whether the pinned binary runs here (`claude --version`), and why not when it does not. */
 export function probeClaudeCode(): ClaudeProbe {
   if (!existsSync(CLAUDE_BIN))
-    return { ok: false, reason: `${CLAUDE_BIN} is missing (npm install puts @anthropic-ai/claude-code there)` };
+    return {
+      ok: false,
+      reason: `${CLAUDE_BIN} is missing (npm run engines installs the pinned @anthropic-ai/claude-code there)`,
+    };
   const r = spawnSync(CLAUDE_BIN, ["--version"], {
     encoding: "utf8",
     timeout: 30_000,
