@@ -109,7 +109,7 @@ function spread<T>(xs: T[], n: number): T[] {
  */
 export function questionsFor(
   sessions: { id: string; turns: Turn[]; cwd?: string | undefined }[],
-  perKind = 12,
+  perKind = 25,
 ): Question[] {
   const byKind: Record<QuestionKind, Question[]> = { file: [], error: [], rule: [], decision: [] };
   const seen = new Set<string>();

@@ -19,6 +19,7 @@ import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
 import type { Tier, UnitCategory } from "../vocab.js";
+import { eventDrafts } from "./events.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
@@ -31,6 +32,8 @@ export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
   performance: 0.7,
   learning: 0.7,
   reasoning: 0.5,
+  change: 0.9,
+  dead_end: 0.6,
 };
 /** importance ≥ WARM: served by default; ≥ COLD: kept and searchable on request; below: dropped. */
 export const WARM = 0.5;
@@ -87,7 +90,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / Math.max(1, a.size + b.size - inter);
 }
 
-/** The drafts of one span: constraints, promises, failures, metrics, learnings, preferences, decisions. */
+/** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
   const ev = (turn: string, quote: string): Evidence[] => [
     { session: sessionId, turn, quote: redact(quote).slice(0, 500) },
@@ -95,30 +98,8 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   const spanIds = new Set(span.map((t) => t.id));
   const inSpan = (turn: string) => spanIds.has(turn);
   const out: UnitDraft[] = [];
-  for (const c of sections.constraints.filter((x) => inSpan(x.turn))) {
-    const text = redact(c.text);
-    out.push({
-      category: "commitment",
-      text,
-      record: { by: "user", scope: filesIn(text).join(", ") || "project", caveats: "" },
-      key: signature(text),
-      confidence: 0.8,
-      evidence: ev(c.turn, c.text),
-      files: filesIn(text),
-    });
-  }
-  for (const f of sections.failures.filter((x) => inSpan(x.last_turn) || inSpan(x.turn))) {
-    const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
-    out.push({
-      category: "failure",
-      text: redact(f.text),
-      record: { category: f.category, severity, remediation: f.remediation ?? "", count: f.count },
-      key: f.signature,
-      confidence: 0.7,
-      evidence: ev(f.turn, f.text),
-      files: filesIn(`${f.text} ${f.remediation ?? ""}`),
-    });
-  }
+  // Edits, commits, reverts, errors and standing rules come from the session's events (events.ts).
+  out.push(...eventDrafts(sessionId, span, sections));
   for (const [metric, m] of Object.entries(sections.metrics)) {
     if (!inSpan(m.turn)) continue;
     const [value, ...unit] = m.value.split(" ");
@@ -144,17 +125,8 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     });
   }
   for (const s of segmentTurns(span)) {
-    if (s.category === "commitment" && s.role === "assistant") {
-      out.push({
-        category: "commitment",
-        text: redact(s.text),
-        record: { by: "agent", scope: filesIn(s.text).join(", ") || "session", caveats: "" },
-        key: signature(s.text),
-        confidence: s.confidence,
-        evidence: ev(s.turn, s.text),
-        files: filesIn(s.text),
-      });
-    } else if (s.category === "learning") {
+    // The agent's own announcements ("I'll update X") narrate a plan: the edits themselves are units.
+    if (s.category === "learning" && s.role === "assistant") {
       out.push({
         category: "learning",
         text: redact(s.text),

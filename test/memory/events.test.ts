@@ -1,0 +1,130 @@
+// Units from a session's events: edits with full paths and the request they served, commits, errors, rules.
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import type { Turn } from "../../src/conversation/schema.js";
+import { distill } from "../../src/memory/distill.js";
+import { eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
+import { searchMemory } from "../../src/memory/service.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { listMemories } from "../../src/storage/memories.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { extractSections } from "../../src/transcript/extract.js";
+import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+const AIDER = join(import.meta.dirname, "../fixtures/transcripts/aider.chat.history.md");
+
+let n = 0;
+const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
+  id: `t${n}`,
+  index: n++,
+  role,
+  kind: "message",
+  text,
+  tool_calls: [],
+  tool_results: [],
+  ...over,
+});
+
+describe("event units from an aider history", () => {
+  const t = parseTranscriptFile(AIDER);
+  const drafts = eventDrafts("s", t.turns, extractSections(t.turns, { cwd: t.cwd }));
+
+  it("turns a request that led to an edit into a change unit naming the file and the request, whole", () => {
+    const change = drafts.find(
+      (d) => d.category === "change" && d.record.kind === "edit" && d.files.includes(".gitignore"),
+    );
+    expect(change).toBeDefined();
+    expect(change!.text).toContain("can you fix .gitignore to remove .aider files and directories");
+    expect(change!.text).toContain("282e9cb");
+    expect(change!.text).not.toContain("…");
+  });
+
+  it("keeps each commit with its hash, message and the files it carried", () => {
+    const commit = drafts.find((d) => d.record.kind === "commit" && d.record.sha === "282e9cb");
+    expect(commit?.text).toContain("chore: Update .gitignore to remove .aider files and add common Python ignores");
+    expect(commit?.files).toEqual([".gitignore"]);
+  });
+
+  it("stores no request as a rule", () => {
+    const rules = drafts.filter((d) => d.category === "commitment");
+    for (const r of rules) expect(r.text).not.toMatch(/^can you fix \.gitignore/);
+  });
+});
+
+describe("event units from tool calls (Claude Code shape)", () => {
+  const span: Turn[] = [
+    turn("user", "Add a retry to the upload client. Never change the public API of src/net/client.ts."),
+    turn("assistant", "I'll add the retry.", {
+      tool_calls: [
+        {
+          id: "c1",
+          name: "Edit",
+          input: { file_path: "/home/me/app/src/net/retry.ts", old_string: "a", new_string: "b" },
+        },
+      ],
+    }),
+    turn("user", "", { tool_results: [{ call_id: "c1", output: "The file has been updated." }] }),
+    turn("assistant", "", {
+      tool_calls: [{ id: "c2", name: "Bash", input: { command: "npx tsc --noEmit" } }],
+    }),
+    turn("user", "", {
+      tool_results: [
+        {
+          call_id: "c2",
+          output: "src/net/retry.ts(4,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+          is_error: true,
+        },
+      ],
+    }),
+    turn("user", "Please list the unused functions in src/net."),
+  ];
+  const drafts = eventDrafts("s", span, extractSections(span, { cwd: "/home/me/app" }));
+
+  it("names the project-relative path and the request it served", () => {
+    const change = drafts.find((d) => d.category === "change");
+    expect(change?.files).toEqual(["src/net/retry.ts"]);
+    expect(change?.text).toContain('for the request "Add a retry to the upload client.');
+  });
+
+  it("keeps the standing rule in the user's words and not the one-off requests", () => {
+    const rules = drafts.filter((d) => d.category === "commitment").map((d) => d.text);
+    expect(rules).toEqual(["Never change the public API of src/net/client.ts."]);
+  });
+
+  it("records an error with where it was hit", () => {
+    const failure = drafts.find((d) => d.category === "failure");
+    expect(failure?.text).toContain("TS2322");
+    expect(failure?.record.where).toContain("Add a retry to the upload client.");
+  });
+});
+
+describe("requests and rules in the user's words", () => {
+  it("keeps whole sentences of a request and leaves pasted code out", () => {
+    const r = requestText("Fix the login redirect. It loops forever.\n```ts\nconst a = 1;\n```\nThanks");
+    expect(r).toBe("Fix the login redirect. It loops forever. Thanks");
+  });
+  it("takes only firm sentences as rules, never questions", () => {
+    expect(ruleSentences("Always run the linter before committing. Can you never do that?")).toEqual([
+      "Always run the linter before committing.",
+    ]);
+    expect(ruleSentences("List the unused functions in the repo.")).toEqual([]);
+  });
+});
+
+describe("distilled events in search", () => {
+  it("answers which file was changed for a request with its full path", () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "m.db"));
+    const projectId = upsertProject(db, "ev", dir).id;
+    const t = parseTranscriptFile(AIDER);
+    distill(db, projectId, "s1", t.turns, extractSections(t.turns, { cwd: t.cwd }));
+    const units = listMemories(db, projectId, { category: "change", limit: 100 });
+    expect(units.length).toBeGreaterThan(0);
+    const hits = searchMemory({ db, projectId, root: dir }, { query: "fix gitignore aider files" }).hits;
+    expect(hits.some((h) => h.category === "change" && h.text.includes(".gitignore"))).toBe(true);
+    db.close();
+  });
+});
