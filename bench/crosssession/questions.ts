@@ -54,7 +54,8 @@ const EDIT_TOOL =
 const PATH_FIELDS = ["file_path", "path", "target_file", "filePath", "filename", "notebook_path"];
 const APPLIED = /^>?\s*Applied edit to (\S+)\s*$/gm;
 const PATCH_FILE = /^\*\*\* (?:Update|Add) File: (\S+)\s*$/gm;
-const SHAPED = /^[\w.@/-]+\.[A-Za-z0-9]{1,6}$/;
+/** A file path: a name with an extension, or a dotfile (`.gitignore`, `src/.env.example`). */
+const SHAPED = /^(?:[\w.@/-]+\.[A-Za-z0-9]{1,6}|(?:[\w.@-]+\/)*\.[\w.-]+)$/;
 
 function editedPaths(t: Turn): string[] {
   const out: string[] = [];
