@@ -7,8 +7,11 @@ import { basename, join } from "node:path";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { distill } from "../../src/memory/distill.js";
+import { renderMemoryHits } from "../../src/memory/render.js";
 import { recall, searchMemory } from "../../src/memory/service.js";
+import { queryTerms } from "../../src/retrieval/query.js";
 import { openDatabase } from "../../src/storage/db.js";
+import { searchRawFts } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
 import { countTokens } from "../../src/text/tokens.js";
@@ -18,7 +21,7 @@ import { normalizeForMatch, type QuestionKind, questionsFor } from "./questions.
 
 export const MAX_SNIPPETS = 10;
 export const MAX_TOKENS = 2000;
-const SYSTEMS = ["bm25", "recency", "search", "search_raw", "recall"] as const;
+const SYSTEMS = ["bm25", "archive", "recency", "search", "search_raw", "recall"] as const;
 type System = (typeof SYSTEMS)[number];
 
 export interface Session {
@@ -203,13 +206,21 @@ export function runCrossSession(opts: {
       const brief = recall(deps, { budget_tokens: MAX_TOKENS }).markdown;
       for (const q of questions) {
         report.questions++;
-        const search = searchMemory(deps, { query: q.question, limit: MAX_SNIPPETS });
-        const withRaw = searchMemory(deps, { query: q.question, limit: MAX_SNIPPETS, include_raw: true });
+        const ask = { query: q.question, limit: MAX_SNIPPETS, budget_tokens: MAX_TOKENS };
+        const search = searchMemory(deps, ask);
+        const withRaw = searchMemory(deps, { ...ask, include_raw: true });
+        // What `memcards search` prints for each hit (the unit and its evidence window), and for each raw turn.
+        const shown = (r: ReturnType<typeof searchMemory>) => [
+          ...r.hits.map((h) => renderMemoryHits({ hits: [h], raw: [] })),
+          ...r.raw.map((x) => renderMemoryHits({ hits: [], raw: [x] }).replace(/^No memory unit matches\.\n\n/, "")),
+        ];
+        const { match } = queryTerms(q.question, 32);
         const got: Record<System, string[]> = {
           bm25: pack(bm25.rank(q.question, MAX_SNIPPETS).map((i) => raw[i]!)),
+          archive: pack(searchRawFts(db, projectId, match, MAX_SNIPPETS).map((r) => r.text)),
           recency: recent,
-          search: pack(search.hits.map((h) => h.text)),
-          search_raw: pack([...withRaw.hits.map((h) => h.text), ...withRaw.raw.map((r) => r.text)]),
+          search: pack(shown(search)),
+          search_raw: pack(shown(withRaw)),
           recall: pack([brief]),
         };
         const answer = normalizeForMatch(q.answer);
@@ -244,6 +255,7 @@ export function runCrossSession(opts: {
 
 const LABEL: Record<System, string> = {
   bm25: "BM25 over raw turns (k1 1.2, b 0.75)",
+  archive: "memcards raw archive alone (FTS5 bm25)",
   recency: "recency (last turns)",
   search: "`memcards search` (units)",
   search_raw: "`memcards search --raw`",

@@ -18,6 +18,7 @@ import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
+import { commandText } from "../transcript/ledger.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
 import { isReviewMode } from "./review.js";
@@ -347,6 +348,19 @@ export function linkUnitNode(
   if (targets.length > 0) replaceEdgesFrom(db, memNode, "task_memory", targets);
 }
 
+/** The most of one turn the archive keeps: a pasted log or a file listing beyond this is cut. */
+const MAX_ARCHIVED_CHARS = 40_000;
+
+/**
+ * What the archive keeps of a turn: what was said, each call (its command, or its input) and each output, so an
+ * edit's path, a commit's message and an error's line are found in the archive as in the transcript.
+ */
+export function archiveText(t: Turn): string {
+  const calls = t.tool_calls.map((c) => `${c.name} ${commandText(c.input) || JSON.stringify(c.input)}`);
+  const text = [t.text, ...calls, ...t.tool_results.map((r) => r.output)].filter((x) => x.trim()).join("\n");
+  return text.length > MAX_ARCHIVED_CHARS ? text.slice(0, MAX_ARCHIVED_CHARS) : text;
+}
+
 /**
  * Writes drafts with cross-referencing, in one transaction; archives the span's redacted turns. Every draft is
  * redacted here, whatever made it (distillation, record_memory, an import), so its text, key, record, evidence,
@@ -370,11 +384,10 @@ export function writeUnits(
       projectId,
       sessionId,
       span
-        .filter((t) => t.kind === "message" && (t.role === "user" || t.role === "assistant") && t.text.trim())
-        .map((t) => {
-          const text = redact(t.text);
-          return { id: t.id, role: t.role, text, tokens: identifierTokens(text).join(" ") };
-        }),
+        .filter((t) => t.kind === "message" && t.role !== "system")
+        .map((t) => ({ t, text: redact(archiveText(t)) }))
+        .filter(({ text }) => text.trim())
+        .map(({ t, text }) => ({ id: t.id, role: t.role, text, tokens: identifierTokens(text).join(" ") })),
     );
   });
   return r;

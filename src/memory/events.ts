@@ -29,7 +29,7 @@ export function typedSentences(text: string): string[] {
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:import|from|def|class|const|let|var|function|return|export)\s)|[{};]\s*$/;
+  /^(?:\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -45,11 +45,31 @@ export function requestText(text: string): string {
   return out.join(" ");
 }
 
-/** A standing rule: a sentence in the imperative of always/never/only/must, not a question, not code. */
+/**
+ * A standing rule: a directive that binds beyond the request at hand. It opens with always/never/don't/make
+ * sure/avoid/only/keep/stop (after a condition, a please or a connective), or says that someone or something must or should
+ * (not) do a thing, or holds from now on. A question, a hedge ("I'm not sure if I should …") or a one-off request
+ * ("list the unused functions") is not one.
+ */
+const RULE_OPENING =
+  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+const RULE_MODAL =
+  /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
+const RULE_STANDING = /\bfrom now on\b|\bgoing forward\b|\bmust(?:n'?t| not)?\b|\bI (?:don'?t|do not) want\b/i;
+/** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
+const RULE_USE =
+  /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
 const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
+const HEDGE = /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure)\b/i;
 export function ruleSentences(text: string): string[] {
   return typedSentences(text).filter(
-    (s) => s.length >= 15 && s.length <= MAX_SENTENCE && FIRM_CUES.test(s) && !QUESTION.test(s),
+    (s) =>
+      s.length >= 15 &&
+      s.length <= MAX_SENTENCE &&
+      FIRM_CUES.test(s) &&
+      !QUESTION.test(s) &&
+      !HEDGE.test(s) &&
+      (RULE_OPENING.test(s) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)),
   );
 }
 
@@ -120,7 +140,14 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const files = [...new Set(edits.filter((e) => e.i > from && e.i <= i).map((e) => e.path))];
     commits.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn, files });
   }
-  for (const c of commits) {
+  // Which request's edits each commit carried: a commit carried whole by one request's change unit is that unit.
+  const carriedBy = new Map<number, Set<string>>();
+  for (const [ci, c] of commits.entries()) {
+    const from = ci > 0 ? commits[ci - 1]!.i : -1;
+    carriedBy.set(ci, new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? "")));
+  }
+  for (const [ci, c] of commits.entries()) {
+    if (c.files.length > 0 && carriedBy.get(ci)!.size === 1) continue;
     const text = `Commit ${c.sha ? `${c.sha} ` : ""}${quoted(c.message)}${c.files.length ? ` changed ${listFiles(c.files)}` : ""}.`;
     out.push({
       category: "change",

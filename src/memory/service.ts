@@ -18,18 +18,21 @@ import {
   memoryIdsFor,
   type MemoryRow,
   nearestMemoryIds,
+  rawTurnOf,
   searchMemoryFts,
   searchRawFts,
   supersededBy,
 } from "../storage/memories.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
+import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
+import { bestWindow } from "./window.js";
 
 /** The project the memory functions work on. */
 export type MemoryDeps = ProjectScope;
@@ -115,6 +118,13 @@ export const SearchInput = z
       .default(false)
       .describe("also superseded units and units in conflict (never units waiting for review)"),
     include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
+    budget_tokens: z
+      .number()
+      .int()
+      .min(100)
+      .max(20_000)
+      .optional()
+      .describe("the most tokens the hits (units, their evidence and raw turns) may take together"),
     since: z.string().max(40).optional().describe("ISO time: only units updated since"),
     until: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(50).default(10),
@@ -132,6 +142,8 @@ export interface MemoryHit {
   evidence: { session?: string; turn: string; quote: string }[];
   files: string[];
   history: { supersedes: { id: number; text: string }[]; conflicts_with?: { id: number; text: string } };
+  /** The best window of the unit's evidence turn for the query, from the archive (absent when not archived). */
+  window?: string;
 }
 
 export interface RawHit {
@@ -176,7 +188,7 @@ export function searchMemory(
   scope: SearchScope = {},
 ): { hits: MemoryHit[]; raw: RawHit[] } {
   const input = SearchInput.parse(raw);
-  const { match } = queryTerms(input.query, 32);
+  const { match, tokens } = queryTerms(input.query, 32);
   const category = input.category && canonicalCategory(input.category);
   const hits: MemoryHit[] = [];
   const fused = new Map<number, number>();
@@ -211,16 +223,67 @@ export function searchMemory(
     if (hits.length >= input.limit) break;
   }
   hits.sort((a, b) => b.score - a.score);
+  // Each unit with the window of its evidence turn that best matches the query: the fact and where it was said.
+  const shownTurns = new Set<string>();
+  for (const [rank, h] of hits.entries()) {
+    const e = h.evidence.find((x) => x.session && x.turn !== "recorded");
+    const turn = e?.session ? rawTurnOf(deps.db, deps.projectId, e.session, e.turn) : undefined;
+    if (!turn) continue;
+    shownTurns.add(`${turn.session_id}:${turn.turn_id}`);
+    if (rank >= WINDOWED_HITS) continue;
+    // Shown only when it holds query terms the unit's own text lacks: otherwise it repeats the fact.
+    const w = bestWindow(turn.text, tokens, WINDOW_CHARS);
+    const own = new Set(identifierTokens(h.text));
+    if (w && identifierTokens(w).some((x) => tokens.includes(x) && !own.has(x))) h.window = w;
+  }
   const rawHits = input.include_raw
-    ? searchRawFts(deps.db, deps.projectId, match, input.limit).map((r) => ({
-        session_id: r.session_id,
-        turn_id: r.turn_id,
-        role: r.role,
-        text: r.text.slice(0, 600),
-        score: Math.round(r.score * 1000) / 1000,
-      }))
+    ? searchRawFts(deps.db, deps.projectId, match, input.limit + shownTurns.size)
+        .filter((r) => !shownTurns.has(`${r.session_id}:${r.turn_id}`))
+        .slice(0, input.limit)
+        .map((r) => ({
+          session_id: r.session_id,
+          turn_id: r.turn_id,
+          role: r.role,
+          text: bestWindow(r.text, tokens, RAW_WINDOW_CHARS),
+          score: Math.round(r.score * 1000) / 1000,
+        }))
     : [];
-  return { hits, raw: rawHits };
+  return input.budget_tokens === undefined ? { hits, raw: rawHits } : withinBudget(hits, rawHits, input.budget_tokens);
+}
+
+/** The top hits shown with their evidence window; characters of that window and of a raw turn's window. */
+const WINDOWED_HITS = 3;
+const WINDOW_CHARS = 300;
+const RAW_WINDOW_CHARS = 600;
+
+/**
+ * Hits in rank order, units first, until the budget is spent: a unit whose window does not fit is kept without
+ * it, and what does not fit at all is left out (never cut in the middle).
+ */
+export function withinBudget(hits: MemoryHit[], raw: RawHit[], budget: number): { hits: MemoryHit[]; raw: RawHit[] } {
+  let left = budget;
+  const outHits: MemoryHit[] = [];
+  for (const h of hits) {
+    const base = countTokens(h.text) + 12;
+    if (base > left) continue;
+    const w = h.window ? countTokens(h.window) : 0;
+    if (h.window && base + w <= left) {
+      outHits.push(h);
+      left -= base + w;
+    } else {
+      const { window: _dropped, ...rest } = h;
+      outHits.push(rest);
+      left -= base;
+    }
+  }
+  const outRaw: RawHit[] = [];
+  for (const r of raw) {
+    const c = countTokens(r.text) + 12;
+    if (c > left) continue;
+    outRaw.push(r);
+    left -= c;
+  }
+  return { hits: outHits, raw: outRaw };
 }
 
 function git(root: string, args: string[]): string {

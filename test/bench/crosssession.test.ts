@@ -35,6 +35,7 @@ describe("questions derived from earlier sessions", () => {
             "  63\t  res.end(JSON.stringify({ error: 'Not found' }));",
             "TypeError: Cannot read properties of undefined (reading 'retries')",
           ].join("\n"),
+          is_error: false,
         },
       ],
     }),

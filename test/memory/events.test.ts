@@ -42,10 +42,11 @@ describe("event units from an aider history", () => {
     expect(change!.text).not.toContain("…");
   });
 
-  it("keeps each commit with its hash, message and the files it carried", () => {
-    const commit = drafts.find((d) => d.record.kind === "commit" && d.record.sha === "282e9cb");
-    expect(commit?.text).toContain("chore: Update .gitignore to remove .aider files and add common Python ignores");
-    expect(commit?.files).toEqual([".gitignore"]);
+  it("folds a commit that carried one request's edits into that request's change unit", () => {
+    const change = drafts.find((d) => d.record.commit === "282e9cb");
+    expect(change?.text).toContain("chore: Update .gitignore to remove .aider files and add common Python ignores");
+    expect(change?.files).toEqual([".gitignore"]);
+    expect(drafts.some((d) => d.record.kind === "commit" && d.record.sha === "282e9cb")).toBe(false);
   });
 
   it("stores no request as a rule", () => {
@@ -66,7 +67,7 @@ describe("event units from tool calls (Claude Code shape)", () => {
         },
       ],
     }),
-    turn("user", "", { tool_results: [{ call_id: "c1", output: "The file has been updated." }] }),
+    turn("user", "", { tool_results: [{ call_id: "c1", output: "The file has been updated.", is_error: false }] }),
     turn("assistant", "", {
       tool_calls: [{ id: "c2", name: "Bash", input: { command: "npx tsc --noEmit" } }],
     }),
@@ -101,6 +102,30 @@ describe("event units from tool calls (Claude Code shape)", () => {
   });
 });
 
+describe("a commit carrying the edits of two requests", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Write", input: { file_path: path, content: "x" } }],
+    tool_results: [{ call_id: id, output: "File created successfully", is_error: false }],
+  });
+  const span: Turn[] = [
+    turn("user", "Add a health endpoint to the server."),
+    turn("assistant", "", edit("w1", "/r/src/health.ts")),
+    turn("user", "Also add a readiness probe next to it."),
+    turn("assistant", "", edit("w2", "/r/src/ready.ts")),
+    turn("assistant", "", {
+      tool_calls: [{ id: "g", name: "Bash", input: { command: 'git commit -am "feat: health and readiness probes"' } }],
+      tool_results: [{ call_id: "g", output: "[main 4f2a9c1] feat: health and readiness probes", is_error: false }],
+    }),
+  ];
+  it("is its own unit with its hash, message and both files", () => {
+    const drafts = eventDrafts("s", span, extractSections(span, { cwd: "/r" }));
+    const commit = drafts.find((d) => d.record.kind === "commit");
+    expect(commit?.text).toContain("4f2a9c1");
+    expect(commit?.text).toContain("feat: health and readiness probes");
+    expect(commit?.files).toEqual(["src/health.ts", "src/ready.ts"]);
+  });
+});
+
 describe("requests and rules in the user's words", () => {
   it("keeps whole sentences of a request and leaves pasted code out", () => {
     const r = requestText("Fix the login redirect. It loops forever.\n```ts\nconst a = 1;\n```\nThanks");
@@ -111,6 +136,9 @@ describe("requests and rules in the user's words", () => {
       "Always run the linter before committing.",
     ]);
     expect(ruleSentences("List the unused functions in the repo.")).toEqual([]);
+    expect(ruleSentences("I'm not sure if I should reformat that object or only the input.")).toEqual([]);
+    expect(ruleSentences('assert lo != hi, "endpoints must straddle the boundary"')).toEqual([]);
+    expect(ruleSentences("Use trace_ray from geodesic_bridge.py (read-only, do not modify).")).toHaveLength(1);
   });
 });
 
@@ -126,5 +154,13 @@ describe("distilled events in search", () => {
     const hits = searchMemory({ db, projectId, root: dir }, { query: "fix gitignore aider files" }).hits;
     expect(hits.some((h) => h.category === "change" && h.text.includes(".gitignore"))).toBe(true);
     db.close();
+  });
+});
+
+describe("what a person typed, not what they pasted", () => {
+  it("keeps prose that starts like code and drops code", () => {
+    expect(ruleSentences("From now on, never push to main without a review.")).toHaveLength(1);
+    expect(ruleSentences("if x > 0: never_called()")).toEqual([]);
+    expect(ruleSentences("If the tests fail, never push.")).toHaveLength(1);
   });
 });
