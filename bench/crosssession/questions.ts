@@ -89,6 +89,9 @@ const RULE = /\b(always|never|must(?:n't| not)?|don'?t|do not|make sure|should(?
 const DECISION =
   /\b(decided to|we decided|I decided|I'?ll use|we'?ll use|going with|chose to|opted|instead of|rather than|switch(?:ed)? to)\b/i;
 
+/** A line of code a person pasted unfenced (`assert a != b, "…must…"`, `print(f"…")`): not something they ruled. */
+const PASTED_CODE = /^(?:assert|print|return|import|def|class|raise)\b|^[\w.]+\s*=[^=]|^[\w.]+\(|[{};]\s*$/;
+
 function sentencesOf(text: string): string[] {
   return text
     .replace(CODE_FENCE, " ")
@@ -147,6 +150,7 @@ export function questionsFor(
         }
         for (const sentence of sentencesOf(t.text)) {
           if (sentence.length < 25 || sentence.length > 200 || sentence.endsWith("?") || !RULE.test(sentence)) continue;
+          if (PASTED_CODE.test(sentence)) continue;
           const tp = topic(sentence);
           if (tp)
             add({

@@ -340,7 +340,8 @@ export function recall(
     .slice(0, 30);
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
-  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${m.text.replace(/\s+/g, " ").slice(0, 300)} (#${m.id})` });
+  // Units are whole sentences: shown whole (a unit longer than this is an old, unclipped one).
+  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${m.text.replace(/\s+/g, " ").slice(0, 1000)} (#${m.id})` });
   const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
   // The last session's open work first: it is where the next session starts.
   const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
@@ -373,6 +374,10 @@ export function recall(
       });
     }
   }
+  // What was changed last, for which request, in which commit: where the next session's work picks up.
+  const changes = pick(listMemories(deps.db, deps.projectId, { category: "change", limit: 50 }), 10);
+  changes.forEach((m) => used.add(m.id));
+  if (changes.length) sections.push({ title: "Recent changes", lines: changes.map(line) });
   const failures = pick(listMemories(deps.db, deps.projectId, { category: "failure", tier: "warm", limit: 100 }), 6);
   failures.forEach((m) => used.add(m.id));
   if (failures.length) {

@@ -93,3 +93,19 @@ describe("the baselines' plumbing", () => {
     expect(normalizeForMatch("Edit  `src/A.ts`\n now")).toBe("edit src/a.ts now");
   });
 });
+
+describe("rule questions", () => {
+  it("never come from code a person pasted without a fence", () => {
+    const t: Turn[] = [
+      turn(
+        "user",
+        'Check these:\nassert lo != hi, "endpoints must straddle the boundary"\nNever round the phase before unwrapping.',
+      ),
+    ];
+    expect(
+      questionsFor([{ id: "s", turns: t }])
+        .filter((q) => q.kind === "rule")
+        .map((q) => q.answer),
+    ).toEqual(["Never round the phase before unwrapping."]);
+  });
+});

@@ -10,6 +10,7 @@ import { searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
+import { countTokens } from "../../src/text/tokens.js";
 import { extractSections } from "../../src/transcript/extract.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -162,5 +163,40 @@ describe("what a person typed, not what they pasted", () => {
     expect(ruleSentences("From now on, never push to main without a review.")).toHaveLength(1);
     expect(ruleSentences("if x > 0: never_called()")).toEqual([]);
     expect(ruleSentences("If the tests fail, never push.")).toHaveLength(1);
+  });
+});
+
+describe("search returns the fact with its evidence, within a budget", () => {
+  const dir = tmpDir();
+  const db = openDatabase(join(dir, "w.db"));
+  const projectId = upsertProject(db, "win", dir).id;
+  const deps = { db, projectId, root: dir };
+  const long = `${"Unrelated output line.\n".repeat(80)}The flaky spec is tests/e2e/login.spec.ts, it times out on the OAuth redirect.\n${"More output.\n".repeat(80)}`;
+  const span: Turn[] = [
+    turn("user", "Never merge with a red login suite."),
+    turn("assistant", "Checked the e2e runs.", {
+      tool_calls: [{ id: "r", name: "Bash", input: { command: "npm run e2e" } }],
+      tool_results: [{ call_id: "r", output: long, is_error: false }],
+    }),
+  ];
+  distill(db, projectId, "s1", span, extractSections(span));
+  it("archives tool output, so the raw archive finds what only a tool printed", () => {
+    const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", include_raw: true });
+    expect(r.raw.some((x) => x.text.includes("tests/e2e/login.spec.ts"))).toBe(true);
+    expect(r.raw.every((x) => x.text.length <= 600)).toBe(true);
+  });
+  it("keeps what it returns within the caller's budget", () => {
+    const all = searchMemory(deps, { query: "login suite OAuth redirect spec", include_raw: true });
+    const small = searchMemory(deps, {
+      query: "login suite OAuth redirect spec",
+      include_raw: true,
+      budget_tokens: 100,
+    });
+    const size = (r: typeof all) =>
+      r.hits.reduce((n, h) => n + countTokens(h.text) + (h.window ? countTokens(h.window) : 0), 0) +
+      r.raw.reduce((n, x) => n + countTokens(x.text), 0);
+    expect(size(all)).toBeGreaterThan(100);
+    expect(size(small)).toBeLessThanOrEqual(100);
+    expect(small.hits.length + small.raw.length).toBeGreaterThan(0);
   });
 });
