@@ -14,6 +14,7 @@ import {
   recentMemories,
   updateMemory,
 } from "../storage/memories.js";
+import { projectRoot } from "../storage/projects.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
@@ -24,6 +25,7 @@ import { eventDrafts } from "./events.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
+import { fileHashes } from "./stale.js";
 
 /** How much each category matters when nothing else is known (background is never stored as a unit). */
 export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
@@ -422,7 +424,12 @@ export function distill(
   span: readonly Turn[],
   sections: Sections,
 ): DistillResult {
-  return writeUnits(db, projectId, sessionId, span, draftUnits(sessionId, span, sections), {
-    pending: isReviewMode(db, projectId),
+  // A unit citing files carries their content hashes, so a later read can tell when the code moved on.
+  const root = projectRoot(db, projectId);
+  const drafts = draftUnits(sessionId, span, sections).map((d) => {
+    if (!root || d.category !== "change" || d.files.length === 0) return d;
+    const hashes = fileHashes(root, d.files);
+    return Object.keys(hashes).length ? { ...d, record: { ...d.record, file_hashes: hashes } } : d;
   });
+  return writeUnits(db, projectId, sessionId, span, drafts, { pending: isReviewMode(db, projectId) });
 }

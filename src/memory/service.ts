@@ -32,6 +32,7 @@ import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
+import { changedSince } from "./stale.js";
 import { bestWindow } from "./window.js";
 
 /** The project the memory functions work on. */
@@ -144,6 +145,8 @@ export interface MemoryHit {
   history: { supersedes: { id: number; text: string }[]; conflicts_with?: { id: number; text: string } };
   /** The best window of the unit's evidence turn for the query, from the archive (absent when not archived). */
   window?: string;
+  /** Cited files whose content changed since the unit was distilled: the unit may no longer hold. */
+  stale?: string[];
 }
 
 export interface RawHit {
@@ -219,7 +222,10 @@ export function searchMemory(
     if (input.file && !cites(m)) continue;
     const at = Date.parse(m.updated_at);
     if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
-    hits.push(hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8)));
+    // A unit whose cited code changed since is shown, marked and ranked down.
+    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * (stale.length ? STALE_WEIGHT : 1));
+    hits.push(stale.length ? { ...hit, stale } : hit);
     if (hits.length >= input.limit) break;
   }
   hits.sort((a, b) => b.score - a.score);
@@ -250,6 +256,9 @@ export function searchMemory(
     : [];
   return input.budget_tokens === undefined ? { hits, raw: rawHits } : withinBudget(hits, rawHits, input.budget_tokens);
 }
+
+/** How much a stale unit's score counts against a current one's. */
+const STALE_WEIGHT = 0.5;
 
 /** The top hits shown with their evidence window; characters of that window and of a raw turn's window. */
 const WINDOWED_HITS = 3;
@@ -341,7 +350,11 @@ export function recall(
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
   // Units are whole sentences: shown whole (a unit longer than this is an old, unclipped one).
-  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${m.text.replace(/\s+/g, " ").slice(0, 1000)} (#${m.id})` });
+  const line = (m: MemoryRow) => {
+    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const mark = stale.length ? ` (stale: ${stale.join(", ")} changed since)` : "";
+    return { id: m.id, text: `- ${m.text.replace(/\s+/g, " ").slice(0, 1000)}${mark} (#${m.id})` };
+  };
   const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
   // The last session's open work first: it is where the next session starts.
   const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
@@ -369,7 +382,7 @@ export function recall(
         title: `About the work in progress (${branch || "no branch"}${changed.length ? `, ${changed.length} changed file(s)` : ""})`,
         lines: related.map((h) => ({
           id: h.id,
-          text: `- [${h.category}] ${h.text.replace(/\s+/g, " ").slice(0, 300)} (#${h.id})`,
+          text: `- [${h.category}] ${h.text.replace(/\s+/g, " ").slice(0, 1000)}${h.stale ? ` (stale: ${h.stale.join(", ")} changed since)` : ""} (#${h.id})`,
         })),
       });
     }

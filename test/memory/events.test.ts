@@ -1,4 +1,5 @@
 // Units from a session's events: edits with full paths and the request they served, commits, errors, rules.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -6,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/conversation/schema.js";
 import { distill } from "../../src/memory/distill.js";
 import { eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
-import { searchMemory } from "../../src/memory/service.js";
+import { recall, searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
@@ -198,5 +199,33 @@ describe("search returns the fact with its evidence, within a budget", () => {
     expect(size(all)).toBeGreaterThan(100);
     expect(size(small)).toBeLessThanOrEqual(100);
     expect(small.hits.length + small.raw.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a unit whose cited file changed", () => {
+  it("is marked stale on the next search and recall after a real edit", () => {
+    const dir = tmpDir();
+    mkdirSync(join(dir, "src"), { recursive: true });
+    writeFileSync(join(dir, "src", "limits.ts"), "export const MAX = 10;\n");
+    const db = openDatabase(join(dir, "s.db"));
+    const projectId = upsertProject(db, "stale", dir).id;
+    const deps = { db, projectId, root: dir };
+    const span: Turn[] = [
+      turn("user", "Raise the upload limit to ten files."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "e", name: "Edit", input: { file_path: join(dir, "src/limits.ts"), old_string: "5" } }],
+        tool_results: [{ call_id: "e", output: "The file has been updated.", is_error: false }],
+      }),
+    ];
+    distill(db, projectId, "s1", span, extractSections(span, { cwd: dir }));
+    const query = { query: "upload limit ten files" };
+    const before = searchMemory(deps, query).hits.find((h) => h.category === "change");
+    expect(before?.files).toEqual(["src/limits.ts"]);
+    expect(before?.stale).toBeUndefined();
+    writeFileSync(join(dir, "src", "limits.ts"), "export const MAX = 20;\n");
+    const after = searchMemory(deps, query).hits.find((h) => h.category === "change");
+    expect(after?.stale).toEqual(["src/limits.ts"]);
+    expect(recall(deps).markdown).toContain("stale: src/limits.ts changed since");
+    db.close();
   });
 });
