@@ -148,6 +148,8 @@ export interface CrossSessionReport {
   by_format: Record<string, Record<System, { "hit@10": number; tokens: number; n: number }>>;
   questions: number;
   distill_ms: number;
+  /** Mean milliseconds per call over all questions (recall: per project). */
+  latency_ms: { search: number; search_raw: number; recall: number };
   misses?: { system: System; kind: QuestionKind; question: string; answer: string }[];
 }
 
@@ -175,6 +177,7 @@ export function runCrossSession(opts: {
     by_format: {},
     questions: 0,
     distill_ms: 0,
+    latency_ms: { search: 0, search_raw: 0, recall: 0 },
     ...(opts.misses ? { misses: [] } : {}),
   };
   projects.forEach((p, pi) => {
@@ -203,12 +206,18 @@ export function runCrossSession(opts: {
       const raw = earlier.flatMap((s) => s.turns.filter((t) => t.kind === "message").map(turnText));
       const bm25 = new Bm25(raw);
       const recent = pack([...raw].reverse());
+      let t1 = performance.now();
       const brief = recall(deps, { budget_tokens: MAX_TOKENS }).markdown;
+      report.latency_ms.recall += performance.now() - t1;
       for (const q of questions) {
         report.questions++;
         const ask = { query: q.question, limit: MAX_SNIPPETS, budget_tokens: MAX_TOKENS };
+        t1 = performance.now();
         const search = searchMemory(deps, ask);
+        report.latency_ms.search += performance.now() - t1;
+        t1 = performance.now();
         const withRaw = searchMemory(deps, { ...ask, include_raw: true });
+        report.latency_ms.search_raw += performance.now() - t1;
         // What `memcards search` prints for each hit (the unit and its evidence window), and for each raw turn.
         const shown = (r: ReturnType<typeof searchMemory>) => [
           ...r.hits.map((h) => renderMemoryHits({ hits: [h], raw: [] })),
@@ -250,6 +259,12 @@ export function runCrossSession(opts: {
     else (report.by_format[group.slice(7)] ??= {} as never)[sys] = v;
   }
   report.distill_ms = Math.round(report.distill_ms);
+  const q = Math.max(1, report.questions);
+  report.latency_ms = {
+    search: Math.round((report.latency_ms.search / q) * 100) / 100,
+    search_raw: Math.round((report.latency_ms.search_raw / q) * 100) / 100,
+    recall: Math.round((report.latency_ms.recall / Math.max(1, report.projects.length)) * 100) / 100,
+  };
   return report;
 }
 
@@ -264,7 +279,7 @@ const LABEL: Record<System, string> = {
 
 export function renderCrossSession(r: CrossSessionReport): string {
   const lines = [
-    `${r.projects.length} projects, ${r.questions} questions; distillation ${r.distill_ms} ms in all`,
+    `${r.projects.length} projects, ${r.questions} questions; distillation ${r.distill_ms} ms in all; search ${r.latency_ms.search} ms, search --raw ${r.latency_ms.search_raw} ms per question; recall ${r.latency_ms.recall} ms per project`,
     "",
     "| project | format | sessions | questions | units |",
     "|---|---|---:|---:|---:|",
