@@ -102,7 +102,8 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   const inSpan = (turn: string) => spanIds.has(turn);
   const out: UnitDraft[] = [];
   // Edits, commits, reverts, errors and standing rules come from the session's events (events.ts).
-  out.push(...eventDrafts(sessionId, span, sections));
+  for (const d of eventDrafts(sessionId, span, sections))
+    out.push(d.category === "commitment" && d.files.length === 0 ? { ...d, files: filesIn(d.text) } : d);
   for (const [metric, m] of Object.entries(sections.metrics)) {
     if (!inSpan(m.turn)) continue;
     const [value, ...unit] = m.value.split(" ");

@@ -245,17 +245,18 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     });
   }
 
-  // Standing rules, in the person's words.
-  for (const t of span) {
-    if (t.role !== "user" || !conversational(t)) continue;
-    for (const s of ruleSentences(humanPart(t.text).text)) {
+  // Standing rules, in the person's words: the summary's reading of what the person typed (injected blocks and
+  // echoes left out), sentence by sentence.
+  for (const c of sections.constraints) {
+    if (at(c.turn) === undefined) continue;
+    for (const sentence of ruleSentences(c.text.replace(/\s*…\s*/g, "\n"))) {
       out.push({
         category: "commitment",
-        text: s,
+        text: sentence,
         record: { by: "user", kind: "rule", scope: "project", caveats: "" },
-        key: signature(s),
+        key: signature(sentence),
         confidence: 0.8,
-        evidence: ev(t.id, s),
+        evidence: ev(c.turn, sentence),
         files: [],
       });
     }
