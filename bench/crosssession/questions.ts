@@ -82,6 +82,13 @@ function relative(path: string, cwd: string | undefined): string {
  * An error line as a tool prints it: the error word at the start of the line (after an optional `file:line:`
  * location), never a line of source code that mentions an error (numbered listings, diffs, calls, literals).
  */
+/** The files a session edited (project-relative where its working directory is known). */
+export function filesEdited(session: { turns: Turn[]; cwd?: string | undefined }): Set<string> {
+  const out = new Set<string>();
+  for (const t of session.turns) for (const p of editedPaths(t)) out.add(relative(p, session.cwd));
+  return out;
+}
+
 const ERROR_LINE =
   /^(?:[\w./\\-]+(?::\d+)+:?\s+)?(?:(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)|error(?:\[\w+\])?|ERROR|fatal|npm ERR!|FAILED|panic|thread '[^']*' panicked)\b[:\s]/;
 const CODE_LINE = /^(?:\d+\s|[+-]\s|\/\/|#)|[{};]\s*$|\bconsole\.|\bexpect\(|=>|\bres\.|\bthrow\b/;

@@ -17,7 +17,7 @@ import { identifierTokens } from "../../src/text/identifiers.js";
 import { countTokens } from "../../src/text/tokens.js";
 import { extractSections } from "../../src/transcript/extract.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
-import { normalizeForMatch, type QuestionKind, questionsFor } from "./questions.js";
+import { filesEdited, normalizeForMatch, type QuestionKind, questionsFor } from "./questions.js";
 
 export const MAX_SNIPPETS = 10;
 export const MAX_TOKENS = 2000;
@@ -203,6 +203,8 @@ export function runCrossSession(opts: {
         questions: questions.length,
         units,
       });
+      // File questions about what the next session edits again: what a brief with no query should bring back.
+      const nextFiles = filesEdited(p.sessions.at(-1)!);
       const raw = earlier.flatMap((s) => s.turns.filter((t) => t.kind === "message").map(turnText));
       const bm25 = new Bm25(raw);
       const recent = pack([...raw].reverse());
@@ -237,8 +239,9 @@ export function runCrossSession(opts: {
           const text = got[sys].join("\n\n");
           const hit = normalizeForMatch(text).includes(answer);
           const tokens = countTokens(text);
-          for (const key of [`all|${sys}`, `kind:${q.kind}|${sys}`, `format:${p.format}|${sys}`])
-            tally(key, hit, tokens);
+          const keys = [`all|${sys}`, `kind:${q.kind}|${sys}`, `format:${p.format}|${sys}`];
+          if (q.kind === "file" && nextFiles.has(q.answer)) keys.push(`kind:file touched next|${sys}`);
+          for (const key of keys) tally(key, hit, tokens);
           if (!hit && opts.misses && (sys === "search" || sys === "bm25"))
             report.misses!.push({ system: sys, kind: q.kind, question: q.question, answer: q.answer });
         }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { normalizeForMatch, questionsFor } from "../../bench/crosssession/questions.js";
+import { filesEdited, normalizeForMatch, questionsFor } from "../../bench/crosssession/questions.js";
 import { Bm25, pack } from "../../bench/crosssession/run.js";
 import type { Turn } from "../../src/conversation/schema.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
@@ -62,6 +62,9 @@ describe("questions derived from earlier sessions", () => {
     expect(of("decision").map((q) => q.answer)).toEqual([
       "I decided to use exponential backoff instead of a fixed delay for the retries.",
     ]);
+  });
+  it("lists the files a session edited, relative to its working directory", () => {
+    expect([...filesEdited({ turns, cwd: "/repo" })]).toEqual(["src/net/retry.ts"]);
   });
   it("reads aider's own edit lines", () => {
     const t = parseTranscriptFile(join(import.meta.dirname, "../fixtures/transcripts/aider.chat.history.md"));
