@@ -109,7 +109,7 @@ function listFiles(files: string[]): string {
 }
 
 /**
- * The units of a span's events: one `change` per request that led to edits, one per commit and per revert, one
+ * The units of a span's events: one `change` per request that led to edits and per commit, one `dead_end` per revert, one
  * `failure` per error with where it was hit and what resolved it, one `commitment` (kind rule) per standing rule.
  */
 export function eventDrafts(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
@@ -204,8 +204,9 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
       if (!m) continue;
       const r = requestAt(i);
       const text = `Reverted with \`${m[0].trim()}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
       out.push({
-        category: "change",
+        category: "dead_end",
         text,
         record: { kind: "revert", command: m[0].trim() },
         key: `revert:${signature(m[0])}`,

@@ -229,3 +229,26 @@ describe("a unit whose cited file changed", () => {
     db.close();
   });
 });
+
+describe("a revert", () => {
+  it("is a dead end with the command and the request, and recall does not list it as a fact", () => {
+    const span: Turn[] = [
+      turn("user", "Try caching the session lookups in memory."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "g", name: "Bash", input: { command: "git checkout -- src/session/cache.ts" } }],
+        tool_results: [{ call_id: "g", output: "", is_error: false }],
+      }),
+    ];
+    const drafts = eventDrafts("s", span, extractSections(span));
+    const dead = drafts.find((d) => d.category === "dead_end");
+    expect(dead?.text).toBe(
+      'Reverted with `git checkout -- src/session/cache.ts` while working on the request "Try caching the session lookups in memory.".',
+    );
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "d.db"));
+    const projectId = upsertProject(db, "dead", dir).id;
+    distill(db, projectId, "s1", span, extractSections(span));
+    expect(recall({ db, projectId, root: dir }).markdown).not.toContain("Reverted with");
+    db.close();
+  });
+});
