@@ -118,14 +118,9 @@ export const SearchInput = z
       .boolean()
       .default(false)
       .describe("also superseded units and units in conflict (never units waiting for review)"),
-    include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
-    budget_tokens: z
-      .number()
-      .int()
-      .min(100)
-      .max(20_000)
-      .optional()
-      .describe("the most tokens the hits (units, their evidence and raw turns) may take together"),
+    include_raw: z.boolean().default(false),
+    // The most tokens the hits (units, their evidence windows and raw turns) may take together.
+    budget_tokens: z.number().int().min(100).optional(),
     since: z.string().max(40).optional().describe("ISO time: only units updated since"),
     until: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(50).default(10),
