@@ -14,6 +14,7 @@ import { renderSessionEval, runSessionEval } from "./cards-session.js";
 import { fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "./compress/five.js";
 import { evalCompress, renderCompressEval } from "./compress/probes-committed.js";
 import { benchCompress, renderCompressBench } from "./compress-bench.js";
+import { renderCrossSession, runCrossSession } from "./crosssession/run.js";
 import { benchHooks, renderHookBench } from "./hook-bench.js";
 import { benchIndex, renderIndexBench } from "./index-bench.js";
 import { loadTasks, renderLocalize, runLocalize } from "./localize.js";
@@ -275,6 +276,24 @@ export function evalRecall(opts: { locomo: string }): Promise<EvalOutput> {
     });
     line.done();
     return { data: r, text: renderRecallEval(r) };
+  });
+}
+
+/** `eval crosssession`: earlier sessions of each multi-session project distilled, questions asked as a later session would. */
+export function evalCrossSession(opts: { dir: string; only?: string[]; misses?: boolean }): Promise<EvalOutput> {
+  const dir = resolvePath(opts.dir);
+  if (!existsSync(dir)) throw new AppError("NOT_FOUND", `no such folder: ${dir}`);
+  return inWorkDir("memcards-crosssession-", (workDir) => {
+    const line = createProgressLine(true);
+    const r = runCrossSession({
+      dir,
+      workDir,
+      ...(opts.only ? { only: opts.only } : {}),
+      misses: opts.misses ?? false,
+      onProject: (p) => line.update(`${p}…`),
+    });
+    line.done();
+    return { data: r, text: renderCrossSession(r) };
   });
 }
 

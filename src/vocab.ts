@@ -29,8 +29,12 @@ export const MemoryCategory = z.enum([
 ]);
 export type MemoryCategory = z.infer<typeof MemoryCategory>;
 
-/** The categories memory units are stored and shown under (background is never kept as a unit). */
-export const UnitCategory = MemoryCategory.exclude(["background"]);
+/**
+ * The categories memory units are stored and shown under (background is never kept as a unit): the sentence
+ * categories, plus `change` (an edit or a commit read from the session's events) and `dead_end` (an approach
+ * tried and abandoned, kept so it is not tried again, never recalled as a fact).
+ */
+export const UnitCategory = z.enum([...MemoryCategory.exclude(["background"]).options, "change", "dead_end"]);
 export type UnitCategory = z.infer<typeof UnitCategory>;
 
 /** Other names callers may give a unit category: a decision is kept as reasoning, a rule as a commitment. */

@@ -1,4 +1,4 @@
-// `memcards eval toolsize | recall | hooks | audit`: tool-list cost, memory recall, hook latency, leakage.
+// `memcards eval toolsize | recall | crosssession | hooks | audit`: tool-list cost, memory recall, hook latency, leakage.
 import type { Command } from "commander";
 
 import { type CliContext, configFrom, int, loadBench, loggerFor, print } from "./shared.js";
@@ -22,6 +22,20 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { locomo: string; json?: boolean }) => {
       const r = await (await loadBench()).evalRecall(opts);
+      print(opts.json, r.data, r.text);
+    });
+
+  evalCmd
+    .command("crosssession")
+    .description(
+      "earlier sessions of each multi-session project distilled; file, error, rule and decision questions derived from them; hit@10 and tokens against BM25 over the raw turns and recency",
+    )
+    .requiredOption("--dir <dir>", "folder of transcripts (e.g. ../shared/data/transcripts)")
+    .option("--only <names...>", "only files whose name contains one of these")
+    .option("--misses", "list the questions search and BM25 missed (with --json)")
+    .option("--json", "print JSON")
+    .action(async (opts: { dir: string; only?: string[]; misses?: boolean; json?: boolean }) => {
+      const r = await (await loadBench()).evalCrossSession(opts);
       print(opts.json, r.data, r.text);
     });
 

@@ -20,6 +20,7 @@ interface ListFlags {
 interface SearchFlags {
   category?: UnitCategory;
   raw?: boolean;
+  budget?: number;
   all?: boolean;
   json?: boolean;
 }
@@ -80,6 +81,7 @@ export function registerMemory(program: Command): void {
     .description("search memory units (and with --raw the archive of past turns)")
     .option("--category <c>", CATEGORY_HELP, categoryFlag)
     .option("--raw", "also the raw turn archive")
+    .option("--budget <tokens>", "the most tokens the hits may take together", int)
     .option("--all", "include superseded units and units in conflict")
     .option("--json", "print JSON")
     .action(async (query: string, opts: SearchFlags, cmd: Command) => {
@@ -88,6 +90,7 @@ export function registerMemory(program: Command): void {
           query,
           include_raw: opts.raw ?? false,
           include_inactive: opts.all ?? false,
+          ...(opts.budget !== undefined ? { budget_tokens: opts.budget } : {}),
           ...(opts.category ? { category: opts.category } : {}),
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);

@@ -14,14 +14,18 @@ import {
   similarMemories,
   updateMemory,
 } from "../storage/memories.js";
+import { projectRoot } from "../storage/projects.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
+import { commandText } from "../transcript/ledger.js";
 import type { Tier, UnitCategory } from "../vocab.js";
+import { eventDrafts } from "./events.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
+import { fileHashes } from "./stale.js";
 
 /** How much each category matters when nothing else is known (background is never stored as a unit). */
 export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
@@ -31,6 +35,8 @@ export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
   performance: 0.7,
   learning: 0.7,
   reasoning: 0.5,
+  change: 0.9,
+  dead_end: 0.6,
 };
 /** importance ≥ WARM: served by default; ≥ COLD: kept and searchable on request; below: dropped. */
 export const WARM = 0.5;
@@ -87,7 +93,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / Math.max(1, a.size + b.size - inter);
 }
 
-/** The drafts of one span: constraints, promises, failures, metrics, learnings, preferences, decisions. */
+/** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
   const ev = (turn: string, quote: string): Evidence[] => [
     { session: sessionId, turn, quote: redact(quote).slice(0, 500) },
@@ -95,30 +101,9 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   const spanIds = new Set(span.map((t) => t.id));
   const inSpan = (turn: string) => spanIds.has(turn);
   const out: UnitDraft[] = [];
-  for (const c of sections.constraints.filter((x) => inSpan(x.turn))) {
-    const text = redact(c.text);
-    out.push({
-      category: "commitment",
-      text,
-      record: { by: "user", scope: filesIn(text).join(", ") || "project", caveats: "" },
-      key: signature(text),
-      confidence: 0.8,
-      evidence: ev(c.turn, c.text),
-      files: filesIn(text),
-    });
-  }
-  for (const f of sections.failures.filter((x) => inSpan(x.last_turn) || inSpan(x.turn))) {
-    const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
-    out.push({
-      category: "failure",
-      text: redact(f.text),
-      record: { category: f.category, severity, remediation: f.remediation ?? "", count: f.count },
-      key: f.signature,
-      confidence: 0.7,
-      evidence: ev(f.turn, f.text),
-      files: filesIn(`${f.text} ${f.remediation ?? ""}`),
-    });
-  }
+  // Edits, commits, reverts, errors and standing rules come from the session's events (events.ts).
+  for (const d of eventDrafts(sessionId, span, sections))
+    out.push(d.category === "commitment" && d.files.length === 0 ? { ...d, files: filesIn(d.text) } : d);
   for (const [metric, m] of Object.entries(sections.metrics)) {
     if (!inSpan(m.turn)) continue;
     const [value, ...unit] = m.value.split(" ");
@@ -144,17 +129,8 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     });
   }
   for (const s of segmentTurns(span)) {
-    if (s.category === "commitment" && s.role === "assistant") {
-      out.push({
-        category: "commitment",
-        text: redact(s.text),
-        record: { by: "agent", scope: filesIn(s.text).join(", ") || "session", caveats: "" },
-        key: signature(s.text),
-        confidence: s.confidence,
-        evidence: ev(s.turn, s.text),
-        files: filesIn(s.text),
-      });
-    } else if (s.category === "learning") {
+    // The agent's own announcements ("I'll update X") narrate a plan: the edits themselves are units.
+    if (s.category === "learning" && s.role === "assistant") {
       out.push({
         category: "learning",
         text: redact(s.text),
@@ -375,6 +351,19 @@ export function linkUnitNode(
   if (targets.length > 0) replaceEdgesFrom(db, memNode, "task_memory", targets);
 }
 
+/** The most of one turn the archive keeps: a pasted log or a file listing beyond this is cut. */
+const MAX_ARCHIVED_CHARS = 40_000;
+
+/**
+ * What the archive keeps of a turn: what was said, each call (its command, or its input) and each output, so an
+ * edit's path, a commit's message and an error's line are found in the archive as in the transcript.
+ */
+export function archiveText(t: Turn): string {
+  const calls = t.tool_calls.map((c) => `${c.name} ${commandText(c.input) || JSON.stringify(c.input)}`);
+  const text = [t.text, ...calls, ...t.tool_results.map((r) => r.output)].filter((x) => x.trim()).join("\n");
+  return text.length > MAX_ARCHIVED_CHARS ? text.slice(0, MAX_ARCHIVED_CHARS) : text;
+}
+
 /**
  * Writes drafts with cross-referencing, in one transaction; archives the span's redacted turns. Every draft is
  * redacted here, whatever made it (distillation, record_memory, an import), so its text, key, record, evidence,
@@ -398,11 +387,10 @@ export function writeUnits(
       projectId,
       sessionId,
       span
-        .filter((t) => t.kind === "message" && (t.role === "user" || t.role === "assistant") && t.text.trim())
-        .map((t) => {
-          const text = redact(t.text);
-          return { id: t.id, role: t.role, text, tokens: identifierTokens(text).join(" ") };
-        }),
+        .filter((t) => t.kind === "message" && t.role !== "system")
+        .map((t) => ({ t, text: redact(archiveText(t)) }))
+        .filter(({ text }) => text.trim())
+        .map(({ t, text }) => ({ id: t.id, role: t.role, text, tokens: identifierTokens(text).join(" ") })),
     );
   });
   return r;
@@ -437,7 +425,12 @@ export function distill(
   span: readonly Turn[],
   sections: Sections,
 ): DistillResult {
-  return writeUnits(db, projectId, sessionId, span, draftUnits(sessionId, span, sections), {
-    pending: isReviewMode(db, projectId),
+  // A unit citing files carries their content hashes, so a later read can tell when the code moved on.
+  const root = projectRoot(db, projectId);
+  const drafts = draftUnits(sessionId, span, sections).map((d) => {
+    if (!root || d.category !== "change" || d.files.length === 0) return d;
+    const hashes = fileHashes(root, d.files);
+    return Object.keys(hashes).length ? { ...d, record: { ...d.record, file_hashes: hashes } } : d;
   });
+  return writeUnits(db, projectId, sessionId, span, drafts, { pending: isReviewMode(db, projectId) });
 }

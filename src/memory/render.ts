@@ -14,9 +14,10 @@ export function renderMemoryHits(r: { hits: MemoryHit[]; raw: RawHit[] }): strin
       ? `; supersedes #${h.history.supersedes.map((x) => x.id).join(", #")}`
       : "";
     const conf = h.history.conflicts_with ? `; conflicts with #${h.history.conflicts_with.id}` : "";
-    return `- #${h.id} [${h.category}, ${h.tier}${statusOf(h.status)}] ${oneLine(h.text, 300)}${ev ? ` (${ev.session ?? ""} ${ev.turn})` : ""}${hist}${conf}`;
+    const head = `- #${h.id} [${h.category}, ${h.tier}${statusOf(h.status)}${h.stale ? `, stale: ${h.stale.join(", ")} changed since` : ""}] ${oneLine(h.text, 1200)}${ev ? ` (${ev.session ?? ""} ${ev.turn})` : ""}${hist}${conf}`;
+    return h.window ? `${head}\n  > ${h.window.replace(/\n/g, "\n  > ")}` : head;
   });
-  const raw = r.raw.map((x) => `- ${x.session_id} ${x.turn_id} ${x.role}: ${oneLine(x.text, 240)}`);
+  const raw = r.raw.map((x) => `- ${x.session_id} ${x.turn_id} ${x.role}: ${oneLine(x.text, 600)}`);
   return [
     lines.length ? lines.join("\n") : "No memory unit matches.",
     ...(raw.length ? ["", "From the raw archive:", ...raw] : []),

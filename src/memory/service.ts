@@ -17,6 +17,7 @@ import {
   memoryIdsFor,
   type MemoryRow,
   nearestMemoryIds,
+  rawTurnOf,
   searchMemoryFts,
   searchRawFts,
   supersededBy,
@@ -25,12 +26,15 @@ import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 import { clipWords } from "../text/cut.js";
+import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
+import { changedSince } from "./stale.js";
+import { bestWindow } from "./window.js";
 
 /** The project the memory functions work on. */
 export type MemoryDeps = ProjectScope;
@@ -115,7 +119,9 @@ export const SearchInput = z
       .boolean()
       .default(false)
       .describe("also superseded units and units in conflict (never units waiting for review)"),
-    include_raw: z.boolean().default(false).describe("also search the cold archive of raw turns"),
+    include_raw: z.boolean().default(false),
+    // The most tokens the hits (units, their evidence windows and raw turns) may take together.
+    budget_tokens: z.number().int().min(100).optional(),
     since: z.string().max(40).optional().describe("ISO time: only units updated since"),
     until: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(50).default(10),
@@ -133,6 +139,10 @@ export interface MemoryHit {
   evidence: { session?: string; turn: string; quote: string }[];
   files: string[];
   history: { supersedes: { id: number; text: string }[]; conflicts_with?: { id: number; text: string } };
+  /** The best window of the unit's evidence turn for the query, from the archive (absent when not archived). */
+  window?: string;
+  /** Cited files whose content changed since the unit was distilled: the unit may no longer hold. */
+  stale?: string[];
 }
 
 export interface RawHit {
@@ -177,7 +187,7 @@ export function searchMemory(
   scope: SearchScope = {},
 ): { hits: MemoryHit[]; raw: RawHit[] } {
   const input = SearchInput.parse(raw);
-  const { match } = queryTerms(input.query, 32);
+  const { match, tokens } = queryTerms(input.query, 32);
   const category = input.category && canonicalCategory(input.category);
   const hits: MemoryHit[] = [];
   const fused = new Map<number, number>();
@@ -208,20 +218,77 @@ export function searchMemory(
     if (input.file && !cites(m)) continue;
     const at = Date.parse(m.updated_at);
     if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
-    hits.push(hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8)));
+    // A unit whose cited code changed since is shown, marked and ranked down.
+    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * (stale.length ? STALE_WEIGHT : 1));
+    hits.push(stale.length ? { ...hit, stale } : hit);
     if (hits.length >= input.limit) break;
   }
   hits.sort((a, b) => b.score - a.score);
+  // Each unit with the window of its evidence turn that best matches the query: the fact and where it was said.
+  const shownTurns = new Set<string>();
+  for (const [rank, h] of hits.entries()) {
+    const e = h.evidence.find((x) => x.session && x.turn !== "recorded");
+    const turn = e?.session ? rawTurnOf(deps.db, deps.projectId, e.session, e.turn) : undefined;
+    if (!turn) continue;
+    shownTurns.add(`${turn.session_id}:${turn.turn_id}`);
+    if (rank >= WINDOWED_HITS) continue;
+    // Shown only when it holds query terms the unit's own text lacks: otherwise it repeats the fact.
+    const w = bestWindow(turn.text, tokens, WINDOW_CHARS);
+    const own = new Set(identifierTokens(h.text));
+    if (w && identifierTokens(w).some((x) => tokens.includes(x) && !own.has(x))) h.window = w;
+  }
   const rawHits = input.include_raw
-    ? searchRawFts(deps.db, deps.projectId, match, input.limit).map((r) => ({
-        session_id: r.session_id,
-        turn_id: r.turn_id,
-        role: r.role,
-        text: r.text.slice(0, 600),
-        score: Math.round(r.score * 1000) / 1000,
-      }))
+    ? searchRawFts(deps.db, deps.projectId, match, input.limit + shownTurns.size)
+        .filter((r) => !shownTurns.has(`${r.session_id}:${r.turn_id}`))
+        .slice(0, input.limit)
+        .map((r) => ({
+          session_id: r.session_id,
+          turn_id: r.turn_id,
+          role: r.role,
+          text: bestWindow(r.text, tokens, RAW_WINDOW_CHARS),
+          score: Math.round(r.score * 1000) / 1000,
+        }))
     : [];
-  return { hits, raw: rawHits };
+  return input.budget_tokens === undefined ? { hits, raw: rawHits } : withinBudget(hits, rawHits, input.budget_tokens);
+}
+
+/** How much a stale unit's score counts against a current one's. */
+const STALE_WEIGHT = 0.5;
+
+/** The top hits shown with their evidence window; characters of that window and of a raw turn's window. */
+const WINDOWED_HITS = 3;
+const WINDOW_CHARS = 300;
+const RAW_WINDOW_CHARS = 600;
+
+/**
+ * Hits in rank order, units first, until the budget is spent: a unit whose window does not fit is kept without
+ * it, and what does not fit at all is left out (never cut in the middle).
+ */
+export function withinBudget(hits: MemoryHit[], raw: RawHit[], budget: number): { hits: MemoryHit[]; raw: RawHit[] } {
+  let left = budget;
+  const outHits: MemoryHit[] = [];
+  for (const h of hits) {
+    const base = countTokens(h.text) + 12;
+    if (base > left) continue;
+    const w = h.window ? countTokens(h.window) : 0;
+    if (h.window && base + w <= left) {
+      outHits.push(h);
+      left -= base + w;
+    } else {
+      const { window: _dropped, ...rest } = h;
+      outHits.push(rest);
+      left -= base;
+    }
+  }
+  const outRaw: RawHit[] = [];
+  for (const r of raw) {
+    const c = countTokens(r.text) + 12;
+    if (c > left) continue;
+    outRaw.push(r);
+    left -= c;
+  }
+  return { hits: outHits, raw: outRaw };
 }
 
 function git(root: string, args: string[]): string {
@@ -278,7 +345,12 @@ export function recall(
     .slice(0, 30);
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
-  const line = (m: MemoryRow) => ({ id: m.id, text: `- ${clipWords(m.text, 300)} (#${m.id})` });
+  // Units are whole sentences: shown whole (a unit longer than this is an old, unclipped one).
+  const line = (m: MemoryRow) => {
+    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const mark = stale.length ? ` (stale: ${stale.join(", ")} changed since)` : "";
+    return { id: m.id, text: `- ${clipWords(m.text, 1000)}${mark} (#${m.id})` };
+  };
   const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
   // The last session's open work first: it is where the next session starts.
   const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
@@ -306,11 +378,15 @@ export function recall(
         title: `About the work in progress (${branch || "no branch"}${changed.length ? `, ${changed.length} changed file(s)` : ""})`,
         lines: related.map((h) => ({
           id: h.id,
-          text: `- [${h.category}] ${clipWords(h.text, 300)} (#${h.id})`,
+          text: `- [${h.category}] ${clipWords(h.text, 1000)}${h.stale ? ` (stale: ${h.stale.join(", ")} changed since)` : ""} (#${h.id})`,
         })),
       });
     }
   }
+  // What was changed last, for which request, in which commit: where the next session's work picks up.
+  const changes = pick(listMemories(deps.db, deps.projectId, { category: "change", limit: 50 }), 10);
+  changes.forEach((m) => used.add(m.id));
+  if (changes.length) sections.push({ title: "Recent changes", lines: changes.map(line) });
   const failures = pick(listMemories(deps.db, deps.projectId, { category: "failure", tier: "warm", limit: 100 }), 6);
   failures.forEach((m) => used.add(m.id));
   if (failures.length) {

@@ -234,6 +234,14 @@ export interface RawTurnRow {
   created_at: string;
 }
 
+/** One archived turn of a project, by its session and turn id. */
+export function rawTurnOf(db: Db, projectId: number, session: string, turnId: string): RawTurnRow | undefined {
+  return stmt(
+    db,
+    "SELECT id, session_id, turn_id, role, text, created_at FROM raw_turns WHERE project_id = ? AND session_id = ? AND turn_id = ?",
+  ).get(projectId, session, turnId) as RawTurnRow | undefined;
+}
+
 /** BM25 over memory units (higher is better), restricted to a project. */
 export function searchMemoryFts(
   db: Db,

@@ -23,6 +23,11 @@ export function upsertProject(db: Db, key: string, root: string): ProjectRow {
   });
 }
 
+/** The working-tree root a project was last opened at. */
+export function projectRoot(db: Db, projectId: number): string | undefined {
+  return (db.prepare("SELECT root FROM projects WHERE id = ?").get(projectId) as { root: string } | undefined)?.root;
+}
+
 /** Records (or touches) a session of a project, optionally with its transcript path. */
 export function touchSession(
   db: Db,

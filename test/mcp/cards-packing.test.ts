@@ -22,6 +22,7 @@ interface Served {
   id: string;
   kind: string;
   scope: string;
+  trigger: string;
   utility: number;
 }
 interface Pack {

@@ -17,7 +17,7 @@ export const searchMemoryTool = defineTool({
   name: "search_memory",
   title: "Search memory",
   description:
-    'Search this project\'s memory units (and, with include_raw, the archive of past turns): "did we promise X?", "what did Y measure?", "has Z failed before?". Each hit has its evidence (session, turn, quote) and history (what it superseded, what it conflicts with). Example: {"query": "flaky login test", "category": "failure"}.',
+    'Search this project\'s memory (with include_raw, past turns too): "which file changed for X?", "has Z failed before?". A hit has its evidence, history, and a stale mark when a file it cites changed. Example: {"query": "flaky login test", "category": "failure"}.',
   input: SearchInput,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

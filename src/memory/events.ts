@@ -1,0 +1,266 @@
+// Units read from a session's events, the stream the summary's ledger reads: each request's edits (full paths,
+// the request in the user's words, the commit that carried them), each commit (hash, message, files), each
+// revert, each error (where it was hit, what resolved it), and the standing rules a person set. Texts are whole
+// sentences: a request or a rule is kept in the user's words, never cut in the middle.
+import type { Sections, Turn } from "../conversation/schema.js";
+import { redact } from "../text/redact.js";
+import { signature } from "../text/signature.js";
+import { FIRM_CUES } from "../transcript/clip.js";
+import { conversational } from "../transcript/extract.js";
+import { echoesAgent, humanPart } from "../transcript/human.js";
+import { commandText } from "../transcript/ledger.js";
+import type { Evidence, UnitDraft } from "./schema.js";
+
+/** The longest request or rule kept whole; a longer single sentence is a paste, not something said. */
+const MAX_SENTENCE = 600;
+/** Paths named in one change unit; the rest are counted. */
+const MAX_FILES = 20;
+
+const FENCE = /```[\s\S]*?(?:```|$)/g;
+
+/** Sentences of what a person typed: code fences and pasted log lines left out. */
+export function typedSentences(text: string): string[] {
+  return text
+    .replace(FENCE, "\n")
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.replace(/\s+/g, " ").trim())
+    .filter((s) => s.length > 2 && !PASTED.test(s));
+}
+
+/** A line pasted from a terminal or a file, not written to the agent. */
+const PASTED =
+  /^(?:\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
+
+/** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
+export function requestText(text: string): string {
+  const out: string[] = [];
+  let n = 0;
+  for (const s of typedSentences(text)) {
+    if (s.length > MAX_SENTENCE) break;
+    if (n > 0 && n + s.length > 300) break;
+    out.push(s);
+    n += s.length + 1;
+    if (n >= 120) break;
+  }
+  return out.join(" ");
+}
+
+/**
+ * A standing rule: a directive that binds beyond the request at hand. It opens with always/never/don't/make
+ * sure/avoid/only/keep/stop (after a condition, a please or a connective), or says that someone or something must or should
+ * (not) do a thing, or holds from now on. A question, a hedge ("I'm not sure if I should …") or a one-off request
+ * ("list the unused functions") is not one.
+ */
+const RULE_OPENING =
+  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+const RULE_MODAL =
+  /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
+const RULE_STANDING = /\bfrom now on\b|\bgoing forward\b|\bmust(?:n'?t| not)?\b|\bI (?:don'?t|do not) want\b/i;
+/** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
+const RULE_USE =
+  /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
+const HEDGE = /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure)\b/i;
+export function ruleSentences(text: string): string[] {
+  return typedSentences(text).filter(
+    (s) =>
+      s.length >= 15 &&
+      s.length <= MAX_SENTENCE &&
+      FIRM_CUES.test(s) &&
+      !QUESTION.test(s) &&
+      !HEDGE.test(s) &&
+      (RULE_OPENING.test(s) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)),
+  );
+}
+
+interface Request {
+  turn: string;
+  index: number;
+  text: string;
+}
+
+/** The person's requests in a span, in order (an echo of the agent's plan handed back as input is not one). */
+function requestsOf(span: readonly Turn[]): Request[] {
+  const out: Request[] = [];
+  let previousAgent: string | undefined;
+  span.forEach((t, index) => {
+    if (t.role === "assistant" && t.text.trim()) previousAgent = t.text;
+    if (t.role !== "user" || !conversational(t)) return;
+    const typed = humanPart(t.text).text;
+    if (!typed || echoesAgent(typed, previousAgent)) return;
+    const text = requestText(typed);
+    if (text) out.push({ turn: t.id, index, text });
+  });
+  return out;
+}
+
+const COMMIT = /^commit(?: ([0-9a-f]{7,40}))?: (.+)$/;
+const REVERT =
+  /\bgit\s+(?:revert\b[^\n;&|]*|checkout\s+(?:\S+\s+)?--\s+[^\n;&|]+|restore\s+[^\n;&|]+|reset\s+--hard\b[^\n;&|]*)/;
+
+function quoted(s: string): string {
+  return `"${s.replace(/"/g, "'")}"`;
+}
+
+function listFiles(files: string[]): string {
+  const shown = files.slice(0, MAX_FILES);
+  const more = files.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? ` and ${more} more files` : ""}`;
+}
+
+/**
+ * The units of a span's events: one `change` per request that led to edits and per commit, one `dead_end` per revert, one
+ * `failure` per error with where it was hit and what resolved it, one `commitment` (kind rule) per standing rule.
+ */
+export function eventDrafts(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+  const index = new Map(span.map((t, i) => [t.id, i]));
+  const at = (turn: string) => index.get(turn);
+  const ev = (turn: string, quote: string): Evidence[] => [
+    { session: sessionId, turn, quote: redact(quote).slice(0, 500) },
+  ];
+  const requests = requestsOf(span);
+  const requestAt = (i: number): Request | undefined => {
+    let r: Request | undefined;
+    for (const q of requests) if (q.index <= i) r = q;
+    return r;
+  };
+  const out: UnitDraft[] = [];
+
+  // Commits, in order, with the files edited since the previous one.
+  const edits = Object.entries(sections.files)
+    .flatMap(([path, ops]) => ops.map((o) => ({ path, op: o.op, i: at(o.turn) })))
+    .filter((e): e is { path: string; op: string; i: number } => e.i !== undefined)
+    .sort((a, b) => a.i - b.i);
+  const commits: { sha: string; message: string; i: number; turn: string; files: string[] }[] = [];
+  for (const c of sections.completed) {
+    const m = COMMIT.exec(c.text);
+    const i = at(c.turn);
+    if (!m || i === undefined) continue;
+    const from = commits.at(-1)?.i ?? -1;
+    const files = [...new Set(edits.filter((e) => e.i > from && e.i <= i).map((e) => e.path))];
+    commits.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn, files });
+  }
+  // Which request's edits each commit carried: a commit carried whole by one request's change unit is that unit.
+  const carriedBy = new Map<number, Set<string>>();
+  for (const [ci, c] of commits.entries()) {
+    const from = ci > 0 ? commits[ci - 1]!.i : -1;
+    carriedBy.set(ci, new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? "")));
+  }
+  for (const [ci, c] of commits.entries()) {
+    if (c.files.length > 0 && carriedBy.get(ci)!.size === 1) continue;
+    const text = `Commit ${c.sha ? `${c.sha} ` : ""}${quoted(c.message)}${c.files.length ? ` changed ${listFiles(c.files)}` : ""}.`;
+    out.push({
+      category: "change",
+      text,
+      record: { kind: "commit", sha: c.sha, message: c.message, files: c.files },
+      key: `commit:${c.sha || signature(c.message)}`,
+      confidence: 0.9,
+      evidence: ev(c.turn, text),
+      files: c.files,
+    });
+  }
+
+  // One change per request: the files its edits touched, and the commit that carried them.
+  const byRequest = new Map<
+    string,
+    { request: Request | undefined; files: string[]; ops: Set<string>; last: number; turn: string }
+  >();
+  for (const e of edits) {
+    const r = requestAt(e.i);
+    const k = r?.turn ?? "";
+    const g = byRequest.get(k) ?? { request: r, files: [], ops: new Set<string>(), last: e.i, turn: span[e.i]!.id };
+    if (!g.files.includes(e.path)) g.files.push(e.path);
+    g.ops.add(e.op.split(/[:\s(]/)[0]!);
+    g.last = e.i;
+    byRequest.set(k, g);
+  }
+  for (const g of byRequest.values()) {
+    const next = requests.find((q) => q.index > g.last)?.index ?? Infinity;
+    const commit = commits.find((c) => c.i >= g.last && c.i < next);
+    const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
+    const why = g.request ? ` for the request ${quoted(g.request.text)}` : "";
+    const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
+    const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
+    out.push({
+      category: "change",
+      text,
+      record: {
+        kind: "edit",
+        files: g.files,
+        request: g.request?.text ?? "",
+        ...(commit ? { commit: commit.sha, commit_message: commit.message } : {}),
+      },
+      key: `change:${sessionId}:${g.request?.turn ?? g.turn}`,
+      confidence: 0.9,
+      evidence: ev(g.turn, text),
+      files: g.files,
+    });
+  }
+
+  // Reverts: what the command put back.
+  span.forEach((t, i) => {
+    for (const c of t.tool_calls) {
+      const m = REVERT.exec(commandText(c.input));
+      if (!m) continue;
+      const r = requestAt(i);
+      const text = `Reverted with \`${m[0].trim()}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
+      out.push({
+        category: "dead_end",
+        text,
+        record: { kind: "revert", command: m[0].trim() },
+        key: `revert:${signature(m[0])}`,
+        confidence: 0.8,
+        evidence: ev(t.id, text),
+        files: [],
+      });
+    }
+  });
+
+  // Errors: the error line, where it was hit, what resolved it.
+  for (const f of sections.failures) {
+    const i = at(f.turn) ?? at(f.last_turn);
+    if (i === undefined) continue;
+    const r = requestAt(i);
+    const line = f.text.replace(/\s+/g, " ").trim();
+    const where = r ? ` Hit while working on the request ${quoted(r.text)}.` : "";
+    const fix = f.remediation ? ` Resolved by: ${f.remediation.replace(/\s+/g, " ").trim()}` : "";
+    const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
+    const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
+    out.push({
+      category: "failure",
+      text,
+      record: {
+        category: f.category,
+        severity,
+        error: line,
+        where: r?.text ?? "",
+        resolved_by: f.remediation ?? "",
+        remediation: f.remediation ?? "",
+        count: f.count,
+      },
+      key: f.signature,
+      confidence: 0.7,
+      evidence: ev(f.turn, f.text),
+      files: [],
+    });
+  }
+
+  // Standing rules, in the person's words: the summary's reading of what the person typed (injected blocks and
+  // echoes left out), sentence by sentence.
+  for (const c of sections.constraints) {
+    if (at(c.turn) === undefined) continue;
+    for (const sentence of ruleSentences(c.text.replace(/\s*…\s*/g, "\n"))) {
+      out.push({
+        category: "commitment",
+        text: sentence,
+        record: { by: "user", kind: "rule", scope: "project", caveats: "" },
+        key: signature(sentence),
+        confidence: 0.8,
+        evidence: ev(c.turn, sentence),
+        files: [],
+      });
+    }
+  }
+  return out;
+}

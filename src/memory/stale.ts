@@ -1,0 +1,39 @@
+// Citations checked when read: a unit that cites files carries each file's content hash from when it was distilled;
+// search and recall compare them with the working tree and mark the unit stale when the code moved on.
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+
+/** Files larger than this are not hashed (a unit citing one is never marked stale). */
+const MAX_HASHED_BYTES = 4 * 1024 * 1024;
+
+function hashOf(root: string, file: string): string | undefined {
+  const full = resolve(root, file);
+  const rel = relative(root, full);
+  if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  try {
+    const st = statSync(full);
+    if (!st.isFile() || st.size > MAX_HASHED_BYTES) return undefined;
+    return createHash("sha256").update(readFileSync(full)).digest("hex").slice(0, 16);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The content hash of each cited file that exists under `root` now. */
+export function fileHashes(root: string, files: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of files) {
+    const h = hashOf(root, f);
+    if (h) out[f] = h;
+  }
+  return out;
+}
+
+/** The cited files whose content differs from the hash the unit carries (a deleted file counts as changed). */
+export function changedSince(root: string, hashes: unknown): string[] {
+  if (!hashes || typeof hashes !== "object") return [];
+  return Object.entries(hashes as Record<string, unknown>)
+    .filter(([f, h]) => typeof h === "string" && hashOf(root, f) !== h)
+    .map(([f]) => f);
+}

@@ -1,0 +1,254 @@
+// Units from a session's events: edits with full paths and the request they served, commits, errors, rules.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import type { Turn } from "../../src/conversation/schema.js";
+import { distill } from "../../src/memory/distill.js";
+import { eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
+import { recall, searchMemory } from "../../src/memory/service.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { listMemories } from "../../src/storage/memories.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { countTokens } from "../../src/text/tokens.js";
+import { extractSections } from "../../src/transcript/extract.js";
+import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+const AIDER = join(import.meta.dirname, "../fixtures/transcripts/aider.chat.history.md");
+
+let n = 0;
+const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
+  id: `t${n}`,
+  index: n++,
+  role,
+  kind: "message",
+  text,
+  tool_calls: [],
+  tool_results: [],
+  ...over,
+});
+
+describe("event units from an aider history", () => {
+  const t = parseTranscriptFile(AIDER);
+  const drafts = eventDrafts("s", t.turns, extractSections(t.turns, { cwd: t.cwd }));
+
+  it("turns a request that led to an edit into a change unit naming the file and the request, whole", () => {
+    const change = drafts.find(
+      (d) => d.category === "change" && d.record.kind === "edit" && d.files.includes(".gitignore"),
+    );
+    expect(change).toBeDefined();
+    expect(change!.text).toContain("can you fix .gitignore to remove .aider files and directories");
+    expect(change!.text).toContain("282e9cb");
+    expect(change!.text).not.toContain("…");
+  });
+
+  it("folds a commit that carried one request's edits into that request's change unit", () => {
+    const change = drafts.find((d) => d.record.commit === "282e9cb");
+    expect(change?.text).toContain("chore: Update .gitignore to remove .aider files and add common Python ignores");
+    expect(change?.files).toEqual([".gitignore"]);
+    expect(drafts.some((d) => d.record.kind === "commit" && d.record.sha === "282e9cb")).toBe(false);
+  });
+
+  it("stores no request as a rule", () => {
+    const rules = drafts.filter((d) => d.category === "commitment");
+    for (const r of rules) expect(r.text).not.toMatch(/^can you fix \.gitignore/);
+  });
+});
+
+describe("event units from tool calls (Claude Code shape)", () => {
+  const span: Turn[] = [
+    turn("user", "Add a retry to the upload client. Never change the public API of src/net/client.ts."),
+    turn("assistant", "I'll add the retry.", {
+      tool_calls: [
+        {
+          id: "c1",
+          name: "Edit",
+          input: { file_path: "/home/me/app/src/net/retry.ts", old_string: "a", new_string: "b" },
+        },
+      ],
+    }),
+    turn("user", "", { tool_results: [{ call_id: "c1", output: "The file has been updated.", is_error: false }] }),
+    turn("assistant", "", {
+      tool_calls: [{ id: "c2", name: "Bash", input: { command: "npx tsc --noEmit" } }],
+    }),
+    turn("user", "", {
+      tool_results: [
+        {
+          call_id: "c2",
+          output: "src/net/retry.ts(4,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+          is_error: true,
+        },
+      ],
+    }),
+    turn("user", "Please list the unused functions in src/net."),
+  ];
+  const drafts = eventDrafts("s", span, extractSections(span, { cwd: "/home/me/app" }));
+
+  it("names the project-relative path and the request it served", () => {
+    const change = drafts.find((d) => d.category === "change");
+    expect(change?.files).toEqual(["src/net/retry.ts"]);
+    expect(change?.text).toContain('for the request "Add a retry to the upload client.');
+  });
+
+  it("keeps the standing rule in the user's words and not the one-off requests", () => {
+    const rules = drafts.filter((d) => d.category === "commitment").map((d) => d.text);
+    expect(rules).toEqual(["Never change the public API of src/net/client.ts."]);
+  });
+
+  it("records an error with where it was hit", () => {
+    const failure = drafts.find((d) => d.category === "failure");
+    expect(failure?.text).toContain("TS2322");
+    expect(failure?.record.where).toContain("Add a retry to the upload client.");
+  });
+});
+
+describe("a commit carrying the edits of two requests", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Write", input: { file_path: path, content: "x" } }],
+    tool_results: [{ call_id: id, output: "File created successfully", is_error: false }],
+  });
+  const span: Turn[] = [
+    turn("user", "Add a health endpoint to the server."),
+    turn("assistant", "", edit("w1", "/r/src/health.ts")),
+    turn("user", "Also add a readiness probe next to it."),
+    turn("assistant", "", edit("w2", "/r/src/ready.ts")),
+    turn("assistant", "", {
+      tool_calls: [{ id: "g", name: "Bash", input: { command: 'git commit -am "feat: health and readiness probes"' } }],
+      tool_results: [{ call_id: "g", output: "[main 4f2a9c1] feat: health and readiness probes", is_error: false }],
+    }),
+  ];
+  it("is its own unit with its hash, message and both files", () => {
+    const drafts = eventDrafts("s", span, extractSections(span, { cwd: "/r" }));
+    const commit = drafts.find((d) => d.record.kind === "commit");
+    expect(commit?.text).toContain("4f2a9c1");
+    expect(commit?.text).toContain("feat: health and readiness probes");
+    expect(commit?.files).toEqual(["src/health.ts", "src/ready.ts"]);
+  });
+});
+
+describe("requests and rules in the user's words", () => {
+  it("keeps whole sentences of a request and leaves pasted code out", () => {
+    const r = requestText("Fix the login redirect. It loops forever.\n```ts\nconst a = 1;\n```\nThanks");
+    expect(r).toBe("Fix the login redirect. It loops forever. Thanks");
+  });
+  it("takes only firm sentences as rules, never questions", () => {
+    expect(ruleSentences("Always run the linter before committing. Can you never do that?")).toEqual([
+      "Always run the linter before committing.",
+    ]);
+    expect(ruleSentences("List the unused functions in the repo.")).toEqual([]);
+    expect(ruleSentences("I'm not sure if I should reformat that object or only the input.")).toEqual([]);
+    expect(ruleSentences('assert lo != hi, "endpoints must straddle the boundary"')).toEqual([]);
+    expect(ruleSentences("Use trace_ray from geodesic_bridge.py (read-only, do not modify).")).toHaveLength(1);
+  });
+});
+
+describe("distilled events in search", () => {
+  it("answers which file was changed for a request with its full path", () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "m.db"));
+    const projectId = upsertProject(db, "ev", dir).id;
+    const t = parseTranscriptFile(AIDER);
+    distill(db, projectId, "s1", t.turns, extractSections(t.turns, { cwd: t.cwd }));
+    const units = listMemories(db, projectId, { category: "change", limit: 100 });
+    expect(units.length).toBeGreaterThan(0);
+    const hits = searchMemory({ db, projectId, root: dir }, { query: "fix gitignore aider files" }).hits;
+    expect(hits.some((h) => h.category === "change" && h.text.includes(".gitignore"))).toBe(true);
+    db.close();
+  });
+});
+
+describe("what a person typed, not what they pasted", () => {
+  it("keeps prose that starts like code and drops code", () => {
+    expect(ruleSentences("From now on, never push to main without a review.")).toHaveLength(1);
+    expect(ruleSentences("if x > 0: never_called()")).toEqual([]);
+    expect(ruleSentences("If the tests fail, never push.")).toHaveLength(1);
+  });
+});
+
+describe("search returns the fact with its evidence, within a budget", () => {
+  const dir = tmpDir();
+  const db = openDatabase(join(dir, "w.db"));
+  const projectId = upsertProject(db, "win", dir).id;
+  const deps = { db, projectId, root: dir };
+  const long = `${"Unrelated output line.\n".repeat(80)}The flaky spec is tests/e2e/login.spec.ts, it times out on the OAuth redirect.\n${"More output.\n".repeat(80)}`;
+  const span: Turn[] = [
+    turn("user", "Never merge with a red login suite."),
+    turn("assistant", "Checked the e2e runs.", {
+      tool_calls: [{ id: "r", name: "Bash", input: { command: "npm run e2e" } }],
+      tool_results: [{ call_id: "r", output: long, is_error: false }],
+    }),
+  ];
+  distill(db, projectId, "s1", span, extractSections(span));
+  it("archives tool output, so the raw archive finds what only a tool printed", () => {
+    const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", include_raw: true });
+    expect(r.raw.some((x) => x.text.includes("tests/e2e/login.spec.ts"))).toBe(true);
+    expect(r.raw.every((x) => x.text.length <= 600)).toBe(true);
+  });
+  it("keeps what it returns within the caller's budget", () => {
+    const all = searchMemory(deps, { query: "login suite OAuth redirect spec", include_raw: true });
+    const small = searchMemory(deps, {
+      query: "login suite OAuth redirect spec",
+      include_raw: true,
+      budget_tokens: 100,
+    });
+    const size = (r: typeof all) =>
+      r.hits.reduce((n, h) => n + countTokens(h.text) + (h.window ? countTokens(h.window) : 0), 0) +
+      r.raw.reduce((n, x) => n + countTokens(x.text), 0);
+    expect(size(all)).toBeGreaterThan(100);
+    expect(size(small)).toBeLessThanOrEqual(100);
+    expect(small.hits.length + small.raw.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a unit whose cited file changed", () => {
+  it("is marked stale on the next search and recall after a real edit", () => {
+    const dir = tmpDir();
+    mkdirSync(join(dir, "src"), { recursive: true });
+    writeFileSync(join(dir, "src", "limits.ts"), "export const MAX = 10;\n");
+    const db = openDatabase(join(dir, "s.db"));
+    const projectId = upsertProject(db, "stale", dir).id;
+    const deps = { db, projectId, root: dir };
+    const span: Turn[] = [
+      turn("user", "Raise the upload limit to ten files."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "e", name: "Edit", input: { file_path: join(dir, "src/limits.ts"), old_string: "5" } }],
+        tool_results: [{ call_id: "e", output: "The file has been updated.", is_error: false }],
+      }),
+    ];
+    distill(db, projectId, "s1", span, extractSections(span, { cwd: dir }));
+    const query = { query: "upload limit ten files" };
+    const before = searchMemory(deps, query).hits.find((h) => h.category === "change");
+    expect(before?.files).toEqual(["src/limits.ts"]);
+    expect(before?.stale).toBeUndefined();
+    writeFileSync(join(dir, "src", "limits.ts"), "export const MAX = 20;\n");
+    const after = searchMemory(deps, query).hits.find((h) => h.category === "change");
+    expect(after?.stale).toEqual(["src/limits.ts"]);
+    expect(recall(deps).markdown).toContain("stale: src/limits.ts changed since");
+    db.close();
+  });
+});
+
+describe("a revert", () => {
+  it("is a dead end with the command and the request, and recall does not list it as a fact", () => {
+    const span: Turn[] = [
+      turn("user", "Try caching the session lookups in memory."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "g", name: "Bash", input: { command: "git checkout -- src/session/cache.ts" } }],
+        tool_results: [{ call_id: "g", output: "", is_error: false }],
+      }),
+    ];
+    const drafts = eventDrafts("s", span, extractSections(span));
+    const dead = drafts.find((d) => d.category === "dead_end");
+    expect(dead?.text).toBe(
+      'Reverted with `git checkout -- src/session/cache.ts` while working on the request "Try caching the session lookups in memory.".',
+    );
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "d.db"));
+    const projectId = upsertProject(db, "dead", dir).id;
+    distill(db, projectId, "s1", span, extractSections(span));
+    expect(recall({ db, projectId, root: dir }).markdown).not.toContain("Reverted with");
+    db.close();
+  });
+});
