@@ -106,13 +106,15 @@ function lines(s: Sections): Line[] {
   );
   s.failures.forEach((f, i) => {
     const seen = f.count > 1 ? `, ×${f.count}, last ${f.last_turn}` : "";
+    const settled = f.resolved ? `; resolved: ran clean at ${f.resolved}` : "";
     const fix = f.remediation ? ` → ${f.remediation}` : "";
+    // A settled failure ranks below the open ones: it explains history, not what blocks the work.
     push(
       "failures",
       i,
-      1 + failureWeight(f),
-      `- [${f.category}] ${f.text} (${f.turn}${seen})${fix}`,
-      `- ${clip(f.text, 120)} (${f.turn})`,
+      1 + failureWeight(f) - (f.resolved ? 1.5 : 0),
+      `- [${f.category}] ${f.text} (${f.turn}${seen}${settled})${fix}`,
+      `- ${clip(f.text, 120)} (${f.turn}${f.count > 1 ? `, ×${f.count}` : ""}${f.resolved ? `, resolved ${f.resolved}` : ""})`,
     );
   });
   Object.entries(s.metrics).forEach(([k, m], i) => {
