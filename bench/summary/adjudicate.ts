@@ -15,7 +15,7 @@
 // both labelled.
 import { readFileSync } from "node:fs";
 
-import { type GoldFact, GoldFile, type GoldTurn, HumanClass as Classes,type HumanClass } from "./gold.js";
+import { type GoldFact, GoldFile, type GoldTurn, HumanClass as Classes, type HumanClass } from "./gold.js";
 import { normalizeMatch } from "./gold.js";
 import { tokens } from "./truth.js";
 

@@ -16,25 +16,33 @@ export type SessionEvent =
   | { type: "commit"; turn: string; at: number; sha?: string; message: string; files: string[] }
   | { type: "run"; turn: string; at: number; command: string; key: string; parts: string[]; ok: boolean };
 
-/** Each tool call with the result that answers it: by id, else by position in its turn or the turn that called. */
-export function callsWithResults(turns: readonly Turn[]): { at: number; call: ToolCall; result?: ToolResult }[] {
-  const out: { at: number; call: ToolCall; result?: ToolResult }[] = [];
-  const byId = new Map<string, ToolResult>();
-  for (const t of turns) for (const r of t.tool_results) if (r.call_id) byId.set(r.call_id, r);
+/**
+ * Each tool call with the result that answers it and the position of the turn holding that result: by id, else by
+ * position in the call's own turn, or in the next turn when that one calls nothing.
+ */
+export function callsWithResults(
+  turns: readonly Turn[],
+): { at: number; call: ToolCall; result?: ToolResult; resultAt: number }[] {
+  const out: { at: number; call: ToolCall; result?: ToolResult; resultAt: number }[] = [];
+  const byId = new Map<string, { r: ToolResult; at: number }>();
+  turns.forEach((t, at) => {
+    for (const r of t.tool_results) if (r.call_id) byId.set(r.call_id, { r, at });
+  });
   turns.forEach((t, at) => {
     const next = turns[at + 1];
-    // Exports without ids put the results in the call's own turn, or in the next turn when it calls nothing.
-    const loose =
-      t.tool_results.length > 0
-        ? t.tool_results
-        : next && next.tool_calls.length === 0
-          ? next.tool_results.filter((r) => !r.call_id)
-          : [];
+    const own = t.tool_results.length > 0;
+    const loose = own
+      ? t.tool_results
+      : next && next.tool_calls.length === 0
+        ? next.tool_results.filter((r) => !r.call_id)
+        : [];
+    const looseAt = own ? at : at + 1;
     t.tool_calls.forEach((call, k) => {
-      const result = call.id
-        ? (byId.get(call.id) ?? loose.find((r) => !r.call_id && r.name === call.name))
-        : (loose[k] ?? (t.tool_calls.length === 1 ? loose[0] : undefined));
-      out.push({ at, call, ...(result ? { result } : {}) });
+      const linked = call.id ? byId.get(call.id) : undefined;
+      const result =
+        linked?.r ?? (call.id ? undefined : (loose[k] ?? (t.tool_calls.length === 1 ? loose[0] : undefined)));
+      const resultAt = linked ? linked.at : result ? looseAt : at;
+      out.push({ at, call, ...(result ? { result } : {}), resultAt });
     });
   });
   return out;
@@ -131,7 +139,9 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
   });
   for (const e of fileEvents([...turns])) out.push({ type: "edit", at: at.get(e.turn) ?? 0, ...e });
   const shown = new Set<string>();
-  for (const { at: i, call, result } of callsWithResults(turns)) {
+  for (const { call, result, resultAt } of callsWithResults(turns)) {
+    // An event happens where its outcome is seen: the turn that holds the call's result.
+    const i = resultAt;
     const t = turns[i]!;
     if (call.name === "git_commit") {
       out.push({
@@ -245,6 +255,14 @@ export function eventState(events: SessionEvent[], isRequest: (text: string) => 
     } else if (e.type === "request" && isRequest(e.text)) {
       lastRequestAt = e.at;
       lastRequest = { turn: e.turn, text: e.text };
+    }
+  }
+  // Without a turn that asks for work, the last typed turn opens the last phase.
+  if (!lastRequest) {
+    const typed = events.filter((e): e is Extract<SessionEvent, { type: "request" }> => e.type === "request").pop();
+    if (typed) {
+      lastRequestAt = typed.at;
+      lastRequest = { turn: typed.turn, text: typed.text };
     }
   }
   return {

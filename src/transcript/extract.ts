@@ -5,6 +5,7 @@ import { clipWords, wholeSentences } from "./clip.js";
 import { doneByEvents, type EventState, eventState, resolvedBy, sessionEvents } from "./events.js";
 import { failures, isDeclined } from "./failures.js";
 import { humanPart } from "./human.js";
+import { classifyTurn, instructionSentences } from "./human-classes.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
 
 export { failures, failureWeight } from "./failures.js";
@@ -78,23 +79,53 @@ function typed(t: Turn): string {
   return (prose(human).trim() || human).trim();
 }
 
-/** User instructions and corrections, verbatim: short messages whole, long ones by whole sentences. */
-export function userConstraints(turns: Turn[]): Fact[] {
-  const out: Fact[] = [];
-  for (const t of turns) {
-    const p = typed(t);
-    if (p.length < 2) continue;
-    out.push({ text: wholeSentences(p, 480), turn: t.id });
+/** Classes of a typed turn that ask for work: they open a phase and say what the session is for. */
+const ASKS = new Set(["instruction", "request", "problem"]);
+
+/** Whether a typed turn asks for work (the human-turn classifier says request, instruction or problem). */
+export const asksForWork = (text: string): boolean => ASKS.has(classifyTurn(text, "message"));
+
+/** Whole sentences in their order, joined; `…` where the source has text between two of them. */
+function joinSentences(source: string, ss: readonly string[], max: number): string {
+  let out = "";
+  let prevEnd = -1;
+  for (const s of ss) {
+    const at = source.indexOf(s, Math.max(0, prevEnd));
+    const sep = out === "" ? "" : at >= 0 && /^\s*$/.test(source.slice(prevEnd, at)) ? " " : " … ";
+    if (out && out.length + sep.length + s.length > max) break;
+    out += sep + s;
+    if (at >= 0) prevEnd = at + s.length;
   }
   return out;
 }
 
-/** The session's intent: its first user request, and later requests that redirect it. */
+/**
+ * The person's words that may govern the work, verbatim: each typed turn but those the human-turn classifier calls
+ * chit-chat or an answer (an approval, a pick), short turns whole and long ones by whole sentences, the sentences
+ * its instruction model finds first.
+ */
+export function userConstraints(turns: Turn[]): Fact[] {
+  const out: Fact[] = [];
+  for (const t of turns) {
+    const p = typed(t);
+    const c = classifyTurn(t.text, t.kind);
+    if (p.length < 2 || c === "chitchat" || c === "answer") continue;
+    const rules = instructionSentences(t.text);
+    const text = p.length <= 480 || rules.length === 0 ? wholeSentences(p, 480) : joinSentences(p, rules, 480);
+    out.push({ text, turn: t.id });
+  }
+  return out;
+}
+
+/**
+ * The session's intent: the first turn that asks for work (else the first typed turn).
+ */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
+  const asking = users.filter((t) => ASKS.has(classifyTurn(t.text, t.kind)));
   const out: Fact[] = [];
-  if (title && users[0]) out.push({ text: clip(title, 160), turn: users[0].id });
-  const first = users[0];
+  const first = asking[0] ?? users[0];
+  if (title && first) out.push({ text: clip(title, 160), turn: first.id });
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
 }
@@ -582,11 +613,6 @@ const DATE_TITLE = /^[\d\s:./TZ+-]+$|^\w+ \d{1,2},? \d{4}/;
 
 /** Which typed turns open a phase of work: not thanks or a bare acknowledgement. */
 export type RequestTest = (text: string) => boolean;
-const anyRequest: RequestTest = (text) =>
-  text
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim()
-    .split(" ").length >= 3;
 
 /** All sections for a span of turns; `after` (turns past the span) only settles which plan items got done. */
 export function extractSections(
@@ -594,7 +620,7 @@ export function extractSections(
   opts: { title?: string | undefined; cwd?: string | undefined; after?: Turn[]; isRequest?: RequestTest } = {},
 ): Sections {
   const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
-  const st: EventState = eventState(sessionEvents(withAfter), opts.isRequest ?? anyRequest);
+  const st: EventState = eventState(sessionEvents(withAfter), opts.isRequest ?? asksForWork);
   const index = new Map(withAfter.map((t, i) => [t.id, i]));
   const fails = failures(turns, opts.cwd).map((f) => {
     const by = resolvedBy(f, st.events);
