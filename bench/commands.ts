@@ -25,6 +25,7 @@ import { Rung } from "./localize/ladder.js";
 import { benchPerf, renderPerf } from "./perf.js";
 import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
+import { renderGoldEval, runGoldEval } from "./summary/gold.js";
 import { renderLabelled, runLabelled } from "./summary/labelled.js";
 import { renderSummaryEval, runSummaryEval } from "./summary/run.js";
 import { measureToolSize, renderToolSize } from "./tool-size.js";
@@ -141,6 +142,8 @@ export interface SummaryEvalFlags {
   transcripts: string;
   budget?: number;
   labelled?: string;
+  gold?: string;
+  keepRecent?: number;
   only?: string[];
 }
 
@@ -154,6 +157,15 @@ export function evalSummaryCommand(opts: SummaryEvalFlags): Promise<EvalOutput> 
     const line = createProgressLine(true);
     const onFile = (f: string) => line.update(`${f}…`);
     const budget = opts.budget !== undefined ? { budget: opts.budget } : {};
+    if (opts.gold) {
+      const gold = resolvePath(opts.gold);
+      if (!existsSync(gold)) throw new AppError("NOT_FOUND", `no such folder: ${gold}`);
+      const keep = opts.keepRecent !== undefined ? { keepRecent: opts.keepRecent } : {};
+      const only = opts.only ? { files: opts.only } : {};
+      const r = runGoldEval({ dir, gold, workDir, ...budget, ...keep, ...only, onFile });
+      line.done();
+      return { data: r, text: renderGoldEval(r) };
+    }
     if (opts.labelled) {
       const r = runLabelled({ dir, labelled: resolvePath(opts.labelled), workDir, ...budget, onFile });
       line.done();

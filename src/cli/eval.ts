@@ -68,6 +68,11 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .requiredOption("--transcripts <dir>", "folder of transcripts")
     .option("--budget <n>", "summary budget in tokens (default: compress_context's own)", int)
     .option("--labelled <file>", "hand-labelled Failures lines (JSONL): precision and recall of the section on them")
+    .option(
+      "--gold <dir>",
+      "gold facts per session (<session>.json, split.json): every line of the page scored, beside a last-messages baseline",
+    )
+    .option("--keep-recent <n>", "messages kept verbatim after the summary (--gold; default compress_context's 5)", int)
     .option("--only <names...>", "only these files of the folder")
     .option("--json", "print JSON")
     .action(async (opts: SummaryEvalFlags & { json?: boolean }) => {

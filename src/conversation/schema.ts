@@ -59,6 +59,8 @@ export const Failure = z.object({
   last_turn: z.string(),
   count: z.number().int(),
   remediation: z.string().optional(),
+  /** The turn where a later event settled it (the same command, test or file ran clean); absent while open. */
+  resolved: z.string().optional(),
 });
 export type Failure = z.infer<typeof Failure>;
 

@@ -11,7 +11,9 @@ export function renderCompressFooter(r: CompressResult & { route?: { route: stri
     `---`,
     `memcards: session ${r.session_id}, compression #${s.compression}, ${r.source.format}${r.source.path ? ` ${r.source.path}` : ""}.`,
     `Summarized ${s.turns_summarized} of ${s.turns_total} turns: ${s.tokens_before} → ${s.tokens_after} tokens (ratio ${s.ratio}); next context ${s.tokens_total_after} tokens instead of ${s.tokens_total_before}.`,
-    `Probes: ${pct(s.probe_score_before)} before re-insertion, ${pct(s.probe_score)} after (${s.probes_total} probes).`,
+    pageLine(r),
+    eventLine(r),
+    probeLine(r),
   ];
   if (r.route?.route === "model")
     lines.push(
@@ -38,6 +40,29 @@ export function renderCompressFooter(r: CompressResult & { route?: { route: stri
     );
   for (const n of r.notes) lines.push(n);
   return lines.join("\n");
+}
+
+/** What the page measured: its tokens against the budget, split into summary and recent messages. */
+function pageLine(r: CompressResult): string {
+  const page = r.stats.tokens_total_after;
+  const budget = r.stats.budget.tokens;
+  return `Page: ${page} tokens against a budget of ${budget} (summary ${r.stats.tokens_after}, recent messages ${Math.max(0, page - r.stats.tokens_after)})${page > budget ? "; over the budget" : ""}.`;
+}
+
+/** What the event stream says: failures settled by a later run, files reverted. */
+function eventLine(r: CompressResult): string {
+  const s = r.summary.sections;
+  const resolved = s.failures.filter((f) => f.resolved).length;
+  const files = Object.values(s.files);
+  const reverted = files.filter((ops) => ops[ops.length - 1]?.op.startsWith("reverted")).length;
+  return `Events: ${s.failures.length} failure(s), ${resolved} settled by a later clean run; ${files.length} file(s) changed, ${reverted} reverted.`;
+}
+
+/** The probes as measured on the summarizer's draft, and what re-insertion could not fit. */
+function probeLine(r: CompressResult): string {
+  const s = r.stats;
+  const missed = r.probes.before.failed.length;
+  return `Probes: the draft held ${pct(s.probe_score_before)} of ${s.probes_total} facts checked; ${missed} missing, ${s.probes_failed.length} of them still missing after re-insertion within the budget.`;
 }
 
 /** One line on what distilling a transcript stored (what `memcards distill` and the SessionEnd hook report). */

@@ -3,15 +3,16 @@
 // messages verbatim, and account tokens. Nothing is written here: storing and distilling are the session's steps.
 import { z } from "zod";
 
-import type { Turn } from "../conversation/schema.js";
+import type { ToolCall, Turn } from "../conversation/schema.js";
 import { Sections } from "../conversation/schema.js";
 import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { latestSummary, type SummaryRow } from "../storage/summaries.js";
 import { countTokens } from "../text/tokens.js";
 import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
-import { isNoiseLine, isQuotedError } from "./failures.js";
+import { isNoiseLine, isQuotedError, resultFailed } from "./failures.js";
 import { injectedKind } from "./human.js";
+import { commandText, fileEvents } from "./ledger.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes, normalize } from "./probes.js";
@@ -21,6 +22,8 @@ import type { Probe, ProbeType } from "./schema.js";
 import { Message, TranscriptFormat } from "./schema.js";
 import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "./source.js";
 
+/** The heading of the recent messages kept after the summary. */
+export const RECENT_TITLE = "Recent Messages (verbatim)";
 /** Tokens a compact summary may spend on the headings of the sections it fills (three or four headings). */
 const COMPACT_FRAME = 24;
 export const CompressInput = z
@@ -144,34 +147,79 @@ function oneLine(s: string, max: number): string {
   return l.length > max ? `${l.slice(0, max - 1)}…` : l;
 }
 
+/** A message's lines quoted, so a heading or a rule inside it cannot pass for a section of the summary. */
+function quoted(body: string): string {
+  return body
+    .split("\n")
+    .map((l) => (l.trim() ? `> ${l}` : ">"))
+    .join("\n");
+}
+
+/** The first lines of a text up to `cap` tokens, cut at a line end where one is near, with what was cut counted. */
+function capped(body: string, cap: number): string {
+  const n = countTokens(body);
+  if (n <= cap) return body;
+  let cut = Math.floor((body.length * cap) / n);
+  const nl = body.lastIndexOf("\n", cut);
+  if (nl > cut * 0.6) cut = nl;
+  return `${body.slice(0, cut).trimEnd()}\n[… ${n - countTokens(body.slice(0, cut))} tokens cut]`;
+}
+
+/** A tool call as a person would glance at it: the command or the file, never the call's JSON. */
+function callGlance(c: ToolCall): string {
+  const cmd = commandText(c.input);
+  if (cmd) return `\`${oneLine(cmd.split("\n").find((l) => l.trim()) ?? cmd, 100)}\``;
+  const path = ["file_path", "filePath", "path", "target_file", "notebook_path"]
+    .map((k) => c.input[k])
+    .find((v): v is string => typeof v === "string" && v.trim() !== "");
+  return path ? `${c.name} \`${oneLine(path, 100)}\`` : c.name;
+}
+
 /**
- * A kept message, verbatim up to a cap so one giant paste cannot undo the compression; tool activity between
- * kept messages as one line per call (name, input, first line of output) so nothing recent goes unseen.
+ * A kept turn: a message quoted verbatim up to `cap` tokens; tool activity as one line (each call's command or
+ * file, and the first error line of a failed result), so what is recent is seen without raw tool output.
  */
 function renderKept(t: Turn, cap = 2000): string {
   if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !t.text.trim()) {
     const injected = t.role === "user" && t.kind === "meta" ? injectedKind(t.text) : undefined;
     if (injected) return `_${injected} (${t.id})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`;
     if (t.kind !== "message") return "";
-    const calls = t.tool_calls.map((c) => `${c.name} ${oneLine(JSON.stringify(c.input), 160)}`);
-    const outs = t.tool_results.map(
-      (r) =>
-        `${r.is_error ? "error: " : "→ "}${oneLine(
-          r.output
-            .split("\n")
-            .filter((l) => l.trim())
-            .slice(0, 3)
-            .join(" / "),
-          200,
-        )}`,
-    );
-    const lines = [...calls, ...outs];
-    return lines.length > 0 ? `_tool (${t.id})_: ${lines.join(" ")}` : "";
+    const calls = t.tool_calls.map(callGlance);
+    const errors = t.tool_results
+      .filter((r) => r.is_error || resultFailed(r, undefined))
+      .map((r) => `failed: ${oneLine(r.output.split("\n").find((l) => l.trim()) ?? "", 160)}`);
+    const lines = [...calls, ...errors];
+    return lines.length > 0 ? `_tool (${t.id})_: ${lines.join("; ")}` : "";
   }
-  const body = t.text.trim();
-  const n = countTokens(body);
-  const text = n > cap ? `${body.slice(0, Math.floor((body.length * cap) / n))}\n[… ${n - cap} tokens cut]` : body;
-  return `**${t.role}** (${t.id}):\n${text}`;
+  // The files the message's own edit markers changed stay named when its text is cut.
+  const changed = [...new Set(fileEvents([t]).map((e) => e.path))];
+  const note = changed.length > 0 ? `\n_(changed: ${changed.map((p) => `\`${p}\``).join(", ")})_` : "";
+  return `**${t.role}** (${t.id}):\n${quoted(capped(t.text.trim(), cap))}${note}`;
+}
+
+/** The largest share of the budget the recent messages may take; the summary keeps the rest. */
+export const TAIL_SHARE = 0.25;
+
+/**
+ * The kept region within `limit` tokens: messages are capped shorter until it fits, then the oldest kept turns
+ * go first; the last message always stays (cut to what fits).
+ */
+export function renderTail(kept: readonly Turn[], limit: number): string {
+  const join = (ts: readonly Turn[], cap: number) =>
+    ts
+      .map((t) => renderKept(t, cap))
+      .filter(Boolean)
+      .join("\n\n");
+  for (const cap of [2000, 800, 400, 200, 100, 50]) {
+    const md = join(kept, cap);
+    if (countTokens(md) <= limit) return md;
+  }
+  for (let from = 1; from < kept.length; from++) {
+    const md = join(kept.slice(from), 50);
+    if (countTokens(md) <= limit) return md;
+  }
+  const last = kept.length > 0 ? join(kept.slice(-1), Math.max(10, limit - 30)) : "";
+  return countTokens(last) <= limit ? last : "";
 }
 
 /** Where to resume: after the previous compression's last turn (by id, else by position), or from the start. */
@@ -232,6 +280,8 @@ export interface SpanSummary {
   budget: BudgetChoice;
   /** The session holds fewer tokens than the budget: the summary is kept within them, without empty sections. */
   compact: boolean;
+  /** The recent messages as rendered within their share of the budget ("" without any). */
+  tail: string;
 }
 
 /** Merges the span into the previous sections and renders them under budget, re-inserting what a probe missed. */
@@ -248,6 +298,8 @@ export function summarizeSpan(
     focus?: string | undefined;
     /** The kept recent turns: they settle which plan items got done. */
     after?: Turn[];
+    /** Renders what the page holds besides the summary within a token limit (the recent messages). */
+    tail?: (limit: number) => string;
   },
 ): SpanSummary {
   const sections =
@@ -259,7 +311,12 @@ export function summarizeSpan(
   // session's own size plus the few headings they sit under (COMPACT_FRAME), so a short request is kept whole
   // rather than dropped and the summary never grows past the session by more than its headings.
   const compact = opts.tokens !== undefined && opts.tokens < budget.tokens;
-  const cap = compact ? Math.min(budget.tokens, opts.tokens! + COMPACT_FRAME) : budget.tokens;
+  // The recent messages count against the budget: at least TAIL_SHARE of it, and whatever the summary leaves.
+  const full = compact ? opts.tokens! + COMPACT_FRAME : budget.tokens;
+  const need = opts.tail ? renderSections(sections, Math.min(full, budget.tokens), {}, opts.focus, compact).tokens : 0;
+  const tail = opts.tail ? opts.tail(Math.max(Math.floor(budget.tokens * TAIL_SHARE), budget.tokens - need - 12)) : "";
+  const reserve = tail ? countTokens(`## ${RECENT_TITLE}\n${tail}`) + 2 : 0;
+  const cap = Math.max(0, Math.min(full, budget.tokens - reserve));
   const draft = renderSections(sections, cap, {}, opts.focus, compact);
   // A plan item the sections no longer hold open (done later) is not a next step to re-insert.
   const open = sections.next.map((f) => normalize(f.text));
@@ -285,7 +342,8 @@ export function summarizeSpan(
     (extra[PROBE_SECTION[p.type]] ??= []).push(line);
   }
   const final = before.failed.length > 0 ? renderSections(sections, cap, extra, opts.focus, compact) : draft;
-  return { sections, draft, final, probes, before, after: checkProbes(probes, final.markdown), budget, compact };
+  const after = checkProbes(probes, final.markdown);
+  return { sections, draft, final, probes, before, after, budget, compact, tail };
 }
 
 /** The kept region as markdown: messages verbatim (capped), tool activity one line per call. */
@@ -367,6 +425,7 @@ export function compressTranscript(
     tokens: tokensSummarized,
     focus: input.focus,
     after: kept,
+    tail: (limit) => renderTail(kept, limit),
   });
   if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
   else if (s.compact)
@@ -377,8 +436,8 @@ export function compressTranscript(
           : "no summary line fits in that, so the summary is empty."
       }`,
     );
-  const keptMd = renderKeptRegion(kept);
-  const withKept = (md: string) => (keptMd ? `${md ? `${md}\n\n` : ""}## Recent Messages (verbatim)\n${keptMd}` : md);
+  const keptMd = s.tail;
+  const withKept = (md: string) => (keptMd ? `${md ? `${md}\n\n` : ""}## ${RECENT_TITLE}\n${keptMd}` : md);
   const markdown = withKept(s.final.markdown);
   const prevSeq = prev?.seq ?? 0;
   const stats = compressionStats({ turns, span, kept, spanTokens, summary: s, markdown, skipped, prevSeq, started });

@@ -2,8 +2,10 @@
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../conversation/schema.js";
 import { signature } from "../text/signature.js";
 import { clipWords, wholeSentences } from "./clip.js";
+import { doneByEvents, type EventState, eventState, resolvedBy, sessionEvents } from "./events.js";
 import { failures, isDeclined } from "./failures.js";
 import { humanPart } from "./human.js";
+import { classifyTurn, instructionSentences } from "./human-classes.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
 
 export { failures, failureWeight } from "./failures.js";
@@ -77,23 +79,53 @@ function typed(t: Turn): string {
   return (prose(human).trim() || human).trim();
 }
 
-/** User instructions and corrections, verbatim: short messages whole, long ones by whole sentences. */
-export function userConstraints(turns: Turn[]): Fact[] {
-  const out: Fact[] = [];
-  for (const t of turns) {
-    const p = typed(t);
-    if (p.length < 2) continue;
-    out.push({ text: wholeSentences(p, 480), turn: t.id });
+/** Classes of a typed turn that ask for work: they open a phase and say what the session is for. */
+const ASKS = new Set(["instruction", "request", "problem"]);
+
+/** Whether a typed turn asks for work (the human-turn classifier says request, instruction or problem). */
+export const asksForWork = (text: string): boolean => ASKS.has(classifyTurn(text, "message"));
+
+/** Whole sentences in their order, joined; `…` where the source has text between two of them. */
+function joinSentences(source: string, ss: readonly string[], max: number): string {
+  let out = "";
+  let prevEnd = -1;
+  for (const s of ss) {
+    const at = source.indexOf(s, Math.max(0, prevEnd));
+    const sep = out === "" ? "" : at >= 0 && /^\s*$/.test(source.slice(prevEnd, at)) ? " " : " … ";
+    if (out && out.length + sep.length + s.length > max) break;
+    out += sep + s;
+    if (at >= 0) prevEnd = at + s.length;
   }
   return out;
 }
 
-/** The session's intent: its first user request, and later requests that redirect it. */
+/**
+ * The person's words that may govern the work, verbatim: each typed turn but those the human-turn classifier calls
+ * chit-chat or an answer (an approval, a pick), short turns whole and long ones by whole sentences, the sentences
+ * its instruction model finds first.
+ */
+export function userConstraints(turns: Turn[]): Fact[] {
+  const out: Fact[] = [];
+  for (const t of turns) {
+    const p = typed(t);
+    const c = classifyTurn(t.text, t.kind);
+    if (p.length < 2 || c === "chitchat" || c === "answer") continue;
+    const rules = instructionSentences(t.text);
+    const text = p.length <= 480 || rules.length === 0 ? wholeSentences(p, 480) : joinSentences(p, rules, 480);
+    out.push({ text, turn: t.id });
+  }
+  return out;
+}
+
+/**
+ * The session's intent: the first turn that asks for work (else the first typed turn).
+ */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
+  const asking = users.filter((t) => ASKS.has(classifyTurn(t.text, t.kind)));
   const out: Fact[] = [];
-  if (title && users[0]) out.push({ text: clip(title, 160), turn: users[0].id });
-  const first = users[0];
+  const first = asking[0] ?? users[0];
+  if (title && first) out.push({ text: clip(title, 160), turn: first.id });
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
 }
@@ -324,22 +356,34 @@ export function completed(turns: Turn[]): Fact[] {
     out.push({ text: clip(text, 240), turn });
   };
   const shas = new Set<string>();
+  // A commit whose hash its own turn did not show: the later line that shows it completes this one (one line each).
+  const unhashed = new Map<string, Fact>();
   for (const t of turns) {
     for (const c of t.tool_calls) {
-      if (c.name === "git_commit") add(`commit ${String(c.input.sha)}: ${String(c.input.message)}`, t.id);
+      if (c.name === "git_commit") {
+        shas.add(String(c.input.sha));
+        add(`commit ${String(c.input.sha)}: ${String(c.input.message)}`, t.id);
+      }
       const cmd = commandText(c.input);
       const m = COMMIT_MSG.exec(cmd);
       if (m) {
         const sha = t.tool_results.map((r) => SHA_LINE.exec(r.output)?.[1]).find(Boolean);
         if (sha) shas.add(sha);
-        add(`commit${sha ? ` ${sha}` : ""}: ${commitMessage(m)}`, t.id);
+        const msg = commitMessage(m);
+        add(`commit${sha ? ` ${sha}` : ""}: ${msg}`, t.id);
+        const f = out[out.length - 1];
+        if (!sha && f?.turn === t.id) unhashed.set(signature(msg), f);
       }
     }
     for (const r of t.tool_results) {
       const sha = SHA_LINE.exec(r.output);
       if (sha && !shas.has(sha[1]!)) {
         shas.add(sha[1]!);
-        add(`commit ${sha[1]}: ${sha[2]}`, t.id);
+        const f = unhashed.get(signature(sha[2]!));
+        if (f) {
+          f.text = clip(`commit ${sha[1]}: ${f.text.replace(/^commit: /, "")}`, 240);
+          unhashed.delete(signature(sha[2]!));
+        } else add(`commit ${sha[1]}: ${sha[2]}`, t.id);
       }
       const pass = PASSING.exec(r.output);
       if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
@@ -356,15 +400,18 @@ export function completed(turns: Turn[]): Fact[] {
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
 }
 
-/** Open work: the plan's unfinished items as they stand at the end, else the agent's own stated next steps. */
-export function nextSteps(turns: Turn[]): Fact[] {
+/**
+ * Open work: the plan's unfinished items as they stand at the end when the plan was written or updated after
+ * position `from` (the last request), else the agent's own stated next steps in its last message.
+ */
+export function nextSteps(turns: Turn[], from = 0): Fact[] {
   const plan = planOf(turns);
-  if (plan.items.length > 0 || plan.done.length > 0) {
-    return plan.items
-      .filter((x) => x.status === "pending" || x.status === "in_progress")
-      .map((x) => ({ text: `${x.content} (${x.status})`, turn: x.turn }));
-  }
+  const at = new Map(turns.map((t, i) => [t.id, i]));
+  const open = plan.items.filter((x) => x.status === "pending" || x.status === "in_progress");
+  if (open.some((x) => (at.get(x.turn) ?? 0) >= from))
+    return open.map((x) => ({ text: `${x.content} (${x.status})`, turn: x.turn }));
   const last = lastSaid(turns, 0);
+  if (last && (at.get(last.id) ?? 0) < from) return [];
   if (!last) return [];
   return sentences(spoken(last.text))
     .map(unbullet)
@@ -460,12 +507,18 @@ export function currentState(turns: Turn[]): Fact[] {
   return out;
 }
 
-/** Open questions, unresolved failures and the person's interruptions at the end of the span. */
-export function blockers(turns: Turn[], fails: Failure[]): Fact[] {
+/**
+ * Open questions, unresolved failures and the person's interruptions at the end of the span: from position `from`
+ * (the last request) on when given, else failures of the last 15% of the turns and every interruption.
+ */
+export function blockers(turns: Turn[], fails: Failure[], from?: number): Fact[] {
   const out: Fact[] = [];
-  const tail = new Set(turns.slice(Math.floor(turns.length * 0.85)).map((t) => t.id));
+  const tail = new Set(turns.slice(from ?? Math.floor(turns.length * 0.85)).map((t) => t.id));
+  // Given the last phase's start, what the person stopped or declined before it was answered by a new request.
+  const phase = from === undefined ? new Set(turns.map((t) => t.id)) : tail;
   for (const f of fails)
-    if (tail.has(f.last_turn) && !f.remediation) out.push({ text: `unresolved: ${f.text}`, turn: f.last_turn });
+    if (tail.has(f.last_turn) && !f.remediation && !f.resolved)
+      out.push({ text: `unresolved: ${f.text}${f.count > 1 ? ` (×${f.count})` : ""}`, turn: f.last_turn });
   // The person stopped the agent, or declined a call: what it was doing may not be wanted. The latest two of each
   // are kept.
   const stops: Fact[] = [];
@@ -487,9 +540,10 @@ export function blockers(turns: Turn[], fails: Failure[]): Fact[] {
     if (t.role !== "user" || t.kind !== "meta" || humanPart(t.text).injected !== "interrupt") continue;
     stops.push({ text: `Request interrupted by user${during(lastCall)}`, turn: t.id });
   }
-  out.push(...stops.slice(-2), ...declined.slice(-2));
+  const inTail = (f: Fact) => phase.has(f.turn);
+  out.push(...stops.filter(inTail).slice(-2), ...declined.filter(inTail).slice(-2));
   const last = lastSaid(turns, 0);
-  if (last)
+  if (last && phase.has(last.id))
     for (const s of sentences(spoken(last.text)))
       if (s.endsWith("?") && s.length > 15) out.push({ text: clip(unbullet(s), 200), turn: last.id });
   return out.slice(0, 8);
@@ -554,22 +608,51 @@ export function metrics(turns: Turn[]): Record<string, Metric> {
 /** Lines that only look like measurements: numbered source, code, diffs. */
 const NOT_METRIC = /^\s*\d+(?:\s*[→│|\t]|:\s| {2,}\S)|^[+-](?![+-])|^\s*(?:\/\/|#|\*|print|console\.|assert|expect)\b/;
 
+/** A title that is only a date or time (an export's default) says nothing about the session. */
+const DATE_TITLE = /^[\d\s:./TZ+-]+$|^\w+ \d{1,2},? \d{4}/;
+
+/** Which typed turns open a phase of work: not thanks or a bare acknowledgement. */
+export type RequestTest = (text: string) => boolean;
+
 /** All sections for a span of turns; `after` (turns past the span) only settles which plan items got done. */
 export function extractSections(
   turns: Turn[],
-  opts: { title?: string | undefined; cwd?: string | undefined; after?: Turn[] } = {},
+  opts: { title?: string | undefined; cwd?: string | undefined; after?: Turn[]; isRequest?: RequestTest } = {},
 ): Sections {
-  const fails = failures(turns, opts.cwd);
+  const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
+  const st: EventState = eventState(sessionEvents(withAfter), opts.isRequest ?? asksForWork);
+  const index = new Map(withAfter.map((t, i) => [t.id, i]));
+  const fails = failures(turns, opts.cwd).map((f) => {
+    const by = resolvedBy(f, st.events);
+    return by ? { ...f, resolved: by } : f;
+  });
   const files: Sections["files"] = {};
   for (const e of fileEvents(turns)) {
     const p = displayPath(e.path, opts.cwd);
     (files[p] ??= []).push({ op: e.op, turn: e.turn });
   }
-  const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
+  for (const [path, r] of st.reverted) {
+    const p = displayPath(path, opts.cwd);
+    if (files[p]) files[p].push({ op: `reverted (${r.how})`, turn: r.turn });
+  }
+  // The last phase: from the last request on (positions in the span; a request among the kept turns starts none).
+  const from =
+    st.lastRequestAt >= 0 && st.lastRequestAt < turns.length ? st.lastRequestAt : Math.floor(turns.length * 0.85);
   const doneLater = new Set(planOf(withAfter).done.map((d) => signature(d.text.replace(/^done: /, ""))));
-  const next = nextSteps(turns).filter(
-    (f) => !doneLater.has(signature(f.text.replace(/ \((pending|in_progress)\)$/, ""))),
-  );
+  // A plan item is done when a later list ticks it, or when later events carry it out (a commit, a clean test run).
+  const byEvents = (text: string, turn: string) => doneByEvents(text, index.get(turn) ?? 0, st.events);
+  const next = nextSteps(turns, from).filter((f) => {
+    const item = f.text.replace(/ \((pending|in_progress)\)$/, "");
+    return !doneLater.has(signature(item)) && !byEvents(item, f.turn);
+  });
+  if (st.uncommitted.length > 0) {
+    const names = st.uncommitted.map((u) => `\`${displayPath(u.path, opts.cwd)}\``);
+    const last = st.uncommitted[st.uncommitted.length - 1]!.turn;
+    next.push({
+      text: `commit or discard the uncommitted edits to ${names.slice(0, 6).join(", ")}${names.length > 6 ? ` and ${names.length - 6} more` : ""}`,
+      turn: last,
+    });
+  }
   const spanIds = new Set(turns.map((t) => t.id));
   const done = completed(turns);
   const seen = new Set(done.map((d) => signature(d.text)));
@@ -579,14 +662,23 @@ export function extractSections(
       seen.add(signature(d.text));
       done.push(d);
     }
+  const state: Fact[] = [];
+  if (st.lastRequest)
+    state.push({ text: `latest request: "${wholeSentences(st.lastRequest.text, 400)}"`, turn: st.lastRequest.turn });
+  for (const f of currentState(withAfter)) {
+    const item = f.text.startsWith("in progress: ") ? f.text.slice(13) : undefined;
+    if (item !== undefined && (doneLater.has(signature(item)) || byEvents(item, f.turn))) continue;
+    state.push(f);
+  }
+  for (const [path, r] of st.reverted)
+    state.push({ text: `\`${displayPath(path, opts.cwd)}\` is back to its committed state (${r.how})`, turn: r.turn });
+  const title = opts.title && !DATE_TITLE.test(opts.title.trim()) ? opts.title : undefined;
   return {
-    intent: intents(turns, opts.title),
+    intent: intents(turns, title),
     files,
     decisions: decisions(turns),
-    state: currentState(withAfter).filter(
-      (f) => !(f.text.startsWith("in progress: ") && doneLater.has(signature(f.text.slice(13)))),
-    ),
-    blockers: blockers(turns, fails),
+    state,
+    blockers: blockers(turns, fails, from),
     next,
     constraints: userConstraints(turns),
     completed: done,

@@ -242,6 +242,11 @@ function resultHits(r: ToolResult, call: ToolCall | undefined): Hit[] {
   return lines.map((l) => ({ line: window(l), role: "tool", files }));
 }
 
+/** Whether a tool result reports a failure: an error flag, or an error line the failure rules find in its output. */
+export function resultFailed(r: ToolResult, call: ToolCall | undefined): boolean {
+  return r.is_error || resultHits(r, call).length > 0;
+}
+
 /** A line of what the person typed reports an error: a named exception or code, or the words of one. */
 const USER_REPORT =
   /\berror [A-Z]{1,4}\d{3,5}\b|\bTraceback\b|\b(?:getting|get|got|see|seeing|throws?|gives?|shows?|received?)\b[^.]{0,30}\b(?:error|exception)\b|(?:error|exception)\s*[:"`]|^[\w./-]+\.(?:m?[jt]sx?|cjs|py|rb|go|rs|java|cs|php):\d+(?::\d+)?\s+\S/i;

@@ -32,12 +32,14 @@ export interface ToolMarker {
   source: string;
 }
 
-const editOp: OpOf = (input) =>
-  typeof input.op === "string"
-    ? input.op
-    : typeof input.old_string === "string" || typeof input.oldString === "string"
-      ? `edited: \`${firstLine(input.old_string ?? input.oldString, 50)}\` → \`${firstLine(input.new_string ?? input.newString, 50)}\``
-      : "edited";
+const editOp: OpOf = (input) => {
+  if (typeof input.op === "string") return input.op;
+  if (typeof input.old_string !== "string" && typeof input.oldString !== "string") return "edited";
+  const before = firstLine(input.old_string ?? input.oldString, 50);
+  const after = firstLine(input.new_string ?? input.newString, 50);
+  // Previews whose first lines read the same say nothing the path does not.
+  return before === after ? "edited" : `edited: \`${before}\` → \`${after}\``;
+};
 const multiOp: OpOf = (i) => {
   const edits = Array.isArray(i.edits) ? i.edits : i.replacements;
   return typeof i.op === "string" ? i.op : Array.isArray(edits) ? `edited (${edits.length} edits)` : "edited";

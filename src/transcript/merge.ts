@@ -23,6 +23,9 @@ function mergeFailures(a: Failure[], b: Failure[]): Failure[] {
       old.count += f.count;
       old.last_turn = f.last_turn;
       if (f.remediation) old.remediation = f.remediation;
+      // A failure seen again in the new span is open again unless the new span settled it.
+      if (f.resolved) old.resolved = f.resolved;
+      else delete old.resolved;
     } else by.set(f.signature, { ...f });
   }
   return [...by.values()];

@@ -68,8 +68,16 @@ function lines(s: Sections): Line[] {
   const push = (section: SectionKey, order: number, priority: number, full: string, short = full): void => {
     out.push({ section, order, priority, full, short });
   };
+  // The goal first; what the person asked along the way ranks with the lines that explain history, later first.
+  const nI = s.intent.length;
   s.intent.forEach((f, i) =>
-    push("intent", i, 10 - i * 0.1, `- ${f.text} (${f.turn})`, `- ${clip(f.text, 160)} (${f.turn})`),
+    push(
+      "intent",
+      i,
+      /^(?:asked|answered): /.test(f.text) ? 4 + i / Math.max(1, nI) : 10 - i * 0.1,
+      `- ${f.text} (${f.turn})`,
+      `- ${clip(f.text, 160)} (${f.turn})`,
+    ),
   );
   const nC = s.constraints.length;
   s.constraints.forEach((f, i) =>
@@ -106,13 +114,14 @@ function lines(s: Sections): Line[] {
   );
   s.failures.forEach((f, i) => {
     const seen = f.count > 1 ? `, ×${f.count}, last ${f.last_turn}` : "";
+    const settled = f.resolved ? `; resolved: ran clean at ${f.resolved}` : "";
     const fix = f.remediation ? ` → ${f.remediation}` : "";
     push(
       "failures",
       i,
       1 + failureWeight(f),
-      `- [${f.category}] ${f.text} (${f.turn}${seen})${fix}`,
-      `- ${clip(f.text, 120)} (${f.turn})`,
+      `- [${f.category}] ${f.text} (${f.turn}${seen}${settled})${fix}`,
+      `- ${clip(f.text, 120)} (${f.turn}${f.count > 1 ? `, ×${f.count}` : ""}${f.resolved ? `, resolved ${f.resolved}` : ""})`,
     );
   });
   Object.entries(s.metrics).forEach(([k, m], i) => {

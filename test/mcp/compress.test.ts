@@ -33,7 +33,8 @@ describe("compression tools over MCP", () => {
       expect(text).toMatch(/^## Session Intent/);
       expect(text).toContain("## Files Modified");
       expect(text).toContain(SESSION_FACTS.file);
-      expect(text).toMatch(/Probes: \d+% before re-insertion, 100% after/);
+      expect(text).toMatch(/Page: \d+ tokens against a budget of \d+ \(summary \d+, recent messages \d+\)\./);
+      expect(text).toMatch(/Probes: the draft held \d+% of \d+ facts checked; \d+ missing, 0 of them still missing/);
       const s = res.structuredContent as Structured;
       const stats = s.stats as Structured;
       expect(stats.ratio as number).toBeGreaterThanOrEqual(10);

@@ -203,7 +203,8 @@ describe("where the work stands", () => {
       expect.stringContaining(message(1)),
       expect.stringContaining(message(2)),
     ]);
-    expect(s.state[0]!.text).toContain("writes CSV with quoted names");
+    expect(s.state[0]!.text).toBe('latest request: "Build the export in steps, committing each."');
+    expect(s.state[1]!.text).toContain("writes CSV with quoted names");
     // The kept messages never add to what the span itself records as edited or failed.
     expect(s.failures).toEqual([]);
   });
@@ -255,6 +256,7 @@ describe("Current State", () => {
     ]);
     const state = extractSections(turns).state.map((f) => f.text);
     expect(state).toEqual([
+      'latest request: "How is the API key passed?"',
       "Done. The grey #2B2D31 is now the unranked colour in config.py.",
       "It is sent as a request header on every call.",
     ]);

@@ -185,8 +185,11 @@ describe("User Constraints", () => {
     for (const part of long.text.split(" … ")) expect(LONG_REQUEST).toContain(part.replace(/ …$/, ""));
   });
 
-  it("records the interruption as an open question, not an instruction", () => {
-    expect(sectionOf(md, "Blockers / Open Questions")).toContain("Request interrupted by user");
+  it("records an interruption as an open question until the person makes a new request", () => {
+    // Here the person's next message (streaming writes) answered the interruption: it is not open any more.
+    expect(sectionOf(md, "Blockers / Open Questions")).not.toContain("Request interrupted by user");
+    const stopped = summarize([{ user: "Port the export." }, { user: "[Request interrupted by user for tool use]" }]);
+    expect(sectionOf(stopped.md, "Blockers / Open Questions")).toContain("Request interrupted by user");
   });
 });
 

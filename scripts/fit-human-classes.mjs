@@ -1,0 +1,18 @@
+// Fits the human-turn classifier on the gold files' labelled turns and writes its weights
+// (src/transcript/human-weights.json), printing the cross-validated report (bench/summary/fit-human.ts: procedure).
+// Usage (after `node scripts/build.mjs`):
+//   node scripts/fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { fitHumanClassifier, renderFitReport } from "../dist/bench/summary/fit-human.js";
+
+const [gold, transcripts, out] = process.argv.slice(2);
+if (!gold || !transcripts) throw new Error("usage: fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]");
+const r = fitHumanClassifier({ gold, transcripts, onStep: (s) => process.stderr.write(`${s}\n`) });
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+writeFileSync(join(root, "src", "transcript", "human-weights.json"), `${JSON.stringify(r.weights)}\n`);
+const md = renderFitReport(r);
+if (out) writeFileSync(out, `${md}\n`);
+process.stdout.write(`${md}\n`);

@@ -1,0 +1,335 @@
+// The session as a stream of events read from its tool calls and results, not from prose: the person's requests,
+// file edits and their reverts (aider `/undo`, `git restore`, `git checkout --`, `git revert`, `git reset --hard`),
+// commits, and command runs with their outcome. State is computed from the events: which errors a later run
+// settled, which files end reverted or uncommitted, where the last phase of the work (after the last request)
+// begins. Shared by the anchored summary and by whatever builds memory from a session.
+import type { Failure, ToolCall, ToolResult, Turn } from "../conversation/schema.js";
+import { resultFailed } from "./failures.js";
+import { humanPart } from "./human.js";
+import { commandText, fileEvents } from "./ledger.js";
+import { commands } from "./shell.js";
+
+export type SessionEvent =
+  | { type: "request"; turn: string; at: number; text: string }
+  | { type: "edit"; turn: string; at: number; path: string; op: string }
+  | { type: "revert"; turn: string; at: number; path: string; how: string }
+  | { type: "commit"; turn: string; at: number; sha?: string; message: string; files: string[] }
+  | { type: "run"; turn: string; at: number; command: string; key: string; parts: string[]; ok: boolean };
+
+/**
+ * Each tool call with the result that answers it and the position of the turn holding that result: by id, else by
+ * position in the call's own turn, or in the next turn when that one calls nothing.
+ */
+export function callsWithResults(
+  turns: readonly Turn[],
+): { at: number; call: ToolCall; result?: ToolResult; resultAt: number }[] {
+  const out: { at: number; call: ToolCall; result?: ToolResult; resultAt: number }[] = [];
+  const byId = new Map<string, { r: ToolResult; at: number }>();
+  turns.forEach((t, at) => {
+    for (const r of t.tool_results) if (r.call_id) byId.set(r.call_id, { r, at });
+  });
+  turns.forEach((t, at) => {
+    const next = turns[at + 1];
+    const own = t.tool_results.length > 0;
+    const loose = own
+      ? t.tool_results
+      : next && next.tool_calls.length === 0
+        ? next.tool_results.filter((r) => !r.call_id)
+        : [];
+    const looseAt = own ? at : at + 1;
+    t.tool_calls.forEach((call, k) => {
+      const linked = call.id ? byId.get(call.id) : undefined;
+      const result =
+        linked?.r ?? (call.id ? undefined : (loose[k] ?? (t.tool_calls.length === 1 ? loose[0] : undefined)));
+      const resultAt = linked ? linked.at : result ? looseAt : at;
+      out.push({ at, call, ...(result ? { result } : {}), resultAt });
+    });
+  });
+  return out;
+}
+
+/** One part of a command as the thing it runs: without environment assignments, redirections and repeated space. */
+function partKey(part: string): string {
+  return part
+    .replace(/^(?:\w+=\S*\s+)+/, "")
+    .replace(/\s*\d?>&\d|\s*\d?>\s*\/dev\/null/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Parts that only set the stage or plumb output: `cd`, `export`, `tail`, `grep`, `echo`, `true`. */
+const PLUMBING =
+  /^(?:cd|export|set|source|\.|tail|head|grep|rg|cat|less|tee|echo|printf|true|false|sleep|clear|wc|sort|uniq)\b/;
+
+/**
+ * The parts of a command that run something, for telling reruns apart: `cd x && npm install | tail -5 && npm test`
+ * runs `npm install` and `npm test`.
+ */
+export function runParts(command: string): string[] {
+  const script = command
+    .split("\n")
+    .filter((l) => l.trim() && !l.trim().startsWith("#"))
+    .join("\n");
+  return script
+    .split(/\s*(?:&&|\|\||;|\||\n)\s*/)
+    .map(partKey)
+    .filter((p) => p && !PLUMBING.test(p));
+}
+
+/** A command as the thing it runs: its running parts, joined. */
+export function runKey(command: string): string {
+  return runParts(command).join(" && ");
+}
+
+/** Two parts run the same thing: equal, or (three words or more each) half their words shared. */
+export function sameRun(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = new Set(a.split(" "));
+  const y = new Set(b.split(" "));
+  if (x.size < 3 || y.size < 3) return false;
+  const shared = [...x].filter((w) => y.has(w)).length;
+  return shared / new Set([...x, ...y]).size >= 0.5;
+}
+
+const NOT_A_RUN = /^(?:cat|sed|head|tail|less|ls|find|grep|rg|echo|pwd|which|wc|git (?:status|diff|log|show|add))\b/;
+
+/** What the person typed in a turn, without injected blocks; empty when the turn is not theirs. */
+export function typedText(t: Turn): string {
+  if (t.role !== "user" || t.kind !== "message" || t.sidechain) return "";
+  return humanPart(t.text).text.trim();
+}
+
+const SHA = /\b[0-9a-f]{7,40}\b/;
+const SHA_LINE = /^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/m;
+const AIDER_REMOVED = /^Removed: ([0-9a-f]{7,40}) (.+)$/m;
+
+/** The files a shell command restores to their committed state, and how; `*` for every uncommitted change. */
+function shellReverts(cmd: string): { paths: string[]; how: string; sha?: string }[] {
+  const out: { paths: string[]; how: string; sha?: string }[] = [];
+  for (const c of commands(cmd)) {
+    const w = c.words;
+    if (w[0] !== "git") continue;
+    const args = w.slice(2).filter((a) => !a.startsWith("-"));
+    if (w[1] === "restore" && !w.includes("--staged") && !w.includes("-S"))
+      out.push({ paths: args.filter((a) => a !== "."), how: "git restore" });
+    else if (w[1] === "checkout" && w.includes("--")) {
+      const after = w.slice(w.indexOf("--") + 1);
+      out.push({ paths: after.filter((a) => a !== "."), how: "git checkout --" });
+    } else if (w[1] === "reset" && w.includes("--hard")) out.push({ paths: ["*"], how: "git reset --hard" });
+    else if (w[1] === "revert" && args[0] && SHA.test(args[0]))
+      out.push({ paths: [], how: "git revert", sha: args[0] });
+  }
+  return out.map((r) => (r.paths.length === 0 && !r.sha ? { ...r, paths: ["*"] } : r));
+}
+
+/** Whether a path a revert names covers an edited path (same file, or one ends with the other at a `/`). */
+function samePath(a: string, b: string): boolean {
+  const x = a.replace(/^\.\//, "").replace(/\\/g, "/");
+  const y = b.replace(/^\.\//, "").replace(/\\/g, "/");
+  return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`) || (y.endsWith("/") && x.startsWith(y));
+}
+
+/** The events of a span of turns, in order. */
+export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
+  const at = new Map(turns.map((t, i) => [t.id, i]));
+  const out: SessionEvent[] = [];
+  turns.forEach((t, i) => {
+    const text = typedText(t);
+    if (text && !/^\/\w/.test(text)) out.push({ type: "request", turn: t.id, at: i, text });
+  });
+  for (const e of fileEvents([...turns])) out.push({ type: "edit", at: at.get(e.turn) ?? 0, ...e });
+  const shown = new Set<string>();
+  for (const { call, result, resultAt } of callsWithResults(turns)) {
+    // An event happens where its outcome is seen: the turn that holds the call's result.
+    const i = resultAt;
+    const t = turns[i]!;
+    if (call.name === "git_commit") {
+      out.push({
+        type: "commit",
+        turn: t.id,
+        at: i,
+        sha: String(call.input.sha ?? ""),
+        message: String(call.input.message ?? ""),
+        files: [],
+      });
+      continue;
+    }
+    const cmd = commandText(call.input);
+    if (!cmd) continue;
+    const key = runKey(cmd);
+    const ran = result !== undefined;
+    if (ran && /\bgit\s+commit\b/.test(cmd) && !resultFailed(result, call)) {
+      const m = SHA_LINE.exec(result.output);
+      if (m) shown.add(m[1]!);
+      const msg = /-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/.exec(cmd);
+      out.push({
+        type: "commit",
+        turn: t.id,
+        at: i,
+        ...(m ? { sha: m[1]! } : {}),
+        message: m?.[2] ?? msg?.[1] ?? msg?.[2] ?? "",
+        files: [],
+      });
+    }
+    for (const r of shellReverts(cmd)) {
+      if (result && resultFailed(result, call)) break;
+      for (const p of r.paths) out.push({ type: "revert", turn: t.id, at: i, path: p, how: r.how });
+      if (r.sha) out.push({ type: "revert", turn: t.id, at: i, path: `commit:${r.sha}`, how: r.how });
+    }
+    const parts = runParts(cmd).filter((p) => !NOT_A_RUN.test(p));
+    if (ran && parts.length > 0)
+      out.push({ type: "run", turn: t.id, at: i, command: cmd, key, parts, ok: !resultFailed(result, call) });
+  }
+  // Clients that report commits and undos in their own lines (aider): `Commit 609f42e msg`, `Removed: 609f42e msg`.
+  turns.forEach((t, i) => {
+    for (const r of t.tool_results) {
+      const removed = AIDER_REMOVED.exec(r.output);
+      if (removed) out.push({ type: "revert", turn: t.id, at: i, path: `commit:${removed[1]}`, how: "/undo" });
+      const sha = SHA_LINE.exec(r.output);
+      if (sha && !shown.has(sha[1]!) && !out.some((e) => e.type === "commit" && e.sha === sha[1])) {
+        shown.add(sha[1]!);
+        out.push({ type: "commit", turn: t.id, at: i, sha: sha[1]!, message: sha[2]!, files: [] });
+      }
+    }
+  });
+  out.sort((a, b) => a.at - b.at || order(a) - order(b));
+  // A commit holds the files edited since the previous one.
+  let since: string[] = [];
+  for (const e of out) {
+    if (e.type === "edit" && !since.includes(e.path)) since.push(e.path);
+    if (e.type === "commit") {
+      e.files = since;
+      since = [];
+    }
+  }
+  // A revert of a commit (aider's /undo, git revert) reverts that commit's files.
+  const bySha = new Map<string, string[]>();
+  for (const e of out) if (e.type === "commit" && e.sha) bySha.set(e.sha.slice(0, 7), e.files);
+  return out.flatMap((e) => {
+    if (e.type !== "revert" || !e.path.startsWith("commit:")) return [e];
+    const files = bySha.get(e.path.slice(7, 14)) ?? [];
+    return files.map((path) => ({ ...e, path }));
+  });
+}
+
+const ORDER: Record<SessionEvent["type"], number> = { request: 0, edit: 1, run: 2, commit: 3, revert: 4 };
+const order = (e: SessionEvent) => ORDER[e.type];
+
+/** What the events say at the end of the span. */
+export interface EventState {
+  events: SessionEvent[];
+  /** Files whose last event is a revert: the edit is undone. */
+  reverted: Map<string, { turn: string; how: string }>;
+  /** Files edited after the last commit and not reverted (only when the session committed at all). */
+  uncommitted: { path: string; turn: string }[];
+  /** Position of the last request (the last phase starts there); -1 without one. */
+  lastRequestAt: number;
+  lastRequest?: { turn: string; text: string };
+}
+
+/**
+ * The state the events leave: reverted files, uncommitted edits, the last request. `isRequest` says which typed
+ * turns are real requests (not thanks, not an answer); by default every typed turn is.
+ */
+export function eventState(events: SessionEvent[], isRequest: (text: string) => boolean = () => true): EventState {
+  const reverted = new Map<string, { turn: string; how: string }>();
+  const edits = new Map<string, string>();
+  let committed = false;
+  let pending = new Map<string, string>();
+  let lastRequestAt = -1;
+  let lastRequest: EventState["lastRequest"];
+  for (const e of events) {
+    if (e.type === "edit") {
+      reverted.delete(e.path);
+      edits.set(e.path, e.turn);
+      pending.set(e.path, e.turn);
+    } else if (e.type === "revert") {
+      const hit = [...edits.keys()].filter((p) => (e.path === "*" ? pending.has(p) : samePath(p, e.path)));
+      for (const p of hit) {
+        reverted.set(p, { turn: e.turn, how: e.how });
+        pending.delete(p);
+      }
+    } else if (e.type === "commit") {
+      committed = true;
+      pending = new Map();
+    } else if (e.type === "request" && isRequest(e.text)) {
+      lastRequestAt = e.at;
+      lastRequest = { turn: e.turn, text: e.text };
+    }
+  }
+  // Without a turn that asks for work, the last typed turn opens the last phase.
+  if (!lastRequest) {
+    const typed = events.filter((e): e is Extract<SessionEvent, { type: "request" }> => e.type === "request").pop();
+    if (typed) {
+      lastRequestAt = typed.at;
+      lastRequest = { turn: typed.turn, text: typed.text };
+    }
+  }
+  return {
+    events,
+    reverted,
+    uncommitted: committed ? [...pending].map(([path, turn]) => ({ path, turn })) : [],
+    lastRequestAt,
+    ...(lastRequest ? { lastRequest } : {}),
+  };
+}
+
+/** Parts that prepare rather than check: a failed install is settled by its own rerun, not by a passing test. */
+const SETUP =
+  /^(?:npm|pnpm|yarn|pip|pip3|uv|poetry|bundle|cargo|go|brew|apt|apt-get)\s+(?:i|install|add|ci|sync|get|fetch)\b|^chmod\b|^mkdir\b/;
+
+/**
+ * The turn where a later event settled a failure: the last later run of a part that failed at the failure's last
+ * turn (the same command, or one with half its words) ran clean; or a later clean run names a file the failure
+ * names. Undefined while it stays open.
+ */
+export function resolvedBy(
+  f: Pick<Failure, "text" | "last_turn">,
+  events: readonly SessionEvent[],
+): string | undefined {
+  const runs = events.filter((e): e is Extract<SessionEvent, { type: "run" }> => e.type === "run");
+  const at = events.find((e) => e.turn === f.last_turn)?.at;
+  if (at === undefined) return undefined;
+  const later = runs.filter((r) => r.at > at);
+  const failedHere = runs.filter((r) => r.turn === f.last_turn && !r.ok);
+  for (const r of failedHere) {
+    const checks = r.parts.filter((p) => !SETUP.test(p));
+    for (const part of checks.length > 0 ? checks : r.parts) {
+      const same = later.filter((x) => x.parts.some((p) => sameRun(p, part)));
+      const last = same[same.length - 1];
+      if (last?.ok) return last.turn;
+    }
+  }
+  const files = (f.text.match(/[\w.-]+\.[a-z]{1,5}\b/gi) ?? []).filter((x) => !/^\d/.test(x) && !/^\.+$/.test(x));
+  for (const file of files) {
+    const naming = later.filter((x) => x.command.includes(file));
+    const last = naming[naming.length - 1];
+    if (last?.ok) return last.turn;
+  }
+  return undefined;
+}
+
+/** Actions a plan item can name, each with the event that shows it done. */
+const ACTIONS: { names: RegExp; done: (e: SessionEvent) => boolean }[] = [
+  { names: /\bcommit(?:s|ted|ting)?\b/i, done: (e) => e.type === "commit" },
+  { names: /\bpush(?:es|ed|ing)?\b/i, done: (e) => e.type === "run" && e.ok && /\bgit push\b/.test(e.key) },
+  {
+    names: /\b(?:run|rerun|re-run)\b[^.]*\btests?\b|\btests? pass/i,
+    done: (e) => e.type === "run" && e.ok && TEST_WORDS.test(e.key),
+  },
+  {
+    names: /\b(?:run|rerun)\b[^.]*\b(?:lint|build|typecheck|type-check)\b/i,
+    done: (e) => e.type === "run" && e.ok && /\b(?:lint|build|tsc|typecheck|eslint|biome|ruff)\b/.test(e.key),
+  },
+];
+const TEST_WORDS = /\b(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|tox|ctest)\b/;
+
+/**
+ * Whether the events after position `from` carry out a plan item: every action it names (commit, push, run the
+ * tests, run lint or the build) has its event later, and it names at least one.
+ */
+export function doneByEvents(item: string, from: number, events: readonly SessionEvent[]): boolean {
+  const named = ACTIONS.filter((a) => a.names.test(item));
+  if (named.length === 0) return false;
+  return named.every((a) => events.some((e) => e.at > from && a.done(e)));
+}

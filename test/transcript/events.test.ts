@@ -1,0 +1,190 @@
+// State from events in the shapes real sessions have: an aider /undo and a git restore leave the file reverted, a
+// failure a later clean run settles is resolved while one never rerun stays open, a Copilot edit call is in the
+// ledger, a rule in the middle of a long turn is kept as whole sentences, an approval is not a constraint, and the
+// page with its recent messages stays within the budget.
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { compressContext } from "../../src/session/compress.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { eventState, sessionEvents } from "../../src/transcript/events.js";
+import { extractSections } from "../../src/transcript/extract.js";
+import { parseText } from "../../src/transcript/parse.js";
+import { claudeCodeSession, type Step } from "../helpers/session.js";
+import { tmpDir } from "../helpers/tmp.js";
+import { fixture } from "./data.js";
+
+const sectionsOf = (steps: Step[]) => {
+  const t = parseText(claudeCodeSession(steps), "claude-code-jsonl");
+  return { s: extractSections(t.turns, { cwd: t.cwd }), turns: t.turns };
+};
+
+const AIDER_UNDO = [
+  "# aider chat started at 2025-05-01 10:00:00",
+  "",
+  "#### add the mongo settings to the development config",
+  "",
+  "I'll add the MongoDB settings.",
+  "",
+  "appsettings.Development.json",
+  "```json",
+  "<<<<<<< SEARCH",
+  "{",
+  "=======",
+  '{ "Mongo": { "Db": "CatalogDB" },',
+  ">>>>>>> REPLACE",
+  "```",
+  "",
+  "> Tokens: 11k sent, 177 received. Cost: $0.03 message, $0.26 session.  ",
+  "> Applied edit to appsettings.Development.json  ",
+  "> Commit 609f42e feat: add MongoDB configuration to development settings  ",
+  "",
+  "#### /undo  ",
+  "> Removed: 609f42e feat: add MongoDB configuration to development settings  ",
+  "> Now at:  e8033b5 refactor: update IProductRepository  ",
+  "> You can use /undo to undo and discard each aider commit.  ",
+  "",
+].join("\n");
+
+describe("reverts", () => {
+  it("an aider /undo leaves the committed file reverted, not modified", () => {
+    const t = parseText(AIDER_UNDO, "aider-md");
+    const s = extractSections(t.turns);
+    const ops = s.files["appsettings.Development.json"]!.map((o) => o.op);
+    expect(ops[ops.length - 1]).toBe("reverted (/undo)");
+    expect(s.state.map((f) => f.text)).toContain(
+      "`appsettings.Development.json` is back to its committed state (/undo)",
+    );
+  });
+
+  it("git restore of an edited file reverts it; a file edited after it stays changed", () => {
+    const { s } = sectionsOf([
+      { user: "Bump the gradle plugin and the readme." },
+      { edit: { file: "/repo/build.gradle", old: "version 1", new: "version 2" } },
+      { edit: { file: "/repo/README.md", old: "v1", new: "v2" } },
+      { bash: { command: "git restore build.gradle", output: "" } },
+    ]);
+    const last = (name: string) => {
+      const ops = Object.entries(s.files).find(([p]) => p.endsWith(name))![1];
+      return ops[ops.length - 1]!.op;
+    };
+    expect(last("build.gradle")).toBe("reverted (git restore)");
+    expect(last("README.md")).not.toMatch(/reverted/);
+  });
+});
+
+describe("errors settled by events", () => {
+  const failing = {
+    command: "npm test",
+    output:
+      "FAIL src/a.test.ts\nTypeError: Cannot read properties of undefined (reading 'id')\nTests: 1 failed, 3 passed",
+    error: true,
+  };
+
+  it("a later clean run of the same command resolves the error", () => {
+    const { s } = sectionsOf([
+      { user: "Fix the failing test." },
+      { bash: failing },
+      { edit: { file: "/repo/src/a.ts", old: "x.id", new: "x?.id" } },
+      { bash: { command: "cd /repo && npm test 2>&1 | tail -5", output: "Tests: 4 passed" } },
+    ]);
+    const f = s.failures.find((x) => x.text.includes("Cannot read properties"))!;
+    expect(f.resolved).toBeDefined();
+    expect(s.blockers.map((b) => b.text).join("\n")).not.toContain("Cannot read properties");
+  });
+
+  it("an error never rerun clean stays open among the blockers", () => {
+    const { s } = sectionsOf([{ user: "Fix the failing test." }, { bash: failing }]);
+    const f = s.failures.find((x) => x.text.includes("Cannot read properties"))!;
+    expect(f.resolved).toBeUndefined();
+    expect(s.blockers.map((b) => b.text).join("\n")).toContain("unresolved: TypeError: Cannot read properties");
+  });
+
+  it("a rerun that fails again keeps it open", () => {
+    const turns = parseText(
+      claudeCodeSession([{ user: "Fix it." }, { bash: failing }, { bash: failing }]),
+      "claude-code-jsonl",
+    ).turns;
+    const runs = sessionEvents(turns).filter((e) => e.type === "run");
+    expect(runs.map((r) => r.type === "run" && r.ok)).toEqual([false, false]);
+    expect(eventState(sessionEvents(turns)).reverted.size).toBe(0);
+  });
+});
+
+describe("Copilot edit calls", () => {
+  it("copilot_replaceString and copilot_createFile are rows of the ledger", () => {
+    const { s } = sectionsOf([
+      { user: "Consolidate the customer objects." },
+      {
+        tool: {
+          name: "copilot_replaceString",
+          input: { filePath: "/repo/src/Customer.Table.al", oldString: "field(1)", newString: "field(2)" },
+          output: "The following files were successfully edited:\n/repo/src/Customer.Table.al",
+        },
+      },
+      {
+        tool: {
+          name: "copilot_createFile",
+          input: { filePath: "/repo/src/Vendor.Table.al", content: "table 50101 Vendor {}" },
+          output: "The following files were successfully edited:\n/repo/src/Vendor.Table.al",
+        },
+      },
+    ]);
+    const paths = Object.keys(s.files);
+    for (const f of ["src/Customer.Table.al", "src/Vendor.Table.al"])
+      expect(paths.some((p) => p.endsWith(f))).toBe(true);
+  });
+});
+
+describe("User Constraints", () => {
+  const RULE = "Do not touch the invoices table schema, another team migrates it next week.";
+  const long = [
+    "Port the billing export to the new reporting service so finance can download monthly statements.",
+    "The current exporter writes CSV by hand and breaks on commas inside customer names, which finance keeps hitting.",
+    "There is also an old cron job on the reporting box that nobody remembers setting up and it may be related.",
+    RULE,
+    "Finance mostly opens the files in spreadsheet software on laptops that are a few years old, so size matters a bit.",
+    "The statements themselves are generated nightly and are usually a few hundred rows per customer at most.",
+    "Also please keep the existing file names because some downstream scripts look for them by pattern.",
+  ].join(" ");
+
+  it("keeps a rule from the middle of a long turn as a whole sentence, never cut inside a sentence", () => {
+    const { s } = sectionsOf([{ user: long }]);
+    const c = s.constraints.map((f) => f.text).join(" … ");
+    expect(c).toContain(RULE);
+    for (const part of c.split(" … ")) expect(long).toContain(part);
+  });
+
+  it("leaves out an approval with thanks", () => {
+    const { s } = sectionsOf([
+      { user: "Add retries to the HTTP client." },
+      { assistant: "Shall I use exponential backoff?" },
+      { user: "yup, go for it. thank you." },
+    ]);
+    expect(s.constraints.map((f) => f.text).join("\n")).not.toContain("go for it");
+  });
+});
+
+describe("the page and its budget", () => {
+  it("keeps the summary and the recent messages within the budget, without tool-call JSON", () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "m.db"));
+    try {
+      const project = upsertProject(db, "ev", dir);
+      const r = compressContext(
+        { db, projectId: project.id, root: dir },
+        { transcript_path: fixture("claude-code.jsonl"), budget_tokens: 600, keep_recent: 5 },
+      );
+      expect(r.stats.tokens_total_after).toBeLessThanOrEqual(600);
+      const recent = r.markdown.split("## Recent Messages (verbatim)\n")[1] ?? "";
+      expect(recent).not.toBe("");
+      expect(recent).not.toMatch(/\{"(?:file_path|command|todos)"/);
+      // A heading inside a kept message is quoted: it cannot start a section of its own.
+      expect(recent).not.toMatch(/^#{1,6} /m);
+    } finally {
+      db.close();
+    }
+  });
+});
