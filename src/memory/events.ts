@@ -224,7 +224,17 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const r = requestAt(i);
     const line = f.text.replace(/\s+/g, " ").trim();
     const where = r ? ` Hit while working on the request ${quoted(r.text)}.` : "";
-    const fix = f.remediation ? ` Resolved by: ${f.remediation.replace(/\s+/g, " ").trim()}` : "";
+    // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
+    const remedy = f.remediation
+      ?.replace(/\s+/g, " ")
+      .trim()
+      .replace(/\s*\([^()\s]+\)$/, "")
+      .replace(/^then /, "");
+    const fix = remedy
+      ? ` Resolved by: ${remedy}.`
+      : f.resolved
+        ? " Resolved: a later run of the same command, test or file ran clean."
+        : "";
     const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
     const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
     out.push({
