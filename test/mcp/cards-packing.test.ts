@@ -22,7 +22,6 @@ interface Served {
   id: string;
   kind: string;
   scope: string;
-  trigger: string;
   utility: number;
 }
 interface Pack {
@@ -72,13 +71,14 @@ describe("packing over MCP", () => {
   });
 
   it("serves the test covering a served file when budget remains", async () => {
-    const { pack } = await cards({ task: PY_TASK, kinds: ["test", "file"], budget_tokens: 1200 });
+    const { pack, text } = await cards({ task: PY_TASK, kinds: ["test", "file"], budget_tokens: 1200 });
     const files = new Set(pack.cards.filter((x) => x.kind === "file").map((x) => x.scope));
     const test = pack.cards.find((x) => x.kind === "test");
     expect(test).toBeDefined();
     // The test card is headed by the test file and names the served file it covers.
     expect(files.has("pyproj/shapes/geometry.py")).toBe(true);
-    expect(test!.trigger).toBe("After editing pyproj/shapes/geometry.py");
+    expect(text).toContain(`test: ${test!.scope}`);
+    expect(text).toContain("- when: After editing pyproj/shapes/geometry.py");
     expect(test!.scope).not.toBe("pyproj/shapes/geometry.py");
     expect(test!.scope).toMatch(/test/);
     expect(pack.skipped?.some((s) => s.id === test!.id)).toBe(false);

@@ -16,7 +16,7 @@ export const recordMemoryTool = defineTool({
   name: "record_memory",
   title: "Remember a fact",
   description:
-    'Store one memory unit for this project: a commitment or rule, a decision, a learning, a failure and its fix, a preference, or a metric (`name: value unit`). Merges duplicates, supersedes old metric values, flags contradicting commitments. Secrets are redacted. Example: {"category": "commitment", "text": "Never edit generated files under gen/"}.',
+    'Store one memory unit for this project: a commitment or rule, a decision, a learning, a failure and its fix, a preference, or a metric (`name: value unit`). Merges duplicates, supersedes old metrics, flags contradictions; secrets redacted. Example: {"category": "commitment", "text": "Never edit generated files under gen/"}.',
   input: RecordInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
