@@ -7,6 +7,14 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** The footer under a compression: what was read, the token accounting, the probe scores and the memory. */
 export function renderCompressFooter(r: CompressResult & { route?: { route: string; ms: number } }): string {
   const s = r.stats;
+  // Nothing new since the last compression: say so in one line, without ratios and probes of an empty span.
+  if (s.turns_summarized === 0 && s.compression > 0)
+    return [
+      `---`,
+      `memcards: session ${r.session_id} is already summarized to its end (compression #${s.compression}); nothing new was read or stored.`,
+      pageLine(r),
+      ...r.notes.filter((n) => !/^Nothing new to summarize/.test(n)),
+    ].join("\n");
   const lines = [
     `---`,
     `memcards: session ${r.session_id}, compression #${s.compression}, ${r.source.format}${r.source.path ? ` ${r.source.path}` : ""}.`,

@@ -6,6 +6,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { countTokens } from "../../src/text/tokens.js";
 import { runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 
@@ -136,5 +137,26 @@ describe("init and Claude Code's approval", () => {
     const removed = runCli(["init", "claude-code", "--yes", "--remove", "--root", repo], { env });
     expect(removed.code).toBe(0);
     expect(JSON.parse(readFileSync(join(repo, ".claude", "settings.local.json"), "utf8"))).toEqual({});
+  });
+});
+
+describe("compressing a transcript twice", () => {
+  it("the second run says it is already summarized, stores nothing, and the page it reports is what it printed", () => {
+    const repo = gitRepo();
+    const env = { MEMCARDS_HOME: tmpDir() };
+    const transcript = join(repo, ".aider.chat.history.md");
+    writeFileSync(transcript, readFileSync(join("test", "fixtures", "transcripts", "aider.chat.history.md"), "utf8"));
+    const first = runCli(["compress", transcript, "--budget", "600", "--root", repo], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const stored = runCli(["summary", "--json", "--root", repo], { env }).stdout;
+    const again = runCli(["compress", transcript, "--budget", "600", "--root", repo], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/already summarized to its end \(compression #1\); nothing new was read or stored/);
+    expect(again.stdout).not.toMatch(/ratio 0\b|0 facts checked/);
+    expect(runCli(["summary", "--json", "--root", repo], { env }).stdout).toBe(stored);
+    const page = /Page: (\d+) tokens against a budget of 600/.exec(again.stdout);
+    expect(page).not.toBeNull();
+    const printed = again.stdout.slice(0, again.stdout.lastIndexOf("\n---\n"));
+    expect(countTokens(printed.trimEnd())).toBe(Number(page![1]));
   });
 });
