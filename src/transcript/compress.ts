@@ -17,7 +17,7 @@ import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes, normalize } from "./probes.js";
 import type { Rendered, SectionKey } from "./render.js";
-import { renderSections, SECTION_TITLES } from "./render.js";
+import { renderSections, SECTION_TITLES, turnRef } from "./render.js";
 import type { Probe, ProbeType } from "./schema.js";
 import { Message, TranscriptFormat } from "./schema.js";
 import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "./source.js";
@@ -182,19 +182,20 @@ function callGlance(c: ToolCall): string {
 function renderKept(t: Turn, cap = 2000): string {
   if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !t.text.trim()) {
     const injected = t.role === "user" && t.kind === "meta" ? injectedKind(t.text) : undefined;
-    if (injected) return `_${injected} (${t.id})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`;
+    if (injected)
+      return `_${injected} (${turnRef(t.id)})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`;
     if (t.kind !== "message") return "";
     const calls = t.tool_calls.map(callGlance);
     const errors = t.tool_results
       .filter((r) => r.is_error || resultFailed(r, undefined))
       .map((r) => `failed: ${oneLine(r.output.split("\n").find((l) => l.trim()) ?? "", 160)}`);
     const lines = [...calls, ...errors];
-    return lines.length > 0 ? `_tool (${t.id})_: ${lines.join("; ")}` : "";
+    return lines.length > 0 ? `_tool (${turnRef(t.id)})_: ${lines.join("; ")}` : "";
   }
   // The files the message's own edit markers changed stay named when its text is cut.
   const changed = [...new Set(fileEvents([t]).map((e) => e.path))];
   const note = changed.length > 0 ? `\n_(changed: ${changed.map((p) => `\`${p}\``).join(", ")})_` : "";
-  return `**${t.role}** (${t.id}):\n${quoted(capped(t.text.trim(), cap))}${note}`;
+  return `**${t.role}** (${turnRef(t.id)}):\n${quoted(capped(t.text.trim(), cap))}${note}`;
 }
 
 /** The largest share of the budget the recent messages may take; the summary keeps the rest. */

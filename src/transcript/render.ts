@@ -5,6 +5,12 @@ import { countTokens } from "../text/tokens.js";
 import { clipWords, FIRM_CUES, wholeSentences } from "./clip.js";
 import { failureWeight } from "./failures.js";
 
+const UUID = /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
+/** A turn as the page names it: a UUID by its first eight hex digits (enough to find it in the transcript, at a
+ * fifth of the tokens), any other id whole. */
+export const turnRef = (turn: string): string => turn.replace(UUID, "$1");
+
 export const SECTION_TITLES = {
   intent: "Session Intent",
   constraints: "User Constraints",
@@ -75,8 +81,8 @@ function lines(s: Sections): Line[] {
       "intent",
       i,
       /^(?:asked|answered): /.test(f.text) ? 4 + i / Math.max(1, nI) : 10 - i * 0.1,
-      `- ${f.text} (${f.turn})`,
-      `- ${clip(f.text, 160)} (${f.turn})`,
+      `- ${f.text} (${turnRef(f.turn)})`,
+      `- ${clip(f.text, 160)} (${turnRef(f.turn)})`,
     ),
   );
   const nC = s.constraints.length;
@@ -85,21 +91,30 @@ function lines(s: Sections): Line[] {
       "constraints",
       i,
       5 + i / Math.max(1, nC),
-      `- "${f.text}" (${f.turn})`,
-      `- "${wholeSentences(f.text, 220, FIRM_CUES, 0)}" (${f.turn})`,
+      `- "${f.text}" (${turnRef(f.turn)})`,
+      `- "${wholeSentences(f.text, 220, FIRM_CUES, 0)}" (${turnRef(f.turn)})`,
     ),
   );
   Object.entries(s.files).forEach(([path, ops], i) => {
-    const all = ops.map((o) => `${o.op} (${o.turn})`).join("; ");
+    const all = ops.map((o) => `${o.op} (${turnRef(o.turn)})`).join("; ");
     const last = ops[ops.length - 1]!;
     // The short line names what was done, not how: a long ledger then fits a budget.
     const verb = clip(last.op.split(":")[0]!, 40);
-    const short = ops.length > 1 ? `${ops.length} changes, last ${verb} (${last.turn})` : `${verb} (${last.turn})`;
+    const short =
+      ops.length > 1
+        ? `${ops.length} changes, last ${verb} (${turnRef(last.turn)})`
+        : `${verb} (${turnRef(last.turn)})`;
     push("files", i, 6 + Math.min(3, ops.length) / 3, `- \`${path}\` — ${clip(all, 600)}`, `- \`${path}\` — ${short}`);
   });
   const nD = s.decisions.length;
   s.decisions.forEach((f, i) =>
-    push("decisions", i, 2 + i / Math.max(1, nD), `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
+    push(
+      "decisions",
+      i,
+      2 + i / Math.max(1, nD),
+      `- ${f.text} (${turnRef(f.turn)})`,
+      `- ${clip(f.text, 120)} (${turnRef(f.turn)})`,
+    ),
   );
   const nW = s.completed.length;
   // Later work first within a kind: the latest commits say where the work stands.
@@ -108,20 +123,20 @@ function lines(s: Sections): Line[] {
       "completed",
       i,
       (f.text.startsWith("commit") ? 5 : f.text.startsWith("done") ? 4 : 3) + i / Math.max(1, nW),
-      `- ${f.text} (${f.turn})`,
-      `- ${clip(f.text, 110)} (${f.turn})`,
+      `- ${f.text} (${turnRef(f.turn)})`,
+      `- ${clip(f.text, 110)} (${turnRef(f.turn)})`,
     ),
   );
   s.failures.forEach((f, i) => {
-    const seen = f.count > 1 ? `, ×${f.count}, last ${f.last_turn}` : "";
-    const settled = f.resolved ? `; resolved: ran clean at ${f.resolved}` : "";
-    const fix = f.remediation ? ` → ${f.remediation}` : "";
+    const seen = f.count > 1 ? `, ×${f.count}, last ${turnRef(f.last_turn)}` : "";
+    const settled = f.resolved ? `; resolved: ran clean at ${turnRef(f.resolved)}` : "";
+    const fix = f.remediation ? ` → ${turnRef(f.remediation)}` : "";
     push(
       "failures",
       i,
       1 + failureWeight(f),
-      `- [${f.category}] ${f.text} (${f.turn}${seen}${settled})${fix}`,
-      `- ${clip(f.text, 120)} (${f.turn}${f.count > 1 ? `, ×${f.count}` : ""}${f.resolved ? `, resolved ${f.resolved}` : ""})`,
+      `- [${f.category}] ${f.text} (${turnRef(f.turn)}${seen}${settled})${fix}`,
+      `- ${clip(f.text, 120)} (${turnRef(f.turn)}${f.count > 1 ? `, ×${f.count}` : ""}${f.resolved ? `, resolved ${turnRef(f.resolved)}` : ""})`,
     );
   });
   Object.entries(s.metrics).forEach(([k, m], i) => {
@@ -136,16 +151,18 @@ function lines(s: Sections): Line[] {
       "metrics",
       i,
       k.startsWith("tests") ? 3 : 1,
-      `- ${k}: ${m.value}${hist} (${m.turn})`,
-      `- ${k}: ${m.value} (${m.turn})`,
+      `- ${k}: ${m.value}${hist} (${turnRef(m.turn)})`,
+      `- ${k}: ${m.value} (${turnRef(m.turn)})`,
     );
   });
-  s.state.forEach((f, i) => push("state", i, 9, `${f.text} (${f.turn})`, `${clip(f.text, 300)} (${f.turn})`));
+  s.state.forEach((f, i) =>
+    push("state", i, 9, `${f.text} (${turnRef(f.turn)})`, `${clip(f.text, 300)} (${turnRef(f.turn)})`),
+  );
   s.blockers.forEach((f, i) =>
-    push("blockers", i, 7 - i * 0.1, `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
+    push("blockers", i, 7 - i * 0.1, `- ${f.text} (${turnRef(f.turn)})`, `- ${clip(f.text, 120)} (${turnRef(f.turn)})`),
   );
   s.next.forEach((f, i) =>
-    push("next", i, 8 - i * 0.1, `- ${f.text} (${f.turn})`, `- ${clip(f.text, 120)} (${f.turn})`),
+    push("next", i, 8 - i * 0.1, `- ${f.text} (${turnRef(f.turn)})`, `- ${clip(f.text, 120)} (${turnRef(f.turn)})`),
   );
   return out;
 }

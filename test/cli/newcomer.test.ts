@@ -160,3 +160,16 @@ describe("compressing a transcript twice", () => {
     expect(countTokens(printed.trimEnd())).toBe(Number(page![1]));
   });
 });
+
+describe("anchors on the page", () => {
+  it("name a Claude Code turn by its first eight hex digits, never a whole UUID per line", () => {
+    const repo = gitRepo();
+    const transcript = join("test", "fixtures", "transcripts", "claude-code-2.1.328.jsonl");
+    const r = runCli(["compress", transcript, "--keep", "3", "--root", repo], { env: { MEMCARDS_HOME: tmpDir() } });
+    expect(r.code, r.stderr).toBe(0);
+    const page = r.stdout.slice(0, r.stdout.lastIndexOf("\n---\n"));
+    const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+    expect(page).not.toMatch(uuid);
+    expect(page).toMatch(/\([0-9a-f]{8}\)/);
+  });
+});
