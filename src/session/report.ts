@@ -1,5 +1,6 @@
 // Human-readable lines about a compression: what was read, the token accounting, the probe scores and what
 // went to memory.
+import { count } from "../text/plural.js";
 import type { CompressResult } from "./compress.js";
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -39,12 +40,12 @@ export function renderCompressFooter(r: CompressResult & { route?: { route: stri
   if (r.memories) {
     const m = r.memories;
     lines.push(
-      `Memory: ${m.added} new unit(s) (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${m.conflicts} conflict(s); ${m.archived} turn(s) archived.`,
+      `Memory: ${count(m.added, "new unit")} (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${count(m.conflicts, "conflict")}; ${count(m.archived, "turn")} archived.`,
     );
   }
   if (r.memories_queued)
     lines.push(
-      `Memory: ${r.memories_queued} turn(s) are being distilled in the background; the units appear in search_memory and recall when done.`,
+      `Memory: ${count(r.memories_queued, "turn")} ${r.memories_queued === 1 ? "is" : "are"} being distilled in the background; the units appear in search_memory and recall when done.`,
     );
   for (const n of r.notes) lines.push(n);
   return lines.join("\n");
@@ -63,7 +64,7 @@ function eventLine(r: CompressResult): string {
   const resolved = s.failures.filter((f) => f.resolved).length;
   const files = Object.values(s.files);
   const reverted = files.filter((ops) => ops[ops.length - 1]?.op.startsWith("reverted")).length;
-  return `Events: ${s.failures.length} failure(s), ${resolved} settled by a later clean run; ${files.length} file(s) changed, ${reverted} reverted.`;
+  return `Events: ${count(s.failures.length, "failure")}, ${resolved} settled by a later clean run; ${count(files.length, "file")} changed, ${reverted} reverted.`;
 }
 
 /** The probes as measured on the summarizer's draft, and what re-insertion could not fit. */
@@ -77,6 +78,6 @@ function probeLine(r: CompressResult): string {
 export function renderDistilled(r: CompressResult): string {
   const m = r.memories;
   return m
-    ? `Distilled ${r.stats.turns_summarized} turn(s) of session ${r.session_id}: ${m.added} new unit(s) (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${m.conflicts} conflict(s); ${m.archived} turn(s) archived.`
+    ? `Distilled ${count(r.stats.turns_summarized, "turn")} of session ${r.session_id}: ${count(m.added, "new unit")} (${m.warm} warm, ${m.cold} cold), ${m.merged} merged, ${m.superseded} superseded, ${count(m.conflicts, "conflict")}; ${count(m.archived, "turn")} archived.`
     : `Nothing distilled for session ${r.session_id}: ${r.notes.join(" ") || "no new turns."}`;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 
 import { makeCard } from "../../src/scoring/cards.js";
 import { clipWords } from "../../src/text/cut.js";
+import { count } from "../../src/text/plural.js";
 import { shortPath } from "../../src/ui/html.js";
 
 describe("clipWords", () => {
@@ -61,5 +62,13 @@ describe("shortPath", () => {
     expect(shown.length).toBeLessThanOrEqual(60);
     expect(shown.startsWith("…/")).toBe(true);
     expect(long.endsWith(shown.slice(1))).toBe(true);
+  });
+});
+
+describe("count", () => {
+  it("puts the noun in the number it needs", () => {
+    expect(count(1, "unit")).toBe("1 unit");
+    expect(count(0, "unit")).toBe("0 units");
+    expect(count(3, "entry", "entries")).toBe("3 entries");
   });
 });
