@@ -38,7 +38,7 @@ describe("stdio message cap", () => {
       const messages = Array.from({ length: 6 }, () => ({ role: "user", content }));
       const big = await client.callTool({ name: "compress_context", arguments: { messages } });
       expect(big.isError).toBe(true);
-      expect(textOf(big)).toMatch(/at most 4000000 characters of content in all messages/);
+      expect(textOf(big)).toMatch(/at most 1000000 characters/);
       expect(textOf(big).length).toBeLessThan(2000);
 
       // One line over the message cap: refused with its id, never parsed.

@@ -15,7 +15,7 @@ export const recordOutcomeTool = defineTool({
   name: "record_outcome",
   title: "Report what helped",
   description:
-    'After acting on memory cards, report the ids of cards that helped (and any that did not) and the files you finally edited. Later get_memory_cards calls in this project rank those units accordingly. Example: {"helped": ["c51c21dcc8a"], "edited_files": ["src/geometry.py"]}.',
+    'After acting on memory cards, report the ids of cards that helped (and any that did not) and the files you finally edited. Later rankings in this project use it. Example: {"helped": ["c51c21dcc8a"], "edited_files": ["src/geometry.py"]}.',
   input: OutcomeInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
