@@ -61,6 +61,9 @@ const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
 const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
 const HEDGE = /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure)\b/i;
+/** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
+const clauses = (s: string): string[] => [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
+
 export function ruleSentences(text: string): string[] {
   return typedSentences(text).filter(
     (s) =>
@@ -69,7 +72,7 @@ export function ruleSentences(text: string): string[] {
       FIRM_CUES.test(s) &&
       !QUESTION.test(s) &&
       !HEDGE.test(s) &&
-      (RULE_OPENING.test(s) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)),
+      (clauses(s).some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)),
   );
 }
 

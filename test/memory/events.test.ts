@@ -141,6 +141,11 @@ describe("requests and rules in the user's words", () => {
     expect(ruleSentences("I'm not sure if I should reformat that object or only the input.")).toEqual([]);
     expect(ruleSentences('assert lo != hi, "endpoints must straddle the boundary"')).toEqual([]);
     expect(ruleSentences("Use trace_ray from geodesic_bridge.py (read-only, do not modify).")).toHaveLength(1);
+    // A rule joined to a request keeps the whole sentence; a request joined to another request is none.
+    expect(ruleSentences("Fix the area bug, but do not change the public API of the shapes package.")).toEqual([
+      "Fix the area bug, but do not change the public API of the shapes package.",
+    ]);
+    expect(ruleSentences("Fix the area bug, and then rerun the tests.")).toEqual([]);
   });
 });
 
