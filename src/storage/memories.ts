@@ -65,9 +65,9 @@ const RARITY_CAP = 256;
 
 /**
  * Candidates for a near-duplicate or contradiction check: units of a category still in force that contain one of
- * the rarer half (plus one) of `words`, newest first, at most `limit`. A unit sharing at least half of the words
- * (Jaccard ≥ 0.5 or more) contains at least one of them, so with rare words nothing that could match is missed;
- * the cost stays bounded however many units the store holds (each term's count stops at RARITY_CAP).
+ * the rarer half (plus one) of `words`, those sharing the most of them first, at most `limit`. A unit sharing at
+ * least half of the words (Jaccard ≥ 0.5 or more) contains at least one of them, so nothing that could match is
+ * missed; the cost is one walk over the units holding those rare words (each term's count stops at RARITY_CAP).
  */
 export function similarMemories(
   db: Db,
@@ -92,14 +92,14 @@ export function similarMemories(
   return (
     stmt(
       db,
-      `SELECT m.* FROM memories m
-       WHERE m.id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?)
-         AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
-       ORDER BY m.id DESC`,
-    ).all(rare.map((x) => quote(x.t)).join(" OR "), limit * 4, projectId, category) as StoredMemory[]
-  )
-    .slice(0, limit)
-    .map(decodeMemory);
+      // The project, category and status are checked on every match before the limit, and the matches are ranked
+      // by the rare words they share (bm25), so neither units of other categories or projects nor newer units that
+      // share fewer words push the closest candidate past the limit.
+      `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
+       ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?`,
+    ).all(rare.map((x) => quote(x.t)).join(" OR "), projectId, category, limit) as StoredMemory[]
+  ).map(decodeMemory);
 }
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
