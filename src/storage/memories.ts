@@ -62,6 +62,8 @@ export function memoriesByKey(db: Db, projectId: number, category: string, key: 
 
 /** Documents counted per term when judging how rare it is: enough to rank terms, bounded on any store. */
 const RARITY_CAP = 256;
+/** Distinct words weighed per check: more than a unit's text holds (units are a few sentences). */
+const MAX_SIMILAR_TERMS = 512;
 
 /**
  * Candidates for a near-duplicate or contradiction check: units of a category still in force that contain one of
@@ -76,7 +78,9 @@ export function similarMemories(
   words: Iterable<string>,
   limit = 64,
 ): MemoryRow[] {
-  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, 32);
+  // Every word is weighed (the rarer half is taken among all of them: the first words alone may be ones a
+  // candidate lacks); MAX_SIMILAR_TERMS bounds a pathological text.
+  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, MAX_SIMILAR_TERMS);
   if (!terms.length) return [];
   const count = stmt(
     db,

@@ -69,6 +69,15 @@ describe("duplicate and contradiction checks through the index", () => {
     expect(again).toMatchObject({ merged: true, id: first.id });
   });
 
+  it("flags a contradiction by a long commitment whose first words the earlier one lacks", () => {
+    const deps = store();
+    const head = Array.from({ length: 32 }, (_, i) => `opening${i}`).join(" ");
+    const tail = Array.from({ length: 36 }, (_, i) => `clause${i}`).join(" ");
+    const first = recordMemory(deps, { category: "commitment", text: `Always ${tail}` });
+    const clash = recordMemory(deps, { category: "commitment", text: `Never ${head} ${tail}` });
+    expect(clash.outcome).toContain(`#${first.id}`);
+  });
+
   it("finds a learning's near-duplicate in its project when another project holds 300 newer copies", () => {
     const deps = store();
     const other = { ...deps, projectId: upsertProject(deps.db, "p2", `${deps.root}/other`).id };
