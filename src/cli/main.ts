@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 
 import { DEFAULT_MODEL } from "../embeddings/transformers.js";
 import { toAppError } from "../errors.js";
+import { redact } from "../text/redact.js";
 import { packageRoot, packageVersion } from "../version.js";
 import { registerCards, registerOutcome } from "./cards.js";
 import { registerCompress, registerSummary } from "./compress.js";
@@ -67,7 +68,8 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
     await program.parseAsync([...argv]);
   } catch (err) {
     const e = toAppError(err);
-    const message = e.code === "BAD_INPUT" ? inCliWords(e.message) : e.message;
+    // Redacted like every other channel: a path or value the input carried may hold a secret.
+    const message = redact(e.code === "BAD_INPUT" ? inCliWords(e.message) : e.message);
     process.stderr.write(`memcards: ${e.code}: ${message}\n`);
     // A stack trace only on request (--log-level debug or MEMCARDS_LOG_LEVEL=debug), the original error's.
     const level = program.opts<{ logLevel?: string }>().logLevel ?? process.env.MEMCARDS_LOG_LEVEL;

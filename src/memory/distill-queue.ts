@@ -9,6 +9,7 @@ import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
 import { addDistillJob, deleteDistillJob, getDistillJob, queuedDistillJobs } from "../storage/distill-jobs.js";
+import { isPaused } from "./admin.js";
 import { distill, type DistillJob, type DistillResult } from "./distill.js";
 
 const StoredJob = z.object({
@@ -25,7 +26,7 @@ export function queueDistillation(db: Db, job: DistillJob): number {
 
 /**
  * Runs a queued job: units, archived turns and the job's removal in one transaction. Undefined when the job is no
- * longer queued (another run did it).
+ * longer queued (another run did it), or when memory is paused for its project (it stays queued).
  */
 export function runDistillJob(db: Db, id: number): DistillResult | undefined {
   return writeTx(db, () => {
@@ -39,6 +40,8 @@ export function runDistillJob(db: Db, id: number): DistillResult | undefined {
         cause: err,
       });
     }
+    // While memory is paused nothing from a conversation is stored: the job waits for `memcards resume`.
+    if (isPaused(db, job.projectId)) return undefined;
     const r = distill(db, job.projectId, job.sessionId, job.span, job.sections);
     crashPoint("distill-job-units");
     deleteDistillJob(db, id);

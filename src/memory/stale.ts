@@ -1,8 +1,10 @@
 // Citations checked when read: a unit that cites files carries each file's content hash from when it was distilled;
 // search and recall compare them with the working tree and mark the unit stale when the code moved on.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+
+import { readChecked, ReadRefused } from "../project/files.js";
 
 /** Files larger than this are not hashed (a unit citing one is never marked stale). */
 const MAX_HASHED_BYTES = 4 * 1024 * 1024;
@@ -12,9 +14,19 @@ function hashOf(root: string, file: string): string | undefined {
   const rel = relative(root, full);
   if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
   try {
-    const st = statSync(full);
-    if (!st.isFile() || st.size > MAX_HASHED_BYTES) return undefined;
-    return createHash("sha256").update(readFileSync(full)).digest("hex").slice(0, 16);
+    // Read like an indexed file: through one checked descriptor, a regular file with one link whose real path lies
+    // inside the project's real root (a link out of it, a hard link or a FIFO is not read).
+    const realRoot = realpathSync(root);
+    const r = readChecked(full, {
+      allow: (p) => {
+        const inside = relative(realRoot, p);
+        if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+          throw new ReadRefused("outside", `${p} lies outside ${realRoot}`);
+      },
+      maxBytes: MAX_HASHED_BYTES,
+      singleLink: true,
+    });
+    return createHash("sha256").update(r.data).digest("hex").slice(0, 16);
   } catch {
     return undefined;
   }

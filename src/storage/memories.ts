@@ -62,12 +62,14 @@ export function memoriesByKey(db: Db, projectId: number, category: string, key: 
 
 /** Documents counted per term when judging how rare it is: enough to rank terms, bounded on any store. */
 const RARITY_CAP = 256;
+/** Distinct words weighed per check: more than a unit's text holds (units are a few sentences). */
+const MAX_SIMILAR_TERMS = 512;
 
 /**
  * Candidates for a near-duplicate or contradiction check: units of a category still in force that contain one of
- * the rarer half (plus one) of `words`, newest first, at most `limit`. A unit sharing at least half of the words
- * (Jaccard ≥ 0.5 or more) contains at least one of them, so with rare words nothing that could match is missed;
- * the cost stays bounded however many units the store holds (each term's count stops at RARITY_CAP).
+ * the rarer half (plus one) of `words`, those sharing the most of them first, at most `limit`. A unit sharing at
+ * least half of the words (Jaccard ≥ 0.5 or more) contains at least one of them, so nothing that could match is
+ * missed; the cost is one walk over the units holding those rare words (each term's count stops at RARITY_CAP).
  */
 export function similarMemories(
   db: Db,
@@ -76,7 +78,9 @@ export function similarMemories(
   words: Iterable<string>,
   limit = 64,
 ): MemoryRow[] {
-  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, 32);
+  // Every word is weighed (the rarer half is taken among all of them: the first words alone may be ones a
+  // candidate lacks); MAX_SIMILAR_TERMS bounds a pathological text.
+  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, MAX_SIMILAR_TERMS);
   if (!terms.length) return [];
   const count = stmt(
     db,
@@ -92,14 +96,14 @@ export function similarMemories(
   return (
     stmt(
       db,
-      `SELECT m.* FROM memories m
-       WHERE m.id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?)
-         AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
-       ORDER BY m.id DESC`,
-    ).all(rare.map((x) => quote(x.t)).join(" OR "), limit * 4, projectId, category) as StoredMemory[]
-  )
-    .slice(0, limit)
-    .map(decodeMemory);
+      // The project, category and status are checked on every match before the limit, and the matches are ranked
+      // by the rare words they share (bm25), so neither units of other categories or projects nor newer units that
+      // share fewer words push the closest candidate past the limit.
+      `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
+       ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?`,
+    ).all(rare.map((x) => quote(x.t)).join(" OR "), projectId, category, limit) as StoredMemory[]
+  ).map(decodeMemory);
 }
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {

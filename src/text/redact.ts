@@ -72,6 +72,10 @@ const SECRET_NAME =
 const PASSWORD_HEAD = /(?:passw(?:or)?d|passphrase|pwd)\\?["']?[ \t]{0,20}(?:=>|:=|[:=])[ \t]{0,20}`?$/i;
 
 /** A value that looks made up rather than a word: a digit, a symbol inside, or a capital after its first letter. */
+/** Names of encodings, hashes and ciphers that a comment about a password mentions (`base64`, `sha256`, `argon2id`). */
+const ALGORITHM =
+  /^(?:base(?:16|32|58|64)(?:url)?|sha-?(?:1|224|256|384|512)|sha3-?(?:224|256|384|512)|md[45]|utf-?(?:8|16|32)|argon2(?:id|i|d)?|pbkdf2(?:-sha\d+)?|blake[23][bs]?|crc32c?|aes-?(?:128|192|256)(?:-[a-z]{3})?|hmac-?sha-?\d+|ed25519|x25519|x509|rsa-?\d{3,4}|latin-?1|iso-?8859-?1)$/i;
+
 const madeUp = (v: string): boolean => /[0-9]|[^A-Za-z0-9-]|.[A-Z]/.test(v);
 
 /**
@@ -213,6 +217,7 @@ const RULES: Rule[] = [
       const r = String(raw);
       const value = r.slice(0, trailingPunctuationStart(r));
       if (value.length < 6 || !madeUp(value) || codeValue(value, "=") || !/[0-9]/.test(value)) return m;
+      if (ALGORITHM.test(value)) return m; // `the password is base64 encoded`
       return `${String(head)}[redacted]${r.slice(value.length)}`;
     },
   ],
@@ -294,6 +299,8 @@ const RULES: Rule[] = [
       const r = String(raw);
       const value = r.slice(0, trailingPunctuationStart(r));
       if (value.length < 6 || !/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || codeValue(value, "=")) return m;
+      // `password is base64 encoded`, `passwd is sha256 hashed`: the name of an encoding or a hash, not a value.
+      if (ALGORITHM.test(value)) return m;
       const at = Number(offset);
       const before = String(whole).slice(Math.max(0, at - 200), at);
       const line = before.slice(before.lastIndexOf("\n") + 1);

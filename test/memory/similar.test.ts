@@ -46,6 +46,48 @@ describe("duplicate and contradiction checks through the index", () => {
     expect(clash.outcome).toContain(`#${first.id}`);
   });
 
+  it("merges a learning into its near-duplicate when 300 newer units of another category use the same words", () => {
+    const deps = store();
+    const text = "The billing cache is keyed by tenant id and invoice period, refreshed nightly";
+    const first = recordMemory(deps, { category: "learning", text });
+    for (let i = 0; i < 300; i++)
+      recordMemory(deps, { category: "failure", text: `${text} failed on run_${i} with code_${i}` });
+    const again = recordMemory(deps, { category: "learning", text: `${text}!` });
+    expect(again).toMatchObject({ merged: true, id: first.id });
+  });
+
+  it("merges a learning into its near-duplicate when 100 newer learnings share most of its words but no more", () => {
+    const deps = store();
+    const text = "The billing cache is keyed by tenant id and invoice period, refreshed nightly";
+    const first = recordMemory(deps, { category: "learning", text });
+    for (let i = 0; i < 100; i++)
+      recordMemory(deps, {
+        category: "learning",
+        text: `${text}; shard_${i} replica_${i} region_${i} owner_${i} alarm_${i} budget_${i} quota_${i} metric_${i}`,
+      });
+    const again = recordMemory(deps, { category: "learning", text: `${text}!` });
+    expect(again).toMatchObject({ merged: true, id: first.id });
+  });
+
+  it("flags a contradiction by a long commitment whose first words the earlier one lacks", () => {
+    const deps = store();
+    const head = Array.from({ length: 32 }, (_, i) => `opening${i}`).join(" ");
+    const tail = Array.from({ length: 36 }, (_, i) => `clause${i}`).join(" ");
+    const first = recordMemory(deps, { category: "commitment", text: `Always ${tail}` });
+    const clash = recordMemory(deps, { category: "commitment", text: `Never ${head} ${tail}` });
+    expect(clash.outcome).toContain(`#${first.id}`);
+  });
+
+  it("finds a learning's near-duplicate in its project when another project holds 300 newer copies", () => {
+    const deps = store();
+    const other = { ...deps, projectId: upsertProject(deps.db, "p2", `${deps.root}/other`).id };
+    const text = "The billing cache is keyed by tenant id and invoice period, refreshed nightly";
+    const first = recordMemory(deps, { category: "learning", text });
+    for (let i = 0; i < 300; i++) recordMemory(other, { category: "learning", text: `${text} in region_${i}` });
+    const got = similarMemories(deps.db, deps.projectId, "learning", ["billing", "cache", "tenant", "invoice"]);
+    expect(got.map((m) => m.id)).toContain(first.id);
+  });
+
   it("returns units of the asked category still in force, those sharing the most words first", () => {
     const deps = store();
     recordMemory(deps, { category: "learning", text: "parser tables load lazily on first use" });

@@ -10,7 +10,7 @@ import { setPaused } from "../../src/memory/admin.js";
 import type { DistillResult } from "../../src/memory/distill.js";
 import { queuedDistillations, queueDistillation, runDistillJob } from "../../src/memory/distill-queue.js";
 import { forget } from "../../src/memory/service.js";
-import { compressTraced, inBackground } from "../../src/session/compress.js";
+import { compressTraced, inBackground, resumeDistillation } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
@@ -178,4 +178,25 @@ describe("compressTraced: store and distil", () => {
       } else expect(Object.keys(result).at(-1)).toBe("probe_list");
     });
   }
+});
+
+describe("a queued distillation while memory is paused", () => {
+  it("stays queued and writes nothing until memory is resumed", () => {
+    const s = store();
+    const path = join(s.root, "t.jsonl");
+    writeFileSync(path, claudeCodeSession(developmentSession()));
+    // The background took the job and the process stopped before running it.
+    compressTraced({ ...s, distill: () => undefined }, { transcript_path: path, keep_recent: 0 });
+    const queued = queuedDistillations(s.db, s.projectId);
+    expect(queued.length).toBe(1);
+    setPaused(s.db, s.projectId, true);
+    expect(runDistillJob(s.db, queued[0]!)).toBeUndefined();
+    expect(resumeDistillation(s)).toBe(1);
+    expect(listMemories(s.db, s.projectId)).toEqual([]);
+    expect(queuedDistillations(s.db, s.projectId)).toEqual(queued);
+    setPaused(s.db, s.projectId, false);
+    expect(resumeDistillation(s)).toBe(1);
+    expect(listMemories(s.db, s.projectId).length).toBeGreaterThan(0);
+    expect(queuedDistillations(s.db, s.projectId)).toEqual([]);
+  });
 });

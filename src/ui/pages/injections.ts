@@ -1,11 +1,12 @@
 // The Injections page: what each hook did in which session, from the hook log beside the store, with the size
 // of what it injected against the hook output cap.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 import type { App } from "../../app.js";
 import { HOOK_LOG } from "../../integrate/hook-command.js";
 import { CARD_HOOK_BUDGET, MAX_HOOK_OUTPUT } from "../../integrate/hooks.js";
+import { redact } from "../../text/redact.js";
 import { type Html, html, qs, when } from "../html.js";
 import type { PageContext } from "./layout.js";
 
@@ -25,13 +26,18 @@ export interface HookLine {
 export function readHookLog(file: string, limit = 300): HookLine[] {
   let text: string;
   try {
-    const fd = openSync(file, "r");
+    // The log memcards wrote: never through a link (a cloned `.memcards` folder may carry one), never a hard link
+    // or anything but a regular file, and never waited on (a FIFO).
+    const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
     try {
-      const size = fstatSync(fd).size;
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.nlink > 1) return [];
+      const size = st.size;
       const start = Math.max(0, size - TAIL_BYTES);
       const buf = Buffer.alloc(size - start);
       readSync(fd, buf, 0, buf.length, start);
-      text = buf.toString("utf8");
+      // Redacted again as it is shown: a log written by an older memcards may hold a form it did not know.
+      text = redact(buf.toString("utf8"));
       if (start > 0) text = text.slice(text.indexOf("\n") + 1);
     } finally {
       closeSync(fd);
