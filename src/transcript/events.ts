@@ -66,7 +66,7 @@ const PLUMBING =
  * runs `npm install` and `npm test`.
  */
 export function runParts(command: string): string[] {
-  const script = command
+  const script = withoutHeredocs(command)
     .split("\n")
     .filter((l) => l.trim() && !l.trim().startsWith("#"))
     .join("\n");
@@ -74,6 +74,29 @@ export function runParts(command: string): string[] {
     .split(/\s*(?:&&|\|\||;|\||\n)\s*/)
     .map(partKey)
     .filter((p) => p && !PLUMBING.test(p));
+}
+
+/** A script without its heredoc bodies: the lines a `<<EOF` feeds are content written somewhere, not commands. */
+function withoutHeredocs(script: string): string {
+  const out: string[] = [];
+  let delims: string[] = [];
+  for (const line of script.split("\n")) {
+    if (delims.length > 0) {
+      if (line.trim() === delims[0]) delims = delims.slice(1);
+      continue;
+    }
+    out.push(line);
+    delims = [...line.matchAll(/(?<!<)<<(?!<)-?\s*(?:'([^']+)'|"([^"]+)"|\\?([\w.-]+))/g)].map(
+      (m) => m[1] ?? m[2] ?? m[3]!,
+    );
+  }
+  return out.join("\n");
+}
+
+/** Whether a command part names a file as a word of its own (`python src/app.py`, not `python myapp.py`). */
+function namesFile(part: string, file: string): boolean {
+  const f = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?:^|[\\s/'"=:])${f}(?=$|[\\s'":,;)])`).test(part);
 }
 
 /** A command as the thing it runs: its running parts, joined. */
@@ -302,7 +325,7 @@ export function resolvedBy(
   }
   const files = (f.text.match(/[\w.-]+\.[a-z]{1,5}\b/gi) ?? []).filter((x) => !/^\d/.test(x) && !/^\.+$/.test(x));
   for (const file of files) {
-    const naming = later.filter((x) => x.command.includes(file));
+    const naming = later.filter((x) => x.parts.some((p) => namesFile(p, file)));
     const last = naming[naming.length - 1];
     if (last?.ok) return last.turn;
   }
