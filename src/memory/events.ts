@@ -6,7 +6,9 @@ import type { Sections, Turn } from "../conversation/schema.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { FIRM_CUES } from "../transcript/clip.js";
+import { callsWithResults, shellReverts } from "../transcript/events.js";
 import { conversational } from "../transcript/extract.js";
+import { resultFailed } from "../transcript/failures.js";
 import { echoesAgent, humanPart } from "../transcript/human.js";
 import { commandText } from "../transcript/ledger.js";
 import type { Evidence, UnitDraft } from "./schema.js";
@@ -95,8 +97,6 @@ function requestsOf(span: readonly Turn[]): Request[] {
 }
 
 const COMMIT = /^commit(?: ([0-9a-f]{7,40}))?: (.+)$/;
-const REVERT =
-  /\bgit\s+(?:revert\b[^\n;&|]*|checkout\s+(?:\S+\s+)?--\s+[^\n;&|]+|restore\s+[^\n;&|]+|reset\s+--hard\b[^\n;&|]*)/;
 
 function quoted(s: string): string {
   return `"${s.replace(/"/g, "'")}"`;
@@ -197,25 +197,24 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     });
   }
 
-  // Reverts: what the command put back.
-  span.forEach((t, i) => {
-    for (const c of t.tool_calls) {
-      const m = REVERT.exec(commandText(c.input));
-      if (!m) continue;
+  // Reverts: what the command put back; a command that only mentions one, or a revert that failed, is none.
+  for (const { at: i, call, result } of callsWithResults(span)) {
+    if (result && resultFailed(result, call)) continue;
+    for (const { command } of shellReverts(commandText(call.input))) {
       const r = requestAt(i);
-      const text = `Reverted with \`${m[0].trim()}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      const text = `Reverted with \`${command}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
       out.push({
         category: "dead_end",
         text,
-        record: { kind: "revert", command: m[0].trim() },
-        key: `revert:${signature(m[0])}`,
+        record: { kind: "revert", command },
+        key: `revert:${signature(command)}`,
         confidence: 0.8,
-        evidence: ev(t.id, text),
+        evidence: ev(span[i]!.id, text),
         files: [],
       });
     }
-  });
+  }
 
   // Errors: the error line, where it was hit, what resolved it.
   for (const f of sections.failures) {

@@ -126,21 +126,33 @@ const SHA = /\b[0-9a-f]{7,40}\b/;
 const SHA_LINE = /^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/m;
 const AIDER_REMOVED = /^Removed: ([0-9a-f]{7,40}) (.+)$/m;
 
-/** The files a shell command restores to their committed state, and how; `*` for every uncommitted change. */
-function shellReverts(cmd: string): { paths: string[]; how: string; sha?: string }[] {
-  const out: { paths: string[]; how: string; sha?: string }[] = [];
+/** A revert a shell command runs: the command as written, the files it restores, how; `*` for every uncommitted change. */
+export interface ShellRevert {
+  command: string;
+  paths: string[];
+  how: string;
+  sha?: string;
+}
+
+/**
+ * The reverts a shell command runs, read from its simple commands (so a mention in an `echo`, a `grep` pattern or a
+ * heredoc body is none): `git restore` (not `--staged`), `git checkout --`, `git reset --hard`, `git revert <sha>`.
+ */
+export function shellReverts(cmd: string): ShellRevert[] {
+  const out: ShellRevert[] = [];
   for (const c of commands(cmd)) {
     const w = c.words;
     if (w[0] !== "git") continue;
+    const command = w.join(" ");
     const args = w.slice(2).filter((a) => !a.startsWith("-"));
     if (w[1] === "restore" && !w.includes("--staged") && !w.includes("-S"))
-      out.push({ paths: args.filter((a) => a !== "."), how: "git restore" });
+      out.push({ command, paths: args.filter((a) => a !== "."), how: "git restore" });
     else if (w[1] === "checkout" && w.includes("--")) {
       const after = w.slice(w.indexOf("--") + 1);
-      out.push({ paths: after.filter((a) => a !== "."), how: "git checkout --" });
-    } else if (w[1] === "reset" && w.includes("--hard")) out.push({ paths: ["*"], how: "git reset --hard" });
+      out.push({ command, paths: after.filter((a) => a !== "."), how: "git checkout --" });
+    } else if (w[1] === "reset" && w.includes("--hard")) out.push({ command, paths: ["*"], how: "git reset --hard" });
     else if (w[1] === "revert" && args[0] && SHA.test(args[0]))
-      out.push({ paths: [], how: "git revert", sha: args[0] });
+      out.push({ command, paths: [], how: "git revert", sha: args[0] });
   }
   return out.map((r) => (r.paths.length === 0 && !r.sha ? { ...r, paths: ["*"] } : r));
 }

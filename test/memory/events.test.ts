@@ -252,3 +252,39 @@ describe("a revert", () => {
     db.close();
   });
 });
+
+describe("a command that only mentions a revert", () => {
+  const bash = (id: string, command: string, output = "", is_error = false): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command } }],
+    tool_results: [{ call_id: id, output, is_error }],
+  });
+  const deadEnds = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "dead_end");
+
+  it("is no dead end when the words are in an echo, a grep or a heredoc", () => {
+    const span: Turn[] = [
+      turn("user", "Document how to discard local changes."),
+      turn("assistant", "", bash("e", 'echo "use git restore src/a.ts to discard"')),
+      turn("assistant", "", bash("g", "grep -rn 'git checkout -- ' docs/")),
+      turn("assistant", "", bash("h", "cat > docs/undo.md <<'EOF'\nRun git reset --hard to start over.\nEOF")),
+    ];
+    expect(deadEnds(span)).toEqual([]);
+  });
+
+  it("is no dead end when it only unstages or when the revert failed", () => {
+    const span: Turn[] = [
+      turn("user", "Split the change into two commits."),
+      turn("assistant", "", bash("s", "git restore --staged src/a.ts")),
+      turn("assistant", "", bash("f", "git checkout -- src/b.ts", "error: pathspec 'src/b.ts' did not match", true)),
+    ];
+    expect(deadEnds(span)).toEqual([]);
+  });
+
+  it("a real revert after other commands is still a dead end, named by its own command", () => {
+    const span: Turn[] = [
+      turn("user", "Try caching the session lookups in memory."),
+      turn("assistant", "", bash("r", "cd /repo && git restore src/session/cache.ts && npm test")),
+    ];
+    expect(deadEnds(span).map((d) => d.record.command)).toEqual(["git restore src/session/cache.ts"]);
+  });
+});
