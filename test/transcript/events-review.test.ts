@@ -2,6 +2,7 @@
 // name ends like the failing one settles nothing, and a file written by a heredoc is not a run.
 import { describe, expect, it } from "vitest";
 
+import type { Turn } from "../../src/conversation/schema.js";
 import { extractSections } from "../../src/transcript/extract.js";
 import { parseText } from "../../src/transcript/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
@@ -46,5 +47,39 @@ describe("an error and the clean runs after it", () => {
       { bash: { command: "python src/app.py", output: "ok" } },
     ]);
     expect(s.failures.find((x) => x.text.includes("is not defined"))!.resolved).toBeDefined();
+  });
+});
+
+describe("a commit the agent only suggests", () => {
+  const turn = (id: string, role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
+    id,
+    index: Number(id.slice(1)),
+    role,
+    kind: "message",
+    text,
+    tool_calls: [],
+    tool_results: [],
+    ...over,
+  });
+  const span: Turn[] = [
+    turn("t0", "user", "How do I squash my WIP commit into this one?"),
+    turn("t1", "assistant", "Amend it:", {
+      tool_calls: [
+        { id: "s1", name: "Bash", input: { command: 'git add .\ngit commit --amend -m "your message here"' } },
+      ],
+    }),
+    turn("t2", "user", "Thanks, do we need to update the docs?"),
+  ];
+
+  it("is not a completed commit when the command never ran", () => {
+    const s = extractSections(span);
+    expect(s.completed.map((c) => c.text).join("\n")).not.toContain("your message here");
+  });
+
+  it("a commit that ran and printed its hash is still completed", () => {
+    const ran = span.map((t) =>
+      t.id === "t1" ? { ...t, tool_results: [{ call_id: "s1", output: "[main 1a2b3c4] your message here" }] } : t,
+    );
+    expect(extractSections(ran).completed.map((c) => c.text)).toContain("commit 1a2b3c4: your message here");
   });
 });
