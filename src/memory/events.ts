@@ -62,7 +62,8 @@ const RULE_STANDING = /\bfrom now on\b|\bgoing forward\b|\bmust(?:n'?t| not)?\b|
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
 const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
-const HEDGE = /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure)\b/i;
+const HEDGE =
+  /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 export function ruleSentences(text: string): string[] {
   return typedSentences(text).filter(
     (s) =>
@@ -222,6 +223,8 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     if (i === undefined) continue;
     const r = requestAt(i);
     const line = f.text.replace(/\s+/g, " ").trim();
+    // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
+    if (line.endsWith(":")) continue;
     const where = r ? ` Hit while working on the request ${quoted(r.text)}.` : "";
     // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
     const remedy = f.remediation

@@ -288,3 +288,33 @@ describe("a command that only mentions a revert", () => {
     expect(deadEnds(span).map((d) => d.record.command)).toEqual(["git restore src/session/cache.ts"]);
   });
 });
+
+describe("what a unit says", () => {
+  it("stores no rule from a 'don't mind' or 'never mind' that only waves a thing off", () => {
+    expect(ruleSentences("Don't mind, your last change of the package.json fixed it.")).toEqual([]);
+    expect(ruleSentences("Never mind, the build passes now after the restart.")).toEqual([]);
+    expect(ruleSentences("Don't modify the generated files under src/gen.")).toEqual([
+      "Don't modify the generated files under src/gen.",
+    ]);
+  });
+
+  it("stores no failure that is only the header line an error follows", () => {
+    const span: Turn[] = [
+      turn("user", "Run the tests."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "p", name: "Bash", input: { command: "python -m app" } }],
+        tool_results: [
+          {
+            call_id: "p",
+            output:
+              "Traceback (most recent call last):\n  File \"app/__main__.py\", line 2, in <module>\nKeyError: 'id'",
+            is_error: true,
+          },
+        ],
+      }),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(failures.map((f) => f.record.error)).toContain("KeyError: 'id'");
+    for (const f of failures) expect(f.record.error).not.toMatch(/:$/);
+  });
+});
