@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
-import { distill } from "../../src/memory/distill.js";
+import { distill, draftUnits } from "../../src/memory/distill.js";
 import { eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
 import { recall, searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
@@ -316,5 +316,21 @@ describe("what a unit says", () => {
     const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
     expect(failures.map((f) => f.record.error)).toContain("KeyError: 'id'");
     for (const f of failures) expect(f.record.error).not.toMatch(/:$/);
+  });
+});
+
+describe("one finding, one unit", () => {
+  it("a sentence read both as a learning and as a decision is stored once", () => {
+    const span: Turn[] = [
+      turn("user", "Why does the register command crash on Python 3.9?"),
+      turn(
+        "assistant",
+        "The root cause is that discord.py evaluates slash command parameter annotations at runtime via `eval()`, which bypasses `from __future__ import annotations`. The fix is to use `Optional[str]` in the command signatures.",
+      ),
+    ];
+    const drafts = draftUnits("s", span, extractSections(span));
+    const texts = drafts.filter((d) => d.category === "learning" || d.category === "reasoning").map((d) => d.text);
+    expect(texts.length).toBeGreaterThan(0);
+    expect(new Set(texts).size).toBe(texts.length);
   });
 });
