@@ -98,6 +98,7 @@ function requestsOf(span: readonly Turn[]): Request[] {
 }
 
 const COMMIT = /^commit(?: ([0-9a-f]{7,40}))?: (.+)$/;
+const AIDER_REMOVED = /^>?\s*Removed: ([0-9a-f]{7,40}) (.+)$/m;
 
 function quoted(s: string): string {
   return `"${s.replace(/"/g, "'")}"`;
@@ -216,6 +217,28 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
       });
     }
   }
+
+  // An aider `/undo` drops the last aider commit and reports it: `Removed: 609f42e feat: …`.
+  span.forEach((t, i) => {
+    for (const res of t.tool_results) {
+      const m = AIDER_REMOVED.exec(res.output);
+      if (!m) continue;
+      const sha = m[1]!;
+      const message = m[2]!.trim();
+      const files = commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
+      const r = requestAt(i);
+      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      out.push({
+        category: "dead_end",
+        text,
+        record: { kind: "revert", command: "/undo", sha, message, files },
+        key: `revert:undo:${sha}`,
+        confidence: 0.8,
+        evidence: ev(t.id, text),
+        files,
+      });
+    }
+  });
 
   // Errors: the error line, where it was hit, what resolved it.
   for (const f of sections.failures) {

@@ -13,7 +13,7 @@ import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
 import { extractSections } from "../../src/transcript/extract.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { parseText, parseTranscriptFile } from "../../src/transcript/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const AIDER = join(import.meta.dirname, "../fixtures/transcripts/aider.chat.history.md");
@@ -332,5 +332,40 @@ describe("one finding, one unit", () => {
     const texts = drafts.filter((d) => d.category === "learning" || d.category === "reasoning").map((d) => d.text);
     expect(texts.length).toBeGreaterThan(0);
     expect(new Set(texts).size).toBe(texts.length);
+  });
+});
+
+describe("an aider /undo", () => {
+  const history = [
+    "# aider chat started at 2025-05-01 10:00:00",
+    "",
+    "#### add the mongo settings to the development config",
+    "",
+    "appsettings.Development.json",
+    "```json",
+    "<<<<<<< SEARCH",
+    "{",
+    "=======",
+    '{ "Mongo": { "Db": "CatalogDB" },',
+    ">>>>>>> REPLACE",
+    "```",
+    "",
+    "> Applied edit to appsettings.Development.json  ",
+    "> Commit 609f42e feat: add MongoDB configuration to development settings  ",
+    "",
+    "#### /undo  ",
+    "> Removed: 609f42e feat: add MongoDB configuration to development settings  ",
+    "> Now at:  e8033b5 refactor: update IProductRepository  ",
+    "",
+  ].join("\n");
+
+  it("is a dead end naming the undone commit, its files and the request", () => {
+    const t = parseText(history, "aider-md");
+    const dead = eventDrafts("s", t.turns, extractSections(t.turns)).filter((d) => d.category === "dead_end");
+    expect(dead).toHaveLength(1);
+    expect(dead[0]!.text).toContain("609f42e");
+    expect(dead[0]!.text).toContain("feat: add MongoDB configuration to development settings");
+    expect(dead[0]!.files).toEqual(["appsettings.Development.json"]);
+    expect(dead[0]!.text).toContain('"add the mongo settings to the development config"');
   });
 });
