@@ -57,7 +57,8 @@ const RULE_OPENING =
   /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
 const RULE_MODAL =
   /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
-const RULE_STANDING = /\bfrom now on\b|\bgoing forward\b|\bmust(?:n'?t| not)?\b|\bI (?:don'?t|do not) want\b/i;
+const RULE_STANDING =
+  /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
 /** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
@@ -69,6 +70,8 @@ export function ruleSentences(text: string): string[] {
     (s) =>
       s.length >= 15 &&
       s.length <= MAX_SENTENCE &&
+      // A heading whose list follows ("Ensure the README includes:") is not the rule; its items are.
+      !s.endsWith(":") &&
       FIRM_CUES.test(s) &&
       !QUESTION.test(s) &&
       !HEDGE.test(s) &&

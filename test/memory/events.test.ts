@@ -290,9 +290,14 @@ describe("a command that only mentions a revert", () => {
 });
 
 describe("what a unit says", () => {
-  it("stores no rule from a 'don't mind' or 'never mind' that only waves a thing off", () => {
+  it("stores no rule from a 'don't mind', a 'must' used as a noun, or a heading whose list follows", () => {
     expect(ruleSentences("Don't mind, your last change of the package.json fixed it.")).toEqual([]);
     expect(ruleSentences("Never mind, the build passes now after the restart.")).toEqual([]);
+    expect(ruleSentences("@critic s5 implementation and fix if any must fixes")).toEqual([]);
+    expect(ruleSentences("Ensure README.md includes in SPANISH:")).toEqual([]);
+    expect(ruleSentences("Conditional documents must NOT appear in the dropdown.")).toEqual([
+      "Conditional documents must NOT appear in the dropdown.",
+    ]);
     expect(ruleSentences("Don't modify the generated files under src/gen.")).toEqual([
       "Don't modify the generated files under src/gen.",
     ]);
