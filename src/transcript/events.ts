@@ -104,12 +104,17 @@ export function runKey(command: string): string {
   return runParts(command).join(" && ");
 }
 
-/** Two parts run the same thing: equal, or (three words or more each) half their words shared. */
-export function sameRun(a: string, b: string): boolean {
-  if (a === b) return true;
-  const x = new Set(a.split(" "));
-  const y = new Set(b.split(" "));
+/**
+ * Whether a later part runs what a failed part ran: equal, or (three words or more each) half their words shared with
+ * no argument the failed part lacks, so other flags or a wider run (`pytest` after `pytest tests/a.py`) count and
+ * another script or file (`npm run lint` after `npm run build`) does not.
+ */
+export function sameRun(later: string, failed: string): boolean {
+  if (later === failed) return true;
+  const x = new Set(later.split(" "));
+  const y = new Set(failed.split(" "));
   if (x.size < 3 || y.size < 3) return false;
+  if ([...x].some((w) => !w.startsWith("-") && !y.has(w))) return false;
   const shared = [...x].filter((w) => y.has(w)).length;
   return shared / new Set([...x, ...y]).size >= 0.5;
 }

@@ -83,3 +83,56 @@ describe("a commit the agent only suggests", () => {
     expect(extractSections(ran).completed.map((c) => c.text)).toContain("commit 1a2b3c4: your message here");
   });
 });
+
+describe("a clean run of a different script or test file", () => {
+  const tsError = {
+    command: "npm run build",
+    output: "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+    error: true,
+  };
+
+  it("a clean lint does not settle a failed build", () => {
+    const s = sectionsOf([
+      { user: "Fix the build." },
+      { bash: tsError },
+      { bash: { command: "npm run lint", output: "All files pass linting." } },
+    ]);
+    expect(s.failures.find((x) => x.text.includes("TS2322"))!.resolved).toBeUndefined();
+  });
+
+  it("a clean run of another test file does not settle the failing one", () => {
+    const s = sectionsOf([
+      { user: "Fix the parser test." },
+      {
+        bash: {
+          command: "python -m pytest tests/test_parser.py",
+          output: "E   AssertionError: assert 3 == 4\nFAILED tests/test_parser.py::test_count - AssertionError",
+          error: true,
+        },
+      },
+      { bash: { command: "python -m pytest tests/test_lexer.py", output: "5 passed in 0.1s" } },
+    ]);
+    expect(s.failures.find((x) => x.text.includes("assert 3 == 4"))!.resolved).toBeUndefined();
+  });
+
+  it("the same build with other flags, or the whole suite, still settles it", () => {
+    const s = sectionsOf([
+      { user: "Fix the build." },
+      { bash: tsError },
+      { bash: { command: "npm run build --silent", output: "done" } },
+    ]);
+    expect(s.failures.find((x) => x.text.includes("TS2322"))!.resolved).toBeDefined();
+    const t = sectionsOf([
+      { user: "Fix the parser test." },
+      {
+        bash: {
+          command: "python -m pytest tests/test_parser.py",
+          output: "E   AssertionError: assert 3 == 4",
+          error: true,
+        },
+      },
+      { bash: { command: "python -m pytest", output: "12 passed in 0.4s" } },
+    ]);
+    expect(t.failures.find((x) => x.text.includes("assert 3 == 4"))!.resolved).toBeDefined();
+  });
+});
