@@ -1,17 +1,24 @@
 // Citations checked when read: a unit that cites files carries each file's content hash from when it was distilled;
 // search and recall compare them with the working tree and mark the unit stale when the code moved on.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 
 /** Files larger than this are not hashed (a unit citing one is never marked stale). */
 const MAX_HASHED_BYTES = 4 * 1024 * 1024;
 
+/** Whether `path` lies under `root` (not `root` itself, not a sibling that shares its prefix). */
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
 function hashOf(root: string, file: string): string | undefined {
   const full = resolve(root, file);
-  const rel = relative(root, full);
-  if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  if (!inside(root, full)) return undefined;
   try {
+    // A link inside the project that points out of it is not followed.
+    if (!inside(realpathSync(root), realpathSync(full))) return undefined;
     const st = statSync(full);
     if (!st.isFile() || st.size > MAX_HASHED_BYTES) return undefined;
     return createHash("sha256").update(readFileSync(full)).digest("hex").slice(0, 16);
