@@ -202,9 +202,9 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     });
   }
 
-  // Reverts: what the command put back; a command that only mentions one, or a revert that failed, is none.
+  // Reverts: what the command put back; a command that only mentions one, or one that never ran or failed, is none.
   for (const { at: i, call, result } of callsWithResults(span)) {
-    if (result && resultFailed(result, call)) continue;
+    if (!result || resultFailed(result, call)) continue;
     for (const { command } of shellReverts(commandText(call.input))) {
       const r = requestAt(i);
       const text = `Reverted with \`${command}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;

@@ -212,7 +212,7 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
       });
     }
     for (const r of shellReverts(cmd)) {
-      if (result && resultFailed(result, call)) break;
+      if (!result || resultFailed(result, call)) break;
       for (const p of r.paths) out.push({ type: "revert", turn: t.id, at: i, path: p, how: r.how });
       if (r.sha) out.push({ type: "revert", turn: t.id, at: i, path: `commit:${r.sha}`, how: r.how });
     }

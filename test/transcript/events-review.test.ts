@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
+import { eventDrafts } from "../../src/memory/events.js";
 import { extractSections } from "../../src/transcript/extract.js";
 import { parseText } from "../../src/transcript/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
@@ -134,5 +135,39 @@ describe("a clean run of a different script or test file", () => {
       { bash: { command: "python -m pytest", output: "12 passed in 0.4s" } },
     ]);
     expect(t.failures.find((x) => x.text.includes("assert 3 == 4"))!.resolved).toBeDefined();
+  });
+});
+
+describe("a revert the agent only suggests", () => {
+  const turn = (id: string, role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
+    id,
+    index: Number(id.slice(1)),
+    role,
+    kind: "message",
+    text,
+    tool_calls: [],
+    tool_results: [],
+    ...over,
+  });
+  const span: Turn[] = [
+    turn("t0", "user", "Add a retry to the client."),
+    turn("t1", "assistant", "", {
+      tool_calls: [{ id: "e", name: "Edit", input: { file_path: "src/client.ts", old_string: "a", new_string: "b" } }],
+      tool_results: [{ call_id: "e", output: "The file has been updated." }],
+    }),
+    turn("t2", "user", "How would I throw that away if I don't like it?"),
+    turn("t3", "assistant", "Run this:", {
+      tool_calls: [{ id: "s", name: "Bash", input: { command: "git checkout -- src/client.ts" } }],
+    }),
+  ];
+
+  it("leaves the file changed, not reverted, when the command never ran", () => {
+    const s = extractSections(span);
+    expect(s.files["src/client.ts"]!.map((o) => o.op).join(" ")).not.toMatch(/reverted/);
+    expect(s.state.map((f) => f.text).join("\n")).not.toContain("back to its committed state");
+  });
+
+  it("is no dead end in memory", () => {
+    expect(eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "dead_end")).toEqual([]);
   });
 });
