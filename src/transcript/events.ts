@@ -162,6 +162,17 @@ export function shellReverts(cmd: string): ShellRevert[] {
   return out.map((r) => (r.paths.length === 0 && !r.sha ? { ...r, paths: ["*"] } : r));
 }
 
+/** Whether a shell command runs `git commit` (`git -C dir commit` too), not only mentions it in an echo or a heredoc. */
+function runsGitCommit(cmd: string): boolean {
+  return commands(cmd).some((c) => {
+    const w = c.words;
+    if (w[0] !== "git") return false;
+    let i = 1;
+    while (w[i] === "-C" || w[i] === "-c") i += 2;
+    return w[i] === "commit";
+  });
+}
+
 /** Whether a path a revert names covers an edited path (same file, or one ends with the other at a `/`). */
 function samePath(a: string, b: string): boolean {
   const x = a.replace(/^\.\//, "").replace(/\\/g, "/");
@@ -198,7 +209,7 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
     if (!cmd) continue;
     const key = runKey(cmd);
     const ran = result !== undefined;
-    if (ran && /\bgit\s+commit\b/.test(cmd) && !resultFailed(result, call)) {
+    if (ran && runsGitCommit(cmd) && !resultFailed(result, call)) {
       const m = SHA_LINE.exec(result.output);
       if (m) shown.add(m[1]!);
       const msg = /-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/.exec(cmd);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { eventDrafts } from "../../src/memory/events.js";
+import { sessionEvents } from "../../src/transcript/events.js";
 import { extractSections } from "../../src/transcript/extract.js";
 import { parseText } from "../../src/transcript/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
@@ -169,5 +170,28 @@ describe("a revert the agent only suggests", () => {
 
   it("is no dead end in memory", () => {
     expect(eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "dead_end")).toEqual([]);
+  });
+});
+
+describe("a command that only mentions a commit", () => {
+  it("is no commit event: only the commit that ran counts", () => {
+    const t = parseText(
+      claudeCodeSession([
+        { user: "Add the health endpoint." },
+        { edit: { file: "/repo/src/health.ts", old: "a", new: "b" } },
+        { bash: { command: 'git commit -m "feat: start"', output: "[main 1a2b3c4] feat: start" } },
+        { edit: { file: "/repo/src/ready.ts", old: "a", new: "b" } },
+        {
+          bash: {
+            command: "cat > CONTRIBUTING.md <<'EOF'\nWhen done, run git commit -m \"your message\"\nEOF",
+            output: "",
+          },
+        },
+        { bash: { command: 'echo "next: git commit -m wip"', output: "next: git commit -m wip" } },
+      ]),
+      "claude-code-jsonl",
+    ).turns;
+    const commits = sessionEvents(t).filter((e) => e.type === "commit");
+    expect(commits).toHaveLength(1);
   });
 });
