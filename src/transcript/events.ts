@@ -163,7 +163,7 @@ export function shellReverts(cmd: string): ShellRevert[] {
 }
 
 /** Whether a shell command runs `git commit` (`git -C dir commit` too), not only mentions it in an echo or a heredoc. */
-function runsGitCommit(cmd: string): boolean {
+export function runsGitCommit(cmd: string): boolean {
   return commands(cmd).some((c) => {
     const w = c.words;
     if (w[0] !== "git") return false;

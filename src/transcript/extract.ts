@@ -2,7 +2,15 @@
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../conversation/schema.js";
 import { signature } from "../text/signature.js";
 import { clipWords, wholeSentences } from "./clip.js";
-import { callsWithResults, doneByEvents, type EventState, eventState, resolvedBy, sessionEvents } from "./events.js";
+import {
+  callsWithResults,
+  doneByEvents,
+  type EventState,
+  eventState,
+  resolvedBy,
+  runsGitCommit,
+  sessionEvents,
+} from "./events.js";
 import { failures, isDeclined } from "./failures.js";
 import { humanPart } from "./human.js";
 import { classifyTurn, instructionSentences } from "./human-classes.js";
@@ -367,7 +375,7 @@ export function completed(turns: Turn[]): Fact[] {
         add(`commit ${String(c.input.sha)}: ${String(c.input.message)}`, t.id);
       }
       const cmd = commandText(c.input);
-      const m = ran.has(c) ? COMMIT_MSG.exec(cmd) : null;
+      const m = ran.has(c) && runsGitCommit(cmd) ? COMMIT_MSG.exec(cmd) : null;
       if (m) {
         const sha = t.tool_results.map((r) => SHA_LINE.exec(r.output)?.[1]).find(Boolean);
         if (sha) shas.add(sha);

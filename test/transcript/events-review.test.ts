@@ -193,5 +193,7 @@ describe("a command that only mentions a commit", () => {
     ).turns;
     const commits = sessionEvents(t).filter((e) => e.type === "commit");
     expect(commits).toHaveLength(1);
+    const done = extractSections(t).completed.map((c) => c.text);
+    expect(done.filter((d) => d.startsWith("commit"))).toEqual(["commit 1a2b3c4: feat: start"]);
   });
 });
