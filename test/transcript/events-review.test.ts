@@ -80,7 +80,9 @@ describe("a commit the agent only suggests", () => {
 
   it("a commit that ran and printed its hash is still completed", () => {
     const ran = span.map((t) =>
-      t.id === "t1" ? { ...t, tool_results: [{ call_id: "s1", output: "[main 1a2b3c4] your message here" }] } : t,
+      t.id === "t1"
+        ? { ...t, tool_results: [{ call_id: "s1", output: "[main 1a2b3c4] your message here", is_error: false }] }
+        : t,
     );
     expect(extractSections(ran).completed.map((c) => c.text)).toContain("commit 1a2b3c4: your message here");
   });
@@ -154,7 +156,7 @@ describe("a revert the agent only suggests", () => {
     turn("t0", "user", "Add a retry to the client."),
     turn("t1", "assistant", "", {
       tool_calls: [{ id: "e", name: "Edit", input: { file_path: "src/client.ts", old_string: "a", new_string: "b" } }],
-      tool_results: [{ call_id: "e", output: "The file has been updated." }],
+      tool_results: [{ call_id: "e", output: "The file has been updated.", is_error: false }],
     }),
     turn("t2", "user", "How would I throw that away if I don't like it?"),
     turn("t3", "assistant", "Run this:", {
