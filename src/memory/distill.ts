@@ -117,7 +117,13 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       files: [],
     });
   }
+  // A sentence read both as a decision and as a learning is one unit: the learning (what was found out) keeps it.
+  const segments = segmentTurns(span);
+  const learned = new Set(
+    segments.filter((s) => s.category === "learning" && s.role === "assistant").map((s) => signature(redact(s.text))),
+  );
   for (const d of sections.decisions.filter((x) => inSpan(x.turn))) {
+    if (learned.has(signature(redact(d.text)))) continue;
     out.push({
       category: "reasoning",
       text: redact(d.text),
@@ -128,7 +134,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       files: filesIn(d.text),
     });
   }
-  for (const s of segmentTurns(span)) {
+  for (const s of segments) {
     // The agent's own announcements ("I'll update X") narrate a plan: the edits themselves are units.
     if (s.category === "learning" && s.role === "assistant") {
       out.push({

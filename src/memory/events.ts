@@ -6,7 +6,9 @@ import type { Sections, Turn } from "../conversation/schema.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { FIRM_CUES } from "../transcript/clip.js";
+import { callsWithResults, shellReverts } from "../transcript/events.js";
 import { conversational } from "../transcript/extract.js";
+import { resultFailed } from "../transcript/failures.js";
 import { echoesAgent, humanPart } from "../transcript/human.js";
 import { commandText } from "../transcript/ledger.js";
 import type { Evidence, UnitDraft } from "./schema.js";
@@ -55,12 +57,14 @@ const RULE_OPENING =
   /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
 const RULE_MODAL =
   /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
-const RULE_STANDING = /\bfrom now on\b|\bgoing forward\b|\bmust(?:n'?t| not)?\b|\bI (?:don'?t|do not) want\b/i;
+const RULE_STANDING =
+  /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
 /** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
 const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
-const HEDGE = /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure)\b/i;
+const HEDGE =
+  /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
 const clauses = (s: string): string[] => [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
 
@@ -69,6 +73,8 @@ export function ruleSentences(text: string): string[] {
     (s) =>
       s.length >= 15 &&
       s.length <= MAX_SENTENCE &&
+      // A heading whose list follows ("Ensure the README includes:") is not the rule; its items are.
+      !s.endsWith(":") &&
       FIRM_CUES.test(s) &&
       !QUESTION.test(s) &&
       !HEDGE.test(s) &&
@@ -98,8 +104,7 @@ function requestsOf(span: readonly Turn[]): Request[] {
 }
 
 const COMMIT = /^commit(?: ([0-9a-f]{7,40}))?: (.+)$/;
-const REVERT =
-  /\bgit\s+(?:revert\b[^\n;&|]*|checkout\s+(?:\S+\s+)?--\s+[^\n;&|]+|restore\s+[^\n;&|]+|reset\s+--hard\b[^\n;&|]*)/;
+const AIDER_REMOVED = /^>?\s*Removed: ([0-9a-f]{7,40}) (.+)$/m;
 
 function quoted(s: string): string {
   return `"${s.replace(/"/g, "'")}"`;
@@ -200,22 +205,43 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     });
   }
 
-  // Reverts: what the command put back.
-  span.forEach((t, i) => {
-    for (const c of t.tool_calls) {
-      const m = REVERT.exec(commandText(c.input));
-      if (!m) continue;
+  // Reverts: what the command put back; a command that only mentions one, or one that never ran or failed, is none.
+  for (const { at: i, call, result } of callsWithResults(span)) {
+    if (!result || resultFailed(result, call)) continue;
+    for (const { command } of shellReverts(commandText(call.input))) {
       const r = requestAt(i);
-      const text = `Reverted with \`${m[0].trim()}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      const text = `Reverted with \`${command}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
       out.push({
         category: "dead_end",
         text,
-        record: { kind: "revert", command: m[0].trim() },
-        key: `revert:${signature(m[0])}`,
+        record: { kind: "revert", command },
+        key: `revert:${signature(command)}`,
+        confidence: 0.8,
+        evidence: ev(span[i]!.id, text),
+        files: [],
+      });
+    }
+  }
+
+  // An aider `/undo` drops the last aider commit and reports it: `Removed: 609f42e feat: …`.
+  span.forEach((t, i) => {
+    for (const res of t.tool_results) {
+      const m = AIDER_REMOVED.exec(res.output);
+      if (!m) continue;
+      const sha = m[1]!;
+      const message = m[2]!.trim();
+      const files = commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
+      const r = requestAt(i);
+      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      out.push({
+        category: "dead_end",
+        text,
+        record: { kind: "revert", command: "/undo", sha, message, files },
+        key: `revert:undo:${sha}`,
         confidence: 0.8,
         evidence: ev(t.id, text),
-        files: [],
+        files,
       });
     }
   });
@@ -226,6 +252,8 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     if (i === undefined) continue;
     const r = requestAt(i);
     const line = f.text.replace(/\s+/g, " ").trim();
+    // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
+    if (line.endsWith(":")) continue;
     const where = r ? ` Hit while working on the request ${quoted(r.text)}.` : "";
     // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
     const remedy = f.remediation

@@ -9,19 +9,22 @@ import { readChecked, ReadRefused } from "../project/files.js";
 /** Files larger than this are not hashed (a unit citing one is never marked stale). */
 const MAX_HASHED_BYTES = 4 * 1024 * 1024;
 
+/** Whether `path` lies under `root` (not `root` itself, not a sibling that shares its prefix). */
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
 function hashOf(root: string, file: string): string | undefined {
   const full = resolve(root, file);
-  const rel = relative(root, full);
-  if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  if (!inside(root, full)) return undefined;
   try {
     // Read like an indexed file: through one checked descriptor, a regular file with one link whose real path lies
     // inside the project's real root (a link out of it, a hard link or a FIFO is not read).
     const realRoot = realpathSync(root);
     const r = readChecked(full, {
       allow: (p) => {
-        const inside = relative(realRoot, p);
-        if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-          throw new ReadRefused("outside", `${p} lies outside ${realRoot}`);
+        if (!inside(realRoot, p)) throw new ReadRefused("outside", `${p} lies outside ${realRoot}`);
       },
       maxBytes: MAX_HASHED_BYTES,
       singleLink: true,

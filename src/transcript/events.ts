@@ -66,7 +66,7 @@ const PLUMBING =
  * runs `npm install` and `npm test`.
  */
 export function runParts(command: string): string[] {
-  const script = command
+  const script = withoutHeredocs(command)
     .split("\n")
     .filter((l) => l.trim() && !l.trim().startsWith("#"))
     .join("\n");
@@ -76,17 +76,45 @@ export function runParts(command: string): string[] {
     .filter((p) => p && !PLUMBING.test(p));
 }
 
+/** A script without its heredoc bodies: the lines a `<<EOF` feeds are content written somewhere, not commands. */
+function withoutHeredocs(script: string): string {
+  const out: string[] = [];
+  let delims: string[] = [];
+  for (const line of script.split("\n")) {
+    if (delims.length > 0) {
+      if (line.trim() === delims[0]) delims = delims.slice(1);
+      continue;
+    }
+    out.push(line);
+    delims = [...line.matchAll(/(?<!<)<<(?!<)-?\s*(?:'([^']+)'|"([^"]+)"|\\?([\w.-]+))/g)].map(
+      (m) => m[1] ?? m[2] ?? m[3]!,
+    );
+  }
+  return out.join("\n");
+}
+
+/** Whether a command part names a file as a word of its own (`python src/app.py`, not `python myapp.py`). */
+function namesFile(part: string, file: string): boolean {
+  const f = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?:^|[\\s/'"=:])${f}(?=$|[\\s'":,;)])`).test(part);
+}
+
 /** A command as the thing it runs: its running parts, joined. */
 export function runKey(command: string): string {
   return runParts(command).join(" && ");
 }
 
-/** Two parts run the same thing: equal, or (three words or more each) half their words shared. */
-export function sameRun(a: string, b: string): boolean {
-  if (a === b) return true;
-  const x = new Set(a.split(" "));
-  const y = new Set(b.split(" "));
+/**
+ * Whether a later part runs what a failed part ran: equal, or (three words or more each) half their words shared with
+ * no argument the failed part lacks, so other flags or a wider run (`pytest` after `pytest tests/a.py`) count and
+ * another script or file (`npm run lint` after `npm run build`) does not.
+ */
+export function sameRun(later: string, failed: string): boolean {
+  if (later === failed) return true;
+  const x = new Set(later.split(" "));
+  const y = new Set(failed.split(" "));
   if (x.size < 3 || y.size < 3) return false;
+  if ([...x].some((w) => !w.startsWith("-") && !y.has(w))) return false;
   const shared = [...x].filter((w) => y.has(w)).length;
   return shared / new Set([...x, ...y]).size >= 0.5;
 }
@@ -103,23 +131,46 @@ const SHA = /\b[0-9a-f]{7,40}\b/;
 const SHA_LINE = /^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/m;
 const AIDER_REMOVED = /^Removed: ([0-9a-f]{7,40}) (.+)$/m;
 
-/** The files a shell command restores to their committed state, and how; `*` for every uncommitted change. */
-function shellReverts(cmd: string): { paths: string[]; how: string; sha?: string }[] {
-  const out: { paths: string[]; how: string; sha?: string }[] = [];
+/** A revert a shell command runs: the command as written, the files it restores, how; `*` for every uncommitted change. */
+export interface ShellRevert {
+  command: string;
+  paths: string[];
+  how: string;
+  sha?: string;
+}
+
+/**
+ * The reverts a shell command runs, read from its simple commands (so a mention in an `echo`, a `grep` pattern or a
+ * heredoc body is none): `git restore` (not `--staged`), `git checkout --`, `git reset --hard`, `git revert <sha>`.
+ */
+export function shellReverts(cmd: string): ShellRevert[] {
+  const out: ShellRevert[] = [];
   for (const c of commands(cmd)) {
     const w = c.words;
     if (w[0] !== "git") continue;
+    const command = w.join(" ");
     const args = w.slice(2).filter((a) => !a.startsWith("-"));
     if (w[1] === "restore" && !w.includes("--staged") && !w.includes("-S"))
-      out.push({ paths: args.filter((a) => a !== "."), how: "git restore" });
+      out.push({ command, paths: args.filter((a) => a !== "."), how: "git restore" });
     else if (w[1] === "checkout" && w.includes("--")) {
       const after = w.slice(w.indexOf("--") + 1);
-      out.push({ paths: after.filter((a) => a !== "."), how: "git checkout --" });
-    } else if (w[1] === "reset" && w.includes("--hard")) out.push({ paths: ["*"], how: "git reset --hard" });
+      out.push({ command, paths: after.filter((a) => a !== "."), how: "git checkout --" });
+    } else if (w[1] === "reset" && w.includes("--hard")) out.push({ command, paths: ["*"], how: "git reset --hard" });
     else if (w[1] === "revert" && args[0] && SHA.test(args[0]))
-      out.push({ paths: [], how: "git revert", sha: args[0] });
+      out.push({ command, paths: [], how: "git revert", sha: args[0] });
   }
   return out.map((r) => (r.paths.length === 0 && !r.sha ? { ...r, paths: ["*"] } : r));
+}
+
+/** Whether a shell command runs `git commit` (`git -C dir commit` too), not only mentions it in an echo or a heredoc. */
+export function runsGitCommit(cmd: string): boolean {
+  return commands(cmd).some((c) => {
+    const w = c.words;
+    if (w[0] !== "git") return false;
+    let i = 1;
+    while (w[i] === "-C" || w[i] === "-c") i += 2;
+    return w[i] === "commit";
+  });
 }
 
 /** Whether a path a revert names covers an edited path (same file, or one ends with the other at a `/`). */
@@ -158,7 +209,7 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
     if (!cmd) continue;
     const key = runKey(cmd);
     const ran = result !== undefined;
-    if (ran && /\bgit\s+commit\b/.test(cmd) && !resultFailed(result, call)) {
+    if (ran && runsGitCommit(cmd) && !resultFailed(result, call)) {
       const m = SHA_LINE.exec(result.output);
       if (m) shown.add(m[1]!);
       const msg = /-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/.exec(cmd);
@@ -172,7 +223,7 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
       });
     }
     for (const r of shellReverts(cmd)) {
-      if (result && resultFailed(result, call)) break;
+      if (!result || resultFailed(result, call)) break;
       for (const p of r.paths) out.push({ type: "revert", turn: t.id, at: i, path: p, how: r.how });
       if (r.sha) out.push({ type: "revert", turn: t.id, at: i, path: `commit:${r.sha}`, how: r.how });
     }
@@ -302,7 +353,7 @@ export function resolvedBy(
   }
   const files = (f.text.match(/[\w.-]+\.[a-z]{1,5}\b/gi) ?? []).filter((x) => !/^\d/.test(x) && !/^\.+$/.test(x));
   for (const file of files) {
-    const naming = later.filter((x) => x.command.includes(file));
+    const naming = later.filter((x) => x.parts.some((p) => namesFile(p, file)));
     const last = naming[naming.length - 1];
     if (last?.ok) return last.turn;
   }

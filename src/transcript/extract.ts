@@ -2,7 +2,15 @@
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../conversation/schema.js";
 import { signature } from "../text/signature.js";
 import { clipWords, wholeSentences } from "./clip.js";
-import { doneByEvents, type EventState, eventState, resolvedBy, sessionEvents } from "./events.js";
+import {
+  callsWithResults,
+  doneByEvents,
+  type EventState,
+  eventState,
+  resolvedBy,
+  runsGitCommit,
+  sessionEvents,
+} from "./events.js";
 import { failures, isDeclined } from "./failures.js";
 import { humanPart } from "./human.js";
 import { classifyTurn, instructionSentences } from "./human-classes.js";
@@ -358,6 +366,8 @@ export function completed(turns: Turn[]): Fact[] {
   const shas = new Set<string>();
   // A commit whose hash its own turn did not show: the later line that shows it completes this one (one line each).
   const unhashed = new Map<string, Fact>();
+  // A command with no result never ran: a commit the agent only suggests in a code block is not done.
+  const ran = new Set(callsWithResults(turns).flatMap((x) => (x.result ? [x.call] : [])));
   for (const t of turns) {
     for (const c of t.tool_calls) {
       if (c.name === "git_commit") {
@@ -365,7 +375,7 @@ export function completed(turns: Turn[]): Fact[] {
         add(`commit ${String(c.input.sha)}: ${String(c.input.message)}`, t.id);
       }
       const cmd = commandText(c.input);
-      const m = COMMIT_MSG.exec(cmd);
+      const m = ran.has(c) && runsGitCommit(cmd) ? COMMIT_MSG.exec(cmd) : null;
       if (m) {
         const sha = t.tool_results.map((r) => SHA_LINE.exec(r.output)?.[1]).find(Boolean);
         if (sha) shas.add(sha);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
-import { distill } from "../../src/memory/distill.js";
+import { distill, draftUnits } from "../../src/memory/distill.js";
 import { eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
 import { recall, searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
@@ -13,7 +13,7 @@ import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
 import { extractSections } from "../../src/transcript/extract.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { parseText, parseTranscriptFile } from "../../src/transcript/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const AIDER = join(import.meta.dirname, "../fixtures/transcripts/aider.chat.history.md");
@@ -255,5 +255,127 @@ describe("a revert", () => {
     distill(db, projectId, "s1", span, extractSections(span));
     expect(recall({ db, projectId, root: dir }).markdown).not.toContain("Reverted with");
     db.close();
+  });
+});
+
+describe("a command that only mentions a revert", () => {
+  const bash = (id: string, command: string, output = "", is_error = false): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command } }],
+    tool_results: [{ call_id: id, output, is_error }],
+  });
+  const deadEnds = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "dead_end");
+
+  it("is no dead end when the words are in an echo, a grep or a heredoc", () => {
+    const span: Turn[] = [
+      turn("user", "Document how to discard local changes."),
+      turn("assistant", "", bash("e", 'echo "use git restore src/a.ts to discard"')),
+      turn("assistant", "", bash("g", "grep -rn 'git checkout -- ' docs/")),
+      turn("assistant", "", bash("h", "cat > docs/undo.md <<'EOF'\nRun git reset --hard to start over.\nEOF")),
+    ];
+    expect(deadEnds(span)).toEqual([]);
+  });
+
+  it("is no dead end when it only unstages or when the revert failed", () => {
+    const span: Turn[] = [
+      turn("user", "Split the change into two commits."),
+      turn("assistant", "", bash("s", "git restore --staged src/a.ts")),
+      turn("assistant", "", bash("f", "git checkout -- src/b.ts", "error: pathspec 'src/b.ts' did not match", true)),
+    ];
+    expect(deadEnds(span)).toEqual([]);
+  });
+
+  it("a real revert after other commands is still a dead end, named by its own command", () => {
+    const span: Turn[] = [
+      turn("user", "Try caching the session lookups in memory."),
+      turn("assistant", "", bash("r", "cd /repo && git restore src/session/cache.ts && npm test")),
+    ];
+    expect(deadEnds(span).map((d) => d.record.command)).toEqual(["git restore src/session/cache.ts"]);
+  });
+});
+
+describe("what a unit says", () => {
+  it("stores no rule from a 'don't mind', a 'must' used as a noun, or a heading whose list follows", () => {
+    expect(ruleSentences("Don't mind, your last change of the package.json fixed it.")).toEqual([]);
+    expect(ruleSentences("Never mind, the build passes now after the restart.")).toEqual([]);
+    expect(ruleSentences("@critic s5 implementation and fix if any must fixes")).toEqual([]);
+    expect(ruleSentences("Ensure README.md includes in SPANISH:")).toEqual([]);
+    expect(ruleSentences("Conditional documents must NOT appear in the dropdown.")).toEqual([
+      "Conditional documents must NOT appear in the dropdown.",
+    ]);
+    expect(ruleSentences("Don't modify the generated files under src/gen.")).toEqual([
+      "Don't modify the generated files under src/gen.",
+    ]);
+  });
+
+  it("stores no failure that is only the header line an error follows", () => {
+    const span: Turn[] = [
+      turn("user", "Run the tests."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "p", name: "Bash", input: { command: "python -m app" } }],
+        tool_results: [
+          {
+            call_id: "p",
+            output:
+              "Traceback (most recent call last):\n  File \"app/__main__.py\", line 2, in <module>\nKeyError: 'id'",
+            is_error: true,
+          },
+        ],
+      }),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(failures.map((f) => f.record.error)).toContain("KeyError: 'id'");
+    for (const f of failures) expect(f.record.error).not.toMatch(/:$/);
+  });
+});
+
+describe("one finding, one unit", () => {
+  it("a sentence read both as a learning and as a decision is stored once", () => {
+    const span: Turn[] = [
+      turn("user", "Why does the register command crash on Python 3.9?"),
+      turn(
+        "assistant",
+        "The root cause is that discord.py evaluates slash command parameter annotations at runtime via `eval()`, which bypasses `from __future__ import annotations`. The fix is to use `Optional[str]` in the command signatures.",
+      ),
+    ];
+    const drafts = draftUnits("s", span, extractSections(span));
+    const texts = drafts.filter((d) => d.category === "learning" || d.category === "reasoning").map((d) => d.text);
+    expect(texts.length).toBeGreaterThan(0);
+    expect(new Set(texts).size).toBe(texts.length);
+  });
+});
+
+describe("an aider /undo", () => {
+  const history = [
+    "# aider chat started at 2025-05-01 10:00:00",
+    "",
+    "#### add the mongo settings to the development config",
+    "",
+    "appsettings.Development.json",
+    "```json",
+    "<<<<<<< SEARCH",
+    "{",
+    "=======",
+    '{ "Mongo": { "Db": "CatalogDB" },',
+    ">>>>>>> REPLACE",
+    "```",
+    "",
+    "> Applied edit to appsettings.Development.json  ",
+    "> Commit 609f42e feat: add MongoDB configuration to development settings  ",
+    "",
+    "#### /undo  ",
+    "> Removed: 609f42e feat: add MongoDB configuration to development settings  ",
+    "> Now at:  e8033b5 refactor: update IProductRepository  ",
+    "",
+  ].join("\n");
+
+  it("is a dead end naming the undone commit, its files and the request", () => {
+    const t = parseText(history, "aider-md");
+    const dead = eventDrafts("s", t.turns, extractSections(t.turns)).filter((d) => d.category === "dead_end");
+    expect(dead).toHaveLength(1);
+    expect(dead[0]!.text).toContain("609f42e");
+    expect(dead[0]!.text).toContain("feat: add MongoDB configuration to development settings");
+    expect(dead[0]!.files).toEqual(["appsettings.Development.json"]);
+    expect(dead[0]!.text).toContain('"add the mongo settings to the development config"');
   });
 });
