@@ -7,6 +7,7 @@ import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
 import type { ProjectLocation } from "./project/root.js";
 import { inBackground, resumeDistillation } from "./session/compress.js";
+import { count } from "./text/plural.js";
 
 export interface AppCache {
   /** Opens (once) the app for a location; embedder notes are logged once per database. */
@@ -32,7 +33,7 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
           ...opened.scope,
           distill: inBackground(opened.distiller, opened.db, logger),
         });
-        if (resumed) logger.info(`resuming ${resumed} queued distillation(s)`);
+        if (resumed) logger.info(`resuming ${count(resumed, "queued distillation")}`);
       }
       return app;
     },

@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 
 import { z, ZodError } from "zod";
 
+import { count } from "./text/plural.js";
 import { packageRoot } from "./version.js";
 
 /** Catalog of error codes. Add here, never inline a new string elsewhere. */
@@ -83,7 +84,7 @@ export function toAppError(err: unknown): AppError {
     const parts = err.issues
       .slice(0, MAX_ISSUES)
       .map((i) => clip(`${i.path.length ? i.path.join(".") : "input"}: ${i.message}`, 300));
-    if (err.issues.length > MAX_ISSUES) parts.push(`and ${err.issues.length - MAX_ISSUES} more problem(s)`);
+    if (err.issues.length > MAX_ISSUES) parts.push(`and ${count(err.issues.length - MAX_ISSUES, "more problem")}`);
     return new AppError("BAD_INPUT", parts.join("; "), { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);

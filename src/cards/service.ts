@@ -18,6 +18,7 @@ import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary } from "../storage/summaries.js";
+import { count } from "../text/plural.js";
 import { gatherCandidates } from "./candidates.js";
 
 /** Retrieval reads at most this much of a task (a pasted log can be huge); anchors come from the same text. */
@@ -240,7 +241,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   const stale = served.filter((c) => c.stale).length;
   if (stale > 0)
     notes.push(
-      `${stale} card(s) come from files changed since indexing (marked ⚠ stale); run build_context_graph to refresh.`,
+      `${count(stale, "card")} come from files changed since indexing (marked ⚠ stale); run build_context_graph to refresh.`,
     );
   recordServed(
     deps.db,

@@ -6,6 +6,7 @@ import { type Command, Option } from "commander";
 import { getMemoryCards, recordOutcome, renderCards } from "../cards/service.js";
 import { buildGraph } from "../graph/build-graph.js";
 import { createProgressLine } from "../progress.js";
+import { count } from "../text/plural.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
 interface CardsFlags {
@@ -73,7 +74,7 @@ export function registerOutcome(program: Command): void {
           edited_files: opts.edited ?? [],
         });
         const unknown = r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : "";
-        console.log(`recorded ${r.recorded} outcome(s)${unknown}`);
+        console.log(`recorded ${count(r.recorded, "outcome")}${unknown}`);
       });
     });
 }

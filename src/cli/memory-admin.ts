@@ -5,6 +5,7 @@ import type { Command } from "commander";
 
 import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "../memory/admin.js";
 import { writeOwnFile } from "../project/files.js";
+import { count } from "../text/plural.js";
 import { configFrom, print, withApp } from "./shared.js";
 
 export function registerMemoryAdmin(program: Command): void {
@@ -60,7 +61,7 @@ export function registerMemoryAdmin(program: Command): void {
     .action(async (file: string, _o: unknown, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
         const r = importMemory(app.db, app.project.id, resolvePath(file));
-        console.log(`imported ${r.imported}, merged ${r.merged}, skipped ${r.skipped} line(s)`);
+        console.log(`imported ${r.imported}, merged ${r.merged}, skipped ${count(r.skipped, "line")}`);
       });
     });
 }

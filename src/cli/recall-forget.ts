@@ -3,6 +3,7 @@ import type { Command } from "commander";
 
 import { forget, NOT_PURGED, recall } from "../memory/service.js";
 import { sendQueued, teamRecallSection } from "../team/deps.js";
+import { count } from "../text/plural.js";
 import { configFrom, int, withApp } from "./shared.js";
 
 export function registerRecallForget(program: Command): void {
@@ -33,7 +34,9 @@ export function registerRecallForget(program: Command): void {
           ...(opts.file ? { file: opts.file } : {}),
           all: opts.all ?? false,
         });
-        console.log(`forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies)`);
+        console.log(
+          `forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summaryy", "summaryies")}`,
+        );
         if (!r.purged) console.error(`memcards: ${NOT_PURGED}`);
         // Shared units are removed from the team store too (now, or when it is back).
         const note = await sendQueued(app.scope);

@@ -18,6 +18,7 @@ import {
   teamStatus,
   vacuumTeam,
 } from "../team/service.js";
+import { count } from "../text/plural.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
 interface TeamFlags {
@@ -116,11 +117,11 @@ export function registerTeam(program: Command): void {
           ...(s.access ? [`access: ${s.access.role}; projects: ${s.access.projects.join(", ") || "none"}`] : []),
           `reads: ${s.reads}`,
           `queued to send: ${s.pending}`,
-          `local copy: ${s.cached} unit(s)`,
+          `local copy: ${count(s.cached, "unit")}`,
           `similarity: ${s.similarity}`,
           ...(s.counts
             ? [
-                `team units: ${s.counts.units} (${s.counts.active} active, ${s.counts.conflicts} in conflict) by ${s.counts.authors} author(s); ${s.counts.forgotten} forgotten`,
+                `team units: ${s.counts.units} (${s.counts.active} active, ${s.counts.conflicts} in conflict) by ${count(s.counts.authors, "author")}; ${s.counts.forgotten} forgotten`,
               ]
             : []),
         ];
@@ -152,7 +153,7 @@ export function registerTeam(program: Command): void {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
         const r = await pullTeam(need(resolveTeam(app.scope, flags(cmd))));
-        print(opts.json, r, `copied ${r.units} team unit(s); ${r.forgotten} forgotten unit(s) dropped`);
+        print(opts.json, r, `copied ${count(r.units, "team unit")}; ${count(r.forgotten, "forgotten unit")} dropped`);
       });
     });
 

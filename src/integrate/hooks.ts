@@ -12,6 +12,7 @@ import { checkStoreFiles, createNewFile } from "../project/files.js";
 import { hasIndexedFiles } from "../storage/graph/counts.js";
 import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
+import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
 import { confinedReader } from "../transcript/source.js";
 
@@ -230,7 +231,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
         `# memcards: cards for ${event === "UserPromptSubmit" ? "this prompt" : relative(app.location.root, String(file))}\n\n${renderCards(r)}`,
         4000,
       );
-      return { stdout: out, log: `injected ${r.cards.length} card(s), ${out.length} chars` };
+      return { stdout: out, log: `injected ${count(r.cards.length, "card")}, ${out.length} chars` };
     }
     case "PostToolUse": {
       const file = input.tool_input?.file_path ?? input.tool_input?.notebook_path;

@@ -9,6 +9,7 @@ import { fileStamp } from "../storage/graph/files.js";
 import { listMemories, type MemoryRow } from "../storage/memories.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { clipWords } from "../text/cut.js";
+import { count } from "../text/plural.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
 import { type DistillResult, writeUnits } from "./distill.js";
 import { isReviewMode } from "./review.js";
@@ -70,7 +71,7 @@ export function renderAudit(a: AuditReport): string {
     ...p.examples.map((e) => `  ${e}`),
   ];
   return [
-    `${a.units} memory unit(s)`,
+    `${count(a.units, "memory unit")}`,
     ...part("duplicates (same unit stored twice)", a.duplicates),
     ...part("stale (a cited file changed since)", a.stale),
     ...part("superseded (kept as history)", a.superseded),

@@ -5,6 +5,7 @@ import { Worker } from "node:worker_threads";
 import { type ErrorReply, fromErrorReply } from "../errors.js";
 import { siblingWorkerFile, workerExecArgv } from "../graph/worker-file.js";
 import type { Logger } from "../log.js";
+import { count } from "../text/plural.js";
 import type { DistillResult } from "./distill.js";
 
 /** What the worker sends back for each job: its result, or the error it threw with its code. */
@@ -65,7 +66,7 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
       } else if (m.result) {
         totals.done++;
         totals.added += m.result.added;
-        logger.debug(`distillation ${m.id}: ${m.result.added} unit(s) added, ${m.result.merged} merged`);
+        logger.debug(`distillation ${m.id}: ${count(m.result.added, "unit")} added, ${m.result.merged} merged`);
       }
       settle(m.id);
     });
@@ -100,7 +101,7 @@ export function createDistiller(dbPath: string, logger: Logger): Distiller {
     async close(waitMs = 10_000) {
       if (inFlight.size) {
         await Promise.race([idle(), new Promise((r) => setTimeout(r, waitMs).unref())]);
-        if (inFlight.size) logger.warn(`${inFlight.size} distillation(s) still running at exit were stopped`);
+        if (inFlight.size) logger.warn(`${count(inFlight.size, "distillation")} still running at exit were stopped`);
       }
       const w = worker;
       worker = undefined;

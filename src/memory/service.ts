@@ -27,6 +27,7 @@ import { latestSummary, summarizedSessions } from "../storage/summaries.js";
 import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
+import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
@@ -375,7 +376,7 @@ export function recall(
     related.forEach((h) => used.add(h.id));
     if (related.length) {
       sections.push({
-        title: `About the work in progress (${branch || "no branch"}${changed.length ? `, ${changed.length} changed file(s)` : ""})`,
+        title: `About the work in progress (${branch || "no branch"}${changed.length ? `, ${count(changed.length, "changed file")}` : ""})`,
         lines: related.map((h) => ({
           id: h.id,
           text: `- [${h.category}] ${clipWords(h.text, 1000)}${h.stale ? ` (stale: ${h.stale.join(", ")} changed since)` : ""} (#${h.id})`,

@@ -1,6 +1,7 @@
 // Resolves the team settings of a command or tool: the URL (flag, else MEMCARDS_TEAM_URL), the project key, the author.
 import type { Embedder } from "../embeddings/provider.js";
 import type { ProjectScope } from "../storage/scope.js";
+import { count } from "../text/plural.js";
 import { countTokens } from "../text/tokens.js";
 import { teamUrl } from "./connect.js";
 import { teamAuthor, teamProjectKey } from "./identity.js";
@@ -46,7 +47,7 @@ export async function sendQueued(scope: ProjectScope): Promise<string | undefine
   if (!team) return undefined;
   try {
     const p = await pushIfReachable(team, { interactive: true });
-    return p.offline ? `team store unreachable; ${p.pending} change(s) queued` : undefined;
+    return p.offline ? `team store unreachable; ${count(p.pending, "change")} queued` : undefined;
   } catch (err) {
     return `not sent to the team store: ${(err as Error).message}`;
   }

@@ -5,6 +5,7 @@
 import type { Turn } from "../conversation/schema.js";
 import type { Db } from "../storage/db.js";
 import { replaceSummaryMarkdown } from "../storage/summaries.js";
+import { count } from "../text/plural.js";
 import { countTokens } from "../text/tokens.js";
 import type { Compression } from "./compress.js";
 import { conversational, prose } from "./extract.js";
@@ -137,7 +138,11 @@ export async function runModelRoute(
   if (lost.length > 0)
     return {
       markdown: summary,
-      route: { route: "deterministic", reason: `the rewrite lost ${lost.length} fact(s) the summary held`, ms: ms() },
+      route: {
+        route: "deterministic",
+        reason: `the rewrite lost ${count(lost.length, "fact")} the summary held`,
+        ms: ms(),
+      },
     };
   const size = countTokens(rewritten);
   if (size > countTokens(summary) * 1.25 + 100 || size > Math.max(limit, countTokens(summary)))

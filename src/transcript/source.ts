@@ -9,6 +9,7 @@ import { AppError } from "../errors.js";
 import { allowedPath, checkReadable, type ReadScope } from "../project/confine.js";
 import type { Db } from "../storage/db.js";
 import { recentSessionIds, sessionExists, sessionTranscript } from "../storage/summaries.js";
+import { count } from "../text/plural.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { parseMessagesValue } from "./formats/messages.js";
 import { parseTranscriptFile, type TranscriptReader, transcriptReader } from "./parse.js";
@@ -154,6 +155,8 @@ export function readSource(
   if (transcript.partial_tail)
     notes.push("The transcript's last line was cut off (still being written); it was left for the next compression.");
   if (transcript.skipped > 0)
-    notes.push(`${transcript.skipped} unreadable record(s) skipped: ${JSON.stringify(transcript.skip_reasons)}.`);
+    notes.push(
+      `${count(transcript.skipped, "unreadable record")} skipped: ${JSON.stringify(transcript.skip_reasons)}.`,
+    );
   return { transcript, source, notes };
 }

@@ -18,6 +18,7 @@ import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from 
 import { approveUnit, editUnit, pinUnit, rejectUnit } from "../memory/curate.js";
 import { setReviewMode } from "../memory/review.js";
 import { forget } from "../memory/service.js";
+import { count } from "../text/plural.js";
 import { isLocalRequest } from "../transport/http.js";
 import { CSS, JS } from "./assets.js";
 import { escapeHtml, type Html, html } from "./html.js";
@@ -279,7 +280,7 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
       const path = join(dir, "import.jsonl");
       writeFileSync(path, Buffer.from(await file.arrayBuffer()), { mode: 0o600 });
       const r = importMemory(app.db, app.project.id, path);
-      return `imported ${r.imported}, merged ${r.merged}, skipped ${r.skipped} line(s)`;
+      return `imported ${r.imported}, merged ${r.merged}, skipped ${count(r.skipped, "line")}`;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -116,7 +116,7 @@ describe.skipIf(!ready)("MCP Inspector CLI against memcards serve", () => {
     });
     first = (cards.structuredContent!.cards as { id: string }[])[0]!.id;
     expect(call(root, home, "record_outcome", { helped: JSON.stringify([first]) }).content[0]!.text).toBe(
-      "Recorded 1 outcome(s).",
+      "Recorded 1 outcome.",
     );
   });
 

@@ -58,7 +58,7 @@ describe("a scripted session over stdio", () => {
       });
       cardId = (cards.structuredContent as { cards: { id: string }[] }).cards[0]!.id;
       const rec = await client.callTool({ name: "record_outcome", arguments: { helped: [cardId] } });
-      expect(textOf(rec)).toBe("Recorded 1 outcome(s).");
+      expect(textOf(rec)).toBe("Recorded 1 outcome.");
       // Distillation runs in the background: the restart below comes once it has finished, however busy the machine.
       const pending = async () =>
         (

@@ -60,7 +60,7 @@ describe("cards over MCP", () => {
         name: "record_outcome",
         arguments: { helped: [cards[0]!.id], edited_files: ["pyproj/shapes/geometry.py"] },
       });
-      expect(textOf(rec)).toBe("Recorded 2 outcome(s).");
+      expect(textOf(rec)).toBe("Recorded 2 outcomes.");
       const bad = await c.client.callTool({ name: "record_outcome", arguments: { helped: ["cnope"] } });
       expect(bad.isError).toBe(true);
       expect(textOf(bad)).toMatch(/^NOT_FOUND: no card with id cnope/);

@@ -148,7 +148,7 @@ describe.skipIf(!ready)("memcards ui in Chromium", () => {
     expect(getMemory(store.app.db, store.canaryId)).toBeUndefined();
     expect(leaked(store.app.dbPath, [CANARY])).toEqual([]);
     expect(await page.locator("article.unit").count()).toBe(0);
-    await expect(page.getByRole("status").last().textContent()).resolves.toContain("0 unit(s) match");
+    await expect(page.getByRole("status").last().textContent()).resolves.toContain("0 units matching");
     await page.context().close();
   });
 });

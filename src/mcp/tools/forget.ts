@@ -2,6 +2,7 @@
 import { z } from "zod";
 
 import { forget, ForgetInput, NOT_PURGED } from "../../memory/service.js";
+import { count } from "../../text/plural.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -23,7 +24,7 @@ export const forgetTool = defineTool({
   async run(args, deps) {
     const r = forget((await deps.app()).scope, args);
     return {
-      text: `Forgot ${r.memories} memory unit(s), ${r.rawTurns} archived turn(s), ${r.summaries} summary(ies).${r.purged ? "" : ` ${NOT_PURGED}`}`,
+      text: `Forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summaryy", "summaryies")}.${r.purged ? "" : ` ${NOT_PURGED}`}`,
       data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries, purged: r.purged },
     };
   },

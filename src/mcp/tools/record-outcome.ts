@@ -2,6 +2,7 @@
 import { z } from "zod";
 
 import { OutcomeInput, recordOutcome, someIds } from "../../cards/service.js";
+import { count } from "../../text/plural.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -23,10 +24,10 @@ export const recordOutcomeTool = defineTool({
     const app = await deps.app();
     const r = recordOutcome(app.scope, args);
     const unknown = r.unknown_count
-      ? ` ${r.unknown_count} unknown card id(s): ${someIds(r.unknown, r.unknown_count)}.`
+      ? ` ${count(r.unknown_count, "unknown card id")}: ${someIds(r.unknown, r.unknown_count)}.`
       : "";
     return {
-      text: `Recorded ${r.recorded} outcome(s).${unknown}`,
+      text: `Recorded ${count(r.recorded, "outcome")}.${unknown}`,
       data: { recorded: r.recorded, unknown: r.unknown, unknown_count: r.unknown_count },
     };
   },

@@ -2,6 +2,7 @@
 import { z } from "zod";
 
 import { getStatus, renderStatus, Status } from "../../status.js";
+import { count } from "../../text/plural.js";
 import { defineTool } from "../tool.js";
 
 const Output = z.object({
@@ -30,7 +31,7 @@ export const statusTool = defineTool({
     const d = { pending: distiller.pending(), ...distiller.stats() };
     const sampling = deps.clientModel() !== undefined;
     const note = `client sampling: ${sampling ? "offered (get_memory_cards judges with the client's model; compress_context lets it rewrite intent, state and next steps)" : "not offered (deterministic routes only)"}`;
-    const distilling = `background distillation: ${d.pending} running or queued; ${d.done} done (${d.added} unit(s) added), ${d.failed} failed since start`;
+    const distilling = `background distillation: ${d.pending} running or queued; ${d.done} done (${count(d.added, "unit")} added), ${d.failed} failed since start`;
     return {
       text: `${renderStatus(status)}\n${note}\n${distilling}`,
       data: {

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type { App } from "../../app.js";
 import { HOOK_LOG } from "../../integrate/hook-command.js";
 import { CARD_HOOK_BUDGET, MAX_HOOK_OUTPUT } from "../../integrate/hooks.js";
+import { count } from "../../text/plural.js";
 import { redact } from "../../text/redact.js";
 import { type Html, html, qs, when } from "../html.js";
 import type { PageContext } from "./layout.js";
@@ -67,9 +68,9 @@ export function injectionsPage(app: App, _ctx: PageContext): Html {
   const lines = readHookLog(file);
   const injected = lines.filter((l) => l.chars !== undefined);
   return html`<p class="muted">
-      From <code>${file}</code>: ${lines.length} hook call(s) shown, ${injected.length} injected text. Each injection is
-      capped at ${MAX_HOOK_OUTPUT.toLocaleString("en-US")} characters; cards injected before a prompt or tool use get
-      ${CARD_HOOK_BUDGET} tokens.
+      From <code>${file}</code>: ${count(lines.length, "hook call")} shown, ${injected.length} injected text. Each
+      injection is capped at ${MAX_HOOK_OUTPUT.toLocaleString("en-US")} characters; cards injected before a prompt or
+      tool use get ${CARD_HOOK_BUDGET} tokens.
     </p>
     ${
       lines.length === 0

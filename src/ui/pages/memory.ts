@@ -7,6 +7,7 @@ import { searchMemoryHybrid } from "../../memory/service.js";
 import { fileStamp } from "../../storage/graph/files.js";
 import { getMemory, supersededBy } from "../../storage/memories.js";
 import { browseUnits, unitFacets, unitsById, type UnitView } from "../../storage/ui.js";
+import { count as countOf } from "../../text/plural.js";
 import { UnitCategory } from "../../vocab.js";
 import { type Html, html, qs, when } from "../html.js";
 import { actionForm, csrfField, type PageContext } from "./layout.js";
@@ -163,7 +164,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
       hits.map((h) => h.id),
     );
     const score = new Map(hits.map((h) => [h.id, h.score]));
-    list = html`<p class="muted" role="status">${units.length} unit(s) match “${query}”</p>
+    list = html`<p class="muted" role="status">${countOf(units.length, "unit")} matching “${query}”</p>
       ${units.map((u) => unitCard(app, ctx, u, back, score.get(u.id)))}`;
   } else {
     const { units, total } = browseUnits(
@@ -176,7 +177,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     const link = (p: number, label: string) =>
       html`<a href="/memory${qs({ category, tier, status, since, page: p })}">${label}</a>`;
-    list = html`<p class="muted" role="status">${total} unit(s), page ${page} of ${pages}</p>
+    list = html`<p class="muted" role="status">${countOf(total, "unit")}, page ${page} of ${pages}</p>
       ${units.map((u) => unitCard(app, ctx, u, back))}
       <nav class="actions" aria-label="Pages of units">
         ${page > 1 ? link(page - 1, "← newer") : ""} ${page < pages ? link(page + 1, "older →") : ""}
@@ -184,7 +185,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
   }
   const pending = count((r) => r.status === "pending");
   return html`${projectPanel(app, ctx, back)}
-    ${pending ? html`<p class="flash"><a href="/memory?status=pending">${pending} unit(s) wait for review</a></p>` : ""}
+    ${pending ? html`<p class="flash"><a href="/memory?status=pending">${countOf(pending, "unit")} waiting for review</a></p>` : ""}
     <form class="filters" method="get" action="/memory" role="search">
       <label
         >Search (/) <input type="search" name="q" value="${query}" placeholder="words, paths, identifiers"

@@ -2,6 +2,7 @@
 // a session's summaries rendered, and what changed between two compressions of it.
 import type { App } from "../../app.js";
 import { compressions, sessionSummaries } from "../../storage/ui.js";
+import { count } from "../../text/plural.js";
 import { type Html, html, markdown, qs, when } from "../html.js";
 import type { PageContext } from "./layout.js";
 
@@ -19,7 +20,7 @@ function factsOf(sections: Record<string, unknown>): Map<string, Set<string>> {
     if (Array.isArray(value)) {
       for (const v of value) items.add(typeof v === "object" && v && "text" in v ? String(v.text) : JSON.stringify(v));
     } else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) items.add(`${k}: ${Array.isArray(v) ? v.length : 1} op(s)`);
+      for (const [k, v] of Object.entries(value)) items.add(`${k}: ${count(Array.isArray(v) ? v.length : 1, "op")}`);
     }
     out.set(name, items);
   }
@@ -52,7 +53,7 @@ export function sessionsPage(app: App, _ctx: PageContext, params: URLSearchParam
   const selected = params.get("session") ?? all[0]?.session_id;
   const table = html`<table>
     <caption class="small muted">
-      ${all.length} compression(s), newest first
+      ${count(all.length, "compression")}, newest first
     </caption>
     <thead>
       <tr>
