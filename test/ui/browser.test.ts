@@ -128,7 +128,7 @@ describe.skipIf(!ready)("memcards ui in Chromium", () => {
     expect(isReviewMode(store.app.db, store.app.project.id)).toBe(true);
     compressContext(store.app.scope, { transcript_path: writeSession(store.root, "review.jsonl", 2), keep_recent: 2 });
     await page.goto(`${ui.origin}/memory`);
-    await page.getByRole("link", { name: /wait for review/ }).click();
+    await page.getByRole("link", { name: /waiting for review/ }).click();
     const first = page.locator("article.unit").first();
     const id = Number(await first.getAttribute("data-unit"));
     expect(getMemory(store.app.db, id)?.status).toBe("pending");
