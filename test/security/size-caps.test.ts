@@ -65,7 +65,7 @@ describe("tool input limits", () => {
     expect(toAppError(ids.error).message).toMatch(/^helped\.0: Too big: expected string to have <=200 characters/);
     // A thousand problems are summarized, not listed.
     const many = z.array(z.string().max(1)).safeParse(Array.from({ length: 1000 }, () => "xx"));
-    expect(toAppError(many.error).message).toMatch(/and 990 more problem\(s\)$/);
+    expect(toAppError(many.error).message).toMatch(/and 990 more problems$/);
   });
 });
 
@@ -88,7 +88,7 @@ describe("bounded results", () => {
     db.close();
     const some = await call("record_outcome", { helped: ids, edited_files: ["src/a.ts"] });
     expect(some.isError).toBe(false);
-    expect(some.text).toMatch(/^Recorded 1 outcome\(s\)\. 1000 unknown card id\(s\): .* and 995 more\.$/);
+    expect(some.text).toMatch(/^Recorded 1 outcome\. 1000 unknown card ids: .* and 995 more\.$/);
     expect(JSON.stringify(some.structured).length).toBeLessThan(1500);
   });
 

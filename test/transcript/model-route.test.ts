@@ -54,7 +54,7 @@ describe("compression model route", () => {
     );
     expect(lossy.route).toMatchObject({
       route: "deterministic",
-      reason: "the rewrite lost 1 fact(s) the summary held",
+      reason: "the rewrite lost 1 fact the summary held",
     });
     const fenced = await runModelRoute(
       () => Promise.resolve("## Session Intent\nA\n## Current State\nB\n## Next Steps\n- run:\n```\nnpm test\n```"),
