@@ -25,6 +25,7 @@ import type { Logger } from "../src/log.js";
 import { recall, recordMemory } from "../src/memory/service.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import { scanRepo } from "../src/repo/scan.js";
+import { seededRandom } from "./localize/bootstrap.js";
 import { percentile, round } from "./localize/metrics.js";
 
 /** One figure: its samples' p50 and p95 (ms), CPU per sample (ms) and peak RSS (MB) where measured. */
@@ -150,18 +151,6 @@ function procCpuMs(pid: number | null | undefined): number | null {
   }
 }
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A script that parses every listed file with the same parser the index uses, and stores nothing. */
 function parseFloorScript(dir: string): string {
   const parse = new URL("../src/repo/parse.js", import.meta.url).href;
@@ -269,7 +258,7 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   const syms = ro
     .prepare("SELECT name, path FROM nodes WHERE type = 'symbol' AND length(name) > 3 ORDER BY id")
     .all() as { name: string; path: string }[];
-  const pick = rng(30);
+  const pick = seededRandom(30);
   const tasks = Array.from({ length: nTasks }, (_, i) => {
     const s = syms[Math.floor(pick() * syms.length)] ?? { name: "main", path: "main" };
     return i % 2 ? `fix ${s.name} in ${s.path}` : `${s.name} gives the wrong result for empty input`;
@@ -433,7 +422,7 @@ function memoryRows(
   opts: PerfOptions,
   step: (s: string) => void,
 ): PerfRow[] {
-  const pick = rng(7);
+  const pick = seededRandom(7);
   const word = () => syms[Math.floor(pick() * syms.length)]?.name ?? `w${Math.floor(pick() * 1e6)}`;
   const file = () => syms[Math.floor(pick() * syms.length)]?.path ?? "x";
   const categories = ["learning", "commitment", "failure", "reasoning", "learning", "commitment"] as const;
