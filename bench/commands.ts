@@ -22,7 +22,7 @@ import { auditRankingCode, formatAuditProblems, RANKING_DIRS } from "./localize/
 import { fitReport, loadDump, renderFitReport } from "./localize/fit.js";
 import { fitSymbolReport, loadSymbolDump, renderSymbolFit } from "./localize/fit-symbols.js";
 import { Rung } from "./localize/ladder.js";
-import { benchPerf, renderPerf } from "./perf.js";
+import { benchPerf, type PerfGroup, renderPerf } from "./perf.js";
 import { renderRecallEval, runRecallEval } from "./recall.js";
 import { evalSegment, renderSegmentEval } from "./segment.js";
 import { renderGoldEval, runGoldEval } from "./summary/gold.js";
@@ -319,7 +319,7 @@ export function evalHooks(opts: { transcript: string; runs: number }, cli: strin
 
 /** `eval perf`: every figure of the speed table beside its floor, on a private copy of `repo`. */
 export function evalPerf(
-  opts: { repo: string; tasks: number; runs: number; units: number[] },
+  opts: { repo: string; tasks: number; runs: number; units: number[]; only?: PerfGroup[] },
   cli: string,
   config: Config,
   logger: Logger,
@@ -335,6 +335,7 @@ export function evalPerf(
       tasks: opts.tasks,
       runs: opts.runs,
       units: opts.units,
+      only: opts.only,
       onStep: (s) => line.update(`${s}…`),
     });
     line.done();

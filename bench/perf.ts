@@ -56,7 +56,13 @@ export interface PerfReport {
   rows: PerfRow[];
 }
 
+/** The groups of measures `--only` can pick; the full index always runs (every other group needs its store). */
+export const PERF_GROUPS = ["reindex", "serve", "cards", "hooks", "watcher", "memory"] as const;
+export type PerfGroup = (typeof PERF_GROUPS)[number];
+
 export interface PerfOptions {
+  /** Run only these groups (besides the full index); all when absent. */
+  only?: readonly PerfGroup[];
   repo: string;
   workDir: string;
   /** The CLI entry (dist/cli.js). */
@@ -208,6 +214,7 @@ async function connect(command: string, args: string[], env: NodeJS.ProcessEnv, 
 /** Runs the whole measurement; see the module header. */
 export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   const step = (s: string) => opts.onStep?.(s);
+  const on = (g: PerfGroup) => !opts.only || opts.only.length === 0 || opts.only.includes(g);
   const nTasks = opts.tasks ?? 30;
   const runs = opts.runs ?? 8;
   const sizes = opts.units ?? [1000, 10_000];
@@ -245,13 +252,15 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   rows.push(row("full index", "tree-sitter parse of the same files", figure([parse]), figure([full])));
   const storeBytes = ["", "-wal"].reduce((n, s) => n + (existsSync(dbPath + s) ? statSync(dbPath + s).size : 0), 0);
 
-  step("no-change re-index");
-  const again = [0, 1, 2].map(() =>
-    timed(node, [opts.cli, "index", copy, "--log-level", "error"], { env, cwd: copy, out }),
-  );
   const nodeZero = Array.from({ length: runs }, () => timed(node, ["-e", "0"], { env, out }));
   const zeroFig = figure(nodeZero);
-  rows.push(row("no-change re-index", "node -e 0", zeroFig, figure(again)));
+  if (on("reindex")) {
+    step("no-change re-index");
+    const again = [0, 1, 2].map(() =>
+      timed(node, [opts.cli, "index", copy, "--log-level", "error"], { env, cwd: copy, out }),
+    );
+    rows.push(row("no-change re-index", "node -e 0", zeroFig, figure(again)));
+  }
 
   step("tasks");
   const ro = new Database(dbPath, { readonly: true });
@@ -278,82 +287,93 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   ro.close();
   const ftsFig = figure(ftsSamples);
 
-  step("serve start-up");
-  const floorScript = oneToolServerScript(w);
   const serveArgs = [opts.cli, "serve", "--root", copy];
-  const floorReady: Sample[] = [];
-  const serveReady: Sample[] = [];
-  for (let i = 0; i < Math.min(runs, 5); i++) {
-    const f = await connect(node, [floorScript], env, copy);
-    floorReady.push({ wall: f.readyMs, cpu: procCpuMs(f.transport.pid), rss: null, code: 0, stdout: "" });
-    await f.client.close();
-    const m = await connect(node, serveArgs, env, copy);
-    serveReady.push({ wall: m.readyMs, cpu: procCpuMs(m.transport.pid), rss: null, code: 0, stdout: "" });
-    await m.client.close();
-  }
-  rows.push(row("serve: initialize + tools/list", "one-tool server, same SDK", figure(floorReady), figure(serveReady)));
-
-  step("get_memory_cards over MCP");
-  const m = await connect(node, serveArgs, env, copy);
-  const callCards = async (task: string) => {
-    const c0 = procCpuMs(m.transport.pid);
-    const t = now();
-    const r = await m.client.callTool({ name: "get_memory_cards", arguments: { task } }, undefined, {
-      timeout: 120_000,
-    });
-    const wall = now() - t;
-    const c1 = procCpuMs(m.transport.pid);
-    if (r.isError) throw new Error(`get_memory_cards failed: ${JSON.stringify(r.content).slice(0, 300)}`);
-    return { wall, cpu: c0 === null || c1 === null ? null : c1 - c0 };
-  };
-  const first = await callCards(tasks[0]!);
-  const cardSamples = [];
-  for (const t of tasks.slice(1)) cardSamples.push(await callCards(t));
-  await m.client.close();
-  rows.push(
-    row(
-      `get_memory_cards over one MCP session (${cardSamples.length} tasks)`,
-      "plain FTS5 query on the same store",
-      ftsFig,
-      figure(cardSamples),
-      "server CPU per call from /proc (10 ms ticks)",
-    ),
-  );
-  rows.push(row("get_memory_cards, first call after start", "plain FTS5 query, p50", ftsFig, figure([first])));
-
-  step("hooks");
-  const version = Array.from({ length: runs }, () => timed(node, [opts.cli, "--version"], { env, out }));
-  rows.push(row("memcards --version", "node -e 0", zeroFig, figure(version)));
-  const hook = (event: string, input: Record<string, unknown>) =>
-    timed(node, [opts.cli, "hook", event], {
-      env,
-      cwd: copy,
-      out,
-      input: JSON.stringify({ cwd: copy, session_id: "perf", hook_event_name: event, ...input }),
-    });
-  const target = scanned.find((f) => f.language)?.path ?? scanned[0]?.path ?? "x";
-  const cases: [string, string, Record<string, unknown>][] = [
-    ["UserPromptSubmit (card hooks)", "UserPromptSubmit", { prompt: tasks[1] ?? "fix the bug" }],
-    ["SessionStart (startup)", "SessionStart", { source: "startup" }],
-    ["PostToolUse (Edit)", "PostToolUse", { tool_name: "Edit", tool_input: { file_path: join(copy, target) } }],
-  ];
-  const lock = join(copy, ".memcards", "reindex.lock");
-  for (const [label, event, input] of cases) {
-    const samples: Sample[] = [];
-    for (let i = 0; i < runs; i++) {
-      samples.push(hook(event, input));
-      // The re-index a PostToolUse queues runs detached; let it finish so it does not load the next sample.
-      for (let k = 0; k < 600 && existsSync(lock); k++) await new Promise((r) => setTimeout(r, 100));
-      rmSync(lock, { force: true });
+  if (on("serve")) {
+    step("serve start-up");
+    const floorScript = oneToolServerScript(w);
+    const floorReady: Sample[] = [];
+    const serveReady: Sample[] = [];
+    for (let i = 0; i < Math.min(runs, 5); i++) {
+      const f = await connect(node, [floorScript], env, copy);
+      floorReady.push({ wall: f.readyMs, cpu: procCpuMs(f.transport.pid), rss: null, code: 0, stdout: "" });
+      await f.client.close();
+      const m = await connect(node, serveArgs, env, copy);
+      serveReady.push({ wall: m.readyMs, cpu: procCpuMs(m.transport.pid), rss: null, code: 0, stdout: "" });
+      await m.client.close();
     }
-    rows.push(row(`hook ${label}`, "node -e 0", zeroFig, figure(samples)));
+    rows.push(
+      row("serve: initialize + tools/list", "one-tool server, same SDK", figure(floorReady), figure(serveReady)),
+    );
   }
 
-  step("watcher");
-  rows.push(...(await watcherRows(copy, dbPath, target, opts)));
+  if (on("cards")) {
+    step("get_memory_cards over MCP");
+    const m = await connect(node, serveArgs, env, copy);
+    const callCards = async (task: string) => {
+      const c0 = procCpuMs(m.transport.pid);
+      const t = now();
+      const r = await m.client.callTool({ name: "get_memory_cards", arguments: { task } }, undefined, {
+        timeout: 120_000,
+      });
+      const wall = now() - t;
+      const c1 = procCpuMs(m.transport.pid);
+      if (r.isError) throw new Error(`get_memory_cards failed: ${JSON.stringify(r.content).slice(0, 300)}`);
+      return { wall, cpu: c0 === null || c1 === null ? null : c1 - c0 };
+    };
+    const first = await callCards(tasks[0]!);
+    const cardSamples = [];
+    for (const t of tasks.slice(1)) cardSamples.push(await callCards(t));
+    await m.client.close();
+    rows.push(
+      row(
+        `get_memory_cards over one MCP session (${cardSamples.length} tasks)`,
+        "plain FTS5 query on the same store",
+        ftsFig,
+        figure(cardSamples),
+        "server CPU per call from /proc (10 ms ticks)",
+      ),
+    );
+    rows.push(row("get_memory_cards, first call after start", "plain FTS5 query, p50", ftsFig, figure([first])));
+  }
 
-  step("memory writes");
-  rows.push(...memoryRows(w, syms, sizes, opts, step));
+  const target = scanned.find((f) => f.language)?.path ?? scanned[0]?.path ?? "x";
+  if (on("hooks")) {
+    step("hooks");
+    const version = Array.from({ length: runs }, () => timed(node, [opts.cli, "--version"], { env, out }));
+    rows.push(row("memcards --version", "node -e 0", zeroFig, figure(version)));
+    const hook = (event: string, input: Record<string, unknown>) =>
+      timed(node, [opts.cli, "hook", event], {
+        env,
+        cwd: copy,
+        out,
+        input: JSON.stringify({ cwd: copy, session_id: "perf", hook_event_name: event, ...input }),
+      });
+    const cases: [string, string, Record<string, unknown>][] = [
+      ["UserPromptSubmit (card hooks)", "UserPromptSubmit", { prompt: tasks[1] ?? "fix the bug" }],
+      ["SessionStart (startup)", "SessionStart", { source: "startup" }],
+      ["PostToolUse (Edit)", "PostToolUse", { tool_name: "Edit", tool_input: { file_path: join(copy, target) } }],
+    ];
+    const lock = join(copy, ".memcards", "reindex.lock");
+    for (const [label, event, input] of cases) {
+      const samples: Sample[] = [];
+      for (let i = 0; i < runs; i++) {
+        samples.push(hook(event, input));
+        // The re-index a PostToolUse queues runs detached; let it finish so it does not load the next sample.
+        for (let k = 0; k < 600 && existsSync(lock); k++) await new Promise((r) => setTimeout(r, 100));
+        rmSync(lock, { force: true });
+      }
+      rows.push(row(`hook ${label}`, "node -e 0", zeroFig, figure(samples)));
+    }
+  }
+
+  if (on("watcher")) {
+    step("watcher");
+    rows.push(...(await watcherRows(copy, dbPath, target, opts)));
+  }
+  if (on("memory")) {
+    step("memory writes");
+    rows.push(...memoryRows(w, syms, sizes, opts, step));
+  }
 
   return {
     repo: opts.repo,

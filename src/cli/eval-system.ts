@@ -1,5 +1,5 @@
 // `memcards eval toolsize | recall | crosssession | hooks | audit`: tool-list cost, memory recall, hook latency, leakage.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 
 import { type CliContext, configFrom, int, loadBench, loggerFor, print } from "./shared.js";
 
@@ -63,10 +63,28 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
       int(v),
     ])
     .option("--big", "also measure memory at 100,000 units (minutes)")
+    .addOption(
+      new Option("--only <groups...>", "measure only these groups (the full index always runs)").choices([
+        "reindex",
+        "serve",
+        "cards",
+        "hooks",
+        "watcher",
+        "memory",
+      ]),
+    )
     .option("--json", "print JSON")
     .action(
       async (
-        opts: { repo: string; tasks: number; runs: number; units?: number[]; big?: boolean; json?: boolean },
+        opts: {
+          repo: string;
+          tasks: number;
+          runs: number;
+          units?: number[];
+          big?: boolean;
+          only?: ("reindex" | "serve" | "cards" | "hooks" | "watcher" | "memory")[];
+          json?: boolean;
+        },
         cmd: Command,
       ) => {
         const config = configFrom(cmd);
