@@ -67,7 +67,6 @@ export const ALLOWED = new Map([
     "memory/distiller.ts -> graph/worker-file.ts",
     "the distiller spawns its worker with graph's worker-file helper; a basics helper would do (memory/ is being reworked)",
   ],
-  ["cli/memory.ts -> storage/memories.ts", "`memory list` reads rows directly; wants a memory/ list function"],
   [
     "integrate/hook-command.ts -> storage/db.ts",
     "the hook log's folder is made with storage's ensureDir (a file helper)",
@@ -78,12 +77,6 @@ export const ALLOWED = new Map([
     "integrate/hooks.ts -> storage/summaries.ts",
     "SessionStart checks for an earlier summary; wants a session/ function",
   ],
-  ["ui/pages/cards.ts -> storage/ui.ts", "the viewer's reads live in storage/ui.ts until it is split by table"],
-  ["ui/pages/graph.ts -> storage/ui.ts", "the viewer's reads live in storage/ui.ts until it is split by table"],
-  ["ui/pages/memory.ts -> storage/graph/files.ts", "a unit's file stamp; wants a graph/ function"],
-  ["ui/pages/memory.ts -> storage/memories.ts", "a unit and its successor; wants memory/ read functions"],
-  ["ui/pages/memory.ts -> storage/ui.ts", "the viewer's reads live in storage/ui.ts until it is split by table"],
-  ["ui/pages/sessions.ts -> storage/ui.ts", "the viewer's reads live in storage/ui.ts until it is split by table"],
 ]);
 
 function* files(dir) {

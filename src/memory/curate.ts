@@ -1,14 +1,14 @@
 // Curating units by hand: edit a unit's text, pin it (always warm), approve or reject a unit waiting for review.
 // Rejecting deletes the unit as forget does.
 import { AppError } from "../errors.js";
-import { writeTx } from "../storage/db.js";
-import { getMemory } from "../storage/memories.js";
-import { moveUnitStatus, replaceUnitText, setUnitPinned } from "../storage/ui.js";
+import { checkpointWal, optimizeFts, writeTx } from "../storage/db.js";
+import { getNodeByKey } from "../storage/graph/nodes.js";
+import { getMemory, indexMemory, moveMemoryStatus, rewordMemory, setMemoryPinned } from "../storage/memories.js";
 import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
-import { settleUnit } from "./distill.js";
+import { linkUnitNode, settleUnit } from "./distill.js";
 import { forget, type MemoryDeps } from "./service.js";
 
 /** The longest text a unit may have (an edit or an imported line). */
@@ -56,26 +56,33 @@ export function editUnit(deps: MemoryDeps, id: number, text: string): void {
   if (clean.length > MAX_UNIT_CHARS)
     throw new AppError("BAD_INPUT", `a unit's text is at most ${MAX_UNIT_CHARS} characters (got ${clean.length})`);
   const old = m.text.trim();
-  replaceUnitText(
-    deps.db,
-    deps.projectId,
-    id,
-    {
+  const { db, projectId } = deps;
+  writeTx(db, () => {
+    rewordMemory(db, projectId, id, {
       text: clean,
-      tokens: identifierTokens(`${m.category} ${clean}`).join(" "),
-      mergeKey: keyOf(m.category, clean),
+      merge_key: keyOf(m.category, clean),
       record: old ? reword(m.record, old, clean) : m.record,
       evidence: old ? reword(m.evidence, old, clean) : m.evidence,
-    },
-    new Date().toISOString(),
-  );
+      updated_at: new Date().toISOString(),
+    });
+    indexMemory(db, id, identifierTokens(`${m.category} ${clean}`).join(" "));
+    // A unit in force has a graph node (a unit waiting for review has none yet): written again as distillation
+    // writes it, its vector text re-queued and the old vector dropped.
+    const node = getNodeByKey(db, `memory:${id}`) !== undefined;
+    if (node) linkUnitNode(db, projectId, id, { category: m.category, text: clean, files: m.files });
+    // The old wording must not linger in the indexes' pages.
+    optimizeFts(db, "memories_fts");
+    if (node) optimizeFts(db, "nodes_fts");
+  });
+  // Freed pages are zeroed (secure_delete); the log that still holds the old pages is emptied.
+  checkpointWal(db, "TRUNCATE");
   requeueEditedForTeam(deps, id);
 }
 
 /** Pins a unit (warm for good: recall and cards consider it) or unpins it. */
 export function pinUnit(deps: MemoryDeps, id: number, pinned: boolean): void {
   unitOf(deps, id);
-  setUnitPinned(deps.db, deps.projectId, id, pinned, new Date().toISOString());
+  setMemoryPinned(deps.db, deps.projectId, id, pinned, new Date().toISOString());
 }
 
 /**
@@ -87,7 +94,7 @@ export function approveUnit(deps: MemoryDeps, id: number): { superseded?: number
   if (m.status !== "pending") throw new AppError("BAD_INPUT", `unit #${id} is ${m.status}, not waiting for review`);
   const settled = writeTx(deps.db, () => {
     const now = new Date().toISOString();
-    if (!moveUnitStatus(deps.db, deps.projectId, id, "pending", "active", now))
+    if (!moveMemoryStatus(deps.db, deps.projectId, id, "pending", "active", now))
       throw new AppError("BAD_INPUT", `unit #${id} is no longer waiting for review`);
     return settleUnit(deps.db, deps.projectId, id, { ...m, key: m.merge_key }, now);
   });
