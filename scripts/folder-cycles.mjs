@@ -52,10 +52,6 @@ const NO_STORAGE = new Set(["fronts"]);
  */
 export const ALLOWED = new Map([
   [
-    "memory/curate.ts -> team/queue.ts",
-    "curation queues an edited or approved unit for team sharing; belongs in a composer (memory/ is being reworked)",
-  ],
-  [
     "memory/service.ts -> team/queue.ts",
     "recording a unit queues it for team sharing; belongs in a composer (memory/ is being reworked)",
   ],

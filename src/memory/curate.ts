@@ -1,10 +1,10 @@
-// Curating units by hand: edit a unit's text, pin it (always warm), approve or reject a unit waiting for review.
-// Rejecting deletes the unit as forget does.
+// Curating units by hand: reword a unit's text, pin it (always warm), approve or reject a unit waiting for review.
+// Rejecting deletes the unit as forget does. Sharing an edited or approved unit with the team is composed above
+// (session/curate.ts), so memory/ and team/ never import each other here.
 import { AppError } from "../errors.js";
 import { checkpointWal, optimizeFts, writeTx } from "../storage/db.js";
 import { getNodeByKey } from "../storage/graph/nodes.js";
 import { getMemory, indexMemory, moveMemoryStatus, rewordMemory, setMemoryPinned } from "../storage/memories.js";
-import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
@@ -48,7 +48,7 @@ function reword<T>(v: T, from: string, to: string): T {
  * evidence quotes, and its search index, graph node and vector text follow; the WAL is emptied so the old wording
  * is gone from the store.
  */
-export function editUnit(deps: MemoryDeps, id: number, text: string): void {
+export function rewordUnit(deps: MemoryDeps, id: number, text: string): void {
   const m = unitOf(deps, id);
   const clean = redact(text).trim();
   if (!clean || clean === "[private]")
@@ -76,7 +76,6 @@ export function editUnit(deps: MemoryDeps, id: number, text: string): void {
   });
   // Freed pages are zeroed (secure_delete); the log that still holds the old pages is emptied.
   checkpointWal(db, "TRUNCATE");
-  requeueEditedForTeam(deps, id);
 }
 
 /** Pins a unit (warm for good: recall and cards consider it) or unpins it. */
@@ -89,17 +88,15 @@ export function pinUnit(deps: MemoryDeps, id: number, pinned: boolean): void {
  * Approves a unit waiting for review: it becomes active and is cross-referenced as a unit written active is (a
  * metric supersedes the previous value, a contradicted commitment is flagged) and gets its graph node.
  */
-export function approveUnit(deps: MemoryDeps, id: number): { superseded?: number; conflictsWith?: number } {
+export function approvePending(deps: MemoryDeps, id: number): { superseded?: number; conflictsWith?: number } {
   const m = unitOf(deps, id);
   if (m.status !== "pending") throw new AppError("BAD_INPUT", `unit #${id} is ${m.status}, not waiting for review`);
-  const settled = writeTx(deps.db, () => {
+  return writeTx(deps.db, () => {
     const now = new Date().toISOString();
     if (!moveMemoryStatus(deps.db, deps.projectId, id, "pending", "active", now))
       throw new AppError("BAD_INPUT", `unit #${id} is no longer waiting for review`);
     return settleUnit(deps.db, deps.projectId, id, { ...m, key: m.merge_key }, now);
   });
-  queueUnitForTeam(deps, id);
-  return settled;
 }
 
 /** Rejects a unit waiting for review: deleted for real, as forget deletes. */
