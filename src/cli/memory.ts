@@ -71,7 +71,7 @@ export function registerMemory(program: Command): void {
         const r = recordMemory(app.scope, input);
         console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
         // With a team store set, what was queued is sent now (or waits for the server).
-        const note = await sendQueued(app.scope);
+        const note = await sendQueued(app.scope, app.config.team);
         if (note) console.error(`memcards: ${note}`);
       });
     });
@@ -95,7 +95,7 @@ export function registerMemory(program: Command): void {
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);
         // With a team store set, the team's units join the results, each with its author.
-        const team = await teamSearchFor(app.scope, query, {
+        const team = await teamSearchFor(app.scope, app.config.team, query, {
           includeInactive: opts.all ?? false,
           ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
         });
