@@ -12,8 +12,8 @@ import ts from "typescript";
 
 /**
  * Lowest first. `separate`: the folders of this floor do not import each other. Top-level files are named with
- * their `.ts`. Why project/ and vectors/ sit with the models, and app/status/doctor on a floor of their own: see
- * the README's code map.
+ * their `.ts`. Why project/ is a basic, vectors/ sits with the models, and app/status/doctor have a floor of their
+ * own: see the README's code map.
  */
 export const FLOORS = [
   {
