@@ -23,6 +23,8 @@ export const Config = z.object({
   modelsDir: z.string().min(1),
   /** The per-user store used when no project root can be found. */
   userDir: z.string().min(1),
+  /** The user's home (HOME), where clients keep their transcripts; when unset, the OS's idea of it. */
+  home: z.string().min(1).optional(),
   /** Chromium for `memcards ui --screenshots` (MEMCARDS_CHROMIUM); when unset, looked up on PATH. */
   chromium: z.string().min(1).optional(),
   /** Team memory on PostgreSQL: where the store is and who writes to it. */
@@ -86,6 +88,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     embedder: flags.embedder ?? e("MEMCARDS_EMBEDDER"),
     modelsDir: env.MEMCARDS_MODELS_DIR || join(userDir, "models"),
     userDir,
+    home: e("HOME"),
     chromium: e("MEMCARDS_CHROMIUM"),
     team: {
       url: trimmed(flags.teamUrl) ?? trimmed(env.MEMCARDS_TEAM_URL),
