@@ -1,12 +1,12 @@
 // Cross-session memory: record a unit, search units (and the raw archive), recall what the work at hand
 // needs under a budget, forget for real.
-import { execFileSync } from "node:child_process";
 
 import { z } from "zod";
 
 import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
+import { git } from "../git.js";
 import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
@@ -292,18 +292,6 @@ export function withinBudget(hits: MemoryHit[], raw: RawHit[], budget: number): 
   return { hits: outHits, raw: outRaw };
 }
 
-function git(root: string, args: string[]): string {
-  try {
-    return execFileSync("git", ["-C", root, ...args], {
-      encoding: "utf8",
-      timeout: 2000,
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-  } catch {
-    return "";
-  }
-}
-
 /**
  * What search_memory and `memcards search` run: hybrid (the query embedded by the project's embedder and
  * fused with BM25) when the project has vectors, lexical otherwise. Unit vectors are computed with the graph's.
@@ -338,8 +326,8 @@ export function recall(
   raw: z.input<typeof RecallInput> = {},
 ): { markdown: string; tokens: number; units: number[] } {
   const { budget_tokens: budget } = RecallInput.parse(raw);
-  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"]);
-  const changed = git(deps.root, ["status", "--porcelain"])
+  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"], { timeout: 2000 }) ?? "";
+  const changed = (git(deps.root, ["status", "--porcelain"], { timeout: 2000, trim: false }) ?? "")
     .split("\n")
     .map((l) => l.slice(3).trim())
     .filter(Boolean)

@@ -3,8 +3,9 @@ import { execFileSync } from "node:child_process";
 
 import { describe, expect, it } from "vitest";
 
+import { resolveConfig } from "../../src/config.js";
 import { displayUrl, scrubSecret, teamError } from "../../src/team/connect.js";
-import { normalizeRemote, teamProjectKey } from "../../src/team/identity.js";
+import { normalizeRemote, teamAuthor, teamProjectKey } from "../../src/team/identity.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 describe("normalizeRemote", () => {
@@ -29,6 +30,38 @@ describe("normalizeRemote", () => {
     expect(teamProjectKey(a)).toBe(teamProjectKey(b));
     expect(teamProjectKey(a, "Payments")).toBe("name:payments");
     expect(() => teamProjectKey(tmpDir())).toThrow(/--team-project/);
+  });
+});
+
+describe("team settings", () => {
+  it("are resolved once in config: flags over the environment, spaces trimmed, blank as unset", () => {
+    const env = {
+      HOME: tmpDir(),
+      MEMCARDS_TEAM_URL: " postgres://a@h/db ",
+      MEMCARDS_TEAM_PROJECT: "Payments",
+      MEMCARDS_TEAM_AUTHOR: "  ",
+      MEMCARDS_TEAM_MACHINE: "box",
+      MEMCARDS_TEAM_ROLE_PASSWORD: "pw",
+    };
+    expect(resolveConfig({}, env).team).toEqual({
+      url: "postgres://a@h/db",
+      project: "Payments",
+      machine: "box",
+      rolePassword: "pw",
+    });
+    expect(resolveConfig({ teamUrl: "postgres://b@h/db", teamProject: "Other" }, env).team).toMatchObject({
+      url: "postgres://b@h/db",
+      project: "Other",
+    });
+    expect(resolveConfig({}, { HOME: tmpDir() }).team).toEqual({});
+  });
+
+  it("name the configured author and machine, else git's user", () => {
+    const dir = tmpDir();
+    execFileSync("git", ["init", "-q", dir]);
+    execFileSync("git", ["-C", dir, "config", "user.email", "dana@example.com"]);
+    expect(teamAuthor(dir, { author: "carol", machine: "box" })).toEqual({ author: "carol", machine: "box" });
+    expect(teamAuthor(dir).author).toBe("dana@example.com");
   });
 });
 

@@ -122,3 +122,20 @@ export function fileStamp(db: Db, path: string): { mtime_ms: number; size: numbe
 export function fileCount(db: Db): number {
   return (stmt(db, "SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
 }
+
+/** Indexed files per language (`other` when none was detected), most first. */
+export function languageCounts(db: Db): { language: string; n: number }[] {
+  return stmt(
+    db,
+    "SELECT COALESCE(language, 'other') AS language, COUNT(*) AS n FROM files GROUP BY 1 ORDER BY n DESC, language",
+  ).all() as { language: string; n: number }[];
+}
+
+/** The largest indexed files, largest first. */
+export function largestFiles(db: Db, limit: number): { path: string; size: number; language: string | null }[] {
+  return stmt(db, "SELECT path, size, language FROM files ORDER BY size DESC, path LIMIT ?").all(limit) as {
+    path: string;
+    size: number;
+    language: string | null;
+  }[];
+}
