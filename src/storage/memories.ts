@@ -47,6 +47,19 @@ function decodeMemory(r: StoredMemory): MemoryRow {
   };
 }
 
+/**
+ * Decodes a row's JSON columns for the viewer's listings: a damaged column reads as empty, so one bad unit never
+ * fails a page and stays listed where it can be forgotten.
+ */
+function decodeMemoryLeniently(r: StoredMemory): MemoryRow {
+  return {
+    ...r,
+    record: decodeJson(MemoryRecord, r.record) ?? {},
+    evidence: decodeJson(MemoryEvidence, r.evidence) ?? [],
+    files: decodeJson(MemoryFiles, r.files) ?? [],
+  };
+}
+
 /** Stores a JSON column redacted (every string in it, keys too). */
 const encodeRedacted = (value: unknown) => redactJson(JSON.stringify(value));
 
@@ -498,7 +511,10 @@ function memoryWhere(projectId: number, f: MemoryFilter): { sql: string; args: u
   return { sql: where.join(" AND "), args };
 }
 
-/** One page of a project's units under `f`, newest first, and how many match in all. */
+/**
+ * One page of a project's units under `f`, newest first, and how many match in all; a damaged JSON column reads
+ * as empty (the viewer shows what it can).
+ */
 export function browseMemories(
   db: Db,
   projectId: number,
@@ -513,17 +529,17 @@ export function browseMemories(
     limit,
     offset,
   ) as StoredMemory[];
-  return { units: rows.map(decodeMemory), total };
+  return { units: rows.map(decodeMemoryLeniently), total };
 }
 
-/** Units by id (in the order asked), within a project. */
+/** Units by id (in the order asked), within a project; a damaged JSON column reads as empty, as in a page. */
 export function memoriesById(db: Db, projectId: number, ids: readonly number[]): MemoryRow[] {
   if (ids.length === 0) return [];
   const rows = stmt(db, "SELECT * FROM memories WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))").all(
     projectId,
     JSON.stringify(ids),
   ) as StoredMemory[];
-  const byId = new Map(rows.map((r) => [r.id, decodeMemory(r)]));
+  const byId = new Map(rows.map((r) => [r.id, decodeMemoryLeniently(r)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 

@@ -7,8 +7,10 @@ import { browseUnits, listUnits, unitContext, unitFacets, unitsById } from "../.
 import { recordMemory } from "../../src/memory/service.js";
 import { writeFile } from "../../src/storage/graph/files.js";
 import { getMemory } from "../../src/storage/memories.js";
+import { startUi } from "../../src/ui/server.js";
 import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { login } from "../ui/client.js";
 
 let app: App;
 
@@ -71,5 +73,41 @@ describe("browsing units", () => {
     expect(ctx.history.map((h) => h.id)).toEqual([old]);
     expect(ctx.conflict).toBeUndefined();
     expect(ctx.staleFiles).toEqual(["src/api.ts"]);
+  });
+
+  it("lists a unit whose JSON columns are damaged with them empty, so the viewer can still show it to forget it", async () => {
+    const sound = record("learning", "The sound cache warms up.", ["src/sound.ts"]);
+    const damaged = record("failure", "The damaged build fails on the ARM runner.");
+    app.db
+      .prepare("UPDATE memories SET record = ?, evidence = ?, files = ? WHERE id = ?")
+      .run("{oops", '[{"quote": 1}]', "[1, 2]", damaged);
+    const page = browseUnits(app.scope, {}, 10, 0);
+    expect(page.total).toBe(2);
+    expect(page.units.map((u) => u.id)).toEqual([damaged, sound]);
+    const [bad, good] = page.units;
+    expect(bad).toMatchObject({
+      text: "The damaged build fails on the ARM runner.",
+      record: {},
+      evidence: [],
+      files: [],
+    });
+    expect(good?.files).toEqual(["src/sound.ts"]);
+    expect(unitsById(app.scope, [sound, damaged]).map((u) => [u.id, u.files])).toEqual([
+      [sound, ["src/sound.ts"]],
+      [damaged, []],
+    ]);
+    const ui = await startUi(app);
+    try {
+      const client = await login(ui);
+      const listed = await client.get("/memory");
+      expect(listed.status).toBe(200);
+      const html = await listed.text();
+      expect(html).toContain(`id="unit-${damaged}"`);
+      expect(html).toContain(`id="unit-${sound}"`);
+      expect((await client.post(`/memory/${damaged}/forget`)).status).toBe(303);
+      expect(unitsById(app.scope, [sound, damaged]).map((u) => u.id)).toEqual([sound]);
+    } finally {
+      await ui.close();
+    }
   });
 });
