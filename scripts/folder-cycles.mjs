@@ -161,11 +161,18 @@ export function checkFloors(src) {
   return { errors, allowed };
 }
 
-/** A function's name as a reader finds it: its own, its variable's or property's, else where it starts. */
+/**
+ * A function's name as a reader finds it: its own, its variable's or property's (an object's or a class field's),
+ * `constructor` for a class's, else where it starts.
+ */
 function functionName(node, sf) {
+  if (ts.isConstructorDeclaration(node)) return "constructor";
+  const holder = node.parent;
   const named =
     node.name ??
-    (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name : undefined);
+    (ts.isVariableDeclaration(holder) || ts.isPropertyAssignment(holder) || ts.isPropertyDeclaration(holder)
+      ? holder.name
+      : undefined);
   if (named) return named.getText(sf);
   return `(anonymous at line ${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1})`;
 }

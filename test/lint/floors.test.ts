@@ -98,6 +98,21 @@ describe("floor lint", () => {
     expect(r.out).not.toContain("text/long.ts:fits");
   });
 
+  it("names a long class constructor and a long arrow held by a class field, not by the line they start on", () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `    this.total += ${i};`).join("\n");
+    const src = tree({ "text/long.ts": [] });
+    writeFileSync(
+      join(src, "text", "long.ts"),
+      `export class Tally {\n  total = 0;\n  constructor() {\n${body(121)}\n  }\n` +
+        `  recount = (): void => {\n${body(121)}\n  };\n}\n`,
+    );
+    const r = check(src);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("long function: text/long.ts:constructor spans 123 lines");
+    expect(r.out).toContain("long function: text/long.ts:recount spans 123 lines");
+    expect(r.out).not.toContain("anonymous");
+  });
+
   it("passes on the repository's own src/", () => {
     const r = check(join(repoRoot, "src"));
     expect(r.out).toContain("floors hold");
