@@ -46,9 +46,10 @@ function reword<T>(v: T, from: string, to: string): T {
 /**
  * Rewrites a unit's text (redacted): its merge key is derived again, the old wording is replaced in its record and
  * evidence quotes, and its search index, graph node and vector text follow; the WAL is emptied so the old wording
- * is gone from the store.
+ * is gone from the store. `alsoRewrite` runs in the same transaction, before the WAL is emptied: the other copies
+ * of the wording a caller keeps (the team queue's) leave the store with it.
  */
-export function rewordUnit(deps: MemoryDeps, id: number, text: string): void {
+export function rewordUnit(deps: MemoryDeps, id: number, text: string, alsoRewrite?: () => void): void {
   const m = unitOf(deps, id);
   const clean = redact(text).trim();
   if (!clean || clean === "[private]")
@@ -70,6 +71,7 @@ export function rewordUnit(deps: MemoryDeps, id: number, text: string): void {
     // writes it, its vector text re-queued and the old vector dropped.
     const node = getNodeByKey(db, `memory:${id}`) !== undefined;
     if (node) linkUnitNode(db, projectId, id, { category: m.category, text: clean, files: m.files });
+    alsoRewrite?.();
     // The old wording must not linger in the indexes' pages.
     optimizeFts(db, "memories_fts");
     if (node) optimizeFts(db, "nodes_fts");
