@@ -47,7 +47,8 @@ function reword<T>(v: T, from: string, to: string): T {
  * Rewrites a unit's text (redacted): its merge key is derived again, the old wording is replaced in its record and
  * evidence quotes, and its search index, graph node and vector text follow; the WAL is emptied so the old wording
  * is gone from the store. `alsoRewrite` runs in the same transaction, before the WAL is emptied: the other copies
- * of the wording a caller keeps (the team queue's) leave the store with it.
+ * of the wording a caller keeps (the team queue's) leave the store with it. A unit gone by the time of the write is
+ * left alone.
  */
 export function rewordUnit(deps: MemoryDeps, id: number, text: string, alsoRewrite?: () => void): void {
   const m = unitOf(deps, id);
@@ -58,14 +59,16 @@ export function rewordUnit(deps: MemoryDeps, id: number, text: string, alsoRewri
     throw new AppError("BAD_INPUT", `a unit's text is at most ${MAX_UNIT_CHARS} characters (got ${clean.length})`);
   const old = m.text.trim();
   const { db, projectId } = deps;
-  writeTx(db, () => {
-    rewordMemory(db, projectId, id, {
+  const done = writeTx(db, () => {
+    const reworded = rewordMemory(db, projectId, id, {
       text: clean,
       merge_key: keyOf(m.category, clean),
       record: old ? reword(m.record, old, clean) : m.record,
       evidence: old ? reword(m.evidence, old, clean) : m.evidence,
       updated_at: new Date().toISOString(),
     });
+    // Gone since it was read (forgotten by another process): nothing of it is indexed again.
+    if (!reworded) return false;
     indexMemory(db, id, identifierTokens(`${m.category} ${clean}`).join(" "));
     // A unit in force has a graph node (a unit waiting for review has none yet): written again as distillation
     // writes it, its vector text re-queued and the old vector dropped.
@@ -75,9 +78,10 @@ export function rewordUnit(deps: MemoryDeps, id: number, text: string, alsoRewri
     // The old wording must not linger in the indexes' pages.
     optimizeFts(db, "memories_fts");
     if (node) optimizeFts(db, "nodes_fts");
+    return true;
   });
   // Freed pages are zeroed (secure_delete); the log that still holds the old pages is emptied.
-  checkpointWal(db, "TRUNCATE");
+  if (done) checkpointWal(db, "TRUNCATE");
 }
 
 /** Pins a unit (warm for good: recall and cards consider it) or unpins it. */

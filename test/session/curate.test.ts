@@ -1,6 +1,7 @@
 // Curation through the viewer's routes: an edit rewrites the unit's full-text entry, its graph node (summary, node
 // index, vector text re-queued) and the copy queued for the team, and empties the WAL; an approval queues the unit
-// for the team; a unit waiting for review has no node to rewrite. No team server is needed: the queue is local.
+// for the team; a unit waiting for review has no node to rewrite; a unit whose row is gone by the write is left
+// alone. No team server is needed: the queue is local.
 import { statSync } from "node:fs";
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -124,5 +125,21 @@ describe("editing a unit from the viewer", () => {
     expect(r.status).toBe(303);
     expect(flash(r).err).toBe(`no memory unit #${id + 1000} in this project`);
     expect(getMemory(app.db, id)?.text).toBe("Caches expire after an hour.");
+  });
+
+  it("leaves the indexes and the team copy alone when the unit's row is no longer there to rewrite", async () => {
+    linkTeam(app.db, app.project.id, "name:payments");
+    const id = store("Migrations run before the deploy.");
+    queueUnitForTeam(app.scope, id);
+    const node = getNodeByKey(app.db, `memory:${id}`)!;
+    // As if another process forgot the unit between the read and the write: the row's update changes nothing.
+    app.db.exec("CREATE TEMP TRIGGER hold_text BEFORE UPDATE OF text ON memories BEGIN SELECT RAISE(IGNORE); END");
+    await client.post(`/memory/${id}/edit`, { text: "Migrations run after the deploy." });
+    app.db.exec("DROP TRIGGER temp.hold_text");
+    expect(getMemory(app.db, id)?.text).toBe("Migrations run before the deploy.");
+    expect(hitIds("before deploy")).toEqual([id]);
+    expect(getNodeByKey(app.db, `memory:${id}`)?.summary).toBe(node.summary);
+    expect(nodeHits("after")).toEqual([]);
+    expect(queuedPuts()).toEqual([{ local: id, text: "Migrations run before the deploy." }]);
   });
 });
