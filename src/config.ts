@@ -92,7 +92,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     chromium: e("MEMCARDS_CHROMIUM"),
     team: {
       url: trimmed(flags.teamUrl) ?? trimmed(env.MEMCARDS_TEAM_URL),
-      project: trimmed(flags.teamProject) ?? e("MEMCARDS_TEAM_PROJECT"),
+      project: trimmed(flags.teamProject) ?? trimmed(env.MEMCARDS_TEAM_PROJECT),
       author: trimmed(env.MEMCARDS_TEAM_AUTHOR),
       machine: trimmed(env.MEMCARDS_TEAM_MACHINE),
       rolePassword: e("MEMCARDS_TEAM_ROLE_PASSWORD"),

@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 
 import { resolveConfig } from "../../src/config.js";
 import { displayUrl, scrubSecret, teamError } from "../../src/team/connect.js";
+import { resolveTeam } from "../../src/team/deps.js";
 import { normalizeRemote, teamAuthor, teamProjectKey } from "../../src/team/identity.js";
+import { linkTeam } from "../../src/team/queue.js";
+import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 describe("normalizeRemote", () => {
@@ -54,6 +57,22 @@ describe("team settings", () => {
       project: "Other",
     });
     expect(resolveConfig({}, { HOME: tmpDir() }).team).toEqual({});
+  });
+
+  it("take a blank MEMCARDS_TEAM_PROJECT as unset, so a linked project keeps the key it is linked under", async () => {
+    const env = { HOME: tmpDir(), MEMCARDS_TEAM_URL: "postgres://a@h/db", MEMCARDS_TEAM_PROJECT: "   " };
+    expect(resolveConfig({}, env).team.project).toBeUndefined();
+    expect(resolveConfig({ teamProject: "  " }, env).team.project).toBeUndefined();
+    const app = openTestApp(tmpDir("memcards-team-link-"));
+    try {
+      linkTeam(app.db, app.project.id, "name:payments");
+      expect(resolveTeam(app.scope, resolveConfig({}, env).team)?.projectKey).toBe("name:payments");
+      expect(resolveTeam(app.scope, resolveConfig({ teamProject: " Ledger " }, env).team)?.projectKey).toBe(
+        "name:ledger",
+      );
+    } finally {
+      await app.close();
+    }
   });
 
   it("name the configured author and machine, else git's user", () => {
