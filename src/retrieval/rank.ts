@@ -17,10 +17,11 @@ import {
   symbolsOfFile,
 } from "../storage/graph/nodes.js";
 import { searchFts, termDocFrequency } from "../storage/graph/search.js";
-import { nearestVectors } from "../storage/vectors.js";
 import { type Bm25Index, bm25Tokens, scoreBm25 } from "./bm25.js";
 import { type Bm25Reader, type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
+import { type Bm25ForTokens, storedBm25 } from "./bm25-stored.js";
 import { expand, type Ranked, rollUp, toRanked } from "./fuse.js";
+import { createNearestVectors } from "./nearest.js";
 import { type Anchor, extractAnchors, matchOf, queryTerms } from "./query.js";
 import {
   LEARNED_SYMBOL_WEIGHTS,
@@ -58,6 +59,9 @@ export const ALL_CHANNELS: ChannelSet = {
   expansion: true,
   path_prior: true,
 };
+
+/** How often a warm-up checks whether the whole-file BM25's files are read, to put its index together. */
+const WARM_POLL_MS = 50;
 
 const BM25_WEIGHTS: [number, number, number] = [0, 3, 1];
 const SYMBOL_WEIGHTS: [number, number, number] = [3, 0, 1];
@@ -283,6 +287,11 @@ export interface Ranker {
    * and their own bodies share with the task, scaled by their file's rank.
    */
   rankSymbols(query: string, limit?: number, options?: RankSymbolsOptions): Promise<RankedSymbol[]>;
+  /**
+   * Starts building what the first ranking needs (file universe, whole-file BM25, the vectors in memory) in the
+   * background, in small steps; rankings made meanwhile use the FTS and sqlite-vec paths for what is not ready.
+   */
+  warm(): void;
 }
 
 /** The channels of a ChannelSet: BM25 always; the index's own FTS ranks beside symbol hits. */
@@ -319,19 +328,36 @@ export function createRanker(
   let bm25Index: Bm25Index | undefined;
 
   let ownStore: Bm25Store | undefined;
-
-  /** The whole-file BM25 index, or undefined without a root or while a large first build is still reading. */
-  const loadBm25 = (): Bm25Index | undefined => {
-    if (bm25Index) return bm25Index;
-    const store = opts.bm25 ?? (opts.root ? (ownStore ??= createBm25Store(rootReader(opts.root))) : undefined);
-    if (!store) return undefined;
+  const nearest = createNearestVectors(db);
+  const bm25Store = () => opts.bm25 ?? (opts.root ? (ownStore ??= createBm25Store(rootReader(opts.root))) : undefined);
+  const bm25Sources = (): Bm25Source[] => {
     const hashes = knownFiles(db);
     const files: Bm25Source[] = [];
     for (const n of u().byPath.values()) {
       const hash = hashes.get(n.path)?.hash;
       if (isSource(n) && hash !== undefined) files.push({ path: n.path, hash });
     }
-    bm25Index = store.index(files);
+    return files;
+  };
+
+  /** The index's stored counts, when they describe the current files (read once per ranker). */
+  let stored: Bm25ForTokens | null | undefined;
+  /**
+   * The whole-file BM25 index for a query's tokens: from the stored counts, else built in memory from the files (or
+   * undefined without a root or while a large first build is still reading).
+   */
+  const bm25For = (tokens: Iterable<string>): Bm25Index | undefined => {
+    // Whole-file BM25 ranks only where the files can be read (a root or a store); elsewhere the index's FTS does.
+    if (stored === undefined) stored = bm25Store() ? (storedBm25(db, bm25Sources()) ?? null) : null;
+    return stored ? stored(tokens) : loadBm25();
+  };
+
+  /** The whole-file BM25 index built in memory from the files. */
+  const loadBm25 = (): Bm25Index | undefined => {
+    if (bm25Index) return bm25Index;
+    const store = bm25Store();
+    if (!store) return undefined;
+    bm25Index = store.index(bm25Sources());
     return bm25Index;
   };
 
@@ -347,8 +373,9 @@ export function createRanker(
   };
 
   const bm25 = (query: string, match: () => string): Ranked => {
-    const index = loadBm25();
-    return index ? scoreBm25(index, bm25Tokens(query), 300) : fts(match());
+    const tokens = bm25Tokens(query);
+    const index = bm25For(tokens);
+    return index ? scoreBm25(index, tokens, 300) : fts(match());
   };
 
   const symbols = (match: string): Ranked => {
@@ -370,7 +397,7 @@ export function createRanker(
     if (!opts.embedder || opts.vectorsEnabled === false) return [];
     const [q] = await opts.embedder.embed([query.slice(0, 4000)]);
     if (!q || !q.some((x) => x !== 0)) return [];
-    const near = nearestVectors(db, q, 200, "node");
+    const near = nearest.nearest(q, 200, "node");
     const paths = symbolPaths(
       db,
       near.map((n) => n.ownerId),
@@ -494,10 +521,11 @@ export function createRanker(
   const rankSymbols = async (query: string, limit = 10, o: RankSymbolsOptions = {}): Promise<RankedSymbol[]> => {
     const w = o.weights ?? LEARNED_SYMBOL_WEIGHTS;
     const files = o.files ?? (await rankWith(query, ALL_CHANNELS, w.files)).map((f) => f.path);
-    const index = loadBm25();
+    const tokens = new Set(bm25Tokens(query));
+    const index = bm25For(tokens);
     const n = index?.keys.length ?? 0;
     const q: SymbolQuery = {
-      tokens: new Set(bm25Tokens(query)),
+      tokens,
       named: new Set(extractAnchors(query).map((a) => a.text.split(/::|\./).pop()!.toLowerCase())),
       ...(index ? { idf: (t: string) => Math.log(1 + n / (1 + (index.postings.get(t)?.length ?? 0))) } : {}),
     };
@@ -525,5 +553,14 @@ export function createRanker(
     return orderSymbols(out).slice(0, limit);
   };
 
-  return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith, signals, rankSymbols };
+  const warm = () => {
+    if (stored === undefined) stored = bm25Store() ? (storedBm25(db, bm25Sources()) ?? null) : null;
+    if (!stored) bm25Store()?.warm(bm25Sources());
+    if (opts.embedder && opts.vectorsEnabled !== false) nearest.warm();
+    // The index itself is put together once the files are read (a few hundred milliseconds on a large repository).
+    const whenRead = () => void (loadBm25() || setTimeout(whenRead, WARM_POLL_MS).unref());
+    if (!stored && bm25Store()) setTimeout(whenRead, WARM_POLL_MS).unref();
+  };
+
+  return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith, signals, rankSymbols, warm };
 }
