@@ -118,3 +118,11 @@ function decodeTerms(b: Buffer): string[] {
   const s = inflateRawSync(b).toString();
   return s ? s.split(" ") : [];
 }
+
+/** Drops every stored count (rankings then count the files themselves until the next index run refreshes them). */
+export function clearFileTerms(db: Db): void {
+  writeTx(db, () => {
+    stmt(db, "DELETE FROM term_postings").run();
+    stmt(db, "DELETE FROM file_terms").run();
+  });
+}
