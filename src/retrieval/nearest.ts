@@ -27,6 +27,8 @@ export interface Neighbour {
 export interface VectorMatrix {
   dimension: number;
   rows: number;
+  /** Distance between columns in `data` (at least `rows`: a matrix filled while reading has spare room). */
+  stride: number;
   data: Float32Array;
   ids: Int32Array;
   ownerIds: Int32Array;
@@ -52,7 +54,7 @@ export function vectorMatrix(
     ownerIds[r] = v.ownerId;
     ownerTypes.push(v.ownerType);
   });
-  return { dimension, rows: kept.length, data, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
+  return { dimension, rows: kept.length, stride: kept.length, data, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
 }
 
 /** The `k` rows nearest to `query` by cosine distance (1 − cosine similarity), nearest first, ties by id. */
@@ -67,7 +69,7 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   for (let i = 0; i < m.dimension; i++) {
     const qi = query[i]! * inv;
     if (qi === 0) continue;
-    const col = m.data.subarray(i * n, (i + 1) * n);
+    const col = m.data.subarray(i * m.stride, i * m.stride + n);
     for (let r = 0; r < n; r++) sims[r]! += col[r]! * qi;
   }
   // The k-th best similarity bounds the rows worth sorting.
@@ -112,31 +114,64 @@ function kthLargest(xs: Float64Array, k: number): number {
   return a[target]!;
 }
 
-/** How long one loading step may hold the thread: a request arriving meanwhile waits at most this long. */
-const LOAD_STEP_MS = 25;
+/**
+ * Chunks of the vec0 table (1,024 vectors each) read per loading step: 8 MiB of 256-dimension vectors, tens of
+ * milliseconds, so a request arriving meanwhile waits little, and a store of 43k vectors is in memory after six steps.
+ * Counted in chunks, not time, so a loaded machine still finishes in as many steps.
+ */
+const LOAD_CHUNKS = 8;
 
-/** Rows of chunks read by `vectorChunks` turned into matrix input: each valid slot with its item's owner. */
-function chunkItems(
-  chunks: readonly VectorChunk[],
-  owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>,
-): { id: number; ownerType: string; ownerId: number; vector: Float32Array }[] {
-  const out: { id: number; ownerType: string; ownerId: number; vector: Float32Array }[] = [];
-  for (const c of chunks) {
-    if (c.size <= 0 || c.vectors.byteLength % (c.size * 4) !== 0 || c.rowids.byteLength < c.size * 8) continue;
-    const dim = c.vectors.byteLength / (c.size * 4);
-    // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
-    const all = new Float32Array(
-      c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength),
-    );
-    for (let i = 0; i < c.size; i++) {
-      if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
-      const id = Number(c.rowids.readBigInt64LE(i * 8));
-      const owner = owners.get(id);
-      if (!owner) continue;
-      out.push({ id, ...owner, vector: all.subarray(i * dim, (i + 1) * dim) });
-    }
-  }
-  return out;
+/** A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. */
+function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>) {
+  const cap = owners.size;
+  const ids = new Int32Array(cap);
+  const ownerIds = new Int32Array(cap);
+  const ownerTypes: string[] = [];
+  let data: Float32Array | undefined;
+  let dimension = 0;
+  let rows = 0;
+  return {
+    /** Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. */
+    add(c: VectorChunk): boolean {
+      if (c.size <= 0 || c.vectors.byteLength % (c.size * 4) !== 0 || c.rowids.byteLength < c.size * 8) return false;
+      const dim = c.vectors.byteLength / (c.size * 4);
+      if (!data) {
+        dimension = dim;
+        data = new Float32Array(dim * cap);
+      }
+      if (dim !== dimension) return false;
+      // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
+      const all = new Float32Array(
+        c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength),
+      );
+      for (let i = 0; i < c.size && rows < cap; i++) {
+        if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
+        const id = Number(c.rowids.readBigInt64LE(i * 8));
+        const owner = owners.get(id);
+        if (!owner) continue;
+        const off = i * dim;
+        let norm = 0;
+        for (let d = 0; d < dim; d++) norm += all[off + d]! * all[off + d]!;
+        if (norm === 0) continue;
+        const inv = 1 / Math.sqrt(norm);
+        for (let d = 0; d < dim; d++) data[d * cap + rows] = all[off + d]! * inv;
+        ids[rows] = id;
+        ownerIds[rows] = owner.ownerId;
+        ownerTypes.push(owner.ownerType);
+        rows++;
+      }
+      return true;
+    },
+    done: (): VectorMatrix => ({
+      dimension,
+      rows,
+      stride: cap,
+      data: data ?? new Float32Array(0),
+      ids,
+      ownerIds,
+      ownerTypes,
+    }),
+  };
 }
 
 /**
@@ -159,31 +194,31 @@ export function createNearestVectors(db: Db) {
     loading = token;
     const startOwn = vectorsVersion(db).own;
     const startPrint = vectorsFingerprint(db);
-    const chunks: VectorChunk[] = [];
+    let filler: ReturnType<typeof matrixFiller> | undefined;
+    let after = 0;
     const step = () => {
       if (loading !== token) return;
       try {
-        const until = performance.now() + LOAD_STEP_MS;
-        for (;;) {
-          const page = vectorChunks(db, chunks[chunks.length - 1]?.chunkId ?? 0, 1);
-          if (!page) {
+        filler ??= matrixFiller(vectorOwners(db));
+        for (let n = 0; ; n++) {
+          const page = vectorChunks(db, after, 1);
+          if (!page || !page.every((c) => filler!.add(c))) {
             unreadable = true;
             loading = undefined;
             return;
           }
           if (page.length === 0) break;
-          chunks.push(...page);
-          if (performance.now() >= until) {
+          after = page[page.length - 1]!.chunkId;
+          if (n + 1 >= LOAD_CHUNKS) {
             setImmediate(step).unref();
             return;
           }
         }
-        const items = chunkItems(chunks, vectorOwners(db));
         const now = vectorsVersion(db);
         loading = undefined;
         // A write during the load leaves the copy unused; the next query starts another.
         if (now.own !== startOwn || vectorsFingerprint(db) !== startPrint) return;
-        matrix = vectorMatrix(items);
+        matrix = filler.done();
         own = now.own;
         external = now.external;
         fingerprint = startPrint;
