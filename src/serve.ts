@@ -57,7 +57,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     process.stdin.once("end", () => void shutdown("stdin closed"));
     process.stdin.once("close", () => void shutdown("stdin closed"));
     // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one.
-    server.server.oninitialized = () => void setTimeout(() => void warmUp(opts, apps), 50).unref();
+    server.server.oninitialized = () => void setImmediate(() => void warmUp(opts, apps)).unref();
     await server.connect(transport);
     if (process.stdin.isTTY) printBanner(opts, apps);
   }
@@ -73,6 +73,9 @@ async function warmUp(opts: ServeOptions, apps: ReturnType<typeof createAppCache
     const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
     if (!existsSync(opts.config.db ?? location.defaultDbPath)) return;
     const app = apps.forLocation(location);
+    // Background reads in small steps first; then the lazy parts a first call would otherwise load.
+    app.ranker.warm();
+    await new Promise((resolve) => setTimeout(resolve, 50).unref());
     await app.ranker.rankSymbols("warm up", 1);
     countTokens("warm up");
     opts.logger.debug("warmed up the ranker");

@@ -20,6 +20,7 @@ import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../s
 import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
+import { refreshFileTerms } from "./file-terms.js";
 import { localPreparer, workerPreparer } from "./prepare.js";
 
 export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);
@@ -185,6 +186,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
       );
     else rebuildDerivedEdges(db, opts.root);
   }
+  // The whole-file BM25 counts follow the files (only changed ones are read again).
+  if (!wasCancelled) refreshFileTerms(db, opts.root);
   // A bulk change gets fresh planner statistics; a few files (the watcher's edits) only the cheap staleness check.
   if (changed.length + removed.length >= BULK_CHANGE || (known.size === 0 && changed.length)) refreshPlannerStats(db);
   else if (changed.length || removed.length) optimizePlanner(db);

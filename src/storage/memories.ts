@@ -7,7 +7,7 @@ import { checkpointWal, stmt } from "./db.js";
 import { decodeJson, decodeJsonOrFail } from "./json.js";
 import { type Evidence, MemoryEvidence, MemoryFiles, MemoryRecord } from "./memory-columns.js";
 import { getMeta, setMeta } from "./meta.js";
-import { nearestVectors } from "./vectors.js";
+import { nearestVectors, noteVectorWrite } from "./vectors.js";
 
 /** A memory unit with its JSON columns decoded. */
 export interface MemoryRow {
@@ -367,6 +367,7 @@ export function deleteMemories(
         const item = vecItem.get(node.id) as { id: number } | undefined;
         if (item) {
           if (hasVec) db.prepare("DELETE FROM vectors WHERE rowid = ?").run(BigInt(item.id));
+          noteVectorWrite(db);
           delVecItem.run(item.id);
         }
         delNode.run(node.id);

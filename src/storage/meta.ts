@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 import { decodeJson } from "./json.js";
+import { noteVectorWrite } from "./vectors.js";
 
 /** Reads one meta value, or undefined. */
 export function getMeta(db: Db, key: string): string | undefined {
@@ -52,6 +53,7 @@ export function bindEmbedder(db: Db, binding: EmbedderBinding): boolean {
   if (current && current.id === binding.id && current.dimension === binding.dimension) return false;
   writeTx(db, () => {
     db.exec("DROP TABLE IF EXISTS vectors");
+    noteVectorWrite(db);
     db.exec(
       `CREATE VIRTUAL TABLE vectors USING vec0(embedding float[${Math.trunc(binding.dimension)}] distance_metric=cosine)`,
     );

@@ -15,6 +15,15 @@ function hashText(text: string): string {
   return createHash("sha1").update(text).digest("hex");
 }
 
+/** Vector writes made through this connection, per connection: what a reader's in-memory copy checks. */
+const writes = new WeakMap<Db, number>();
+
+/** Notes a write to the vector table made outside this module (a recreated table, a forgotten memory's vector). */
+export function noteVectorWrite(db: Db): void {
+  writes.set(db, (writes.get(db) ?? 0) + 1);
+}
+const wrote = noteVectorWrite;
+
 function hasVectorTable(db: Db): boolean {
   return stmt(db, "SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
 }
@@ -31,6 +40,7 @@ export function upsertVectorItem(db: Db, projectId: number, ownerType: string, o
     ownerId,
   ) as { id: number; text_hash: string } | undefined;
   if (row?.text_hash === hash) return;
+  wrote(db);
   if (row) {
     stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
     if (hasVectorTable(db)) stmt(db, "DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
@@ -62,6 +72,7 @@ export function deleteVectorItems(db: Db, ownerType: string, ownerIds: readonly 
   const find = stmt(db, "SELECT id FROM vector_items WHERE owner_type = ? AND owner_id = ?");
   const delItem = stmt(db, "DELETE FROM vector_items WHERE id = ?");
   const delVec = hasVectorTable(db) ? stmt(db, "DELETE FROM vectors WHERE rowid = ?") : undefined;
+  wrote(db);
   for (const ownerId of ownerIds) {
     const row = find.get(ownerType, ownerId) as { id: number } | undefined;
     if (!row) continue;
@@ -85,6 +96,7 @@ export function storeVectors(db: Db, items: readonly { id: number; vector: Float
   const del = stmt(db, "DELETE FROM vectors WHERE rowid = ?");
   const ins = stmt(db, "INSERT INTO vectors (rowid, embedding) VALUES (?, ?)");
   const mark = stmt(db, "UPDATE vector_items SET embedded = 1 WHERE id = ?");
+  wrote(db);
   writeTx(db, () => {
     for (const { id, vector } of items) {
       del.run(BigInt(id));
@@ -97,6 +109,7 @@ export function storeVectors(db: Db, items: readonly { id: number; vector: Float
 
 /** Marks every item as needing a new vector (after the vec0 table was recreated for another embedder). */
 export function markAllPending(db: Db): number {
+  wrote(db);
   return writeTx(db, () => stmt(db, "UPDATE vector_items SET embedded = 0").run().changes);
 }
 
@@ -149,4 +162,69 @@ export function pendingNodeIds(db: Db, types: readonly string[]): number[] {
        WHERE i.owner_type = 'node' AND i.embedded = 0 AND n.type IN (${types.map(() => "?").join(",")})`,
     ).all(...types) as { id: number }[]
   ).map((r) => r.id);
+}
+
+/**
+ * What an in-memory copy of the vectors is checked against before each use: this connection's vector writes, the
+ * commits of other connections (`data_version`) and, only when another connection committed, the count and highest
+ * id of the embedded items (an index run elsewhere adds or removes items; a commit that left them alone, such as a
+ * hook recording served cards, does not force a reload).
+ */
+export function vectorsVersion(db: Db): { own: number; external: number } {
+  return { own: writes.get(db) ?? 0, external: Number(db.pragma("data_version", { simple: true })) };
+}
+
+/** Count and highest id of the embedded items: a fingerprint of the vector table, read through the items' index. */
+export function vectorsFingerprint(db: Db): string {
+  if (!hasVectorTable(db)) return "none";
+  const r = stmt(db, "SELECT count(*) AS n, max(id) AS m FROM vector_items WHERE embedded = 1").get() as {
+    n: number;
+    m: number | null;
+  };
+  return `${r.n}:${r.m ?? 0}`;
+}
+
+/** One storage chunk of the vec0 table: which of its slots hold a vector, their rowids, and the vectors, packed. */
+export interface VectorChunk {
+  chunkId: number;
+  size: number;
+  /** Bit i (least significant first) set when slot i holds a vector. */
+  validity: Buffer;
+  /** Little-endian int64 rowid per slot. */
+  rowids: Buffer;
+  /** `size` float32 vectors, one after the other. */
+  vectors: Buffer;
+}
+
+/**
+ * Up to `limit` storage chunks of the vec0 table after chunk `afterId`, read from its shadow tables (the layout of
+ * sqlite-vec 0.1, where a chunk is one row of 1,024 vectors): reading them is one row per chunk, where reading the
+ * table row by row costs a lookup per vector. Undefined when the tables do not have that layout.
+ */
+export function vectorChunks(db: Db, afterId: number, limit: number): VectorChunk[] | undefined {
+  const layout = stmt(
+    db,
+    "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('vectors_chunks', 'vectors_vector_chunks00')",
+  ).get() as { n: number };
+  if (layout.n !== 2) return undefined;
+  try {
+    return stmt(
+      db,
+      `SELECT c.chunk_id AS chunkId, c.size AS size, c.validity AS validity, c.rowids AS rowids, v.vectors AS vectors
+         FROM vectors_chunks c JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id
+         WHERE c.chunk_id > ? ORDER BY c.chunk_id LIMIT ?`,
+    ).all(afterId, limit) as VectorChunk[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Owner of every vector item: item id → owner type and id. */
+export function vectorOwners(db: Db): Map<number, { ownerType: string; ownerId: number }> {
+  const rows = stmt(db, "SELECT id, owner_type AS ownerType, owner_id AS ownerId FROM vector_items").all() as {
+    id: number;
+    ownerType: string;
+    ownerId: number;
+  }[];
+  return new Map(rows.map((r) => [r.id, { ownerType: r.ownerType, ownerId: r.ownerId }]));
 }
