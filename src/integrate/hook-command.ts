@@ -120,6 +120,15 @@ export interface HookCommandOptions {
  * `hooks.log` when no project store can be used, stderr as a last resort). Returns the hook's stdout.
  */
 export async function hookCommand(event: string, stdin: string, opts: HookCommandOptions): Promise<string> {
+  return (await runHookCall(event, stdin, opts)).stdout;
+}
+
+/** hookCommand, also telling whether the call reached a project's store (`acted`): only then is a worker worth it. */
+export async function runHookCall(
+  event: string,
+  stdin: string,
+  opts: HookCommandOptions,
+): Promise<{ stdout: string; acted: boolean }> {
   const call = parseHookCall(event, stdin);
   const session = call.input.session_id;
   let userDir = opts.env.MEMCARDS_HOME || join(opts.env.HOME || homedir(), ".memcards");
@@ -128,6 +137,7 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
   let logFile = join(userDir, HOOK_LOG);
   let outcome: string;
   let stdout = "";
+  let acted = false;
   try {
     config = resolveConfig(
       { root: opts.flags.root ?? call.input.cwd, db: opts.flags.db, logLevel: "silent", embedder: opts.flags.embedder },
@@ -163,6 +173,7 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
         });
         stdout = r.stdout;
         outcome = r.log;
+        acted = true;
       } finally {
         await app.close();
       }
@@ -177,5 +188,5 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
     (logFile === fallback || !appendLine(fallback, event, session, outcome, userDir))
   )
     process.stderr.write(`memcards hook ${clip(event)}: ${logText(outcome)} (the hook log could not be written)\n`);
-  return stdout;
+  return { stdout, acted };
 }
