@@ -3,8 +3,8 @@
 // (killed, a stale socket file, a wrong token, no answer, a folder others can enter) sends the hook down the direct
 // path instead of failing or hanging the agent.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -94,7 +94,8 @@ const PROMPT = { prompt: "Circle.area in pyproj/shapes/geometry.py returns a neg
 const DIRECT = { MEMCARDS_HOOK_WORKER: "0" };
 const answeredByWorker = (r: Run) => !r.loaded.some((u) => u.endsWith("/integrate/hook-command.js"));
 
-describe("the resident hook worker", () => {
+// Each test indexes a copy of the fixture and starts real processes: minutes on a loaded machine.
+describe("the resident hook worker", { timeout: 240_000 }, () => {
   it("answers hooks with what the direct path prints, loading nothing of memcards in the hook process", async () => {
     const p = project();
     const direct = await p.hook("UserPromptSubmit", PROMPT, DIRECT);
@@ -165,42 +166,50 @@ describe("the resident hook worker", () => {
     writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
   });
 
-  it("a wrong token, a worker that never answers, or a folder others can enter: the hook runs directly", async () => {
+  it("a wrong token: the worker refuses, the hook runs directly, and the worker whose token is gone leaves", async () => {
     const p = project();
     const direct = await p.hook("UserPromptSubmit", PROMPT, DIRECT);
-    // Wrong token: the worker refuses, the hook answers itself.
     await p.startWorker();
     const real = readToken(p.place.token)!;
     writeFileSync(p.place.token, "f".repeat(64), { mode: 0o600 });
+    expect(real).not.toBe("f".repeat(64));
     const wrong = await p.hook("UserPromptSubmit", PROMPT);
+    expect(wrong.code).toBe(0);
     expect(answeredByWorker(wrong)).toBe(false);
     expect(wrong.stdout).toBe(direct.stdout);
-    expect(real).not.toBe("f".repeat(64));
-    // The worker notices its token is gone and leaves.
     await pollUntil(
       () => workerListening(p.place.socket),
       (v) => !v,
     );
+  });
 
-    // Something that accepts the connection and never answers: bounded wait, then the direct path.
-    rmSync(p.place.socket, { force: true });
-    const hung = createServer(() => undefined);
+  it("something that accepts the connection and never answers: a bounded wait, then the direct path", async () => {
+    const p = project();
+    const direct = await p.hook("UserPromptSubmit", PROMPT, DIRECT);
+    mkdirSync(p.place.dir, { recursive: true, mode: 0o700 });
+    const held: Socket[] = [];
+    const hung = createServer((c) => void held.push(c));
     await new Promise<void>((r) => hung.listen(p.place.socket, r));
     writeFileSync(p.place.token, "a".repeat(64), { mode: 0o600 });
-    const slow = await p.hook("UserPromptSubmit", PROMPT, { MEMCARDS_HOOK_WORKER_TIMEOUT_MS: "300" });
-    expect(slow.code).toBe(0);
-    expect(answeredByWorker(slow)).toBe(false);
-    expect(slow.stdout).toBe(direct.stdout);
-    await new Promise((r) => hung.close(r));
+    try {
+      const slow = await p.hook("UserPromptSubmit", PROMPT, { MEMCARDS_HOOK_WORKER_TIMEOUT_MS: "300" });
+      expect(slow.code).toBe(0);
+      expect(answeredByWorker(slow)).toBe(false);
+      expect(slow.stdout).toBe(direct.stdout);
+    } finally {
+      for (const c of held) c.destroy();
+      await new Promise((r) => hung.close(r));
+    }
+  });
 
-    // A socket folder another user could enter is not trusted.
+  it("a socket folder another user could enter is not trusted: the hook runs directly", async () => {
+    const p = project();
+    const direct = await p.hook("UserPromptSubmit", PROMPT, DIRECT);
     await p.startWorker();
     chmodSync(p.place.dir, 0o755);
     const open = await p.hook("UserPromptSubmit", PROMPT);
     expect(answeredByWorker(open)).toBe(false);
     expect(open.stdout).toBe(direct.stdout);
-    chmodSync(p.place.dir, 0o700);
-    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
   });
 
   it("answers many concurrent hooks, each once, with the direct path's output", async () => {
