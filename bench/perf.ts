@@ -212,14 +212,13 @@ async function connect(command: string, args: string[], env: NodeJS.ProcessEnv, 
   return { client, transport, readyMs: now() - t };
 }
 
-/** Starts the resident hook worker for `place` (unless one is listening) and waits until it answers. */
-async function hookWorker(node: string, cli: string, env: NodeJS.ProcessEnv, place: WorkerPlace): Promise<void> {
-  if (!(await workerListening(place.socket))) {
-    const child = spawn(node, [cli, "hook-worker"], { env, stdio: "ignore", detached: true });
-    child.unref();
-  }
+/** Starts the resident hook worker for `place` and waits until it answers; its process id. */
+async function hookWorker(node: string, cli: string, env: NodeJS.ProcessEnv, place: WorkerPlace): Promise<number> {
+  if (await workerListening(place.socket)) throw new Error(`a hook worker already listens at ${place.socket}`);
+  const child = spawn(node, [cli, "hook-worker"], { env, stdio: "ignore", detached: true });
+  child.unref();
   for (let k = 0; k < 1200; k++) {
-    if (readToken(place.token) && (await workerListening(place.socket))) return;
+    if (readToken(place.token) && (await workerListening(place.socket))) return child.pid!;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the hook worker did not start (${place.socket})`);
@@ -375,16 +374,21 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
     // Each hook twice: as a new process that does the work itself (the first hook of a session, or no worker), and
     // as a new process that the resident worker answers (every later hook while a session runs).
     for (const direct of [true, false]) {
-      if (!direct) await hookWorker(node, opts.cli, env, place);
+      const worker = direct ? undefined : await hookWorker(node, opts.cli, env, place);
       for (const [label, event, input] of cases) {
         const samples: Sample[] = [];
         for (let i = 0; i < runs; i++) {
-          samples.push(hook(event, input, direct));
+          // Where the worker answers, a hook's CPU is its own process's plus what the worker spent on it.
+          const w0 = procCpuMs(worker);
+          const sample = hook(event, input, direct);
+          const w1 = procCpuMs(worker);
+          if (sample.cpu !== null && w0 !== null && w1 !== null) sample.cpu += w1 - w0;
+          samples.push(sample);
           // The re-index a PostToolUse queues runs detached; let it finish so it does not load the next sample.
           for (let k = 0; k < 600 && existsSync(lock); k++) await new Promise((r) => setTimeout(r, 100));
           rmSync(lock, { force: true });
         }
-        const how = direct ? "direct, no worker" : "worker answers";
+        const how = direct ? "direct, no worker" : "worker answers (CPU: hook + worker)";
         rows.push(row(`hook ${label}, ${how}`, "node -e 0", zeroFig, figure(samples)));
       }
     }
