@@ -4,7 +4,17 @@
 // worker that does not answer in time) means "absent", and the hook runs the direct path itself.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -131,7 +141,12 @@ export function askWorker(place: WorkerPlace, req: WorkerRequest, o: AskOptions 
     sock.on("connect", () => {
       connected = true;
       clearTimeout(timer);
-      timer = setTimeout(() => finish({ ok: false, why: "no answer in time", start: false }), o.replyMs ?? 4000);
+      timer = setTimeout(() => {
+        // A worker that accepts but does not answer (stuck in a call) would cost every later hook this wait: its
+        // socket and token are removed, so later hooks find no worker, start a fresh one, and the stuck one leaves.
+        for (const f of [place.socket, place.token]) rmSync(f, { force: true });
+        finish({ ok: false, why: "no answer in time", start: false });
+      }, o.replyMs ?? 4000);
       sock.write(`${JSON.stringify({ v: WORKER_PROTOCOL, token, ...req })}\n`);
     });
     sock.on("data", (c: Buffer) => {

@@ -196,6 +196,8 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
       expect(slow.code).toBe(0);
       expect(answeredByWorker(slow)).toBe(false);
       expect(slow.stdout).toBe(direct.stdout);
+      // The unanswering socket is given up, so the next hook does not wait for it again.
+      expect(existsSync(p.place.socket)).toBe(false);
     } finally {
       for (const c of held) c.destroy();
       await new Promise((r) => hung.close(r));
