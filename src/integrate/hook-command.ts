@@ -1,5 +1,6 @@
 // `memcards hook <event>`: checks the call, runs the hook, and writes one line to the hook log for every
 // outcome, failures included. It never throws and returns only what belongs on stdout.
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -169,6 +170,17 @@ export async function runHookCall(
         const r = await runHook(call.event, call.input, {
           app,
           cli: opts.cli,
+          // Follow-up work runs in the caller's folder with the caller's environment, also when a worker answers.
+          spawnDetached: (args) => {
+            const child = spawn(process.execPath, [opts.cli, ...args], {
+              detached: true,
+              stdio: "ignore",
+              env: opts.env,
+              cwd: opts.cwd,
+            });
+            child.on("error", () => undefined);
+            child.unref();
+          },
           ...(opts.env.HOME ? { home: opts.env.HOME } : {}),
         });
         stdout = r.stdout;
