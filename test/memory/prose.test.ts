@@ -1,0 +1,119 @@
+// Units from the agent's prose: only whole, grounded statements with a claim, or a choice an edit carried out.
+import { describe, expect, it } from "vitest";
+
+import type { Turn } from "../../src/conversation/schema.js";
+import { draftUnits } from "../../src/memory/distill.js";
+import { grounded, wholeClaim } from "../../src/memory/prose.js";
+import { extractSections } from "../../src/transcript/extract.js";
+
+let n = 0;
+const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
+  id: `p${n}`,
+  index: n++,
+  role,
+  kind: "message",
+  text,
+  tool_calls: [],
+  tool_results: [],
+  ...over,
+});
+
+const proseUnits = (span: Turn[]) =>
+  draftUnits("s", span, extractSections(span)).filter((d) => d.category === "learning" || d.category === "reasoning");
+
+describe("prose that is not a whole statement of fact", () => {
+  it.each([
+    "The `TEMP-` prefix was introduced because:",
+    "## ✅ **Problem Solved - Clean Architecture Approach**",
+    "Let me fix the undo/redo logic with a much simpler approach.",
+    "The issue is likely that you haven't imported the `NLog.Web` namespace because of the build.",
+    "**Better Country Mapping**: Separate customer/vendor counts instead of combined statistics",
+    "Identification fields and values: Entry No.='16'\"` should no longer occur because each entry is unique.",
+    "The error in the conversion is caused by `MinLength` objects being passed where the dict was…",
+    "Why does `takeSnapshot()` fail because of the buffer?",
+    "I see the issue - there are conflicts because the old tables still exist.",
+  ])("%s is no claim", (s) => {
+    expect(wholeClaim(s)).toBe(false);
+  });
+
+  it("a cause stated whole is a claim", () => {
+    expect(
+      wholeClaim(
+        "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
+      ),
+    ).toBe(true);
+  });
+
+  it("is grounded only by a name the tools or the person showed, not by the agent's own words", () => {
+    const s = "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.";
+    expect(grounded(s, "src/undo.js: const img = imgs[current];".toLowerCase())).toBe(true);
+    expect(grounded(s, "nothing here names it")).toBe(false);
+  });
+});
+
+describe("prose units of a session", () => {
+  const read = (output: string) =>
+    turn("assistant", "", {
+      tool_calls: [{ id: `r${n}`, name: "Read", input: { file_path: "src/undo.js" } }],
+      tool_results: [{ call_id: `r${n}`, output, is_error: false }],
+    });
+
+  it("keeps a grounded cause, drops narration, headings and an ungrounded guess", () => {
+    const span = [
+      turn("user", "Redo fails after an undo, please fix it."),
+      read("function redo() { return imgs[current].width; }"),
+      turn(
+        "assistant",
+        [
+          "Let me look at the undo logic:",
+          "## Why this approach is better:",
+          "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
+          "The problem is that `frameCache` is never cleared because nobody resets it.",
+        ].join("\n"),
+      ),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).toEqual([
+      "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
+    ]);
+  });
+
+  it("keeps a choice that an edit carried out, in the agent's words, and not one left unmade", () => {
+    const chosen = "Let's run the script with the system Python instead of the virtual environment.";
+    const unmade = "We could use a queue rather than a thread for the recorder, if you prefer.";
+    const span = [
+      turn("user", "The dictation script fails to start on the server."),
+      turn("assistant", `${chosen}\n${unmade}`, {
+        tool_calls: [
+          {
+            id: "e1",
+            name: "Edit",
+            input: { file_path: "run.sh", old_string: "venv/bin/python", new_string: "python3" },
+          },
+        ],
+        tool_results: [{ call_id: "e1", output: "The file run.sh has been updated.", is_error: false }],
+      }),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).toContain(chosen);
+    expect(texts).not.toContain(unmade);
+  });
+
+  it("keeps one unit when the same finding is said while looking and again when fixed: the later wording", () => {
+    const span = [
+      turn("user", "Customers are not created, please fix it."),
+      read('table 51001 "Economic Customer Mapping" { key(PK; "Customer No.") }'),
+      turn(
+        "assistant",
+        "The problem is that the `Customer No.` field is empty but it is the primary key of the mapping table.",
+      ),
+      turn(
+        "assistant",
+        "The problem was that `Customer No.` stayed empty during staging, while the mapping table uses it as its primary key.",
+      ),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(/stayed empty during staging/);
+  });
+});
