@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { draftUnits } from "../../src/memory/distill.js";
+import { eventDrafts } from "../../src/memory/events.js";
 import { grounded, wholeClaim } from "../../src/memory/prose.js";
 import { extractSections } from "../../src/transcript/extract.js";
 
@@ -115,5 +116,45 @@ describe("prose units of a session", () => {
     const texts = proseUnits(span).map((d) => d.text);
     expect(texts).toHaveLength(1);
     expect(texts[0]).toMatch(/stayed empty during staging/);
+  });
+});
+
+describe("failure units", () => {
+  const tool = (output: string, command = "npm run build") =>
+    turn("assistant", "", {
+      tool_calls: [{ id: `b${n}`, name: "Bash", input: { command } }],
+      tool_results: [{ call_id: `b${n}`, output, is_error: true }],
+    });
+  const failures = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+
+  it("are the error line without the log's clock, one per kind of error, and never the harness's own", () => {
+    const span = [
+      turn("user", "Build the mapping pages and make them compile."),
+      tool(
+        [
+          "src/Pages/Pag51003.al(71,33): error AL0132: 'Codeunit \"Economic Management\"' does not contain a definition for 'SuggestCountryMappings'",
+          "src/Pages/Pag51003.al(87,33): error AL0132: 'Codeunit \"Economic Management\"' does not contain a definition for 'ApplyCountryMappings'",
+        ].join("\n"),
+      ),
+      tool("6:15:26 PM [vite] (client) [console.error] TypeError: allThreads is not iterable", "npm run dev"),
+      tool("litellm.RateLimitError: RateLimitError: OpenrouterException - rate-limited upstream", "aider"),
+    ];
+    const f = failures(span);
+    const lines = f.map((d) => d.record.error as string);
+    expect(lines.filter((l) => l.includes("AL0132"))).toHaveLength(1);
+    expect(f.find((d) => (d.record.error as string).includes("AL0132"))!.record.also).toHaveLength(1);
+    expect(lines).toContain("TypeError: allThreads is not iterable");
+    expect(lines.some((l) => /RateLimit/.test(l))).toBe(false);
+  });
+
+  it("name the task a follow-up served, not only the follow-up", () => {
+    const span = [
+      turn("user", "Add CSV export to the reports page."),
+      turn("user", "please continue"),
+      tool("TypeError: exportRows is not a function"),
+    ];
+    const f = failures(span);
+    expect(f[0]!.text).toContain('a follow-up to the request "Add CSV export to the reports page."');
   });
 });
