@@ -136,13 +136,14 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   const evidence = sessionEvidence(span);
   const position = new Map(span.map((t, i) => [t.id, i]));
   const edited = new Set(Object.values(sections.files).flatMap((ops) => ops.map((o) => o.turn)));
-  /** Whether an edit follows the turn before the person speaks again. */
+  /** Whether an edit carries the turn's choice out: before the person speaks again, or in answer to their next word. */
   const editFollows = (turn: string): boolean => {
     const from = position.get(turn);
     if (from === undefined) return false;
+    let spoke = 0;
     for (let i = from; i < span.length; i++) {
       const t = span[i]!;
-      if (i > from && t.role === "user" && t.kind === "message" && conversational(t)) return false;
+      if (i > from && t.role === "user" && t.kind === "message" && conversational(t) && ++spoke > 1) return false;
       if (edited.has(t.id)) return true;
     }
     return false;

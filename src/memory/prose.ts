@@ -70,8 +70,14 @@ export function wholeClaim(t: string): boolean {
  * its own words ("Let's run the script with the system Python instead of the virtual environment"), whole.
  */
 export function carriedChoice(t: string): boolean {
-  return wholeSentence(t) && CHOICE.test(t) && !/^(?:if|when|once|to)\b/i.test(t);
+  if (!wholeSentence(t) || !CHOICE.test(t)) return false;
+  // The agent's plan in its own words ("Let's …", "I'll …"), or a statement with a subject, ended as a sentence.
+  return PLAN.test(t) || (/[.!]$/.test(t) && !NARRATION.test(t) && !SUBJECTLESS.test(t));
 }
+
+/** The opening of the agent's plan for the next step. */
+const PLAN =
+  /^(?:(?:now|so|first|next|then|ok(?:ay)?)[,]?\s+)?(?:let me|let[’']?s|I[’']?ll|I will|we[’']?ll|we will|I[’']?m going to)\s+\w+/i;
 
 /** The names a sentence cites: code spans, paths, code-style identifiers and quoted values. */
 export function anchorsOf(text: string): string[] {
