@@ -27,7 +27,7 @@ import { anchorsOf, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } fro
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
-import { fileHashes } from "./stale.js";
+import { fileHashes, projectPath } from "./stale.js";
 
 /** How much each category matters when nothing else is known (background is never stored as a unit). */
 export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
@@ -473,9 +473,12 @@ export function distill(
   // A unit citing files carries their content hashes, so a later read can tell when the code moved on.
   const root = projectRoot(db, projectId);
   const drafts = draftUnits(sessionId, span, sections).map((d) => {
-    if (!root || d.category !== "change" || d.files.length === 0) return d;
-    const hashes = fileHashes(root, d.files);
-    return Object.keys(hashes).length ? { ...d, record: { ...d.record, file_hashes: hashes } } : d;
+    if (!root || d.files.length === 0) return d;
+    // Cited paths as the project knows them (an export without a working directory records absolute ones).
+    const files = [...new Set(d.files.map((f) => projectPath(root, f)))];
+    if (d.category !== "change") return { ...d, files };
+    const hashes = fileHashes(root, files);
+    return Object.keys(hashes).length ? { ...d, files, record: { ...d.record, file_hashes: hashes } } : { ...d, files };
   });
   return writeUnits(db, projectId, sessionId, span, drafts, { pending: isReviewMode(db, projectId) });
 }

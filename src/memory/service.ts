@@ -34,7 +34,7 @@ import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
-import { changedSince } from "./stale.js";
+import { staleChecker } from "./stale.js";
 import { bestWindow } from "./window.js";
 
 /** The project the memory functions work on. */
@@ -208,6 +208,7 @@ export function searchMemory(
   const since = time(input.since, "since");
   const until = time(input.until, "until");
   const cites = (m: MemoryRow) => m.files.some((f) => f.endsWith(input.file!) || input.file!.endsWith(f));
+  const changedSince = staleChecker(deps.root);
   for (const [id, score] of [...fused.entries()].sort((x, y) => y[1] - x[1])) {
     const m = getMemory(deps.db, id);
     if (!m) continue;
@@ -220,7 +221,7 @@ export function searchMemory(
     const at = Date.parse(m.updated_at);
     if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
     // A unit whose cited code changed since is shown, marked and ranked down.
-    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
     const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * (stale.length ? STALE_WEIGHT : 1));
     hits.push(stale.length ? { ...hit, stale } : hit);
     if (hits.length >= input.limit) break;
@@ -347,8 +348,9 @@ export function recall(
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
   // Units are whole sentences: shown whole (a unit longer than this is an old, unclipped one).
+  const changedSince = staleChecker(deps.root);
   const line = (m: MemoryRow) => {
-    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
     const mark = stale.length ? ` (stale: ${stale.join(", ")} changed since)` : "";
     return { id: m.id, text: `- ${clipWords(m.text, 1000)}${mark} (#${m.id})` };
   };
