@@ -341,6 +341,21 @@ export function settleUnit(
     updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
     r.superseded++;
   }
+  // A later finding or decision about the same subject replaces the earlier one: it stays, shown and ranked down.
+  let replaced: MemoryRow | undefined;
+  if (!previous && (d.category === "learning" || d.category === "reasoning")) {
+    const w = words(d.text);
+    const anchors = new Set(anchorsOf(d.text));
+    replaced = similarMemories(db, projectId, d.category, w).find((m) => {
+      if (m.id === id || m.status !== "active") return false;
+      // The same subject: a name in code both cite, and enough words in common.
+      return anchorsOf(m.text).some((a) => anchors.has(a)) && jaccard(w, words(m.text)) >= 0.25;
+    });
+    if (replaced) {
+      updateMemory(db, replaced.id, { status: "superseded", superseded_by: id, updated_at: now });
+      r.superseded++;
+    }
+  }
   let clash: MemoryRow | undefined;
   if (d.category === "commitment") {
     const w = words(d.text);
@@ -360,7 +375,8 @@ export function settleUnit(
     }
   }
   linkUnitNode(db, projectId, id, d);
-  return { ...(previous ? { superseded: previous.id } : {}), ...(clash ? { conflictsWith: clash.id } : {}) };
+  const superseded = previous ?? replaced;
+  return { ...(superseded ? { superseded: superseded.id } : {}), ...(clash ? { conflictsWith: clash.id } : {}) };
 }
 
 /**

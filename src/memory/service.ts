@@ -212,7 +212,8 @@ export function searchMemory(
   for (const [id, score] of [...fused.entries()].sort((x, y) => y[1] - x[1])) {
     const m = getMemory(deps.db, id);
     if (!m) continue;
-    if (!input.include_inactive && m.status !== "active") continue;
+    // A superseded unit is shown, ranked down (a later unit replaced it); one in conflict only when asked for.
+    if (!input.include_inactive && m.status !== "active" && m.status !== "superseded") continue;
     if (m.status === "pending" && !scope.includePending) continue;
     if (category && m.category !== category) continue;
     if (input.session_id && m.session_id !== input.session_id) continue;
@@ -222,7 +223,8 @@ export function searchMemory(
     if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
     // A unit whose cited code changed since is shown, marked and ranked down.
     const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
-    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * (stale.length ? STALE_WEIGHT : 1));
+    const down = (stale.length ? STALE_WEIGHT : 1) * (m.status === "superseded" ? SUPERSEDED_WEIGHT : 1);
+    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * down);
     hits.push(stale.length ? { ...hit, stale } : hit);
     if (hits.length >= input.limit) break;
   }
@@ -257,6 +259,8 @@ export function searchMemory(
 
 /** How much a stale unit's score counts against a current one's. */
 const STALE_WEIGHT = 0.5;
+/** How much a superseded unit's score counts against a current one's. */
+const SUPERSEDED_WEIGHT = 0.3;
 
 /** The top hits shown with their evidence window; characters of that window and of a raw turn's window. */
 const WINDOWED_HITS = 3;

@@ -1,11 +1,18 @@
-// Units from the agent's prose: only whole, grounded statements with a claim, or a choice an edit carried out.
+// Units from the agent's prose: only whole, grounded statements with a claim, or a choice an edit carried out;
+// failure units as whole error lines; a later finding supersedes an earlier one about the same subject.
+import { join } from "node:path";
+
 import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
-import { draftUnits } from "../../src/memory/distill.js";
+import { distill, draftUnits } from "../../src/memory/distill.js";
 import { eventDrafts } from "../../src/memory/events.js";
 import { grounded, wholeClaim } from "../../src/memory/prose.js";
+import { searchMemory } from "../../src/memory/service.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { upsertProject } from "../../src/storage/projects.js";
 import { extractSections } from "../../src/transcript/extract.js";
+import { tmpDir } from "../helpers/tmp.js";
 
 let n = 0;
 const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
@@ -156,5 +163,40 @@ describe("failure units", () => {
     ];
     const f = failures(span);
     expect(f[0]!.text).toContain('a follow-up to the request "Add CSV export to the reports page."');
+  });
+});
+
+describe("a later finding about the same subject", () => {
+  it("supersedes the earlier one, which search still shows, marked and ranked below it", () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "s.db"));
+    const projectId = upsertProject(db, "superseded", dir).id;
+    const session = (id: string, finding: string): Turn[] => [
+      turn("user", "The upload keeps failing for large files, please fix it."),
+      turn("assistant", "", {
+        tool_calls: [{ id: `r${id}`, name: "Read", input: { file_path: "src/upload.ts" } }],
+        tool_results: [{ call_id: `r${id}`, output: "const limit = MAX_UPLOAD_BYTES;", is_error: false }],
+      }),
+      turn("assistant", finding),
+    ];
+    const first = session(
+      "1",
+      "The upload fails because `MAX_UPLOAD_BYTES` is set to one megabyte in the server config.",
+    );
+    const later = session(
+      "2",
+      "The upload fails because `MAX_UPLOAD_BYTES` is read before the server config is loaded.",
+    );
+    distill(db, projectId, "s1", first, extractSections(first));
+    distill(db, projectId, "s2", later, extractSections(later));
+    const hits = searchMemory(
+      { db, projectId, root: dir },
+      { query: "why does the upload fail MAX_UPLOAD_BYTES" },
+    ).hits;
+    const learned = hits.filter((h) => h.category === "learning");
+    expect(learned.map((h) => h.status)).toEqual(["active", "superseded"]);
+    expect(learned[0]!.text).toMatch(/read before the server config/);
+    expect(learned[0]!.history.supersedes.map((x) => x.text)).toEqual([learned[1]!.text]);
+    db.close();
   });
 });
