@@ -18,7 +18,8 @@ const MAX_SENTENCE = 600;
 /** Paths named in one change unit; the rest are counted. */
 const MAX_FILES = 20;
 
-const FENCE = /```[\s\S]*?(?:```|$)/g;
+/** A pasted block: a code fence, or the triple quotes some people type for one. */
+const FENCE = /```[\s\S]*?(?:```|$)|'''[\s\S]*?(?:'''|$)|"""[\s\S]*?(?:"""|$)/g;
 
 /** Sentences of what a person typed: code fences and pasted log lines left out. */
 export function typedSentences(text: string): string[] {
@@ -114,8 +115,17 @@ function requestsOf(span: readonly Turn[]): Request[] {
     if (t.role !== "user" || !conversational(t)) return;
     const typed = humanPart(t.text).text;
     if (!typed || echoesAgent(typed, previousAgent)) return;
-    const text = requestText(typed);
+    let text = requestText(typed);
     if (!text) return;
+    // "Build error:" with the log pasted after it: the request is the error it pasted.
+    if (text.endsWith(":")) {
+      const pasted = typed
+        .split("\n")
+        .map((l) => l.replace(/^[\s'"`>]+/, "").trim())
+        .map((l) => (l.length <= 300 ? errorLine(l, t) : undefined))
+        .find((l) => l && ERROR_START.test(l));
+      if (pasted) text = `${text} ${pasted}`;
+    }
     const task = [...out].reverse().find((r) => saysTheWork(r.text))?.text;
     out.push({ turn: t.id, index, text, ...(!saysTheWork(text) && task ? { task } : {}) });
   });
@@ -155,7 +165,7 @@ const SELF_INFLICTED =
 const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
 /** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */
 const LOG_PREFIX =
-  /^(?:\d{1,2}:\d\d(?::\d\d)?\s*(?:[AP]M)?\s+(?:\[[^\]]{1,40}\]\s*|\([^)]{1,20}\)\s*)*|\d+\.\d{3}\s+|[×✖✗]\s+)/;
+  /^(?:\d{1,2}:\d\d(?::\d\d)?\s*(?:[AP]M)?\s+(?:\[[^\]]{1,40}\]\s*|\([^)]{1,20}\)\s*)*|(?:\d+\.\d{3}\s+)+|[×✖✗]\s+)/;
 
 const normalized = (s: string) => s.replace(/["'`]/g, "").replace(/\s+/g, " ").trim().toLowerCase();
 
@@ -267,7 +277,10 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
   }
   for (const g of byRequest.values()) {
     const next = requests.find((q) => q.index > g.last)?.index ?? Infinity;
-    const commit = commits.find((c) => c.i >= g.last && c.i < next);
+    // The commit that carried the edits: the first after them, and of several in one turn the last (aider commits
+    // the files left dirty before it edits, in the same turn as the commit of its own edits).
+    const first = commits.find((c) => c.i >= g.last && c.i < next);
+    const commit = first && commits.filter((c) => c.i === first.i).at(-1);
     const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
     const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";

@@ -200,3 +200,20 @@ describe("a later finding about the same subject", () => {
     db.close();
   });
 });
+
+describe("a request whose log is pasted after a colon", () => {
+  it("is named by the error it pasted, not by the log", () => {
+    const span = [
+      turn(
+        "user",
+        'Build error: """ bff 18/18] RUN npm run build:\n0.180 1.243 error TS2688: Cannot find type definition file for \'chai\'.\n"""',
+      ),
+      turn("assistant", "", {
+        tool_calls: [{ id: "w", name: "Write", input: { file_path: "bff/tsconfig.json", content: "{}" } }],
+        tool_results: [{ call_id: "w", output: "File written", is_error: false }],
+      }),
+    ];
+    const change = eventDrafts("s", span, extractSections(span)).find((d) => d.category === "change")!;
+    expect(change.record.request).toBe("Build error: error TS2688: Cannot find type definition file for 'chai'.");
+  });
+});
