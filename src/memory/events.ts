@@ -32,7 +32,7 @@ export function typedSentences(text: string): string[] {
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
+  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -93,7 +93,7 @@ interface Request {
 
 /** A follow-up that says nothing of the work by itself: "continue", "check console output", "still the same error". */
 const FOLLOW_UP =
-  /^(?:(?:ok(?:ay)?|so|now|yes|great|thanks|nice|and|but|hmm)[,.!]?\s+)*(?:(?:please\s+)?(?:continue|contine|go on|go ahead|proceed|keep going|try again|do (?:it|that|this|option \w+)|implement (?:the|this|that|your) plan|that would be\b|sounds good|check (?:the )?(?:console )?outputs?)\b|still\b|same\b|it (?:still|works)\b|there (?:was|is) (?:a|an|still)\b)|\b(?:where you (?:were|left off)|please contine|please continue)\b/i;
+  /^(?:(?:ok(?:ay)?|so|now|yes|great|thanks|nice|and|but|hmm)[,.!]?\s+)*(?:(?:please\s+)?(?:continue|contine|go on|go ahead|proceed|keep going|try again|do (?:it|that|this|option \w+)|implement (?:the|this|that|your) plan|that would be\b|sounds good|check (?:the )?(?:console )?outputs?)\b|still\b|same\b|it (?:still|works)\b|there (?:was|is) (?:a|an|still)\b)|\b(?:where you (?:were|left off)|please contine|please continue|go ahead|i agree)\b/i;
 
 /** Whether a request says what the work is: a few words of its own, not only a follow-up. */
 function saysTheWork(text: string): boolean {
