@@ -34,7 +34,7 @@ import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
-import { changedSince } from "./stale.js";
+import { staleChecker } from "./stale.js";
 import { bestWindow } from "./window.js";
 
 /** The project the memory functions work on. */
@@ -208,10 +208,12 @@ export function searchMemory(
   const since = time(input.since, "since");
   const until = time(input.until, "until");
   const cites = (m: MemoryRow) => m.files.some((f) => f.endsWith(input.file!) || input.file!.endsWith(f));
+  const changedSince = staleChecker(deps.root);
   for (const [id, score] of [...fused.entries()].sort((x, y) => y[1] - x[1])) {
     const m = getMemory(deps.db, id);
     if (!m) continue;
-    if (!input.include_inactive && m.status !== "active") continue;
+    // A superseded unit is shown, ranked down (a later unit replaced it); one in conflict only when asked for.
+    if (!input.include_inactive && m.status !== "active" && m.status !== "superseded") continue;
     if (m.status === "pending" && !scope.includePending) continue;
     if (category && m.category !== category) continue;
     if (input.session_id && m.session_id !== input.session_id) continue;
@@ -220,8 +222,9 @@ export function searchMemory(
     const at = Date.parse(m.updated_at);
     if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
     // A unit whose cited code changed since is shown, marked and ranked down.
-    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
-    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * (stale.length ? STALE_WEIGHT : 1));
+    const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
+    const down = (stale.length ? STALE_WEIGHT : 1) * (m.status === "superseded" ? SUPERSEDED_WEIGHT : 1);
+    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * down);
     hits.push(stale.length ? { ...hit, stale } : hit);
     if (hits.length >= input.limit) break;
   }
@@ -256,6 +259,8 @@ export function searchMemory(
 
 /** How much a stale unit's score counts against a current one's. */
 const STALE_WEIGHT = 0.5;
+/** How much a superseded unit's score counts against a current one's. */
+const SUPERSEDED_WEIGHT = 0.3;
 
 /** The top hits shown with their evidence window; characters of that window and of a raw turn's window. */
 const WINDOWED_HITS = 3;
@@ -335,8 +340,9 @@ export function recall(
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
   // Units are whole sentences: shown whole (a unit longer than this is an old, unclipped one).
+  const changedSince = staleChecker(deps.root);
   const line = (m: MemoryRow) => {
-    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
     const mark = stale.length ? ` (stale: ${stale.join(", ")} changed since)` : "";
     return { id: m.id, text: `- ${clipWords(m.text, 1000)}${mark} (#${m.id})` };
   };
