@@ -53,6 +53,11 @@ export const ScanOptions = z.object({
   known: z.record(z.string(), KnownFile).optional(),
   /** How many example paths to keep per skip reason. */
   examplesPerReason: z.number().int().min(0).default(5),
+  /**
+   * Only these repo paths (files, or folders standing for everything under them), e.g. what a watcher saw change:
+   * git lists just them (ignored entries are not counted), and a walk keeps just them. Every other rule applies.
+   */
+  paths: z.array(z.string()).optional(),
 });
 export type ScanOptions = z.input<typeof ScanOptions>;
 
@@ -205,14 +210,24 @@ function loadIgnoreFile(file: string): Ignore | undefined {
   }
 }
 
-/** Lists files with git, relative to `root`; undefined when root is not in a work tree or git is missing. */
-function gitList(root: string): { files: string[]; ignored: string[] } | undefined {
+/**
+ * Lists files with git, relative to `root` (only those under `paths`, taken literally, when given); undefined when
+ * root is not in a work tree or git is missing.
+ */
+function gitList(root: string, paths?: readonly string[]): { files: string[]; ignored: string[] } | undefined {
   const run = (args: string[]) => {
     const out = git(root, args, { trim: false, maxBuffer: 512 * 1024 * 1024, timeout: 120_000 });
     if (out === undefined) throw new Error(`git ${args[0]} failed`);
     return out;
   };
   try {
+    if (paths) {
+      // Outside a work tree ls-files fails: the caller walks instead.
+      const listed = paths.length
+        ? run(["--literal-pathspecs", "ls-files", "-z", "-c", "-o", "--exclude-standard", "--", ...paths])
+        : "";
+      return { files: [...new Set(listed.split("\0").filter(Boolean))], ignored: [] };
+    }
     if (run(["rev-parse", "--is-inside-work-tree"]).trim() !== "true") return undefined;
     const files = run(["ls-files", "-z", "-c", "-o", "--exclude-standard"]).split("\0").filter(Boolean);
     let ignored: string[] = [];
@@ -332,10 +347,10 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   const memcardsIgnore = loadIgnoreFile(join(realRoot, ".memcardsignore"));
   if (memcardsIgnore) excluded.add(memcardsIgnore);
 
-  const listed = opts.useGit ? gitList(realRoot) : undefined;
+  const listed = opts.useGit ? gitList(realRoot, opts.paths) : undefined;
   let candidates: Candidate[];
   let mode: ScanResult["mode"] = "git";
-  if (listed && listed.files.length > 0) {
+  if (listed && (listed.files.length > 0 || opts.paths)) {
     candidates = [];
     // `--directory` collapses ignored directories to one entry ending in "/", so each counts once.
     for (const p of listed.ignored) skip(tally, hasVendoredSegment(p) ? "vendored" : "ignored", p);
@@ -347,6 +362,10 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   } else {
     mode = "walk";
     candidates = walk(realRoot, excluded, tally);
+    if (opts.paths) {
+      const within = underPaths(opts.paths);
+      candidates = candidates.filter((c) => within(c.path));
+    }
   }
 
   const files: ScannedFile[] = [];
@@ -356,6 +375,16 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { root: realRoot, mode, files, skipped: tally.counts, skippedExamples: tally.examples };
+}
+
+/** Whether a repo path is one of `paths` or lies in a folder among them. */
+export function underPaths(paths: readonly string[]): (path: string) => boolean {
+  const set = new Set(paths.map((p) => p.replace(/\/+$/, "")));
+  return (path) => {
+    if (set.has(path)) return true;
+    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) if (set.has(path.slice(0, i))) return true;
+    return false;
+  };
 }
 
 function safeIgnores(ig: Ignore, path: string): boolean {
