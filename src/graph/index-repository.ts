@@ -16,8 +16,8 @@ import type { Db } from "../storage/db.js";
 import { optimizePlanner, refreshPlannerStats, writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
-import { deleteFiles, fileCount, fileImports, knownFiles, writeFiles } from "../storage/graph/files.js";
-import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
+import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
 import { localPreparer, workerPreparer } from "./prepare.js";
@@ -101,7 +101,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
   const scan = scanRepo(opts.root, {
-    withContent: true,
+    // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
+    withContent: false,
     known: Object.fromEntries([...known].map(([p, r]) => [p, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }])),
     ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
@@ -231,9 +232,15 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   };
 }
 
-/** Every indexed file with its stored import refs; a stored entry that is not an import ref is skipped. */
-export function indexedImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
-  return fileImports(db).map((f) => ({
+/**
+ * Every indexed file (or those of `only`) with its stored import refs; a stored entry that is not an import ref is
+ * skipped.
+ */
+export function indexedImports(
+  db: Db,
+  only?: readonly string[],
+): { path: string; imports: ImportRef[]; is_test: number }[] {
+  return fileImports(db, only).map((f) => ({
     ...f,
     imports: f.imports.flatMap((ref) => {
       const parsed = ImportRef.safeParse(ref);
@@ -260,7 +267,7 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
     }
   }
   const covers = testCovers(paths, importEdges);
-  const ids = nodeIdsByKey(db);
+  const ids = fileNodeIdsByKey(db);
   const id = (p: string) => ids.get(fileKey(p));
   const edges: { src: number; dst: number; type: string; weight: number }[] = [];
   for (const e of importEdges) {
@@ -304,15 +311,14 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
 
 /** Re-resolves the imports and test_covers edges leaving the given (modified, not added) files. */
 export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly string[]): void {
-  const files = indexedImports(db);
-  const paths = files.map((f) => f.path);
+  const paths = indexedPaths(db);
+  const files = indexedImports(db, changedPaths);
   const resolve = createImportResolver(paths, readManifests(root, paths));
   const changedSet = new Set(changedPaths);
-  const ids = nodeIdsByKey(db);
+  const ids = fileNodeIdsByKey(db);
   const id = (p: string) => ids.get(fileKey(p));
   const importEdges: ImportEdge[] = [];
   for (const f of files) {
-    if (!changedSet.has(f.path)) continue;
     const seen = new Set<string>();
     for (const ref of f.imports) {
       for (const to of resolve(f.path, ref)) {

@@ -1,7 +1,7 @@
 // Repository scan: the files git would track (git ls-files, or a .gitignore-aware walk), minus built-in skips.
 import { createHash } from "node:crypto";
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
@@ -340,7 +340,9 @@ function assertDirectory(root: string): string {
  * Never throws for a single bad file (it becomes a skip); throws NOT_FOUND / NOT_A_DIRECTORY for a bad root.
  */
 export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
-  const opts = ScanOptions.parse(options);
+  // `known` holds one entry per indexed file: it is checked by its callers' types, not copied through the schema.
+  const { known, ...rest } = options;
+  const opts = { ...ScanOptions.parse(rest), known };
   const realRoot = assertDirectory(root);
   const tally = newTally(opts.examplesPerReason);
   const excluded = ignore().add(opts.exclude);
@@ -369,8 +371,9 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   }
 
   const files: ScannedFile[] = [];
+  const realDirs = new Map<string, string>();
   for (const c of candidates) {
-    const file = inspect(c, realRoot, opts, tally);
+    const file = inspect(c, realRoot, opts, tally, realDirs);
     if (file) files.push(file);
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -395,12 +398,20 @@ function safeIgnores(ig: Ignore, path: string): boolean {
   }
 }
 
+/** The real path of a folder, resolved once per scan. */
+function realDir(dir: string, cache: Map<string, string>): string {
+  let real = cache.get(dir);
+  if (real === undefined) cache.set(dir, (real = realpathSync.native(dir)));
+  return real;
+}
+
 /** Stats, reads and classifies one candidate; returns undefined (and counts why) when it is skipped. */
 function inspect(
   c: Candidate,
   realRoot: string,
   opts: z.output<typeof ScanOptions>,
   tally: Tally,
+  realDirs: Map<string, string>,
 ): ScannedFile | undefined {
   // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
   const reason = redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
@@ -420,7 +431,10 @@ function inspect(
   // `sub` became a link): only what lies inside the project is ever read, and it is read at its real path.
   let real: string;
   try {
-    real = realpathSync(c.absPath);
+    // A file that is no link lies where its folder really is: folders are resolved once each.
+    real = st.isSymbolicLink()
+      ? realpathSync(c.absPath)
+      : join(realDir(dirname(c.absPath), realDirs), basename(c.absPath));
     if (real !== c.absPath) st = statSync(real);
   } catch {
     skip(tally, "unreadable", c.path); // dangling link or a link loop

@@ -13,8 +13,9 @@ export interface VectorItem {
   text: string;
 }
 
+/** A text's identity for "unchanged, keep its vector": 64 bits of its sha1 (hex). */
 function hashText(text: string): string {
-  return createHash("sha1").update(text).digest("hex");
+  return createHash("sha1").update(text).digest("hex").slice(0, 16);
 }
 
 /** True when the store has its vec0 table (created when an embedder is bound). */
@@ -175,13 +176,14 @@ export function nodeVectors(
     }));
 }
 
-/** Ids of nodes of the given types whose vector is still pending. */
-export function pendingNodeIds(db: Db, types: readonly string[]): number[] {
+/** Ids of a project's nodes of the given types whose vector is still pending (read through the pending index). */
+export function pendingNodeIds(db: Db, projectId: number, types: readonly string[]): number[] {
   return (
     stmt(
       db,
       `SELECT n.id AS id FROM vector_items i JOIN nodes n ON n.id = i.owner_id
-       WHERE i.owner_type = 'node' AND i.embedded = 0 AND n.type IN (${types.map(() => "?").join(",")})`,
-    ).all(...types) as { id: number }[]
+       WHERE i.project_id = ? AND i.embedded = 0 AND i.owner_type = 'node'
+         AND n.type IN (${types.map(() => "?").join(",")})`,
+    ).all(projectId, ...types) as { id: number }[]
   ).map((r) => r.id);
 }

@@ -134,19 +134,33 @@ export function deleteFiles(db: Db, paths: readonly string[]): number {
 }
 
 /**
- * Files with their stored import refs as JSON values (the repository model validates them), for re-resolving
- * imports without parsing. A stored value that is not a JSON array reads as no imports.
+ * Files (all, or those of `only`) with their stored import refs as JSON values (the repository model validates
+ * them), for re-resolving imports without parsing. A stored value that is not a JSON array reads as no imports.
  */
-export function fileImports(db: Db): { path: string; imports: unknown[]; is_test: number }[] {
-  return (
-    stmt(db, "SELECT path, imports, is_test FROM files").all() as { path: string; imports: string; is_test: number }[]
-  ).map((r) => ({ path: r.path, imports: decodeJson(StoredImports, r.imports) ?? [], is_test: r.is_test }));
+export function fileImports(db: Db, only?: readonly string[]): { path: string; imports: unknown[]; is_test: number }[] {
+  type Row = { path: string; imports: string; is_test: number };
+  const rows = only
+    ? only.flatMap((p) => stmt(db, "SELECT path, imports, is_test FROM files WHERE path = ?").all(p) as Row[])
+    : (stmt(db, "SELECT path, imports, is_test FROM files").all() as Row[]);
+  return rows.map((r) => ({ path: r.path, imports: decodeJson(StoredImports, r.imports) ?? [], is_test: r.is_test }));
+}
+
+/** Every indexed file's path. */
+export function indexedPaths(db: Db): string[] {
+  return (stmt(db, "SELECT path FROM files").all() as { path: string }[]).map((r) => r.path);
 }
 
 /** Size and mtime recorded when a file was indexed. */
 export function fileStamp(db: Db, path: string): { mtime_ms: number; size: number } | undefined {
   return stmt(db, "SELECT mtime_ms, size FROM files WHERE path = ?").get(path) as
     { mtime_ms: number; size: number } | undefined;
+}
+
+/** The languages of the indexed files (none for files of no known language). */
+export function indexedLanguages(db: Db): string[] {
+  return (
+    stmt(db, "SELECT DISTINCT language FROM files WHERE language IS NOT NULL").all() as { language: string }[]
+  ).map((r) => r.language);
 }
 
 /** How many files the index holds. */

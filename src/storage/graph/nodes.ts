@@ -201,6 +201,15 @@ export function upsertLooseNode(db: Db, projectId: number, n: NodeInput): number
   return id;
 }
 
+/** The ids of file-level nodes (file, test, rule: key `file:<path>`) by key, read through the key index. */
+export function fileNodeIdsByKey(db: Db): Map<string, number> {
+  const rows = stmt(db, "SELECT id, key FROM nodes WHERE key >= 'file:' AND key < 'file;'").all() as {
+    id: number;
+    key: string;
+  }[];
+  return new Map(rows.map((r) => [r.key, r.id]));
+}
+
 /** Node ids by key (missing keys are absent from the map). */
 export function nodeIdsByKey(db: Db, type?: string): Map<string, number> {
   const rows = (
