@@ -414,7 +414,9 @@ function inspect(
   realDirs: Map<string, string>,
 ): ScannedFile | undefined {
   // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
-  const reason = redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
+  // A path given as known was checked by the scan that indexed it.
+  const known = opts.known?.[c.path];
+  const reason = !known && redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
   if (reason) {
     skip(tally, reason, c.path);
     return undefined;
@@ -462,7 +464,6 @@ function inspect(
     skip(tally, "hard-link", c.path);
     return undefined;
   }
-  const known = opts.known?.[c.path];
   if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) {
     return {
       path: c.path,
