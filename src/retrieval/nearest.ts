@@ -3,8 +3,10 @@
 // 256 dimensions); the copy is read once, normalized, and compared in a tight loop. The results are the same
 // neighbours with the same cosine distances (up to float rounding), ties broken by id.
 import type { Db } from "../storage/db.js";
+import { getEmbedderBinding } from "../storage/meta.js";
 import {
   nearestVectors,
+  quantizeVector,
   type VectorChunk,
   vectorChunks,
   vectorOwners,
@@ -33,6 +35,8 @@ export interface VectorMatrix {
   ids: Int32Array;
   ownerIds: Int32Array;
   ownerTypes: string[];
+  /** Rows read from int8 vectors: a query is compared quantized the same way, as sqlite-vec compares it. */
+  quantized?: boolean;
 }
 
 /** Packs vectors into a matrix of unit rows; a zero vector (no direction) is left out, as vec0's kNN skips it. */
@@ -121,29 +125,35 @@ function kthLargest(xs: Float64Array, k: number): number {
  */
 const LOAD_CHUNKS = 8;
 
+/** `v` as the store keeps it (int8, scaled to ±127), as floats: the query sqlite-vec compares int8 vectors with. */
+function asQuantized(v: Float32Array): Float32Array {
+  const b = quantizeVector(v);
+  return Float32Array.from(new Int8Array(b.buffer, b.byteOffset, b.byteLength));
+}
+
 /** A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. */
-function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>) {
+function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>, dimension: number) {
   const cap = owners.size;
   const ids = new Int32Array(cap);
   const ownerIds = new Int32Array(cap);
   const ownerTypes: string[] = [];
-  let data: Float32Array | undefined;
-  let dimension = 0;
+  const data = new Float32Array(dimension * cap);
   let rows = 0;
+  let quantized = false;
   return {
-    /** Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. */
+    /**
+     * Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. A slot is
+     * `dimension` components of 1 byte (int8 vectors) or 4 (float32 vectors of older stores).
+     */
     add(c: VectorChunk): boolean {
-      if (c.size <= 0 || c.vectors.byteLength % (c.size * 4) !== 0 || c.rowids.byteLength < c.size * 8) return false;
-      const dim = c.vectors.byteLength / (c.size * 4);
-      if (!data) {
-        dimension = dim;
-        data = new Float32Array(dim * cap);
-      }
-      if (dim !== dimension) return false;
+      if (dimension <= 0 || c.size <= 0 || c.rowids.byteLength < c.size * 8) return false;
+      const width = c.vectors.byteLength / (c.size * dimension);
+      if (width !== 1 && width !== 4) return false;
+      const dim = dimension;
       // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
-      const all = new Float32Array(
-        c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength),
-      );
+      const bytes = c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength);
+      const all = width === 1 ? new Int8Array(bytes) : new Float32Array(bytes);
+      if (width === 1) quantized = true;
       for (let i = 0; i < c.size && rows < cap; i++) {
         if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
         const id = Number(c.rowids.readBigInt64LE(i * 8));
@@ -166,10 +176,11 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
       dimension,
       rows,
       stride: cap,
-      data: data ?? new Float32Array(0),
+      data,
       ids,
       ownerIds,
       ownerTypes,
+      quantized,
     }),
   };
 }
@@ -199,7 +210,7 @@ export function createNearestVectors(db: Db) {
     const step = () => {
       if (loading !== token) return;
       try {
-        filler ??= matrixFiller(vectorOwners(db));
+        filler ??= matrixFiller(vectorOwners(db), getEmbedderBinding(db)?.dimension ?? 0);
         for (let n = 0; ; n++) {
           const page = vectorChunks(db, after, 1);
           if (!page || !page.every((c) => filler!.add(c))) {
@@ -254,7 +265,7 @@ export function createNearestVectors(db: Db) {
     nearest(query: Float32Array, k: number, ownerType?: string): Neighbour[] {
       const m = current();
       if (!m) return nearestVectors(db, query, k, ownerType);
-      const rows = nearestRows(m, query, k);
+      const rows = nearestRows(m, m.quantized ? asQuantized(query) : query, k);
       return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
     },
   };
