@@ -483,11 +483,38 @@ export function nextSteps(turns: Turn[], from = 0): Fact[] {
   const last = lastSaid(turns, 0);
   if (last && (at.get(last.id) ?? 0) < from) return [];
   if (!last) return [];
-  return sentences(spoken(last.text))
-    .map(unbullet)
-    .filter((s) => /\b(next|then|should|need to|todo|remaining|will|could|recommend|try)\b/i.test(s))
-    .slice(0, 5)
-    .map((s) => ({ text: clip(s, 220), turn: last.id }));
+  // The items under the message's own `Next steps` / `Follow-ups` / `Remaining` heading, else its sentences that name
+  // open work in so many words; what the code will do (`The procedure will skip …`) is not a step.
+  const listed = headedItems(last.text, OPEN_HEAD);
+  const picked =
+    listed.length > 0
+      ? listed
+      : sentences(spoken(last.text))
+          .map(unbullet)
+          .filter((x) => OPEN_WORK.test(x) && !x.endsWith(":"));
+  return picked.slice(0, 5).map((x) => ({ text: clip(x, 220), turn: last.id }));
+}
+
+/** A heading over the open work in an agent's report: `### Open follow-ups`, `**Next steps:**`, `Remaining:`. */
+const OPEN_HEAD =
+  /^\s*(?:#{1,6}\s*)?(?:\*\*)?(?:[\w-]+\s+){0,2}(?:next steps?|follow-?ups?|remaining(?: work| items)?|todo|to do|open items|still to do|left to do)\b[^\n]{0,40}$/i;
+/** A sentence that names open work: `Next, …`, `still need to`, `not yet`, `you'll need to restart …`. */
+const OPEN_WORK =
+  /^next[,:]|\bnext steps?\b|\bstill (?:need|have) to\b|\bnot (?:yet|been) (?:done|implemented|tested|run|wired|verified)\b|\bremaining\b|\bleft to do\b|\b(?:you(?:'ll| will)?|we(?:'ll| will)?) (?:still )?need to\b|\bTODO\b|\bfollow-?up\b/i;
+
+/** The list items right under a heading line that matches `head`, outside code. */
+function headedItems(text: string, head: RegExp): string[] {
+  const ls = text.replace(/```[\s\S]*?(```|$)/g, " ").split("\n");
+  const out: string[] = [];
+  ls.forEach((l, i) => {
+    if (!head.test(l.replace(/\*\*/g, ""))) return;
+    for (let j = i + 1; j < ls.length && out.length < 8; j++) {
+      const item = LIST_ITEM.exec(ls[j]!)?.[1];
+      if (item) out.push(item.replace(/\*\*/g, "").trim());
+      else if (ls[j]!.trim() || out.length > 0) break;
+    }
+  });
+  return out;
 }
 
 /** The agent's last turn that says something (more than `min` characters of prose). */
