@@ -153,7 +153,7 @@ const WILL_DO =
   /^(?:(?:ok(?:ay)?|great|sure|now|so|first|next|then|alright|right)[,!.]?\s+)*(?:I|we)(?:['’]ll| will| am going to|['’]m going to| are going to) (?!(?:check|look|inspect|read|examine|see|verify|run|search|investigate|start|begin|first|now|also|take|review|explore|analy[sz]e|test|try|debug|help|explain|need|have|keep|continue|find|open|get|wait|summari[sz]e|confirm|quickly|do|be|make sure|let|provide|show|walk|go|proceed|answer|write up|report|view|execute|compile|query|fetch|call|list|print|rerun|re-run|navigate|click|reproduce|implement the|make (?:those|these|the) changes)\b)\w+/i;
 /** A diagnosis or the narration of a next look, not a choice: `The issue is …`, `Let me try a better approach`. */
 const NOT_CHOICE =
-  /^(?:the (?:root )?(?:cause|issue|problem|error|reason|fix)\b|this (?:error|issue|problem)\b|let(?:'s| me| us)\b|now let|i see\b|it seems|it looks|looks like|if you\b|you (?:can|could|might|may)\b|(?:this|that|which|it) (?:should|will|would)\b)|\?$/i;
+  /^(?:the (?:root )?(?:cause|issue|problem|error|reason|fix)\b|this (?:error|issue|problem)\b|let(?:'s| me| us)\b|now let|i see\b|it seems|it looks|looks like|if you\b|you (?:can|could|might|may)\b|remember\b|note that\b|keep in mind\b|(?:this|that|which|it) (?:should|will|would)\b)|\?$/i;
 /** The agent binding itself to a rule: `I will not run any build commands`, `I'll only edit the tests`. */
 const COMMITMENT =
   /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we)(?: will| shall|['’]ll) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won['’]?t\b/i;

@@ -189,8 +189,10 @@ function lines(s: Sections): Line[] {
     0,
     (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""} → ${turnRef(f.resolved!)}`,
   );
+  // An error whose message a later run settled is not also listed as left behind.
+  const settled = new Set(behind.filter((f) => f.resolved).map((f) => clip(errorCore(f.text), 80)));
   rollUp(
-    behind.filter((f) => !f.resolved),
+    behind.filter((f) => !f.resolved && !settled.has(clip(errorCore(f.text), 80))),
     "hit before later work and not seen since",
     1,
     (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""}`,
