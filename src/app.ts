@@ -79,6 +79,13 @@ function ensureStoreDir(dbPath: string, userDir: string): void {
 /** Meta key: the embedder whose advice this store has shown (the note is not repeated for it). */
 const EMBEDDER_NOTICE_KEY = "embedder.notice";
 
+/** STORE_UNTRUSTED for a committed store the user has not trusted; true when the store is to be registered once
+ * open. The per-user store is always trusted. */
+function checkTrust(dbPath: string, config: Config, location: ProjectLocation, logger: Logger): boolean {
+  const userStore = dirname(dbPath) === resolve(config.userDir);
+  return checkStoreTrust(dbPath, { userDir: config.userDir, root: location.root, userStore, logger });
+}
+
 export interface CreateAppOptions {
   /** Open a store git tracks that the user has not trusted yet (only `memcards trust`, which then registers it). */
   untrusted?: "allow";
@@ -88,14 +95,7 @@ export interface CreateAppOptions {
 export function createApp(config: Config, location: ProjectLocation, logger: Logger, opts: CreateAppOptions = {}): App {
   const dbPath = resolve(config.db ?? location.defaultDbPath);
   ensureStoreDir(dbPath, config.userDir);
-  const register =
-    opts.untrusted !== "allow" &&
-    checkStoreTrust(dbPath, {
-      userDir: config.userDir,
-      root: location.root,
-      userStore: dirname(dbPath) === resolve(config.userDir),
-      logger,
-    });
+  const register = opts.untrusted !== "allow" && checkTrust(dbPath, config, location, logger);
   const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
     if (register) registerStore(config.userDir, dbPath);
