@@ -31,17 +31,15 @@ export function registerTrust(program: Command, ctx: CliContext): void {
           ),
         );
         const tracked = trackedStoreFiles(dbPath) ?? [];
-        const text = [
-          `store: ${dbPath}${tracked.length ? " (committed to the repository)" : ""}`,
-          `holds: ${
-            Object.entries(counts)
-              .map(([name, n]) => `${name} ${n}`)
-              .join(", ") || "nothing"
-          }`,
-        ];
+        const holds = Object.entries(counts).map(([name, n]) => `${name} ${n}`);
+        // What it holds is shown before it is trusted.
+        if (!opts.json) {
+          console.log(`store: ${dbPath}${tracked.length ? " (committed to the repository)" : ""}`);
+          console.log(`holds: ${holds.join(", ") || "nothing"}`);
+        }
         registerStore(config.userDir, dbPath);
-        text.push("trusted: memcards now reads it in hooks, the server and commands.");
-        print(opts.json, { store: dbPath, committed: tracked.length > 0, counts, trusted: true }, text.join("\n"));
+        const done = "trusted: memcards now reads it in hooks, the server and commands.";
+        print(opts.json, { store: dbPath, committed: tracked.length > 0, counts, trusted: true }, done);
       } finally {
         await app.close();
       }

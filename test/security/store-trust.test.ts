@@ -2,7 +2,7 @@
 // log the refusal, the server's tools and the CLI answer STORE_UNTRUSTED, until `memcards trust` registers it. A store
 // git does not track (the normal case), one memcards created, and one outside any repository are used as before.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -78,6 +78,9 @@ describe("a store the repository commits", () => {
       await c.close();
     }
 
+    const shown = victim.cli(["trust"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/store: .*memcards\.db \(committed to the repository\)\nholds: .*memories 1/);
     const trusted = victim.cli(["trust", "--json"]);
     expect(trusted.code, trusted.stderr).toBe(0);
     const out = JSON.parse(trusted.stdout) as { committed: boolean; counts: Record<string, number> };
@@ -146,6 +149,24 @@ describe("stores that were not cloned", () => {
     const me = user(root);
     const r = me.cli(["recall", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
+  });
+
+  it("where git cannot run, an unlisted store is used, the reason logged at debug level, and asked again next time", () => {
+    const root = realpathSync(tmpDir("memcards-trust-repo-"));
+    execFileSync("git", ["init", "-q", root]);
+    mkdirSync(join(root, ".memcards"));
+    openDatabase(join(root, ".memcards", "memcards.db")).close();
+    const me = user(root);
+    const r = runCli(["status", "--root", root, "--log-level", "debug"], {
+      cwd: root,
+      env: { ...me.env, PATH: join(root, "no-git-here") },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/git could not say whether .*memcards\.db is committed; using it as an untracked store/);
+    expect(existsSync(join(me.env.MEMCARDS_HOME, TRUSTED_STORES))).toBe(false);
+    // With git back, it is found untracked and listed.
+    expect(me.cli(["status"]).code).toBe(0);
+    expect(me.registry()).toContain(join(root, ".memcards", "memcards.db"));
   });
 
   it("a registry that is a link is refused, and the file it points at is left alone", () => {
