@@ -78,6 +78,9 @@ describe("a store the repository commits", () => {
       await c.close();
     }
 
+    const doctor = victim.cli(["doctor"]);
+    expect(doctor.stdout).toMatch(/fail {2}store trust: STORE_UNTRUSTED: .*memcards trust/);
+
     const shown = victim.cli(["trust"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/store: .*memcards\.db \(committed to the repository\)\nholds: .*memories 1/);
