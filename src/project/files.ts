@@ -117,6 +117,25 @@ export function appendOwnFile(path: string, text: string): void {
   }
 }
 
+/**
+ * The content of `path`, read without following a link and only from a regular file of this user with one link
+ * (UNSAFE_FILE otherwise); undefined when nothing is there.
+ */
+export function readOwnFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openOwn(path, fsConstants.O_RDONLY);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  try {
+    return readCapped(fd, Number.MAX_SAFE_INTEGER) ?? Buffer.alloc(0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Replaces the content of `path` (created if missing), never through a link or into another user's file. */
 export function writeOwnFile(path: string, data: string | Buffer): void {
   const fd = openOwn(path, fsConstants.O_WRONLY | fsConstants.O_CREAT);
