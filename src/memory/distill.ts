@@ -9,9 +9,11 @@ import {
   archiveTurns,
   indexMemory,
   insertMemory,
+  getMemory,
   memoriesByKey,
   type MemoryRow,
   similarMemories,
+  type SimilarUnit,
   updateMemory,
 } from "../storage/memories.js";
 import { projectRoot } from "../storage/projects.js";
@@ -91,6 +93,26 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   let inter = 0;
   for (const w of a) if (b.has(w)) inter++;
   return inter / Math.max(1, a.size + b.size - inter);
+}
+
+/** Word overlap (Jaccard) at which a learning is the same as a stored one, and a commitment is about the same things. */
+const SAME_LEARNING = 0.85;
+const CLASHING_COMMITMENT = 0.5;
+
+/** The candidate accepted by `ok` whose words overlap `w` the most (at least `min`), the newest among equals. */
+function closest<T extends { id: number; text: string }>(
+  candidates: readonly T[],
+  w: Set<string>,
+  min: number,
+  ok: (m: T) => boolean,
+): T | undefined {
+  let best: { m: T; j: number } | undefined;
+  for (const m of candidates) {
+    if (!ok(m)) continue;
+    const j = jaccard(w, words(m.text));
+    if (j >= min && (!best || j > best.j || (j === best.j && m.id > best.m.id))) best = { m, j };
+  }
+  return best?.m;
 }
 
 /** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
@@ -218,14 +240,13 @@ function writeDraft(
   pending = false,
 ): UnitWrite {
   // A unit waiting for review must not change units already in force (their importance, tier or evidence).
-  const inReach = (m: MemoryRow) => !pending || m.status === "pending";
+  const inReach = (m: { status: string }) => !pending || m.status === "pending";
   const same = memoriesByKey(db, projectId, d.category, d.key);
   let similar: MemoryRow | undefined = same.find(inReach);
   if (!similar && d.category === "learning") {
     const w = words(d.text);
-    similar = similarMemories(db, projectId, "learning", w).find(
-      (m) => inReach(m) && jaccard(w, words(m.text)) >= 0.85,
-    );
+    const near = closest(similarMemories(db, projectId, "learning", w, SAME_LEARNING), w, SAME_LEARNING, inReach);
+    similar = near && getMemory(db, near.id);
   }
   if (similar && d.category !== "performance") {
     // The same unit again: evidence chains concatenated, confidence raised.
@@ -302,12 +323,15 @@ export function settleUnit(
     updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
     r.superseded++;
   }
-  let clash: MemoryRow | undefined;
+  let clash: SimilarUnit | undefined;
   if (d.category === "commitment") {
     const w = words(d.text);
     const neg = NEGATION.test(d.text);
-    clash = similarMemories(db, projectId, "commitment", w).find(
-      (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
+    clash = closest(
+      similarMemories(db, projectId, "commitment", w, CLASHING_COMMITMENT),
+      w,
+      CLASHING_COMMITMENT,
+      (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg,
     );
     if (clash) {
       const olderWins = clash.confidence >= d.confidence + 0.3;

@@ -65,45 +65,69 @@ const RARITY_CAP = 256;
 /** Distinct words weighed per check: more than a unit's text holds (units are a few sentences). */
 const MAX_SIMILAR_TERMS = 512;
 
+/** A unit in force as a duplicate or contradiction check reads it: no JSON column decoded. */
+export interface SimilarUnit {
+  id: number;
+  status: string;
+  text: string;
+  confidence: number;
+}
+
 /**
- * Candidates for a near-duplicate or contradiction check: units of a category still in force that contain one of
- * the rarer half (plus one) of `words`, those sharing the most of them first, at most `limit`. A unit sharing at
- * least half of the words (Jaccard ≥ 0.5 or more) contains at least one of them, so nothing that could match is
- * missed; the cost is one walk over the units holding those rare words (each term's count stops at RARITY_CAP).
+ * Every unit of a category still in force (active or in conflict) whose words could reach `minJaccard` with
+ * `words` (the distinct words of the unit being checked), newest first; the caller measures the overlap. A unit
+ * that shares at least that fraction lacks at most `a − ⌈minJaccard·a⌉` of the `a` words; words no unit holds count
+ * against that allowance, and it must hold at least two of the rarest allowance + 2 words (at least one of the
+ * rarest allowance + 1 when too few are left). The search asks the full-text index for those pairs (or those
+ * words) only: its cost is the length of a few rare words' postings, not the store's size, and nothing that could
+ * match is missed. Each term's count stops at RARITY_CAP.
  */
 export function similarMemories(
   db: Db,
   projectId: number,
   category: string,
   words: Iterable<string>,
-  limit = 64,
-): MemoryRow[] {
-  // Every word is weighed (the rarer half is taken among all of them: the first words alone may be ones a
-  // candidate lacks); MAX_SIMILAR_TERMS bounds a pathological text.
-  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, MAX_SIMILAR_TERMS);
-  if (!terms.length) return [];
+  minJaccard: number,
+): SimilarUnit[] {
+  const all = [...new Set(words)];
+  if (!all.length) return [];
+  // Words the index cannot hold (a character its tokenizer splits on) are lacked by every unit.
+  const searchable = all.filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w));
+  const terms = searchable.slice(0, MAX_SIMILAR_TERMS);
   const count = stmt(
     db,
     "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
   );
   const quote = (t: string) => `"${t}"`;
-  const rare = terms
-    .map((t) => ({ t, n: (count.get(quote(t), RARITY_CAP + 1) as { n: number }).n }))
-    .filter((x) => x.n > 0)
-    .sort((a, b) => a.n - b.n)
-    .slice(0, Math.floor(terms.length / 2) + 1);
-  if (!rare.length) return [];
+  const counted = terms.map((t) => ({ t, n: (count.get(quote(t), RARITY_CAP + 1) as { n: number }).n }));
+  const present = counted.filter((x) => x.n > 0).sort((a, b) => a.n - b.n);
+  const lacked = all.length - searchable.length + (counted.length - present.length);
+  const allowance = all.length - Math.ceil(minJaccard * all.length - 1e-9) - lacked;
+  if (allowance < 0 || !present.length) return [];
+  const rare = present.slice(0, allowance + 2).map((x) => quote(x.t));
+  let match: string;
+  if (rare.length - allowance >= 2) {
+    const pairs: string[] = [];
+    for (let i = 0; i < rare.length; i++)
+      for (let j = i + 1; j < rare.length; j++) pairs.push(`(${rare[i]} AND ${rare[j]})`);
+    match = pairs.join(" OR ");
+  } else {
+    match = present
+      .slice(0, allowance + 1)
+      .map((x) => quote(x.t))
+      .join(" OR ");
+  }
+  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?")
+    .pluck()
+    .all(match) as number[];
+  if (!ids.length) return [];
   return (
     stmt(
       db,
-      // The project, category and status are checked on every match before the limit, and the matches are ranked
-      // by the rare words they share (bm25), so neither units of other categories or projects nor newer units that
-      // share fewer words push the closest candidate past the limit.
-      `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
-       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
-       ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?`,
-    ).all(rare.map((x) => quote(x.t)).join(" OR "), projectId, category, limit) as StoredMemory[]
-  ).map(decodeMemory);
+      `SELECT id, status, text, confidence FROM memories WHERE id IN (SELECT value FROM json_each(?))
+       AND project_id = ? AND category = ? AND status != 'superseded'`,
+    ).all(JSON.stringify(ids), projectId, category) as SimilarUnit[]
+  ).sort((a, b) => b.id - a.id);
 }
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
@@ -196,9 +220,10 @@ export function memoryCounts(
   db: Db,
   projectId: number,
 ): { category: string; tier: string; status: string; n: number }[] {
+  // Kept by the store's triggers as units are written, changed and deleted: a few rows, whatever the store's size.
   return stmt(
     db,
-    "SELECT category, tier, status, COUNT(*) AS n FROM memories WHERE project_id = ? GROUP BY category, tier, status ORDER BY category",
+    "SELECT category, tier, status, n FROM memory_counts WHERE project_id = ? AND n > 0 ORDER BY category",
   ).all(projectId) as { category: string; tier: string; status: string; n: number }[];
 }
 
