@@ -7,9 +7,9 @@ import { replaceEdgesFrom } from "../storage/graph/edges.js";
 import { getNodeByKey, upsertLooseNode } from "../storage/graph/nodes.js";
 import {
   archiveTurns,
+  getMemory,
   indexMemory,
   insertMemory,
-  getMemory,
   memoriesByKey,
   type MemoryRow,
   similarMemories,

@@ -117,9 +117,7 @@ export function similarMemories(
       .map((x) => quote(x.t))
       .join(" OR ");
   }
-  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?")
-    .pluck()
-    .all(match) as number[];
+  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?").pluck().all(match) as number[];
   if (!ids.length) return [];
   return (
     stmt(
