@@ -54,38 +54,108 @@ export interface UnitFilter {
   since?: string | undefined;
 }
 
+/** Where a page of units starts: after the unit last shown (keyset), or, for a link to a page number, an offset. */
+export type UnitCursor = { before: number } | { after: number } | { offset: number };
+
+/**
+ * The WHERE clause of a unit listing. Its one indexed column is the rarest the filter names (a status other than
+ * active, then the category, the tier, active); the others are unary-plus filters, so the walk newest first goes
+ * down that index in id order, stopped at the page's size, whatever the planner's statistics.
+ */
 function unitWhere(projectId: number, f: UnitFilter): { sql: string; args: unknown[] } {
-  // `+project_id`: newest first is a backward walk of the rowids; the (project, category, key) index would make
-  // SQLite sort every unit of the project first.
-  const where = ["+project_id = ?"];
+  const lead: [string, string | undefined][] = [
+    ["status", f.status && f.status !== "active" ? f.status : undefined],
+    ["category", f.category],
+    ["tier", f.tier],
+    ["status", f.status],
+  ];
+  const driver = lead.find(([, v]) => v)?.[0];
+  const where = ["project_id = ?"];
   const args: unknown[] = [projectId];
-  const add = (clause: string, value: unknown) => {
+  const add = (column: string, value: string | undefined) => {
     if (value === undefined || value === "") return;
-    where.push(clause);
+    where.push(`${column === driver ? "" : "+"}${column} = ?`);
     args.push(value);
   };
-  add("category = ?", f.category);
-  add("tier = ?", f.tier);
-  add("status = ?", f.status);
-  add("created_at >= ?", f.since);
+  add("category", f.category);
+  add("tier", f.tier);
+  add("status", f.status);
+  if (f.since) {
+    // Every unit created since has an id at least the lowest of them: the walk stops there, not at the oldest unit.
+    where.push(
+      "+created_at >= ?",
+      "id >= (SELECT coalesce(min(id), 0) FROM memories INDEXED BY memories_created WHERE project_id = ? AND created_at >= ?)",
+    );
+    args.push(f.since, projectId, f.since);
+  }
   return { sql: where.join(" AND "), args };
 }
 
-/** One page of a project's units, newest first, and how many match in all. */
+/** How many units match a filter: from the kept counts, or, for a time since, from that range of its index. */
+function unitTotal(db: Db, projectId: number, f: UnitFilter): number {
+  if (f.since) {
+    const where = ["project_id = ?", "created_at >= ?"];
+    const args: unknown[] = [projectId, f.since];
+    for (const [column, value] of [
+      ["category", f.category],
+      ["tier", f.tier],
+      ["status", f.status],
+    ] as const) {
+      if (!value) continue;
+      where.push(`${column} = ?`);
+      args.push(value);
+    }
+    return (
+      stmt(db, `SELECT COUNT(*) AS n FROM memories INDEXED BY memories_created WHERE ${where.join(" AND ")}`).get(
+        ...args,
+      ) as { n: number }
+    ).n;
+  }
+  return unitFacets(db, projectId)
+    .filter(
+      (r) =>
+        (!f.category || r.category === f.category) &&
+        (!f.tier || r.tier === f.tier) &&
+        (!f.status || r.status === f.status),
+    )
+    .reduce((n, r) => n + r.n, 0);
+}
+
+/**
+ * One page of a project's units, newest first, and how many match in all. A page starts after the unit last shown
+ * (`before`: older ones; `after`: newer ones), so it costs the same however deep it is.
+ */
 export function browseUnits(
   db: Db,
   projectId: number,
   f: UnitFilter,
   limit: number,
-  offset: number,
+  cursor: UnitCursor = { offset: 0 },
 ): { units: UnitView[]; total: number } {
   const w = unitWhere(projectId, f);
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM memories WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
-  const rows = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(
-    ...w.args,
-    limit,
-    offset,
-  ) as StoredUnit[];
+  const total = unitTotal(db, projectId, f);
+  let rows: StoredUnit[];
+  if ("after" in cursor) {
+    rows = (
+      stmt(db, `SELECT ${COLUMNS} FROM memories WHERE ${w.sql} AND id > ? ORDER BY id LIMIT ?`).all(
+        ...w.args,
+        cursor.after,
+        limit,
+      ) as StoredUnit[]
+    ).reverse();
+  } else if ("before" in cursor) {
+    rows = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE ${w.sql} AND id < ? ORDER BY id DESC LIMIT ?`).all(
+      ...w.args,
+      cursor.before,
+      limit,
+    ) as StoredUnit[];
+  } else {
+    rows = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(
+      ...w.args,
+      limit,
+      cursor.offset,
+    ) as StoredUnit[];
+  }
   return { units: rows.map(decodeUnit), total };
 }
 
@@ -100,12 +170,11 @@ export function unitsById(db: Db, projectId: number, ids: readonly number[]): Un
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Counts per category, tier and status: the filter bar's numbers. */
+/** Counts per category, tier and status: the filter bar's numbers, kept by the store's triggers as units change. */
 export function unitFacets(db: Db, projectId: number): { category: string; tier: string; status: string; n: number }[] {
-  return stmt(
-    db,
-    "SELECT category, tier, status, COUNT(*) AS n FROM memories WHERE project_id = ? GROUP BY category, tier, status",
-  ).all(projectId) as { category: string; tier: string; status: string; n: number }[];
+  return stmt(db, "SELECT category, tier, status, n FROM memory_counts WHERE project_id = ? AND n > 0").all(
+    projectId,
+  ) as { category: string; tier: string; status: string; n: number }[];
 }
 
 /** A unit's new wording and everything derived from it. */
