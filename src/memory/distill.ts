@@ -328,7 +328,7 @@ export function settleUnit(
     const w = words(d.text);
     const neg = NEGATION.test(d.text);
     clash = closest(
-      similarMemories(db, projectId, "commitment", w, CLASHING_COMMITMENT),
+      similarMemories(db, projectId, "commitment", w, CLASHING_COMMITMENT, { self: id }),
       w,
       CLASHING_COMMITMENT,
       (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg,

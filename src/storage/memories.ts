@@ -75,12 +75,12 @@ export interface SimilarUnit {
 
 /**
  * Every unit of a category still in force (active or in conflict) whose words could reach `minJaccard` with
- * `words` (the distinct words of the unit being checked), newest first; the caller measures the overlap. A unit
- * that shares at least that fraction lacks at most `a − ⌈minJaccard·a⌉` of the `a` words; words no unit holds count
- * against that allowance, and it must hold at least two of the rarest allowance + 2 words (at least one of the
- * rarest allowance + 1 when too few are left). The search asks the full-text index for those pairs (or those
- * words) only: its cost is the length of a few rare words' postings, not the store's size, and nothing that could
- * match is missed. Each term's count stops at RARITY_CAP.
+ * `words` (the distinct words of the unit being checked; `self`, that unit's id when it is already stored, is left
+ * out), newest first; the caller measures the overlap. A unit that shares at least that fraction lacks at most
+ * `a − ⌈minJaccard·a⌉` of the `a` words, and words no other unit holds count against that allowance. So it holds at
+ * least one of the rarest allowance + 1 words, and, when that allowance is small, at least two of the rarest
+ * allowance + 2: the full-text index is asked for those words (or those pairs) and nothing that could match is
+ * missed. Each term's count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
@@ -88,25 +88,33 @@ export function similarMemories(
   category: string,
   words: Iterable<string>,
   minJaccard: number,
+  opts: { self?: number } = {},
 ): SimilarUnit[] {
   const all = [...new Set(words)];
   if (!all.length) return [];
   // Words the index cannot hold (a character its tokenizer splits on) are lacked by every unit.
   const searchable = all.filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w));
   const terms = searchable.slice(0, MAX_SIMILAR_TERMS);
+  const self = opts.self ?? 0;
+  // A term's first RARITY_CAP + 1 units (in id order, as the index keeps them): their number, and the highest id
+  // among them. Past the cap, the term that needs the longer stretch of ids to reach it is the rarer.
   const count = stmt(
     db,
-    "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+    `SELECT count(*) AS n, max(rowid) AS high FROM
+       (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ? LIMIT ?)`,
   );
   const quote = (t: string) => `"${t}"`;
-  const counted = terms.map((t) => ({ t, n: (count.get(quote(t), RARITY_CAP + 1) as { n: number }).n }));
-  const present = counted.filter((x) => x.n > 0).sort((a, b) => a.n - b.n);
+  const counted = terms.map((t) => ({
+    t: quote(t),
+    ...(count.get(quote(t), self, RARITY_CAP + 1) as { n: number; high: number }),
+  }));
+  const present = counted.filter((x) => x.n > 0).sort((a, b) => a.n - b.n || (a.n > RARITY_CAP ? b.high - a.high : 0));
   const lacked = all.length - searchable.length + (counted.length - present.length);
   const allowance = all.length - Math.ceil(minJaccard * all.length - 1e-9) - lacked;
   if (allowance < 0 || !present.length) return [];
-  const rare = present.slice(0, allowance + 2).map((x) => quote(x.t));
   let match: string;
-  if (rare.length - allowance >= 2) {
+  if (allowance <= MAX_PAIRED_ALLOWANCE && present.length >= allowance + 2) {
+    const rare = present.slice(0, allowance + 2).map((x) => x.t);
     const pairs: string[] = [];
     for (let i = 0; i < rare.length; i++)
       for (let j = i + 1; j < rare.length; j++) pairs.push(`(${rare[i]} AND ${rare[j]})`);
@@ -114,10 +122,12 @@ export function similarMemories(
   } else {
     match = present
       .slice(0, allowance + 1)
-      .map((x) => quote(x.t))
+      .map((x) => x.t)
       .join(" OR ");
   }
-  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?").pluck().all(match) as number[];
+  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ?")
+    .pluck()
+    .all(match, self) as number[];
   if (!ids.length) return [];
   return (
     stmt(
@@ -127,6 +137,9 @@ export function similarMemories(
     ).all(JSON.stringify(ids), projectId, category) as SimilarUnit[]
   ).sort((a, b) => b.id - a.id);
 }
+
+/** Pairs of rare words are asked for while they are few (at most 6 pairs); past that, any of the rare words. */
+const MAX_PAIRED_ALLOWANCE = 2;
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   return Number(
