@@ -99,22 +99,6 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 const SAME_LEARNING = 0.85;
 const CLASHING_COMMITMENT = 0.5;
 
-/** The candidate accepted by `ok` whose words overlap `w` the most (at least `min`), the newest among equals. */
-function closest<T extends { id: number; text: string }>(
-  candidates: readonly T[],
-  w: Set<string>,
-  min: number,
-  ok: (m: T) => boolean,
-): T | undefined {
-  let best: { m: T; j: number } | undefined;
-  for (const m of candidates) {
-    if (!ok(m)) continue;
-    const j = jaccard(w, words(m.text));
-    if (j >= min && (!best || j > best.j || (j === best.j && m.id > best.m.id))) best = { m, j };
-  }
-  return best?.m;
-}
-
 /** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
   const ev = (turn: string, quote: string): Evidence[] => [
@@ -245,7 +229,9 @@ function writeDraft(
   let similar: MemoryRow | undefined = same.find(inReach);
   if (!similar && d.category === "learning") {
     const w = words(d.text);
-    const near = closest(similarMemories(db, projectId, "learning", w, SAME_LEARNING), w, SAME_LEARNING, inReach);
+    const near = similarMemories(db, projectId, "learning", w, SAME_LEARNING, {
+      accept: (m) => inReach(m) && jaccard(w, words(m.text)) >= SAME_LEARNING,
+    })[0];
     similar = near && getMemory(db, near.id);
   }
   if (similar && d.category !== "performance") {
@@ -327,12 +313,11 @@ export function settleUnit(
   if (d.category === "commitment") {
     const w = words(d.text);
     const neg = NEGATION.test(d.text);
-    clash = closest(
-      similarMemories(db, projectId, "commitment", w, CLASHING_COMMITMENT, { self: id }),
-      w,
-      CLASHING_COMMITMENT,
-      (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg,
-    );
+    clash = similarMemories(db, projectId, "commitment", w, CLASHING_COMMITMENT, {
+      self: id,
+      accept: (m) =>
+        m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= CLASHING_COMMITMENT,
+    })[0];
     if (clash) {
       const olderWins = clash.confidence >= d.confidence + 0.3;
       updateMemory(db, olderWins ? id : clash.id, {

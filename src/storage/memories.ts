@@ -76,7 +76,7 @@ export interface SimilarUnit {
 /**
  * Every unit of a category still in force (active or in conflict) whose words could reach `minJaccard` with
  * `words` (the distinct words of the unit being checked; `self`, that unit's id when it is already stored, is left
- * out), newest first; the caller measures the overlap. A unit that shares at least that fraction lacks at most
+ * out) and that `accept` takes (the caller measures the overlap), best first. A unit that shares at least that fraction lacks at most
  * `a − ⌈minJaccard·a⌉` of the `a` words, and words no other unit holds count against that allowance. So it holds at
  * least one of the rarest allowance + 1 words, and, when that allowance is small, at least two of the rarest
  * allowance + 2: the full-text index is asked for those words (or those pairs) and nothing that could match is
@@ -88,7 +88,7 @@ export function similarMemories(
   category: string,
   words: Iterable<string>,
   minJaccard: number,
-  opts: { self?: number } = {},
+  opts: { self?: number; accept?: (u: SimilarUnit) => boolean } = {},
 ): SimilarUnit[] {
   const all = [...new Set(words)];
   if (!all.length) return [];
@@ -129,13 +129,32 @@ export function similarMemories(
     .pluck()
     .all(match, self) as number[];
   if (!ids.length) return [];
-  return (
+  const units = (
     stmt(
       db,
       `SELECT id, status, text, confidence FROM memories WHERE id IN (SELECT value FROM json_each(?))
        AND project_id = ? AND category = ? AND status != 'superseded'`,
     ).all(JSON.stringify(ids), projectId, category) as SimilarUnit[]
-  ).sort((a, b) => b.id - a.id);
+  )
+    .filter((u) => !opts.accept || opts.accept(u))
+    .sort((a, b) => b.id - a.id);
+  if (units.length < 2) return units;
+  // Several match: ranked as they always were, by BM25 over the rarer half (plus one) of the words, counted with
+  // the unit itself, the newest first among equals.
+  const byRarity = counted
+    .map((x) => ({ ...x, n: Math.min(x.n + (self ? 1 : 0), RARITY_CAP + 1) }))
+    .filter((x) => x.n > 0)
+    .sort((a, b) => a.n - b.n)
+    .slice(0, Math.floor(terms.length / 2) + 1);
+  const order = stmt(
+    db,
+    `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
+     ORDER BY bm25(memories_fts), rowid DESC`,
+  )
+    .pluck()
+    .all(byRarity.map((x) => x.t).join(" OR "), JSON.stringify(units.map((u) => u.id))) as number[];
+  const rank = new Map(order.map((id, i) => [id, i]));
+  return units.sort((a, b) => (rank.get(a.id) ?? order.length) - (rank.get(b.id) ?? order.length) || b.id - a.id);
 }
 
 /** Pairs of rare words are asked for while they are few (at most 6 pairs); past that, any of the rare words. */
