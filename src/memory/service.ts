@@ -331,9 +331,13 @@ export function recall(
   raw: z.input<typeof RecallInput> = {},
 ): { markdown: string; tokens: number; units: number[] } {
   const { budget_tokens: budget } = RecallInput.parse(raw);
-  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"], { timeout: 2000 }) ?? "";
-  const changed = (git(deps.root, ["status", "--porcelain"], { timeout: 2000, trim: false }) ?? "")
-    .split("\n")
+  // One git process for both: the branch from the status header, the changed paths from its lines.
+  const status = (git(deps.root, ["status", "--porcelain", "--branch"], { timeout: 2000, trim: false }) ?? "").split(
+    "\n",
+  );
+  const header = status[0]?.startsWith("## ") ? status.shift()!.slice(3) : "";
+  const branch = header.startsWith("No commits yet") ? "" : (header.split(/\.\.\.|\s/)[0] ?? "");
+  const changed = status
     .map((l) => l.slice(3).trim())
     .filter(Boolean)
     .slice(0, 30);
