@@ -18,6 +18,8 @@ import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { getMeta, setMeta } from "../storage/meta.js";
+import { redactionRulesId } from "../text/redact.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
 import { refreshFileTerms } from "./file-terms.js";
@@ -80,6 +82,8 @@ export interface IndexOptions {
 
 /** From this many changed files on, parsing runs in a worker thread. */
 const WORKER_THRESHOLD = 300;
+/** Meta key: the redaction rules every indexed path was last checked with (see `redactionRulesId`). */
+const PATHS_CHECKED_WITH = "index.redaction_rules";
 /**
  * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
  * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed, and
@@ -108,6 +112,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
     ...(opts.paths ? { paths: [...opts.paths] } : {}),
+    // Indexed paths were checked for secrets when indexed: again only if the rules changed since.
+    knownPathsChecked: getMeta(db, PATHS_CHECKED_WITH) === redactionRulesId(),
   });
   const tScan = elapsed();
   const present = new Set(scan.files.map((f) => f.path));
@@ -123,6 +129,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const build = startBuild(db, totalFiles);
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
+  // A whole scan checked (and the removals above dropped) every path the index keeps: record with which rules.
+  if (!opts.paths) setMeta(db, PATHS_CHECKED_WITH, redactionRulesId());
 
   let parsedCount = 0;
   let symbolCount = 0;
