@@ -71,7 +71,8 @@ export interface IndexOptions {
   exclude?: string[];
   /**
    * Only these repo paths (files, or folders for everything under them) are looked at: what a watcher saw change.
-   * A path that is gone (or no longer indexable) is removed; nothing else is scanned.
+   * A path that is gone (or no longer indexable) is removed; nothing else is scanned, unless an ignore file
+   * (.gitignore, .memcardsignore) is among them: then the whole tree is.
    */
   paths?: readonly string[];
   /** Files written per transaction: a killed run keeps every finished batch. */
@@ -82,6 +83,8 @@ export interface IndexOptions {
 
 /** From this many changed files on, parsing runs in a worker thread. */
 const WORKER_THRESHOLD = 300;
+/** Files that say which files a scan takes in (see repo/scan.ts): a change to one is no change of its path alone. */
+const SCAN_RULE_FILES = new Set([".gitignore", ".memcardsignore"]);
 /** Meta key: the redaction rules every indexed path was last checked with (see `redactionRulesId`). */
 const PATHS_CHECKED_WITH = "index.redaction_rules";
 /**
@@ -105,23 +108,25 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   // An earlier build stopped before its edges were written: rebuild them all, whatever changed since.
   const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
+  // An edited ignore file changes what the whole tree takes in: such a change is a whole scan.
+  const paths = opts.paths?.some((p) => SCAN_RULE_FILES.has(p.slice(p.lastIndexOf("/") + 1))) ? undefined : opts.paths;
   const scan = scanRepo(opts.root, {
     // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
     withContent: false,
     known: Object.fromEntries([...known].map(([p, r]) => [p, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }])),
     ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
-    ...(opts.paths ? { paths: [...opts.paths] } : {}),
+    ...(paths ? { paths: [...paths] } : {}),
     // Indexed paths were checked for secrets when indexed: again only if the rules changed since.
     knownPathsChecked: getMeta(db, PATHS_CHECKED_WITH) === redactionRulesId(),
   });
   const tScan = elapsed();
   const present = new Set(scan.files.map((f) => f.path));
-  const inScope = opts.paths ? underPaths(opts.paths) : () => true;
+  const inScope = paths ? underPaths(paths) : () => true;
   const removed = [...known.keys()].filter((p) => inScope(p) && !present.has(p));
   const changed = scan.files.filter((f) => !f.unchanged);
   // A scan of some paths stands for the whole index: the files kept, less those removed, plus those added.
-  const totalFiles = opts.paths
+  const totalFiles = paths
     ? known.size - removed.length + changed.filter((f) => !known.has(f.path)).length
     : scan.files.length;
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
@@ -130,7 +135,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
   // A whole scan checked (and the removals above dropped) every path the index keeps: record with which rules.
-  if (!opts.paths) setMeta(db, PATHS_CHECKED_WITH, redactionRulesId());
+  if (!paths) setMeta(db, PATHS_CHECKED_WITH, redactionRulesId());
 
   let parsedCount = 0;
   let symbolCount = 0;
