@@ -72,7 +72,7 @@ export interface IndexOptions {
   /**
    * Only these repo paths (files, or folders for everything under them) are looked at: what a watcher saw change.
    * A path that is gone (or no longer indexable) is removed; nothing else is scanned, unless an ignore file
-   * (.gitignore, .memcardsignore) is among them: then the whole tree is.
+   * (.gitignore, .memcardsignore) is among them or the index is empty or unfinished: then the whole tree is.
    */
   paths?: readonly string[];
   /** Files written per transaction: a killed run keeps every finished batch. */
@@ -108,8 +108,15 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   // An earlier build stopped before its edges were written: rebuild them all, whatever changed since.
   const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
-  // An edited ignore file changes what the whole tree takes in: such a change is a whole scan.
-  const paths = opts.paths?.some((p) => SCAN_RULE_FILES.has(p.slice(p.lastIndexOf("/") + 1))) ? undefined : opts.paths;
+  // Some paths stand for a whole scan only over a complete index: after a build that stopped before it parsed
+  // everything (cancelled, killed, overtaken by another run), or on an empty one, the whole tree is scanned. So is
+  // it when an ignore file changed, which changes what the whole tree takes in.
+  const paths =
+    !phaseComplete(db, "parse") ||
+    known.size === 0 ||
+    opts.paths?.some((p) => SCAN_RULE_FILES.has(p.slice(p.lastIndexOf("/") + 1)))
+      ? undefined
+      : opts.paths;
   const scan = scanRepo(opts.root, {
     // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
     withContent: false,
