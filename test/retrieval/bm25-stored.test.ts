@@ -12,7 +12,7 @@ import { bm25Tokens, scoreBm25 } from "../../src/retrieval/bm25.js";
 import { createBm25Store, rootReader } from "../../src/retrieval/bm25-store.js";
 import { storedBm25 } from "../../src/retrieval/bm25-stored.js";
 import { type ChannelSet, createRanker } from "../../src/retrieval/rank.js";
-import { fileTermRows } from "../../src/storage/graph/terms.js";
+import { clearFileTerms, fileTermRows } from "../../src/storage/graph/terms.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
@@ -96,5 +96,27 @@ describe("stored whole-file BM25", () => {
     // Counts that no longer describe the files are refused.
     const sources = bm25SourceFiles(app.db).map((s) => (s.path.endsWith("extra.go") ? { ...s, hash: "changed" } : s));
     expect(storedBm25(app.db, sources)).toBeUndefined();
+  });
+});
+
+describe("a server's warm-up on a store without stored counts", () => {
+  it("ends quietly when the store is closed while it is still reading", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    await buildGraph(app.scope, app);
+    // A store indexed before the counts were kept: the warm-up reads the files in the background instead.
+    clearFileTerms(app.db);
+    const crashes: unknown[] = [];
+    const onCrash = (err: unknown) => crashes.push(err);
+    process.on("uncaughtException", onCrash);
+    try {
+      app.ranker.warm();
+      await app.close();
+      // Long enough for every background step and poll the warm-up scheduled to run against the closed store.
+      for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 60));
+    } finally {
+      process.off("uncaughtException", onCrash);
+    }
+    expect(crashes).toEqual([]);
   });
 });
