@@ -375,7 +375,15 @@ function bm25Source(
       if (storedIndex()) return;
       store()?.warm(sources());
       // The index itself is put together once the files are read (a few hundred milliseconds on a large repository).
-      const whenRead = () => void (inMemory() || setTimeout(whenRead, WARM_POLL_MS).unref());
+      // A store closed meanwhile (a server stopping, an idle project let go) ends the polling, never the process.
+      const whenRead = () => {
+        try {
+          if (!db.open || inMemory()) return;
+        } catch {
+          return;
+        }
+        setTimeout(whenRead, WARM_POLL_MS).unref();
+      };
       if (store()) setTimeout(whenRead, WARM_POLL_MS).unref();
     },
   };
