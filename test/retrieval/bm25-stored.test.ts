@@ -99,6 +99,31 @@ describe("stored whole-file BM25", () => {
   });
 });
 
+describe("symbol ranking over stored counts", () => {
+  it("scores a symbol the task names in words as counting the files does", async () => {
+    const root = copyPolyglot();
+    writeFileSync(
+      join(root, "pyproj/shapes/rounds.py"),
+      "def unitCircle():\n    return circle(1)\n\n\ndef circle(r):\n    return 3.14 * r * r\n",
+    );
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app);
+      // "unit circle" names unitCircle: its idf is the whole-file one of the term `unitcircle`, absent from the task's
+      // own tokens.
+      const task = "the unit circle is wrong";
+      const files = ["pyproj/shapes/rounds.py"];
+      const stored = await createRanker(app.db, { root }).rankSymbols(task, 10, { files });
+      expect(stored.find((s) => s.name === "unitCircle")?.features.named).toBeGreaterThan(0);
+      clearFileTerms(app.db);
+      const counted = await createRanker(app.db, { root }).rankSymbols(task, 10, { files });
+      expect(stored).toEqual(counted);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("a server's warm-up on a store without stored counts", () => {
   it("ends quietly when the store is closed while it is still reading", async () => {
     const root = copyPolyglot();
