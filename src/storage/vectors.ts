@@ -55,8 +55,9 @@ export function upsertVectorItem(db: Db, projectId: number, ownerType: string, o
     ownerId,
   ) as { id: number; text_hash: string } | undefined;
   if (row?.text_hash === hash) return;
-  wrote(db);
   if (row) {
+    // Its vector goes (a new item has none yet: nothing a copy of the vectors holds changes).
+    wrote(db);
     stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
     if (hasVectorTable(db)) stmt(db, "DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
   } else {
