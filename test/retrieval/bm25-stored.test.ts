@@ -1,6 +1,6 @@
 // Whole-file BM25 from the counts the index stores: the same scores as counting the files in memory, kept in step by
 // each index run (only changed files are read again), and a ranking over them reads no file at all.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { storedBm25 } from "../../src/retrieval/bm25-stored.js";
 import { type ChannelSet, createRanker } from "../../src/retrieval/rank.js";
 import { clearFileTerms, fileTermRows } from "../../src/storage/graph/terms.js";
 import { openTestApp } from "../graph/helpers.js";
+import { tmpDir } from "../helpers/tmp.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
 const BM25: ChannelSet = { anchors: false, symbols: false, vectors: false, expansion: false, path_prior: false };
@@ -96,6 +97,30 @@ describe("stored whole-file BM25", () => {
     // Counts that no longer describe the files are refused.
     const sources = bm25SourceFiles(app.db).map((s) => (s.path.endsWith("extra.go") ? { ...s, hash: "changed" } : s));
     expect(storedBm25(app.db, sources)).toBeUndefined();
+  });
+});
+
+describe("a file that could not be read when counted", () => {
+  it("is counted at the next refresh once it reads again, as counting the files in a new process does", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app);
+      const path = "gosvc/store/store.go";
+      // A second link makes the file one the reader refuses (as a file replaced mid-read is): counted as unread.
+      const link = join(tmpDir(), "store-link.go");
+      linkSync(join(root, path), link);
+      clearFileTerms(app.db);
+      refreshFileTerms(app.db, root);
+      expect(fileTermRows(app.db).find((r) => r.path === path)?.len).toBe(-1);
+      rmSync(link);
+      refreshFileTerms(app.db, root);
+      expect(fileTermRows(app.db).find((r) => r.path === path)?.len).toBeGreaterThan(0);
+      const { stored, memory } = bothWays(app, root, "store get put key value");
+      expect(stored).toEqual(memory);
+    } finally {
+      await app.close();
+    }
   });
 });
 
