@@ -32,7 +32,12 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
   const stored = new Map(fileTermRows(db).map((r) => [r.path, r]));
   const wanted = new Set(sources.map((s) => s.path));
   const removed = [...stored.keys()].filter((p) => !wanted.has(p));
-  const stale = sources.filter((s) => stored.get(s.path)?.hash !== s.hash);
+  // A file that could not be read (refused, or replaced while it was read) is tried again at every run: its content
+  // hash alone would keep it out of BM25 for good, where counting the files in a new process would read it.
+  const stale = sources.filter((s) => {
+    const row = stored.get(s.path);
+    return row?.hash !== s.hash || row.len < 0;
+  });
   let realRoot: string | undefined;
   try {
     realRoot = realpathSync(root);
