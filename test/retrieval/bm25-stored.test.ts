@@ -124,6 +124,29 @@ describe("a file that could not be read when counted", () => {
   });
 });
 
+describe("a file that changed between the index's scan and the counting", () => {
+  it("is counted again once it is back to what the index holds", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app);
+      const file = join(root, "gosvc/store/store.go");
+      const original = readFileSync(file, "utf8");
+      // An edit the index has not scanned yet when the counts are refreshed (a save during an index run)...
+      writeFileSync(file, original + "\n// okapi okapi okapi\n");
+      clearFileTerms(app.db);
+      refreshFileTerms(app.db, root);
+      // ...undone before the next run, which then finds the file as it indexed it.
+      writeFileSync(file, original);
+      await buildGraph(app.scope, app);
+      const { stored, memory } = bothWays(app, root, "okapi store get put");
+      expect(stored).toEqual(memory);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("symbol ranking over stored counts", () => {
   it("scores a symbol the task names in words as counting the files does", async () => {
     const root = copyPolyglot();
