@@ -4,7 +4,7 @@
 import { realpathSync } from "node:fs";
 
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
-import { MAX_SCAN_FILE_BYTES, readInsideRoot } from "../repo/scan.js";
+import { MAX_SCAN_FILE_BYTES, readInsideRootHashed } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
 import { fileLevelNodes } from "../storage/graph/nodes.js";
@@ -32,7 +32,12 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
   const stored = new Map(fileTermRows(db).map((r) => [r.path, r]));
   const wanted = new Set(sources.map((s) => s.path));
   const removed = [...stored.keys()].filter((p) => !wanted.has(p));
-  const stale = sources.filter((s) => stored.get(s.path)?.hash !== s.hash);
+  // A file that could not be read (refused, or replaced while it was read) is tried again at every run: its content
+  // hash alone would keep it out of BM25 for good, where counting the files in a new process would read it.
+  const stale = sources.filter((s) => {
+    const row = stored.get(s.path);
+    return row?.hash !== s.hash || row.len < 0;
+  });
   let realRoot: string | undefined;
   try {
     realRoot = realpathSync(root);
@@ -41,10 +46,12 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
   }
   for (let i = 0; i < stale.length || (i === 0 && removed.length > 0); i += BATCH_FILES) {
     const batch: CountedFile[] = stale.slice(i, i + BATCH_FILES).map((s) => {
-      const text = realRoot ? readInsideRoot(realRoot, s.path, MAX_SCAN_FILE_BYTES) : undefined;
-      if (text === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
-      const doc = bm25Doc(s.path, text);
-      return { path: s.path, hash: s.hash, len: doc.len, tf: doc.tf };
+      const read = realRoot ? readInsideRootHashed(realRoot, s.path, MAX_SCAN_FILE_BYTES) : undefined;
+      if (read === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
+      // Counted under the hash of what was read: a file changed since the scan (a save during the run) then does not
+      // match the index, so the counts are not used, and the next run reads it again.
+      const doc = bm25Doc(s.path, read.text);
+      return { path: s.path, hash: read.hash, len: doc.len, tf: doc.tf };
     });
     writeFileTerms(db, batch, i === 0 ? removed : []);
   }

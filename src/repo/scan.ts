@@ -527,6 +527,22 @@ export function readInsideRoot(realRoot: string, path: string, maxBytes = MAX_SC
   }
 }
 
+/** `readInsideRoot`, with the hash of the bytes read (as `scanRepo` computes it): the content may differ from the scan's. */
+export function readInsideRootHashed(
+  realRoot: string,
+  path: string,
+  maxBytes = MAX_SCAN_FILE_BYTES,
+): { text: string; hash: string } | undefined {
+  try {
+    const abs = join(realRoot, path);
+    if (!insideDir(realRoot, abs)) return undefined;
+    const data = readChecked(abs, insideRules(realRoot, maxBytes)).data;
+    return { text: data.toString("utf8"), hash: sha1(data) };
+  } catch {
+    return undefined; // gone, unreadable, outside, or replaced by a link since the check
+  }
+}
+
 /** The real path of a project root (itself when it cannot be resolved: then nothing inside reads). */
 export function realRootOf(root: string): string {
   try {
