@@ -4,7 +4,7 @@
 // path instead of failing or hanging the agent.
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -240,5 +240,35 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
     expect(code).toBe(0);
     expect(existsSync(p.place.socket)).toBe(false);
     expect(existsSync(p.place.token)).toBe(false);
+  });
+  it("a malformed request is refused and the worker keeps answering", async () => {
+    const p = project();
+    await p.startWorker();
+    /** Sends one raw line on the worker's socket; resolves with what came back before it closed. */
+    const raw = (line: string) =>
+      new Promise<string>((done) => {
+        const s = connect(p.place.socket);
+        let got = "";
+        s.on("data", (c: Buffer) => (got += c.toString("utf8")));
+        s.on("error", () => undefined);
+        s.on("close", () => done(got));
+        s.write(`${line}\n`);
+      });
+    const real = readToken(p.place.token)!;
+    const base = { v: 1, event: "SessionStart", stdin: "{}", cwd: p.root, env: {} };
+    for (const line of [
+      "null",
+      "[]",
+      '"text"',
+      // As many characters as the token, more bytes.
+      JSON.stringify({ ...base, token: "\u00e9".repeat(real.length) }),
+      JSON.stringify({ ...base, token: real, flags: null, env: "HOME=/" }),
+    ])
+      expect(JSON.parse(await raw(line))).toMatchObject({ ok: false });
+    expect(await workerListening(p.place.socket)).toBe(true);
+    const after = await p.hook("UserPromptSubmit", PROMPT);
+    expect(answeredByWorker(after)).toBe(true);
+    expect(after.stdout).toMatch(/^# memcards: cards for this prompt/);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
   });
 });
