@@ -54,6 +54,8 @@ interface CheckedRequest {
   cwd: string;
   flags?: Record<string, string | undefined>;
   env?: Record<string, string>;
+  /** When the hook stops waiting (ms since the epoch): a call not started by then is not run. */
+  deadline?: number;
 }
 
 /** Parses and checks one request line; the reply for a refused one names why. Never throws. */
@@ -70,6 +72,7 @@ function checkRequest(line: string, token: string): { error: string } | { req: C
   if (typeof req.event !== "string" || !WORKER_EVENTS.has(req.event)) return { error: "event not served here" };
   if (typeof req.stdin !== "string" || typeof req.cwd !== "string" || !strings(req.flags) || !strings(req.env))
     return { error: "malformed request" };
+  if (req.deadline !== undefined && typeof req.deadline !== "number") return { error: "malformed request" };
   return { req: req as unknown as CheckedRequest };
 }
 
@@ -117,14 +120,17 @@ function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions): Promis
       last = Date.now();
       busy++;
       queue = queue
-        .then(() =>
-          hookCommand(r.event, r.stdin, {
+        .then(() => {
+          // The hook stopped waiting (and ran the hook itself): running it here too would act twice.
+          if (conn.destroyed || (r.deadline !== undefined && Date.now() >= r.deadline))
+            throw new Error("too late: the hook stopped waiting");
+          return hookCommand(r.event, r.stdin, {
             flags: { root: r.flags?.root, db: r.flags?.db, embedder: r.flags?.embedder },
             env: r.env ?? {},
             cwd: r.cwd,
             cli: opts.cli,
-          }),
-        )
+          });
+        })
         .then(
           (stdout) => conn.end(`${JSON.stringify({ ok: true, stdout })}\n`),
           (err: unknown) => conn.end(`${JSON.stringify({ ok: false, error: (err as Error).message })}\n`),
