@@ -333,4 +333,16 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
       await new Promise((r) => stuck.close(r));
     }
   });
+
+  it("relative paths in the hook's settings mean the hook's folder, also when the worker answers", async () => {
+    const p = project();
+    const rel = { MEMCARDS_DB: join(".memcards", "memcards.db") };
+    const direct = await p.hook("UserPromptSubmit", PROMPT, { ...DIRECT, ...rel });
+    expect(direct.stdout).toMatch(/^# memcards: cards for this prompt/);
+    await p.startWorker();
+    const viaWorker = await p.hook("UserPromptSubmit", PROMPT, rel);
+    expect(answeredByWorker(viaWorker)).toBe(true);
+    expect(viaWorker.stdout).toBe(direct.stdout);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
 });
