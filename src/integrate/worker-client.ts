@@ -197,10 +197,13 @@ export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.Process
     const fd = openSync(place.starting, "wx", 0o600);
     writeSync(fd, String(process.pid));
     closeSync(fd);
+    // The worker runs in another folder: the settings that name its place are passed as this hook resolved them.
+    const own = { ...env };
+    for (const k of ["HOME", "MEMCARDS_HOME"]) if (own[k]) own[k] = resolve(own[k]!);
     const child = spawn(process.execPath, [cli, "hook-worker"], {
       detached: true,
       stdio: "ignore",
-      env,
+      env: own,
       cwd: tmpdir(),
     });
     child.on("error", () => undefined);

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { afterEach, describe, expect, it } from "vitest";
@@ -343,6 +343,24 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
     const viaWorker = await p.hook("UserPromptSubmit", PROMPT, rel);
     expect(answeredByWorker(viaWorker)).toBe(true);
     expect(viaWorker.stdout).toBe(direct.stdout);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+  it("a hook whose MEMCARDS_HOME is relative starts its worker where later hooks look for it", async () => {
+    const p = project();
+    const rel = { MEMCARDS_HOME: relative(p.root, p.env.MEMCARDS_HOME) };
+    const first = await p.hook(
+      "PostToolUse",
+      { tool_name: "Edit", tool_input: { file_path: join(p.root, "x.py") } },
+      rel,
+    );
+    expect(answeredByWorker(first)).toBe(false);
+    await pollUntil(
+      () => (readToken(p.place.token) ? workerListening(p.place.socket) : false),
+      (v) => v,
+    );
+    const next = await p.hook("UserPromptSubmit", PROMPT, rel);
+    expect(answeredByWorker(next)).toBe(true);
+    expect(next.stdout).toMatch(/^# memcards: cards for this prompt/);
     writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
   });
 });
