@@ -191,6 +191,20 @@ describe("search returns the fact with its evidence, within a budget", () => {
     expect(r.raw.some((x) => x.text.includes("tests/e2e/login.spec.ts"))).toBe(true);
     expect(r.raw.every((x) => x.text.length <= 600)).toBe(true);
   });
+  it("fills in, without the archive asked for, a short window of a turn no unit covers", () => {
+    const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", limit: 4 });
+    const fill = r.raw.find((x) => x.text.includes("tests/e2e/login.spec.ts"));
+    expect(fill?.text).toMatch(
+      /^(?:Unrelated output line\. )*The flaky spec is tests\/e2e\/login\.spec\.ts, it times out on the OAuth redirect\./,
+    );
+    expect(fill!.text.length).toBeLessThanOrEqual(360);
+    expect(r.hits.length + r.raw.length).toBeLessThanOrEqual(4);
+  });
+  it("adds no window that only repeats a unit shown", () => {
+    const r = searchMemory(deps, { query: "never merge red login suite" });
+    expect(r.hits.some((h) => h.text === "Never merge with a red login suite.")).toBe(true);
+    expect(r.raw.some((x) => x.text.includes("Never merge with a red login suite"))).toBe(false);
+  });
   it("keeps what it returns within the caller's budget", () => {
     const all = searchMemory(deps, { query: "login suite OAuth redirect spec", include_raw: true });
     const small = searchMemory(deps, {
