@@ -172,7 +172,7 @@ const SELF_INFLICTED =
  * one, it is a step of the work.
  */
 const STATIC_CODE =
-  /\bTS\d{4}\b|\[ts Error\]|\berror CS\d{4}\b|\b(?:NameError|ImportError|ModuleNotFoundError|ReferenceError)\b|\bis not defined\b|\bCannot find (?:name|module)\b|\bhas no (?:exported )?member\b|\bis not assignable to\b|\bincorrectly (?:extends|implements)\b/;
+  /\bTS\d{4}\b|\[ts Error\]|\berror CS\d{4}\b|\b(?:NameError|ImportError|ModuleNotFoundError|ReferenceError)\b|\bis not defined\b|\bCannot find (?:name|module)\b|\bhas no (?:exported )?member\b|\bis not assignable to\b|\bincorrectly (?:extends|implements)\b|\bdoes not exist on type\b|\bCannot find type definition\b/;
 /** A remedy that is an edit of a file (the summary's "then src/x.ts was written (t9)"). */
 const EDIT_REMEDY = /\bwas (?:written|edited|created|modified|applied|updated)\b/;
 /** A docstring's or doc comment's `Raises:` entry ("ValueError: If the input is empty"): documents an error, hits none. */

@@ -431,6 +431,33 @@ describe("what is not worth a unit", () => {
     expect(failures).toEqual([]);
   });
 
+  it("an editor's diagnostic after the agent's write, fixed by its next write", () => {
+    const span: Turn[] = [
+      turn("user", "Reread the express.d.ts and adapt auth.ts to it."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "w1", name: "Write", input: { file_path: "/r/src/config/keycloak.ts", content: "x" } }],
+        tool_results: [
+          {
+            call_id: "w1",
+            output:
+              "The content was successfully saved to src/config/keycloak.ts.\n\nNew problems detected after saving the file:\nsrc/config/keycloak.ts\n- [ts Error] Line 52: Property 'startsWith' does not exist on type 'string[]'.",
+            is_error: false,
+          },
+        ],
+      }),
+      turn("assistant", "", {
+        tool_calls: [{ id: "w2", name: "Write", input: { file_path: "/r/src/config/keycloak.ts", content: "y" } }],
+        tool_results: [
+          { call_id: "w2", output: "The content was successfully saved to src/config/keycloak.ts.", is_error: false },
+        ],
+      }),
+    ];
+    const sections = extractSections(span, { cwd: "/r" });
+    expect(sections.failures.some((f) => f.text.includes("startsWith") && f.remediation)).toBe(true);
+    const drafts = eventDrafts("s", span, sections);
+    expect(drafts.filter((d) => d.category === "failure" && String(d.record.error).includes("startsWith"))).toEqual([]);
+  });
+
   it("the same type error is kept when no edit of the agent's came before it", () => {
     const span: Turn[] = [
       turn("user", "Check why the build fails."),
