@@ -66,6 +66,9 @@ function filesIn(text: string): string[] {
   return [...new Set(text.match(PATHISH) ?? [])].slice(0, 10);
 }
 
+/** Metrics that only count or time one run of a test or build command. */
+const RUN_TALLY = /^(?:tests?|test time|build time|duration)$/;
+
 const NEGATION = /\b(not|never|no|don'?t|do not|without|avoid|stop|instead)\b/i;
 
 const FILLER = new Set([
@@ -131,6 +134,9 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     out.push(d.category === "commitment" && d.files.length === 0 ? { ...d, files: filesIn(d.text) } : d);
   for (const [metric, m] of Object.entries(sections.metrics)) {
     if (!inSpan(m.turn)) continue;
+    // A run's tally or duration ("tests: 77 passed", "test time: 536 ms") is a snapshot of one run, not a fact a
+    // later session needs; the summary keeps it.
+    if (RUN_TALLY.test(metric)) continue;
     const [value, ...unit] = m.value.split(" ");
     out.push({
       category: "performance",
