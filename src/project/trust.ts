@@ -2,7 +2,7 @@
 // may carry memory written to steer the agent, so it is refused until the user trusts it. A store is trusted when it
 // is in the user's registry (`trusted-stores` in the per-user folder: one line per store, its file identity and real
 // path) or when git does not track it; an untracked store is registered, so later opens need no git call.
-import { mkdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 import { AppError } from "../errors.js";
@@ -62,6 +62,30 @@ export function trackedStoreFiles(dbPath: string): string[] | undefined {
   return out === undefined ? undefined : out.split("\0").filter(Boolean);
 }
 
+function isDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folder, from the store's own up to the first that holds `.git`, that has what git takes for a repository of its
+ * own (HEAD, objects/, refs/): committed there, it makes git run in the store's folder answer for that repository
+ * (which tracks nothing) instead of the clone's, or refuse. Undefined when there is none.
+ */
+export function posingGitDir(dbPath: string): string | undefined {
+  let dir = dirname(dbPath);
+  for (;;) {
+    if (existsSync(join(dir, ".git"))) return undefined;
+    if (existsSync(join(dir, "HEAD")) && isDir(join(dir, "objects")) && isDir(join(dir, "refs"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
 export function untrusted(dbPath: string, root: string, tracked: readonly string[]): AppError {
   return new AppError(
     "STORE_UNTRUSTED",
@@ -88,6 +112,12 @@ export function checkStoreTrust(dbPath: string, opts: TrustOptions): boolean {
   const store = storeIdentity(dbPath);
   if (!store) return true;
   if (isRegistered(opts.userDir, store)) return false;
+  const posing = posingGitDir(dbPath);
+  if (posing !== undefined)
+    throw new AppError(
+      "STORE_UNTRUSTED",
+      `refusing to read the store ${dbPath}: ${posing} holds HEAD, objects/ and refs/ as a git repository does, so git cannot say whether the clone commits the store. Delete the store (and those files), or run \`memcards trust\` in ${opts.root} to use it as is.`,
+    );
   const tracked = trackedStoreFiles(dbPath);
   if (tracked === undefined) {
     // Git missing or the folder is no repository: nothing was cloned that git knows of; asked again next time.

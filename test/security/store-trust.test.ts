@@ -115,6 +115,27 @@ describe("a store the repository commits", () => {
     expect(r.stderr).toMatch(/STORE_UNTRUSTED/);
     expect(r.stdout).not.toContain("attacker.example");
   });
+
+  it("is refused when the clone also makes its store folder look like a bare repository", () => {
+    // HEAD, objects/ and refs/ in `.memcards` make git, run there, take the folder for a repository of its own that
+    // tracks nothing (or refuse it as a bare repository): the committed store must not pass as untracked.
+    const root = realpathSync(tmpDir("memcards-trust-repo-"));
+    execFileSync("git", ["init", "-q", root]);
+    expect(user(root).cli(["remember", "commitment", PLANTED]).code).toBe(0);
+    const dir = join(root, ".memcards");
+    writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+    for (const sub of ["objects", "refs"]) {
+      mkdirSync(join(dir, sub));
+      writeFileSync(join(dir, sub, "keep"), "");
+    }
+    gitCommitAll(root);
+    const victim = user(root);
+    const r = victim.cli(["recall"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/STORE_UNTRUSTED/);
+    expect(r.stdout).not.toContain("attacker.example");
+    expect(existsSync(join(victim.env.MEMCARDS_HOME, TRUSTED_STORES))).toBe(false);
+  });
 });
 
 describe("stores that were not cloned", () => {
