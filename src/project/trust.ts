@@ -102,6 +102,36 @@ export interface TrustOptions {
   logger: Logger;
 }
 
+/** STORE_UNTRUSTED when a folder above the store poses as a git repository (see posingGitDir). */
+function refusePosing(dbPath: string, root: string): void {
+  const posing = posingGitDir(dbPath);
+  if (posing !== undefined)
+    throw new AppError(
+      "STORE_UNTRUSTED",
+      `refusing to read the store ${dbPath}: ${posing} holds HEAD, objects/ and refs/ as a git repository does, so git cannot say whether the clone commits the store. Delete the store (and those files), or run \`memcards trust\` in ${root} to use it as is.`,
+    );
+}
+
+/** The log files SQLite reads along with a store: a write-ahead log is replayed into it, a hot journal rolled back. */
+const LOGS = ["-wal", "-journal"];
+
+/**
+ * A trusted store's logs are its own unless git tracks them: a pull can bring a committed `memcards.db-wal` next to
+ * it, and SQLite would replay every page it holds. Asks git only when such a file is there (STORE_UNTRUSTED when
+ * git tracks it).
+ */
+function checkCompanions(dbPath: string, root: string): void {
+  if (!LOGS.some((s) => existsSync(dbPath + s))) return;
+  refusePosing(dbPath, root);
+  const name = basename(dbPath);
+  const logs = (trackedStoreFiles(dbPath) ?? []).filter((f) => LOGS.some((s) => basename(f) === name + s));
+  if (logs.length)
+    throw new AppError(
+      "STORE_UNTRUSTED",
+      `refusing to read the store ${dbPath}: the repository commits its log (${logs.join(", ")}), which SQLite would replay into it, so memory someone else wrote would be read as this store's. Remove it from the repository (\`git rm --cached\` it) and delete it; trusting the store does not cover a log that came with the repository.`,
+    );
+}
+
 /**
  * Checks the store at `dbPath` before it is opened. Throws STORE_UNTRUSTED when git tracks it and the user has not
  * trusted it. Returns true when the store should be registered once it is open (a store about to be created, or an
@@ -111,13 +141,11 @@ export function checkStoreTrust(dbPath: string, opts: TrustOptions): boolean {
   if (opts.userStore) return false;
   const store = storeIdentity(dbPath);
   if (!store) return true;
-  if (isRegistered(opts.userDir, store)) return false;
-  const posing = posingGitDir(dbPath);
-  if (posing !== undefined)
-    throw new AppError(
-      "STORE_UNTRUSTED",
-      `refusing to read the store ${dbPath}: ${posing} holds HEAD, objects/ and refs/ as a git repository does, so git cannot say whether the clone commits the store. Delete the store (and those files), or run \`memcards trust\` in ${opts.root} to use it as is.`,
-    );
+  if (isRegistered(opts.userDir, store)) {
+    checkCompanions(dbPath, opts.root);
+    return false;
+  }
+  refusePosing(dbPath, opts.root);
   const tracked = trackedStoreFiles(dbPath);
   if (tracked === undefined) {
     // Git missing or the folder is no repository: nothing was cloned that git knows of; asked again next time.
