@@ -9,6 +9,7 @@ import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
 import { fileLevelNodes } from "../storage/graph/nodes.js";
 import { type CountedFile, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
+import { redact } from "../text/redact.js";
 import { bm25Doc } from "../text/term-counts.js";
 
 /** Files counted per write transaction: bounds the memory a full build holds at once. */
@@ -50,7 +51,8 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
       if (read === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
       // Counted under the hash of what was read: a file changed since the scan (a save during the run) then does not
       // match the index, so the counts are not used, and the next run reads it again.
-      const doc = bm25Doc(s.path, read.text);
+      // Counted on the redacted text, as the index stores a file's symbols: a secret's tokens never reach the store.
+      const doc = bm25Doc(s.path, redact(read.text));
       return { path: s.path, hash: read.hash, len: doc.len, tf: doc.tf };
     });
     writeFileTerms(db, batch, i === 0 ? removed : []);
