@@ -10,7 +10,8 @@ import { fitHumanClassifier, renderFitReport } from "../dist/bench/summary/fit-h
 
 const [gold, transcripts, out] = process.argv.slice(2);
 if (!gold || !transcripts) throw new Error("usage: fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]");
-const r = fitHumanClassifier({ gold, transcripts, onStep: (s) => process.stderr.write(`${s}\n`) });
+const turnL2 = process.env.TURN_L2 ? Number(process.env.TURN_L2) : undefined;
+const r = fitHumanClassifier({ gold, transcripts, turnL2, onStep: (s) => process.stderr.write(`${s}\n`) });
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 writeFileSync(join(root, "src", "transcript", "human-weights.json"), `${JSON.stringify(r.weights)}\n`);
 const md = renderFitReport(r);

@@ -1,8 +1,10 @@
 // What a person's turn is: a standing instruction, a one-off request, an answer, a problem report, chit-chat,
-// pasted material, or not the person's at all. A multinomial logistic regression over the turn's words, word pairs
-// and a few structure features (length, lines, code, paths, a question mark, the parser's turn kind), fitted on
+// pasted material, or not the person's at all. A multinomial logistic regression over the turn's words, word pairs,
+// a few structure features (length, lines, code, paths, a question mark, the parser's turn kind) and the cues of its
+// sentences (generality markers, modal verbs, reminders, negated openings, the second person, questions), fitted on
 // labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights are
-// human-weights.json. A second, binary model picks the instruction sentences inside a turn classed `instruction`.
+// human-weights.json. A message is a standing instruction only at the threshold the fit chose for precision; a
+// second, binary model picks the rule sentences inside it, which are kept whole.
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
 
@@ -32,9 +34,13 @@ export interface BinaryModel {
 
 export interface HumanWeights {
   turn: SoftmaxModel;
-  /** A sentence is a standing instruction at this probability or more (chosen by cross-validation for precision). */
+  /**
+   * A person's message is a standing instruction when the turn model gives `instruction` this probability or more
+   * (chosen by cross-validation for precision).
+   */
   instruction_threshold: number;
   sentence: BinaryModel;
+  /** An instruction turn's rule sentences: those at this probability or more (chosen by cross-validated F1). */
   sentence_threshold: number;
 }
 
@@ -43,6 +49,36 @@ const MAX_CHARS = 4000;
 const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}][\p{L}\p{N}'’]*|\d+/gu) ?? [];
 
 const bucket = (n: number): number => (n <= 0 ? 0 : Math.min(12, Math.floor(Math.log2(n + 1))));
+
+/**
+ * Kinds of words a standing rule is said with, each one feature whose weight is fitted: markers of generality
+ * (always, every time), modal verbs, reminders, a negated or conditional opening, a restriction (only), a stated
+ * want, the second person, and the opposite kinds (a question's opening, thanks, the past tense).
+ */
+const CUES: Record<string, RegExp> = {
+  general:
+    /\b(?:always|never|ever|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|throughout|at all times|as we (?:go|progress|make)|any(?:thing|where|more)?|all)\b/i,
+  modal: /\b(?:should|must|shall|needs? to|ha(?:ve|s) to|make sure|ensure|remember|keep|avoid|only)\b/i,
+  remind: /\b(?:remember|remeber|keep in mind|don'?t forget|make sure|ensure)\b/i,
+  keepstate:
+    /\bkeep\b.{0,40}\b(?:updated|up to date|in sync|consistent|the same|minimal|to the minimum|clean|short|simple)\b/i,
+  neg: /\b(?:not|no|don'?t|do not|never|without|nothing)\b|n[’']t\b/i,
+  negopen: /^(?:please\s+)?(?:don'?t|do not|never|no|avoid|stop)\b/i,
+  only: /\b(?:only|just)\s+(?:want|use|need|test|edit|modify|change)\b|\bonly\b/i,
+  eachtime: /\b(?:each|every)\s+(?:time|change|commit|step|file|edit)\b|\bwhenever\b|\bafter (?:each|every)\b/i,
+  cond: /^(?:if|when|whenever|before|after|once|unless)\b/i,
+  want: /\b(?:i|we) (?:want|would like|'d like|prefer|need|hate|like|expect)\b|\bi (?:don'?t|do not) (?:want|like)\b/i,
+  you: /\b(?:you|your)\b/i,
+  please: /\bplease\b/i,
+  we: /\b(?:we|let'?s|us)\b/i,
+  ask: /^(?:can|could|would|will|do|does|did|is|are|what|why|how|where|which|who|when)\b/i,
+  past: /\b(?:was|were|did|had|got|worked|failed|broke)\b/i,
+  thanks: /\b(?:thanks|thank you|great|nice|cool|ok|okay|yes|yup|sure|perfect)\b/i,
+  heading: /:\s*$/,
+};
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+const CJK_ALL = /[^\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g;
 
 /** Word, word-pair and structure features of a text (present or not). */
 function textFeatures(text: string): Set<string> {
@@ -58,26 +94,81 @@ function textFeatures(text: string): Set<string> {
   if (/```|^\s{4}\S/m.test(t)) out.add("s:code");
   if ((t.match(/[{};=<>()[\]]/g)?.length ?? 0) > t.length / 25) out.add("s:symbols");
   if (/https?:\/\//.test(t)) out.add("s:url");
-  if (/[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|yml|yaml|toml|html|css)\b/.test(t))
+  if (/[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|sh|yml|yaml|toml|html|css)\b/.test(t))
     out.add("s:path");
   if (/\?\s*$/.test(t.trim()) || /\?\s/.test(t)) out.add("s:question");
   if (/^\s*\//.test(t)) out.add("s:slash");
   if (/<\/?[a-z_-]+>/i.test(t)) out.add("s:tag");
   if (/^\s*(?:[-*]|\d+[.)])\s/m.test(t)) out.add("s:list");
   if (/\b(?:Error|Exception|Traceback)\b|\berror\b:/.test(t)) out.add("s:error");
+  if (CJK.test(t)) {
+    const c = t.replace(CJK_ALL, "");
+    for (let i = 0; i + 1 < c.length && i < 400; i++) out.add(`c2:${c.slice(i, i + 2)}`);
+  }
   return out;
 }
 
-/** Features of a turn: its text's features and the parser's kind of turn. */
+/** The cue features of one sentence. */
+function cueFeatures(sentence: string, out: Set<string>): void {
+  for (const [name, re] of Object.entries(CUES)) if (re.test(sentence)) out.add(`g:${name}`);
+}
+
+/** What a turn says to the agent: the person's words and a harness's standing instructions, injected blocks out. */
+const spokenText = (text: string): string => humanPart(text, { keepHarness: true }).text;
+
+/** The sentences a turn says to the agent (fenced code left out). */
+export function ownSentences(text: string): string[] {
+  return splitSentences(spokenText(text).replace(/```[\s\S]*?(```|$)/g, " "));
+}
+
+/**
+ * Features of a turn: its text's features, the parser's kind of turn, and the cues and first words of the
+ * person's sentences in it.
+ */
 export function turnFeatures(text: string, kind: string): Set<string> {
   const f = textFeatures(text);
   f.add(`kind:${kind}`);
+  for (const s of ownSentences(text).slice(0, 200)) {
+    cueFeatures(s, f);
+    const w = words(s)[0];
+    if (w) f.add(`first:${w}`);
+  }
   return f;
 }
 
-/** Features of a sentence inside a turn. */
-export function sentenceFeatures(sentence: string): Set<string> {
-  return textFeatures(sentence);
+/** Where a sentence stands in its turn: its place, how many sentences and characters the turn has. */
+export interface SentenceContext {
+  position: number;
+  sentences: number;
+  turnChars: number;
+}
+
+/** Features of a sentence inside a turn: its words, cues and shape, and where it stands in the turn. */
+export function sentenceFeatures(sentence: string, ctx?: SentenceContext): Set<string> {
+  const f = textFeatures(sentence);
+  cueFeatures(sentence, f);
+  const ws = words(sentence);
+  if (ws[1]) f.add(`first2:${ws[0]}_${ws[1]}`);
+  if (/\?\s*$/.test(sentence)) f.add("s:endq");
+  if (/!\s*$/.test(sentence)) f.add("s:endbang");
+  if (/^\s*(?:[-*•]|\d+[.)])\s/.test(sentence)) f.add("s:bullet");
+  if (/\b[A-Z]{3,}\b.*\b[A-Z]{2,}\b/.test(sentence)) f.add("s:caps");
+  if (ctx) {
+    f.add(`pos:${ctx.position === 0 ? "first" : ctx.position === ctx.sentences - 1 ? "last" : "mid"}`);
+    f.add(`tsent:${bucket(ctx.sentences)}`);
+    f.add(`tlen:${bucket(ctx.turnChars)}`);
+  }
+  return f;
+}
+
+/** Each sentence of a turn with its features. */
+export function turnSentences(text: string): { sentence: string; feats: Set<string> }[] {
+  const ss = ownSentences(text);
+  const turnChars = spokenText(text).length;
+  return ss.map((sentence, position) => ({
+    sentence,
+    feats: sentenceFeatures(sentence, { position, sentences: ss.length, turnChars }),
+  }));
 }
 
 /** Class probabilities of a softmax model for a feature set. */
@@ -103,33 +194,22 @@ export function logistic(model: BinaryModel, feats: Iterable<string>): number {
 const NOT_PERSONS = new Set(["not_human", "pasted"]);
 
 /**
- * A turn's class from the turn model's probabilities and its likeliest instruction sentence: `instruction` when that
- * sentence reaches `threshold` and the turn model's likeliest class is not pasted or not the person's; otherwise
- * the likeliest class other than instruction.
+ * A turn's class from the turn model's probabilities: `instruction` when the turn is a person's message (the
+ * parser's kind), the model gives instruction `threshold` or more, and pasted and not-the-person's together stay
+ * under one half; otherwise the likeliest class other than instruction.
  */
-export function decideTurn(p: readonly number[], sentenceP: number, threshold: number): string {
+export function decideTurn(p: readonly number[], kind: string, threshold: number): string {
+  const notPerson = HUMAN_CLASSES.reduce((a, c, i) => a + (NOT_PERSONS.has(c) ? p[i]! : 0), 0);
+  if (kind === "message" && p[0]! >= threshold && notPerson < 0.5) return "instruction";
   const order = p.map((x, i) => [x, i] as const).sort((a, b) => b[0] - a[0]);
-  const top = HUMAN_CLASSES[order[0]![1]]!;
-  if (sentenceP >= threshold && !NOT_PERSONS.has(top)) return "instruction";
   return HUMAN_CLASSES[order.find(([, i]) => HUMAN_CLASSES[i] !== "instruction")![1]]!;
-}
-
-/** The person's sentences of a turn (fenced code left out). */
-export function ownSentences(text: string): string[] {
-  return splitSentences(humanPart(text).text.replace(/```[\s\S]*?(```|$)/g, " "));
-}
-
-/** The highest instruction probability among a turn's sentences. */
-export function maxInstructionSentence(model: BinaryModel, text: string): number {
-  return ownSentences(text).reduce((m, s) => Math.max(m, logistic(model, sentenceFeatures(s))), 0);
 }
 
 const W = weights as HumanWeights;
 
 /** The class of a person's turn (`kind` is the parser's: message or meta). */
 export function classifyTurn(text: string, kind = "message"): HumanClass {
-  const p = softmax(W.turn, turnFeatures(text, kind));
-  return decideTurn(p, maxInstructionSentence(W.sentence, text), W.instruction_threshold) as HumanClass;
+  return decideTurn(softmax(W.turn, turnFeatures(text, kind)), kind, W.instruction_threshold) as HumanClass;
 }
 
 /** Sentences end at . ! ? followed by space, or at a line break; list bullets are kept with their sentence. */
@@ -140,7 +220,73 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length > 2);
 }
 
-/** The standing-instruction sentences of a turn, whole and in order (the person's words only). */
+/**
+ * The rule sentences of a turn, whole and in order (the person's words only): those the sentence model gives the
+ * sentence threshold or more, else the likeliest one. Meant for a turn classed `instruction`.
+ */
 export function instructionSentences(text: string): string[] {
-  return ownSentences(text).filter((s) => logistic(W.sentence, sentenceFeatures(s)) >= W.instruction_threshold);
+  const scored = turnSentences(text).map((x) => ({ ...x, p: logistic(W.sentence, x.feats) }));
+  const kept = scored.filter((x) => x.p >= W.sentence_threshold);
+  if (kept.length > 0) return kept.map((x) => x.sentence);
+  const best = scored.reduce<(typeof scored)[number] | undefined>((b, x) => (b && b.p >= x.p ? b : x), undefined);
+  return best ? [best.sentence] : [];
+}
+
+/** A turn as the classifier reads it: who spoke, the parser's kind, its text, its id. */
+export interface ClassifiedTurnInput {
+  id: string;
+  role: string;
+  kind: string;
+  text: string;
+  sidechain?: boolean | undefined;
+}
+
+/** Whether a turn is a person's message in the conversation (not injected, not a subagent's exchange). */
+const isMessage = (t: ClassifiedTurnInput): boolean => t.role === "user" && t.kind === "message" && !t.sidechain;
+
+/** What a person typed in a turn (injected blocks left out); empty when the turn is not a person's conversation. */
+function typedText(t: ClassifiedTurnInput): string {
+  return isMessage(t) ? humanPart(t.text).text.trim() : "";
+}
+
+/**
+ * The latest one-off request of a span: the last typed turn the classifier calls a request (a turn that also sets a
+ * standing rule counts when its likeliest other class is a request), with the person's words, injected blocks left
+ * out. Undefined when the person asked for nothing.
+ */
+export function latestRequest(turns: readonly ClassifiedTurnInput[]): { text: string; turn: string } | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    const text = typedText(t);
+    if (!text) continue;
+    const p = softmax(W.turn, turnFeatures(t.text, t.kind));
+    if (decideTurn(p, t.kind, Number.POSITIVE_INFINITY) === "request") return { text, turn: t.id };
+  }
+  return undefined;
+}
+
+/**
+ * The standing instructions of a span, one line per turn that sets one: the turn's instruction sentences, each
+ * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside).
+ */
+export function standingInstructions(
+  turns: readonly ClassifiedTurnInput[],
+  max = 480,
+): { text: string; turn: string }[] {
+  const out: { text: string; turn: string }[] = [];
+  for (const t of turns) {
+    if (!isMessage(t) || classifyTurn(t.text, t.kind) !== "instruction") continue;
+    const source = spokenText(t.text).replace(/\s+/g, " ");
+    let text = "";
+    let prev = "";
+    for (const s of instructionSentences(t.text)) {
+      // Sentences apart in the turn are joined by `…`: what stands between them is left out, never part of one.
+      const sep = source.includes(`${prev} ${s}`.replace(/\s+/g, " ")) ? " " : " … ";
+      if (text && text.length + sep.length + s.length > max) break;
+      text = text ? `${text}${sep}${s}` : s;
+      prev = s;
+    }
+    if (text) out.push({ text, turn: t.id });
+  }
+  return out;
 }
