@@ -11,8 +11,9 @@
 // 3. Model: multinomial logistic regression, full-batch gradient descent with AdaGrad steps (rate 0.5, 300
 //    rounds), L2 penalty 0.001 per weight, classes weighted by the inverse of their frequency (square root).
 // 4. Cross-validation: leave one session out over the development sessions. A message is `instruction` when its
-//    cross-validated instruction probability reaches the threshold (and pasted plus not-the-person's stay under
-//    one half); the threshold is the lowest of 0.10, 0.15, … 0.90, 0.93 … 0.99 whose pooled cross-validated
+//    cross-validated instruction probability reaches the threshold, or when one of its sentences has the shape of
+//    a firm rule (human-classes.ts `ruleShaped`) and its likeliest other class is a request, a problem or an answer (and, both
+//    ways, pasted plus not-the-person's stay under one half); the threshold is the lowest of 0.10, 0.15, … 0.90, 0.93 … 0.99 whose pooled cross-validated
 //    instruction precision is at least 0.9 while it classes at least 5 turns so (else the most precise such one);
 //    each class's precision and recall are reported at it.
 // 5. The final model is fitted on all development turns; weights under 0.1 in every class are dropped and the
@@ -21,7 +22,8 @@
 //    its cues, shape and place in the turn; positive when it overlaps a labelled instruction sentence (one contains
 //    the other, or 60% of the sentence's words are in it); binary logistic regression by the same steps with L2
 //    0.003; its threshold the best cross-validated F1 of the same grid over the sentences of turns labelled
-//    instruction (the only turns whose sentences are picked; the likeliest sentence when none reaches it).
+//    instruction (the only turns whose sentences are picked), a sentence of the rule shape counting as picked at
+//    every threshold (it is always kept; the likeliest sentence when none is picked).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -29,6 +31,7 @@ import type { Turn } from "../../src/conversation/schema.js";
 import {
   type BinaryModel,
   decideTurn,
+  hasRuleShape,
   type HumanWeights,
   logistic,
   softmax,
@@ -104,10 +107,7 @@ export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, 
 }
 
 /** Binary logistic regression: a two-class softmax, returned as the difference of its weights. */
-export function fitBinary(
-  samples: readonly { session: string; feats: string[]; y: 0 | 1 }[],
-  l2 = 0.001,
-): BinaryModel {
+export function fitBinary(samples: readonly { session: string; feats: string[]; y: 0 | 1 }[], l2 = 0.001): BinaryModel {
   const m = fitSoftmax(
     samples.map((s) => ({ ...s, y: s.y })),
     2,
@@ -311,19 +311,22 @@ export function fitHumanClassifier(opts: {
       });
     }
   }
+  const shaped = dev.map((l) => hasRuleShape(l.text));
   // A message is `instruction` when the turn model gives it the instruction threshold or more and does not call it
   // pasted or not the person's; otherwise the turn model's likeliest other class.
   const at = (tau: number) =>
-    report(devSamples.map((x, i) => [x.y, decideTurn(probs[i]!, dev[i]!.kind, tau)] as [number, string]));
+    report(devSamples.map((x, i) => [x.y, decideTurn(probs[i]!, dev[i]!.kind, tau, shaped[i])] as [number, string]));
   const tau = chooseThreshold((t) => at(t).instruction!);
   const cv = at(tau);
   const cvAcc =
-    devSamples.filter((x, i) => decideTurn(probs[i]!, dev[i]!.kind, tau) === CLASSES[x.y]).length / devSamples.length;
+    devSamples.filter((x, i) => decideTurn(probs[i]!, dev[i]!.kind, tau, shaped[i]) === CLASSES[x.y]).length /
+    devSamples.length;
 
   // The sentence threshold: best cross-validated F1 on the grid, over the sentences of turns labelled instruction
   // (the only turns whose sentences are picked).
+  // A sentence of the rule shape is kept whatever its probability: it counts as picked at every threshold.
   const sPairs = sDev
-    .map((x, i) => [x.y, sProbs[i], CLASSES[dev[x.turn]!.y]] as const)
+    .map((x, i) => [x.y, x.feats.includes("g:ruleshape") ? 1 : sProbs[i], CLASSES[dev[x.turn]!.y]] as const)
     .filter(([, p, c]) => p !== undefined && c === "instruction") as unknown as [number, number][];
   const prf = (th: number) => {
     const tp = sPairs.filter(([y, p]) => y === 1 && p >= th).length;
@@ -352,10 +355,14 @@ export function fitHumanClassifier(opts: {
     sentence_threshold: sTau,
   };
   const valPairs = val.map(
-    (l) => [l.y, decideTurn(softmax(turn, turnFeatures(l.text, l.kind)), l.kind, tau)] as [number, string],
+    (l) =>
+      [l.y, decideTurn(softmax(turn, turnFeatures(l.text, l.kind)), l.kind, tau, hasRuleShape(l.text))] as [
+        number,
+        string,
+      ],
   );
   const sVal = sentenceSamples(val).filter((x) => CLASSES[val[x.turn]!.y] === "instruction");
-  const sv = sVal.map((x) => [x.y, logistic(sentence, x.feats) >= sTau] as const);
+  const sv = sVal.map((x) => [x.y, logistic(sentence, x.feats) >= sTau || x.feats.includes("g:ruleshape")] as const);
   const svTp = sv.filter(([y, p]) => y === 1 && p).length;
   const svPp = sv.filter(([, p]) => p).length;
   const svPos = sv.filter(([y]) => y === 1).length;

@@ -5,6 +5,7 @@
 // labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights are
 // human-weights.json. A message is a standing instruction only at the threshold the fit chose for precision; a
 // second, binary model picks the rule sentences inside it, which are kept whole.
+import { FIRM_CUES } from "./clip.js";
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
 
@@ -108,9 +109,36 @@ function textFeatures(text: string): Set<string> {
   return out;
 }
 
+/**
+ * The shape of a firm rule, as one feature: a directive that opens with always/never/don't/make sure/avoid/only/
+ * keep/stop (after a condition, a please or a connective, in any clause), says that someone or something must or
+ * should (not) do a thing, holds from now on, or fixes a means ("use X, not Y"); not a question, a hedge or a
+ * heading. The same shape the memory's rule units were read by.
+ */
+const RULE_OPENING =
+  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+const RULE_MODAL =
+  /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
+const RULE_STANDING =
+  /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
+const RULE_USE =
+  /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+const RULE_QUESTION =
+  /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
+const RULE_HEDGE =
+  /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
+
+function ruleShaped(s: string): boolean {
+  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !FIRM_CUES.test(s)) return false;
+  if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s)) return false;
+  const clauses = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
+  return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
+}
+
 /** The cue features of one sentence. */
 function cueFeatures(sentence: string, out: Set<string>): void {
   for (const [name, re] of Object.entries(CUES)) if (re.test(sentence)) out.add(`g:${name}`);
+  if (ruleShaped(sentence)) out.add("g:ruleshape");
 }
 
 /** What a turn says to the agent: the person's words and a harness's standing instructions, injected blocks out. */
@@ -193,23 +221,35 @@ export function logistic(model: BinaryModel, feats: Iterable<string>): number {
 
 const NOT_PERSONS = new Set(["not_human", "pasted"]);
 
+/** Classes of a message that may carry a rule of the rule shape: not chit-chat, a paste or not the person's. */
+const MAY_RULE = new Set(["request", "problem", "answer", "instruction"]);
+
 /**
  * A turn's class from the turn model's probabilities: `instruction` when the turn is a person's message (the
- * parser's kind), the model gives instruction `threshold` or more, and pasted and not-the-person's together stay
- * under one half; otherwise the likeliest class other than instruction.
+ * parser's kind), pasted and not-the-person's together stay under one half, and either the model gives instruction
+ * `threshold` or more or one of its sentences has the shape of a firm rule while its likeliest other class is a
+ * request, a problem or an answer; otherwise the likeliest class other than instruction.
  */
-export function decideTurn(p: readonly number[], kind: string, threshold: number): string {
-  const notPerson = HUMAN_CLASSES.reduce((a, c, i) => a + (NOT_PERSONS.has(c) ? p[i]! : 0), 0);
-  if (kind === "message" && p[0]! >= threshold && notPerson < 0.5) return "instruction";
+export function decideTurn(p: readonly number[], kind: string, threshold: number, ruleShape = false): string {
   const order = p.map((x, i) => [x, i] as const).sort((a, b) => b[0] - a[0]);
-  return HUMAN_CLASSES[order.find(([, i]) => HUMAN_CLASSES[i] !== "instruction")![1]]!;
+  const other = HUMAN_CLASSES[order.find(([, i]) => HUMAN_CLASSES[i] !== "instruction")![1]]!;
+  const notPerson = HUMAN_CLASSES.reduce((a, c, i) => a + (NOT_PERSONS.has(c) ? p[i]! : 0), 0);
+  if (kind !== "message" || notPerson >= 0.5) return other;
+  if (p[0]! >= threshold || (ruleShape && MAY_RULE.has(other))) return "instruction";
+  return other;
+}
+
+/** Whether one of the sentences a turn says to the agent has the shape of a firm rule. */
+export function hasRuleShape(text: string): boolean {
+  return ownSentences(text).some(ruleShaped);
 }
 
 const W = weights as HumanWeights;
 
 /** The class of a person's turn (`kind` is the parser's: message or meta). */
 export function classifyTurn(text: string, kind = "message"): HumanClass {
-  return decideTurn(softmax(W.turn, turnFeatures(text, kind)), kind, W.instruction_threshold) as HumanClass;
+  const p = softmax(W.turn, turnFeatures(text, kind));
+  return decideTurn(p, kind, W.instruction_threshold, hasRuleShape(text)) as HumanClass;
 }
 
 /** Sentences end at . ! ? followed by space, or at a line break; list bullets are kept with their sentence. */
@@ -221,12 +261,13 @@ export function splitSentences(text: string): string[] {
 }
 
 /**
- * The rule sentences of a turn, whole and in order (the person's words only): those the sentence model gives the
- * sentence threshold or more, else the likeliest one. Meant for a turn classed `instruction`.
+ * The rule sentences of a turn, whole and in order (the person's words only): those of the rule shape when it has
+ * any, else those the sentence model gives the sentence threshold or more, else the likeliest one. Meant for a turn classed `instruction`.
  */
 export function instructionSentences(text: string): string[] {
   const scored = turnSentences(text).map((x) => ({ ...x, p: logistic(W.sentence, x.feats) }));
-  const kept = scored.filter((x) => x.p >= W.sentence_threshold);
+  const shaped = scored.filter((x) => ruleShaped(x.sentence));
+  const kept = shaped.length > 0 ? shaped : scored.filter((x) => x.p >= W.sentence_threshold);
   if (kept.length > 0) return kept.map((x) => x.sentence);
   const best = scored.reduce<(typeof scored)[number] | undefined>((b, x) => (b && b.p >= x.p ? b : x), undefined);
   return best ? [best.sentence] : [];

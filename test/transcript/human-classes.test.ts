@@ -38,11 +38,15 @@ describe("the human-turn classifier", () => {
       { user: "yup, go for it. thank you." },
     ]);
     expect(classifyTurn("yup, go for it. thank you.")).not.toBe("instruction");
-    expect(extractSections(t.turns).constraints.map((f) => f.text).join("\n")).not.toContain("go for it");
+    expect(
+      extractSections(t.turns)
+        .constraints.map((f) => f.text)
+        .join("\n"),
+    ).not.toContain("go for it");
   });
 
   it("keeps a one-off request out of User Constraints and out of the rule units, and reports it as the latest request", () => {
-    const STANDING = "Remember to keep the README updated every time you change the CLI.";
+    const STANDING = "Always keep the README updated every time you change the CLI.";
     const t = parsed([
       { user: STANDING },
       { assistant: "Understood." },
