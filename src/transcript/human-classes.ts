@@ -3,8 +3,9 @@
 // a few structure features (length, lines, code, paths, a question mark, the parser's turn kind) and the cues of its
 // sentences (generality markers, modal verbs, reminders, negated openings, the second person, questions), fitted on
 // labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights are
-// human-weights.json. A message is a standing instruction only at the threshold the fit chose for precision; a
-// second, binary model picks the rule sentences inside it, which are kept whole.
+// human-weights.json. A message is a standing instruction at the threshold the fit chose for precision, or when a
+// sentence of it has the shape of a firm rule and it is not chit-chat, a paste or not the person's; its rule
+// sentences (a second, binary model, the rule shape first) are kept whole.
 import { FIRM_CUES } from "./clip.js";
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
