@@ -35,6 +35,7 @@ const INTEGRATION = [
   "test/graph/kill-resume.test.ts",
   "test/graph/resume.test.ts",
   "test/integrate/hooks.test.ts",
+  "test/integrate/worker.test.ts",
   "test/security/hooks.test.ts",
   "test/security/canary-formats.test.ts",
   "test/security/corrupt-store.test.ts",

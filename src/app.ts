@@ -13,6 +13,7 @@ import { createDistiller, type Distiller } from "./memory/distiller.js";
 import { checkStoreFiles, createNewFile, isOwnStoreFolder } from "./project/files.js";
 import type { ProjectLocation } from "./project/root.js";
 import { checkStoreDir } from "./project/store.js";
+import { checkStoreTrust, registerStore } from "./project/trust.js";
 import { createBm25Store, rootReader } from "./retrieval/bm25-store.js";
 import { createRanker, type Ranker } from "./retrieval/rank.js";
 import type { Db } from "./storage/db.js";
@@ -78,12 +79,26 @@ function ensureStoreDir(dbPath: string, userDir: string): void {
 /** Meta key: the embedder whose advice this store has shown (the note is not repeated for it). */
 const EMBEDDER_NOTICE_KEY = "embedder.notice";
 
-/** Opens the app for a resolved project location. */
-export function createApp(config: Config, location: ProjectLocation, logger: Logger): App {
+/** STORE_UNTRUSTED for a committed store the user has not trusted; true when the store is to be registered once
+ * open. The per-user store is always trusted. */
+function checkTrust(dbPath: string, config: Config, location: ProjectLocation, logger: Logger): boolean {
+  const userStore = dirname(dbPath) === resolve(config.userDir);
+  return checkStoreTrust(dbPath, { userDir: config.userDir, root: location.root, userStore, logger });
+}
+
+export interface CreateAppOptions {
+  /** Open a store git tracks that the user has not trusted yet (only `memcards trust`, which then registers it). */
+  untrusted?: "allow";
+}
+
+/** Opens the app for a resolved project location. A store a repository commits is refused (STORE_UNTRUSTED). */
+export function createApp(config: Config, location: ProjectLocation, logger: Logger, opts: CreateAppOptions = {}): App {
   const dbPath = resolve(config.db ?? location.defaultDbPath);
   ensureStoreDir(dbPath, config.userDir);
+  const register = opts.untrusted !== "allow" && checkTrust(dbPath, config, location, logger);
   const db = openDatabase(dbPath, { onWarning: (m) => logger.warn(m) });
   try {
+    if (register) registerStore(config.userDir, dbPath);
     // A forget whose text another connection's read kept in the file: empty the log now if that read has ended.
     finishPurge(db, { wait: false });
     const project = upsertProject(db, location.key, location.root);

@@ -23,8 +23,25 @@ export const Config = z.object({
   modelsDir: z.string().min(1),
   /** The per-user store used when no project root can be found. */
   userDir: z.string().min(1),
+  /** The user's home (HOME), where clients keep their transcripts; when unset, the OS's idea of it. */
+  home: z.string().min(1).optional(),
   /** Chromium for `memcards ui --screenshots` (MEMCARDS_CHROMIUM); when unset, looked up on PATH. */
   chromium: z.string().min(1).optional(),
+  /** Team memory on PostgreSQL: where the store is and who writes to it. */
+  team: z
+    .object({
+      /** postgres://… of the team store (--team-url, else MEMCARDS_TEAM_URL); never logged or stored. */
+      url: z.string().min(1).optional(),
+      /** The project's name in the team store (--team-project, else MEMCARDS_TEAM_PROJECT); else the link or remote. */
+      project: z.string().min(1).optional(),
+      /** Who units are sent as (MEMCARDS_TEAM_AUTHOR); else git's user.email, user.name, the OS user. */
+      author: z.string().min(1).optional(),
+      /** The machine units are sent from (MEMCARDS_TEAM_MACHINE); else the host name. */
+      machine: z.string().min(1).optional(),
+      /** The password of the member role `team init --role` or `team grant` creates (MEMCARDS_TEAM_ROLE_PASSWORD). */
+      rolePassword: z.string().min(1).optional(),
+    })
+    .prefault({}),
   http: z
     .object({
       host: z.string().default("127.0.0.1"),
@@ -38,6 +55,8 @@ export const Config = z.object({
     .prefault({}),
 });
 export type Config = z.infer<typeof Config>;
+/** The team settings alone, as the team functions take them. */
+export type TeamSettings = Config["team"];
 
 /** Settings a command line may carry; undefined means "not given". */
 export interface ConfigFlags {
@@ -50,12 +69,16 @@ export interface ConfigFlags {
   token?: string | undefined;
   idleTimeout?: string | number | undefined;
   maxSessions?: string | number | undefined;
+  teamUrl?: string | undefined;
+  teamProject?: string | undefined;
 }
 
 /** Resolves the configuration from flags, then environment variables, then defaults. */
 export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as shells and client configs often leave them.
   const e = (name: string) => (env[name] ? env[name] : undefined);
+  // Names and URLs pasted with spaces around them mean the same; only blank means "not set".
+  const trimmed = (v: string | undefined) => v?.trim() || undefined;
   const home = env.HOME || homedir();
   const userDir = env.MEMCARDS_HOME || join(home, ".memcards");
   const raw = {
@@ -65,7 +88,15 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     embedder: flags.embedder ?? e("MEMCARDS_EMBEDDER"),
     modelsDir: env.MEMCARDS_MODELS_DIR || join(userDir, "models"),
     userDir,
+    home: e("HOME"),
     chromium: e("MEMCARDS_CHROMIUM"),
+    team: {
+      url: trimmed(flags.teamUrl) ?? trimmed(env.MEMCARDS_TEAM_URL),
+      project: trimmed(flags.teamProject) ?? trimmed(env.MEMCARDS_TEAM_PROJECT),
+      author: trimmed(env.MEMCARDS_TEAM_AUTHOR),
+      machine: trimmed(env.MEMCARDS_TEAM_MACHINE),
+      rolePassword: e("MEMCARDS_TEAM_ROLE_PASSWORD"),
+    },
     http: {
       host: flags.host ?? e("MEMCARDS_HTTP_HOST"),
       port: flags.port ?? e("MEMCARDS_HTTP_PORT"),

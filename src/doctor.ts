@@ -151,7 +151,10 @@ function storeChecks(config: Config, cwd: string, fix: boolean): Check[] {
     void app.close();
     out.push({ name: "write access", level: "ok", detail: `database ${dbPath} opens for writing` });
   } catch (err) {
-    out.push({ name: "write access", level: "fail", detail: (err as Error).message, fix: PERMISSION_FIX });
+    // A store the repository commits is not opened: the message names both ways out.
+    if (toAppError(err).code === "STORE_UNTRUSTED")
+      out.push({ name: "store trust", level: "fail", detail: `STORE_UNTRUSTED: ${toAppError(err).message}` });
+    else out.push({ name: "write access", level: "fail", detail: (err as Error).message, fix: PERMISSION_FIX });
   }
   return out;
 }

@@ -16,6 +16,7 @@ export const ErrorCodes = [
   "OUTSIDE_ROOTS",
   "SYSTEM_FOLDER",
   "UNSAFE_FILE",
+  "STORE_UNTRUSTED",
   "DB_OPEN_FAILED",
   "DB_MISSING_FTS5",
   "DB_MISSING_VEC",

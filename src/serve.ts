@@ -8,7 +8,6 @@ import type { Logger } from "./log.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { createServer } from "./server.js";
 import { countTokens } from "./text/tokens.js";
-import { serveHttp } from "./transport/http.js";
 import { boundedStdioTransport } from "./transport/stdio.js";
 
 export interface ServeOptions {
@@ -19,6 +18,8 @@ export interface ServeOptions {
   http?: boolean;
   /** Path of the registration example shown to a user who started the server by hand. */
   exampleConfigPath: string;
+  /** The CLI entry (dist/cli.js): with it, a server for a project with a store starts the resident hook worker. */
+  cli?: string;
 }
 
 /** Serves until stdin closes (stdio), or until SIGTERM/SIGINT. Resolves when shut down. */
@@ -43,6 +44,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
   if (opts.http) {
+    // The HTTP stack loads only for --http: a stdio server starts without it.
+    const { serveHttp } = await import("./transport/http.js");
     const handle = await serveHttp({ ...opts.config.http, logger: opts.logger, newServer });
     closeTransport = () => handle.close();
     opts.logger.info(`serving MCP over Streamable HTTP at ${handle.url}`);
@@ -57,7 +60,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     process.stdin.once("end", () => void shutdown("stdin closed"));
     process.stdin.once("close", () => void shutdown("stdin closed"));
     // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one.
-    server.server.oninitialized = () => void setTimeout(() => void warmUp(opts, apps), 50).unref();
+    server.server.oninitialized = () => void setImmediate(() => void warmUp(opts, apps)).unref();
     await server.connect(transport);
     if (process.stdin.isTTY) printBanner(opts, apps);
   }
@@ -72,7 +75,15 @@ async function warmUp(opts: ServeOptions, apps: ReturnType<typeof createAppCache
   try {
     const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
     if (!existsSync(opts.config.db ?? location.defaultDbPath)) return;
+    if (opts.cli && process.env.MEMCARDS_HOOK_WORKER !== "0") {
+      // Claude Code runs a hook on every prompt and edit: a worker started now answers them without a cold start.
+      const { ensureWorker, workerPlace } = await import("./integrate/worker-client.js");
+      await ensureWorker(workerPlace(process.env, opts.cli), opts.cli, process.env);
+    }
     const app = apps.forLocation(location);
+    // Background reads in small steps first; then the lazy parts a first call would otherwise load.
+    app.ranker.warm();
+    await new Promise((resolve) => setTimeout(resolve, 50).unref());
     await app.ranker.rankSymbols("warm up", 1);
     countTokens("warm up");
     opts.logger.debug("warmed up the ranker");

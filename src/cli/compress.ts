@@ -67,7 +67,7 @@ export function registerCompress(program: Command): void {
         await withApp(configFrom(cmd), (app) => {
           // What a killed run left queued is distilled first, so nothing waits for a server to start.
           resumeDistillation(app.scope);
-          const scope = { root: app.location.root, roots: [], home: process.env.HOME || undefined };
+          const scope = { root: app.location.root, roots: [], home: app.config.home };
           const deps = opts.confine ? { ...app.scope, read: confinedReader(scope) } : app.scope;
           const r = compressContext(deps, {
             ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),

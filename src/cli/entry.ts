@@ -1,5 +1,8 @@
 // What dist/cli.js runs: `--version` and `hook <event>` (what Claude Code runs on every prompt and edit) take a short
 // path that loads only what they need; every other command loads the full command tree.
+import { join } from "node:path";
+
+import type { WorkerPlace } from "../integrate/worker-client.js";
 import { packageVersion } from "../version.js";
 
 const GLOBAL_WITH_VALUE = new Set(["--root", "--db", "--embedder", "--log-level"]);
@@ -25,6 +28,32 @@ export function hookInvocation(args: readonly string[]): { event: string; flags:
   return { event, flags };
 }
 
+const LOG_LEVELS = new Set(["debug", "info", "warn", "error", "silent"]);
+
+/**
+ * `serve` on stdio with only global flags, before or after it (what clients' registrations run): the flags;
+ * undefined for anything else (--http, --help, an unknown flag or level), which the full command tree handles.
+ */
+export function serveInvocation(args: readonly string[]): Record<string, string> | undefined {
+  const flags: Record<string, string> = {};
+  let served = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "serve" && !served) {
+      served = true;
+      continue;
+    }
+    const eq = a.indexOf("=");
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (!GLOBAL_WITH_VALUE.has(name)) return undefined;
+    const v = eq > 0 ? a.slice(eq + 1) : args[++i];
+    if (v === undefined || (eq < 0 && v.startsWith("-"))) return undefined;
+    flags[name.slice(2)] = v;
+  }
+  if (!served || (flags["log-level"] !== undefined && !LOG_LEVELS.has(flags["log-level"]))) return undefined;
+  return flags;
+}
+
 /** Runs the CLI on `argv` (process.argv's shape); `entry` is the file users run (dist/cli.js). */
 export async function run(entry: string, argv: readonly string[] = process.argv): Promise<void> {
   const args = argv.slice(2);
@@ -32,27 +61,89 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
     process.stdout.write(`${packageVersion()}\n`);
     return;
   }
+  if (args.length === 1 && args[0] === "hook-worker") {
+    const { runHookWorker } = await import("../integrate/worker.js");
+    const idle = Number(process.env.MEMCARDS_HOOK_WORKER_IDLE_MS);
+    await runHookWorker({ cli: entry, env: process.env, ...(idle > 0 ? { idleMs: idle } : {}) });
+    process.exit(0);
+  }
   const hook = hookInvocation(args);
   if (hook) {
-    try {
-      const [{ hookCommand }, { readStdin }] = await Promise.all([
-        import("../integrate/hook-command.js"),
-        import("./stdin.js"),
-      ]);
-      const out = await hookCommand(hook.event, await readStdin(3000), {
-        flags: { root: hook.flags.root, db: hook.flags.db, embedder: hook.flags.embedder },
-        env: process.env,
-        cwd: process.cwd(),
-        cli: entry,
-      });
-      if (out) process.stdout.write(`${out}\n`);
-    } catch (err) {
-      // A hook never fails the agent, even when memcards itself cannot load.
-      process.stderr.write(`memcards hook: ${(err as Error).message}\n`);
-    }
+    await runHookEntry(entry, hook);
     process.exitCode = 0;
     return;
   }
+  const serveFlags = serveInvocation(args);
+  if (serveFlags && (await serveShort(entry, serveFlags))) return;
   const main = await import("./main.js");
   await main.run(entry, argv);
+}
+
+/**
+ * One hook: the resident worker answers when one is listening (nothing of memcards loads here); otherwise the hook
+ * runs directly and, having found a project, starts a worker for the next ones. `MEMCARDS_HOOK_WORKER=0` turns the
+ * worker off. Never throws: a hook never fails the agent.
+ */
+async function runHookEntry(entry: string, hook: { event: string; flags: Record<string, string> }): Promise<void> {
+  const flags = { root: hook.flags.root, db: hook.flags.db, embedder: hook.flags.embedder };
+  try {
+    const [{ readStdin }, { askWorker, envRecord, startWorker, WORKER_EVENTS, workerPlace }] = await Promise.all([
+      import("./stdin.js"),
+      import("../integrate/worker-client.js"),
+    ]);
+    const stdin = await readStdin(3000);
+    const env = process.env;
+    let place: WorkerPlace | undefined;
+    let start = false;
+    if (env.MEMCARDS_HOOK_WORKER !== "0" && WORKER_EVENTS.has(hook.event)) {
+      place = workerPlace(env, entry);
+      const replyMs = Number(env.MEMCARDS_HOOK_WORKER_TIMEOUT_MS);
+      const a = await askWorker(
+        place,
+        { event: hook.event, stdin, flags, cwd: process.cwd(), env: envRecord(env) },
+        replyMs > 0 ? { replyMs } : {},
+      );
+      if (a.ok) {
+        if (a.stdout) process.stdout.write(`${a.stdout}\n`);
+        return;
+      }
+      start = a.start;
+    }
+    const { runHookCall } = await import("../integrate/hook-command.js");
+    const out = await runHookCall(hook.event, stdin, { flags, env, cwd: process.cwd(), cli: entry });
+    if (out.stdout) process.stdout.write(`${out.stdout}\n`);
+    if (place && start && out.acted) startWorker(place, entry, env);
+  } catch (err) {
+    // A hook never fails the agent, even when memcards itself cannot load.
+    process.stderr.write(`memcards hook: ${(err as Error).message}\n`);
+  }
+}
+
+/**
+ * `memcards serve` on stdio without loading the command tree (commander and every command's modules): a client
+ * waits for this start-up. False when the settings do not resolve: the full command tree then reports the error.
+ */
+async function serveShort(entry: string, flags: Record<string, string>): Promise<boolean> {
+  const [{ resolveConfig }, { createLogger }, { packageRoot }] = await Promise.all([
+    import("../config.js"),
+    import("../log.js"),
+    import("../version.js"),
+  ]);
+  let config;
+  try {
+    config = resolveConfig({ root: flags.root, db: flags.db, logLevel: flags["log-level"], embedder: flags.embedder });
+  } catch {
+    return false;
+  }
+  const { serve } = await import("../serve.js");
+  await serve({
+    config,
+    logger: createLogger(config.logLevel),
+    version: packageVersion(),
+    cwd: process.cwd(),
+    http: false,
+    exampleConfigPath: join(packageRoot(), "mcp.json.example"),
+    cli: entry,
+  });
+  process.exit(0);
 }

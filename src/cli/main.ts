@@ -19,6 +19,7 @@ import { registerServe } from "./serve.js";
 import { type CliContext, inCliWords } from "./shared.js";
 import { registerStatusDoctor } from "./status-doctor.js";
 import { registerTeam } from "./team.js";
+import { registerTrust } from "./trust.js";
 import { registerUi } from "./ui.js";
 
 /** The whole command tree; `entry` is the file users run (dist/cli.js). */
@@ -58,6 +59,7 @@ export function createProgram(entry: string): Command {
   registerEval(program, ctx);
   registerModels(program);
   registerTeam(program);
+  registerTrust(program, ctx);
   return program;
 }
 

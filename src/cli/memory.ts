@@ -1,9 +1,9 @@
 // `memcards memories | remember | search`: list, store and find the project's memory units.
 import type { Command } from "commander";
 
+import { listUnits } from "../memory/browse.js";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
 import { type RecordInput, recordMemory, searchMemoryHybrid } from "../memory/service.js";
-import { listMemories } from "../storage/memories.js";
 import { sendQueued, teamSearchFor } from "../team/deps.js";
 import { renderTeamHits } from "../team/render.js";
 import type { UnitCategory } from "../vocab.js";
@@ -38,7 +38,7 @@ export function registerMemory(program: Command): void {
     .option("--json", "print JSON")
     .action(async (opts: ListFlags, cmd: Command) => {
       await withApp(configFrom(cmd), (app) => {
-        const rows = listMemories(app.db, app.project.id, {
+        const rows = listUnits(app.scope, {
           ...(opts.category ? { category: opts.category } : {}),
           tier: opts.tier,
           includeInactive: opts.all ?? false,
@@ -71,7 +71,7 @@ export function registerMemory(program: Command): void {
         const r = recordMemory(app.scope, input);
         console.log(`${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}`);
         // With a team store set, what was queued is sent now (or waits for the server).
-        const note = await sendQueued(app.scope);
+        const note = await sendQueued(app.scope, app.config.team);
         if (note) console.error(`memcards: ${note}`);
       });
     });
@@ -95,7 +95,7 @@ export function registerMemory(program: Command): void {
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);
         // With a team store set, the team's units join the results, each with its author.
-        const team = await teamSearchFor(app.scope, query, {
+        const team = await teamSearchFor(app.scope, app.config.team, query, {
           includeInactive: opts.all ?? false,
           ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
         });

@@ -14,7 +14,7 @@ export function registerRecallForget(program: Command): void {
     .action(async (opts: { budget: number }, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
         const r = recall(app.scope, { budget_tokens: opts.budget });
-        const team = await teamRecallSection(app.scope, opts.budget - r.tokens);
+        const team = await teamRecallSection(app.scope, app.config.team, opts.budget - r.tokens);
         console.log(team ? `${r.markdown}\n\n${team}` : r.markdown);
       });
     });
@@ -39,7 +39,7 @@ export function registerRecallForget(program: Command): void {
         );
         if (!r.purged) console.error(`memcards: ${NOT_PURGED}`);
         // Shared units are removed from the team store too (now, or when it is back).
-        const note = await sendQueued(app.scope);
+        const note = await sendQueued(app.scope, app.config.team);
         if (note) console.error(`memcards: ${note}`);
       });
     });

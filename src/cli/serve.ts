@@ -36,6 +36,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         cwd: process.cwd(),
         http: opts.http ?? false,
         exampleConfigPath: join(ctx.packageRoot, "mcp.json.example"),
+        cli: ctx.entry,
       });
       process.exit(0);
     });

@@ -1,8 +1,9 @@
 // `memcards team init|grant|status|push|pull|search|forget|vacuum`: share this project's memory through a PostgreSQL team store.
 import type { Command } from "commander";
 
+import type { App } from "../app.js";
+import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
-import { teamUrl } from "../team/connect.js";
 import { resolveTeam } from "../team/deps.js";
 import { normalizeRemote } from "../team/identity.js";
 import { queueSummariesForTeam } from "../team/queue.js";
@@ -35,28 +36,43 @@ function need(team: TeamDeps | undefined): TeamDeps {
   return team;
 }
 
+/** The settings of a team command: its --team-url and --team-project over the environment's. */
+function teamConfig(cmd: Command): Config {
+  const f = cmd.optsWithGlobals<TeamFlags>();
+  return configFrom(cmd, { teamUrl: f.teamUrl, teamProject: f.teamProject });
+}
+
+/** Runs `fn` with the project's app and what reaching its team takes; TEAM_NOT_CONFIGURED without a team URL. */
+async function withTeam(cmd: Command, fn: (team: TeamDeps, app: App) => Promise<void>): Promise<void> {
+  const config = teamConfig(cmd);
+  await withApp(config, async (app) => fn(need(resolveTeam(app.scope, config.team)), app));
+}
+
 export function registerTeam(program: Command): void {
   const team = program
     .command("team")
     .description("share this project's decisions, rules, failures, learnings and metrics with a team (PostgreSQL)")
     .option("--team-url <url>", "postgres://… of the team store (default: MEMCARDS_TEAM_URL); never stored")
     .option("--team-project <name>", "project name in the team store (default: the normalized git remote)");
-  const flags = (cmd: Command) => cmd.optsWithGlobals<TeamFlags>();
+  registerTeamAdmin(team);
+  registerTeamStatus(team);
+  registerTeamSync(team);
+  registerTeamSearch(team);
+}
 
+/** `team init|grant|vacuum`: the store's tables, members' roles and projects, and rewriting forgotten text away. */
+function registerTeamAdmin(team: Command): void {
   team
     .command("init")
     .description("create or upgrade the team store's tables and link this project; --role creates the members' role")
     .option("--role <name>", "create a least-privilege login role (password from MEMCARDS_TEAM_ROLE_PASSWORD)")
     .option("--json", "print JSON")
     .action(async (opts: { role?: string; json?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), async (app) => {
-        const password = process.env.MEMCARDS_TEAM_ROLE_PASSWORD;
-        if (opts.role && !password)
-          throw new AppError("BAD_INPUT", "--role needs the new role's password in MEMCARDS_TEAM_ROLE_PASSWORD");
-        const r = await initTeam(
-          need(resolveTeam(app.scope, flags(cmd))),
-          opts.role ? { name: opts.role, password: password! } : undefined,
-        );
+      const password = teamConfig(cmd).team.rolePassword;
+      if (opts.role && !password)
+        throw new AppError("BAD_INPUT", "--role needs the new role's password in MEMCARDS_TEAM_ROLE_PASSWORD");
+      await withTeam(cmd, async (deps) => {
+        const r = await initTeam(deps, opts.role ? { name: opts.role, password: password! } : undefined);
         print(
           opts.json,
           r,
@@ -75,7 +91,7 @@ export function registerTeam(program: Command): void {
     .option("--json", "print JSON")
     .action(async (member: string, opts: { project?: string; revoke?: boolean; json?: boolean }, cmd: Command) => {
       const project = opts.project && /:\/\/|@/.test(opts.project) ? normalizeRemote(opts.project) : opts.project;
-      const password = process.env.MEMCARDS_TEAM_ROLE_PASSWORD || undefined;
+      const { url, rolePassword: password } = teamConfig(cmd).team;
       const run = async (deps: { url: string; projectKey: string }) => {
         const r = await grantTeam(deps, member, {
           ...(project ? { project } : {}),
@@ -89,28 +105,30 @@ export function registerTeam(program: Command): void {
           `${r.member}${r.created ? " (new role)" : ""}: ${verb} ${r.project}; projects now: ${r.projects.join(", ") || "none"}`,
         );
       };
-      const url = teamUrl(flags(cmd).teamUrl);
       if (project && url) return run({ url, projectKey: project });
-      await withApp(configFrom(cmd), async (app) => run(need(resolveTeam(app.scope, flags(cmd)))));
+      await withTeam(cmd, run);
     });
 
   team
     .command("vacuum")
     .description("team admin: rewrite the units table so forgotten text leaves its file (VACUUM FULL)")
     .action(async (_opts: unknown, cmd: Command) => {
-      const url = teamUrl(flags(cmd).teamUrl);
+      const url = teamConfig(cmd).team.url;
       if (!url) need(undefined);
       const r = await vacuumTeam({ url: url! });
       console.log(r.remains);
     });
+}
 
+/** `team status`: where reads come from, what waits to be sent, the store's counts. */
+function registerTeamStatus(team: Command): void {
   team
     .command("status")
     .description("where reads come from (team store or local copy), what waits to be sent, the store's counts")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), async (app) => {
-        const s = await teamStatus(need(resolveTeam(app.scope, flags(cmd))));
+      await withTeam(cmd, async (deps) => {
+        const s = await teamStatus(deps);
         const lines = [
           `team store: ${s.url} (${s.reachable ? "reachable" : `unreachable: ${s.error}`})`,
           `project: ${s.project}`,
@@ -128,17 +146,19 @@ export function registerTeam(program: Command): void {
         print(opts.json, s, lines.join("\n"));
       });
     });
+}
 
+/** `team push|pull`: send what is queued, copy the team's units here. */
+function registerTeamSync(team: Command): void {
   team
     .command("push")
     .description("send the queued units and forgets, in order, once each")
     .option("--share-summaries", "also share the latest summary of recent sessions (they stay local otherwise)")
     .option("--json", "print JSON")
     .action(async (opts: { shareSummaries?: boolean; json?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), async (app) => {
-        const team = need(resolveTeam(app.scope, flags(cmd)));
-        if (opts.shareSummaries) queueSummariesForTeam(app.scope, team.projectKey);
-        const r = await pushTeam(team);
+      await withTeam(cmd, async (deps, app) => {
+        if (opts.shareSummaries) queueSummariesForTeam(app.scope, deps.projectKey);
+        const r = await pushTeam(deps);
         const detail = Object.entries(r.outcomes)
           .map(([k, v]) => `${v} ${k}`)
           .join(", ");
@@ -151,12 +171,15 @@ export function registerTeam(program: Command): void {
     .description("copy the team's units here (read when the team store is unreachable)")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), async (app) => {
-        const r = await pullTeam(need(resolveTeam(app.scope, flags(cmd))));
+      await withTeam(cmd, async (deps) => {
+        const r = await pullTeam(deps);
         print(opts.json, r, `copied ${count(r.units, "team unit")}; ${count(r.forgotten, "forgotten unit")} dropped`);
       });
     });
+}
 
+/** `team search|forget`: find the team's units, remove one for everyone. */
+function registerTeamSearch(team: Command): void {
   team
     .command("search <query>")
     .description("search the team's units (each marked with its author)")
@@ -164,8 +187,8 @@ export function registerTeam(program: Command): void {
     .option("--all", "include superseded units and units in conflict")
     .option("--json", "print JSON")
     .action(async (query: string, opts: { limit: number; all?: boolean; json?: boolean }, cmd: Command) => {
-      await withApp(configFrom(cmd), async (app) => {
-        const r = await searchTeam(need(resolveTeam(app.scope, flags(cmd))), query, {
+      await withTeam(cmd, async (deps, app) => {
+        const r = await searchTeam(deps, query, {
           limit: opts.limit,
           includeInactive: opts.all ?? false,
           ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
@@ -178,8 +201,8 @@ export function registerTeam(program: Command): void {
     .command("forget <uid>")
     .description("remove a shared unit for everyone (an audit row keeps who and when, not the text)")
     .action(async (uid: string, _opts: unknown, cmd: Command) => {
-      await withApp(configFrom(cmd), async (app) => {
-        const r = await forgetForTeam(need(resolveTeam(app.scope, flags(cmd))), uid);
+      await withTeam(cmd, async (deps) => {
+        const r = await forgetForTeam(deps, uid);
         console.log(
           r.sent
             ? `forgot ${uid} for everyone. ${r.remains}`
@@ -198,8 +221,8 @@ export function registerEvalTeam(evalCmd: Command): void {
     .option("--agents <n>", "concurrent agents", int, 10)
     .option("--ops <n>", "writes and searches per agent", int, 50)
     .option("--json", "print JSON")
-    .action(async (opts: { teamUrl?: string; agents: number; ops: number; json?: boolean }) => {
-      const url = teamUrl(opts.teamUrl);
+    .action(async (opts: { teamUrl?: string; agents: number; ops: number; json?: boolean }, cmd: Command) => {
+      const url = configFrom(cmd, { teamUrl: opts.teamUrl }).team.url;
       if (!url) throw new AppError("TEAM_NOT_CONFIGURED", "eval team needs --team-url or MEMCARDS_TEAM_URL");
       const bench = await import("../../bench/team-bench.js");
       const r = await bench.benchTeam(url, opts.agents, opts.ops);

@@ -61,6 +61,8 @@ export const Failure = z.object({
   remediation: z.string().optional(),
   /** The turn where a later event settled it (the same command, test or file ran clean); absent while open. */
   resolved: z.string().optional(),
+  /** Still open at the end: seen in the last phase (after the last request), not settled, no edit since. */
+  open: z.boolean().optional(),
 });
 export type Failure = z.infer<typeof Failure>;
 

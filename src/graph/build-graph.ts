@@ -3,7 +3,7 @@ import type { EmbedderChoice } from "../embeddings/select.js";
 import type { Logger } from "../log.js";
 import { noProject } from "../project/root.js";
 import type { RepoParser } from "../repo/parse.js";
-import { graphCounts } from "../storage/graph/counts.js";
+import { edgeCount } from "../storage/graph/counts.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { pendingNodeIds } from "../storage/vectors.js";
 import { embedPending } from "../vectors/embed-pending.js";
@@ -14,6 +14,8 @@ import { rebuildSimilarEdges, SIMILAR_TYPES } from "./similar.js";
 export interface GraphBuildOptions {
   /** Directory to index; defaults to the project root. */
   path?: string;
+  /** Only these repo paths (files, or folders for everything under them): what a watcher saw change. */
+  paths?: readonly string[];
   /** Skip vectors (lexical index only). */
   lexicalOnly?: boolean;
   parser?: RepoParser;
@@ -51,6 +53,7 @@ export async function buildGraph(
     root: opts.path ?? scope.root,
     logger: deps.logger,
     ...(opts.parser ? { parser: opts.parser } : {}),
+    ...(opts.paths ? { paths: opts.paths } : {}),
     ...(opts.isCancelled ? { isCancelled: opts.isCancelled } : {}),
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
   });
@@ -61,7 +64,7 @@ export async function buildGraph(
     // Vectors embedded by an interrupted phase are no longer pending, yet their similar edges were never built.
     const owed = !phaseComplete(db, "vectors");
     markPhase(db, result.buildId, "vectors", false);
-    const changedFileLevel = pendingNodeIds(db, SIMILAR_TYPES);
+    const changedFileLevel = pendingNodeIds(db, projectId, SIMILAR_TYPES);
     const fileLevelTotal = SIMILAR_TYPES.reduce((n, t) => n + (result.counts.nodes[t] ?? 0), 0);
     const controller = new AbortController();
     const timer = opts.isCancelled ? setInterval(() => opts.isCancelled?.() && controller.abort(), 50) : undefined;
@@ -79,7 +82,7 @@ export async function buildGraph(
       // A few changed files: recompute their neighbors only; many: rebuild all.
       const incremental = !owed && changedFileLevel.length < 0.2 * fileLevelTotal;
       const n = rebuildSimilarEdges(db, incremental ? { onlyNodeIds: changedFileLevel } : {});
-      similarEdges = incremental ? (graphCounts(db).edges.similar ?? n) : n;
+      similarEdges = incremental ? edgeCount(db, "similar") : n;
     }
     if (!controller.signal.aborted) markPhase(db, result.buildId, "vectors", true);
   }

@@ -11,7 +11,8 @@ import { identifierTokens } from "../text/identifiers.js";
 
 const EMBED_CHARS = 1_500;
 
-const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+/** A symbol's content identity: 64 bits of the sha1 of its text (hex). */
+const textHash = (s: string) => createHash("sha1").update(s).digest("hex").slice(0, 16);
 const tok = (s: string) => identifierTokens(s).join(" ");
 /** Body tokens with each term kept at most `cap` times: BM25's term frequency saturates long before. */
 const TF_CAP = 8;
@@ -83,7 +84,7 @@ export function fileNodes(
       endLine: s.endLine,
       summary: s.signature ?? null,
       tokens: estimateTokens(text.length),
-      contentHash: sha1(text),
+      contentHash: textHash(text),
       source: parsed?.parser ?? "regex",
       meta: s.parent ? { parent: s.parent } : undefined,
       fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },

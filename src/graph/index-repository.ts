@@ -10,16 +10,17 @@ import { isTestPath, type LanguageId } from "../repo/languages.js";
 import { readManifests } from "../repo/manifests.js";
 import type { RepoParser } from "../repo/parse.js";
 import { ruleKindOf, ruleMatcher } from "../repo/rules.js";
-import { type ScannedFile, scanRepo, SkipReason } from "../repo/scan.js";
+import { type ScannedFile, scanRepo, SkipReason, underPaths } from "../repo/scan.js";
 import { ImportRef } from "../repo/symbols.js";
 import type { Db } from "../storage/db.js";
 import { optimizePlanner, refreshPlannerStats, writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
-import { deleteFiles, fileCount, fileImports, knownFiles, writeFile } from "../storage/graph/files.js";
-import { nodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
+import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
+import { refreshFileTerms } from "./file-terms.js";
 import { localPreparer, workerPreparer } from "./prepare.js";
 
 export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);
@@ -66,6 +67,11 @@ export interface IndexOptions {
   parser?: RepoParser;
   maxFileBytes?: number;
   exclude?: string[];
+  /**
+   * Only these repo paths (files, or folders for everything under them) are looked at: what a watcher saw change.
+   * A path that is gone (or no longer indexable) is removed; nothing else is scanned.
+   */
+  paths?: readonly string[];
   /** Files written per transaction: a killed run keeps every finished batch. */
   batchFiles?: number;
   isCancelled?: () => boolean;
@@ -96,18 +102,25 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
   const scan = scanRepo(opts.root, {
-    withContent: true,
+    // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
+    withContent: false,
     known: Object.fromEntries([...known].map(([p, r]) => [p, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }])),
     ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
+    ...(opts.paths ? { paths: [...opts.paths] } : {}),
   });
   const tScan = elapsed();
   const present = new Set(scan.files.map((f) => f.path));
-  const removed = [...known.keys()].filter((p) => !present.has(p));
+  const inScope = opts.paths ? underPaths(opts.paths) : () => true;
+  const removed = [...known.keys()].filter((p) => inScope(p) && !present.has(p));
   const changed = scan.files.filter((f) => !f.unchanged);
+  // A scan of some paths stands for the whole index: the files kept, less those removed, plus those added.
+  const totalFiles = opts.paths
+    ? known.size - removed.length + changed.filter((f) => !known.has(f.path)).length
+    : scan.files.length;
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
   if (edgesOwed && known.size > 0) logger.info("the previous index did not finish; its derived edges are rebuilt");
-  const build = startBuild(db, scan.files.length);
+  const build = startBuild(db, totalFiles);
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
 
@@ -135,29 +148,34 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
       const prepared = await ahead!;
       ahead = batches[b + 1] ? preparer.prepare(batches[b + 1]!) : undefined;
       const byPath = new Map(batch.map((f) => [f.path, f]));
-      writeTx(db, () => {
-        for (const p of prepared) {
-          const file = byPath.get(p.path)!;
-          symbolCount += p.symbols;
-          if (p.fallback) regexFallback++;
-          if (p.overBudget) overBudget++;
-          writeFile(
-            db,
-            opts.projectId,
-            {
-              path: file.path,
-              language: file.language,
-              size: file.size,
-              mtimeMs: file.mtimeMs,
-              hash: file.hash,
-              isTest: isTestPath(file.path, file.language),
-            },
-            p.parser,
-            p.imports,
-            p.nodes,
-          );
-        }
-      });
+      for (const p of prepared) {
+        symbolCount += p.symbols;
+        if (p.fallback) regexFallback++;
+        if (p.overBudget) overBudget++;
+      }
+      // One transaction per batch; the batch's FTS rows are written last, together.
+      writeTx(db, () =>
+        writeFiles(
+          db,
+          opts.projectId,
+          prepared.map((p) => {
+            const file = byPath.get(p.path)!;
+            return {
+              file: {
+                path: file.path,
+                language: file.language,
+                size: file.size,
+                mtimeMs: file.mtimeMs,
+                hash: file.hash,
+                isTest: isTestPath(file.path, file.language),
+              },
+              parser: p.parser,
+              imports: p.imports,
+              nodes: p.nodes,
+            };
+          }),
+        ),
+      );
       for (const f of batch) f.content = undefined;
       parsedCount += batch.length;
       progress("parse", parsedCount, changed.length, symbolCount);
@@ -185,12 +203,14 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
       );
     else rebuildDerivedEdges(db, opts.root);
   }
+  // The whole-file BM25 counts follow the files (only changed ones are read again).
+  if (!wasCancelled) refreshFileTerms(db, opts.root);
   // A bulk change gets fresh planner statistics; a few files (the watcher's edits) only the cheap staleness check.
   if (changed.length + removed.length >= BULK_CHANGE || (known.size === 0 && changed.length)) refreshPlannerStats(db);
   else if (changed.length || removed.length) optimizePlanner(db);
   const tEdges = elapsed();
   if (!wasCancelled) markPhase(db, build.id, "edges", true);
-  recordLastRun(db, { at: new Date().toISOString(), files: scan.files.length, parsed: parsedCount, ms: tEdges });
+  recordLastRun(db, { at: new Date().toISOString(), files: totalFiles, parsed: parsedCount, ms: tEdges });
   const counts = graphCounts(db);
   progress("done", parsedCount, changed.length, symbolCount);
   const total = elapsed();
@@ -215,9 +235,15 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   };
 }
 
-/** Every indexed file with its stored import refs; a stored entry that is not an import ref is skipped. */
-export function indexedImports(db: Db): { path: string; imports: ImportRef[]; is_test: number }[] {
-  return fileImports(db).map((f) => ({
+/**
+ * Every indexed file (or those of `only`) with its stored import refs; a stored entry that is not an import ref is
+ * skipped.
+ */
+export function indexedImports(
+  db: Db,
+  only?: readonly string[],
+): { path: string; imports: ImportRef[]; is_test: number }[] {
+  return fileImports(db, only).map((f) => ({
     ...f,
     imports: f.imports.flatMap((ref) => {
       const parsed = ImportRef.safeParse(ref);
@@ -244,7 +270,7 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
     }
   }
   const covers = testCovers(paths, importEdges);
-  const ids = nodeIdsByKey(db);
+  const ids = fileNodeIdsByKey(db);
   const id = (p: string) => ids.get(fileKey(p));
   const edges: { src: number; dst: number; type: string; weight: number }[] = [];
   for (const e of importEdges) {
@@ -288,15 +314,14 @@ export function rebuildDerivedEdges(db: Db, root: string): void {
 
 /** Re-resolves the imports and test_covers edges leaving the given (modified, not added) files. */
 export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly string[]): void {
-  const files = indexedImports(db);
-  const paths = files.map((f) => f.path);
+  const paths = indexedPaths(db);
+  const files = indexedImports(db, changedPaths);
   const resolve = createImportResolver(paths, readManifests(root, paths));
   const changedSet = new Set(changedPaths);
-  const ids = nodeIdsByKey(db);
+  const ids = fileNodeIdsByKey(db);
   const id = (p: string) => ids.get(fileKey(p));
   const importEdges: ImportEdge[] = [];
   for (const f of files) {
-    if (!changedSet.has(f.path)) continue;
     const seen = new Set<string>();
     for (const ref of f.imports) {
       for (const to of resolve(f.path, ref)) {

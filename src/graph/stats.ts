@@ -1,6 +1,7 @@
-// What the graph holds: counts per node and edge type, build state, last run.
+// What the graph holds: counts per node and edge type, build state, last run, the indexed files by language and size.
 import type { Db } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
+import { languageCounts, largestFiles } from "../storage/graph/files.js";
 import { getMeta } from "../storage/meta.js";
 import { readLastRun } from "./build-state.js";
 
@@ -16,4 +17,15 @@ export function graphStats(db: Db, watching: boolean, runningJob?: string) {
     watching,
     runningJob: runningJob ?? null,
   };
+}
+
+/** The indexed files per language (most first) and the `largest` largest files. */
+export function fileFacts(
+  db: Db,
+  largest: number,
+): {
+  languages: { language: string; n: number }[];
+  largest: { path: string; size: number; language: string | null }[];
+} {
+  return { languages: languageCounts(db), largest: largestFiles(db, largest) };
 }

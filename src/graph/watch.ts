@@ -14,6 +14,8 @@ import type { GraphHost } from "./host.js";
 
 const LEASE_TTL_MS = 30_000;
 const RENEW_MS = 10_000;
+/** Up to this many changed paths a build looks at just them; more (a branch switch) rescan the whole tree. */
+const MAX_TARGETED_PATHS = 500;
 const IGNORED = /(^|[/\\])(\.git|node_modules|\.memcards|__pycache__|\.venv|venv|target|dist|build)([/\\]|$)/;
 
 export interface GraphWatcher {
@@ -70,7 +72,7 @@ export function startWatcher(scope: ProjectScope, opts: WatchOptions): GraphWatc
     pending = new Set();
     building = true;
     try {
-      const job = host.start({});
+      const job = host.start(changed.length <= MAX_TARGETED_PATHS ? { paths: changed } : {});
       const done = await job.finished;
       if (done.result) opts.onIndexed?.(done.result, changed);
       else if (done.error) opts.onError?.(`re-index failed: ${done.error.message}`);
@@ -99,6 +101,8 @@ export function startWatcher(scope: ProjectScope, opts: WatchOptions): GraphWatc
     fsw.on("add", onEvent).on("change", onEvent).on("unlink", onEvent).on("unlinkDir", onEvent);
     fsw.on("error", (err) => opts.onError?.(`watcher: ${(err as Error).message}`));
     fsw.on("ready", () => readyResolve());
+    // The first edit should not pay for starting the worker and loading grammars.
+    host.warm();
   };
 
   const stopWatching = () => {

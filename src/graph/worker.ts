@@ -5,8 +5,10 @@ import { parentPort, workerData } from "node:worker_threads";
 import { chooseEmbedder } from "../embeddings/select.js";
 import { type ErrorReply, toErrorReply } from "../errors.js";
 import { createLogger, type LogLevel } from "../log.js";
+import { LanguageId } from "../repo/languages.js";
 import { createParser } from "../repo/parse.js";
 import { checkpointWal, openDatabase } from "../storage/db.js";
+import { indexedLanguages } from "../storage/graph/files.js";
 import { getEmbedderBinding } from "../storage/meta.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { buildGraph } from "./build-graph.js";
@@ -25,7 +27,17 @@ export interface WorkerInit {
 }
 
 export type WorkerRequest =
-  { type: "build"; jobId: string; path?: string; lexicalOnly: boolean; cancel: SharedArrayBuffer } | { type: "close" };
+  | {
+      type: "build";
+      jobId: string;
+      path?: string;
+      /** Only these repo paths (what a watcher saw change). */
+      paths?: string[];
+      lexicalOnly: boolean;
+      cancel: SharedArrayBuffer;
+    }
+  | { type: "warm" }
+  | { type: "close" };
 
 export type WorkerReply =
   | { type: "progress"; jobId: string; progress: { phase: string; done: number; total: number; elapsedMs: number } }
@@ -48,6 +60,19 @@ const scope: ProjectScope = {
 const parser = createParser();
 let queue: Promise<void> = Promise.resolve();
 
+/** Loads the grammars of the languages indexed so far and the embedder (a first embedding loads a model). */
+async function warm(): Promise<void> {
+  try {
+    const languages = indexedLanguages(db).filter((l): l is LanguageId => LanguageId.safeParse(l).success);
+    await parser.preload(languages);
+    // One small parse per language compiles the parse path before the first real file needs it.
+    for (const l of languages) await parser.parseFile("warm", "x\n", l);
+    if (embedding.vectorsEnabled) await embedding.embedder.embed(["warm"]);
+  } catch (err) {
+    logger.debug("graph worker warm-up failed", { message: (err as Error).message });
+  }
+}
+
 port.on("message", (msg: WorkerRequest) => {
   if (msg.type === "close") {
     queue = queue.then(async () => {
@@ -62,6 +87,10 @@ port.on("message", (msg: WorkerRequest) => {
     });
     return;
   }
+  if (msg.type === "warm") {
+    queue = queue.then(() => warm());
+    return;
+  }
   const flag = new Int32Array(msg.cancel);
   queue = queue.then(async () => {
     try {
@@ -70,6 +99,7 @@ port.on("message", (msg: WorkerRequest) => {
         { embedding, logger },
         {
           ...(msg.path ? { path: msg.path } : {}),
+          ...(msg.paths ? { paths: msg.paths } : {}),
           lexicalOnly: msg.lexicalOnly,
           parser,
           isCancelled: () => Atomics.load(flag, 0) === 1,

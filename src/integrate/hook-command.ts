@@ -1,5 +1,6 @@
 // `memcards hook <event>`: checks the call, runs the hook, and writes one line to the hook log for every
 // outcome, failures included. It never throws and returns only what belongs on stdout.
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -120,6 +121,15 @@ export interface HookCommandOptions {
  * `hooks.log` when no project store can be used, stderr as a last resort). Returns the hook's stdout.
  */
 export async function hookCommand(event: string, stdin: string, opts: HookCommandOptions): Promise<string> {
+  return (await runHookCall(event, stdin, opts)).stdout;
+}
+
+/** hookCommand, also telling whether the call reached a project's store (`acted`): only then is a worker worth it. */
+export async function runHookCall(
+  event: string,
+  stdin: string,
+  opts: HookCommandOptions,
+): Promise<{ stdout: string; acted: boolean }> {
   const call = parseHookCall(event, stdin);
   const session = call.input.session_id;
   let userDir = opts.env.MEMCARDS_HOME || join(opts.env.HOME || homedir(), ".memcards");
@@ -128,6 +138,7 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
   let logFile = join(userDir, HOOK_LOG);
   let outcome: string;
   let stdout = "";
+  let acted = false;
   try {
     config = resolveConfig(
       { root: opts.flags.root ?? call.input.cwd, db: opts.flags.db, logLevel: "silent", embedder: opts.flags.embedder },
@@ -159,10 +170,22 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
         const r = await runHook(call.event, call.input, {
           app,
           cli: opts.cli,
+          // Follow-up work runs in the caller's folder with the caller's environment, also when a worker answers.
+          spawnDetached: (args) => {
+            const child = spawn(process.execPath, [opts.cli, ...args], {
+              detached: true,
+              stdio: "ignore",
+              env: opts.env,
+              cwd: opts.cwd,
+            });
+            child.on("error", () => undefined);
+            child.unref();
+          },
           ...(opts.env.HOME ? { home: opts.env.HOME } : {}),
         });
         stdout = r.stdout;
         outcome = r.log;
+        acted = true;
       } finally {
         await app.close();
       }
@@ -177,5 +200,5 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
     (logFile === fallback || !appendLine(fallback, event, session, outcome, userDir))
   )
     process.stderr.write(`memcards hook ${clip(event)}: ${logText(outcome)} (the hook log could not be written)\n`);
-  return stdout;
+  return { stdout, acted };
 }

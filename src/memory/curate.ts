@@ -1,14 +1,14 @@
-// Curating units by hand: edit a unit's text, pin it (always warm), approve or reject a unit waiting for review.
-// Rejecting deletes the unit as forget does.
+// Curating units by hand: reword a unit's text, pin it (always warm), approve or reject a unit waiting for review.
+// Rejecting deletes the unit as forget does. Sharing an edited or approved unit with the team is composed above
+// (session/curate.ts), so memory/ and team/ never import each other here.
 import { AppError } from "../errors.js";
-import { writeTx } from "../storage/db.js";
-import { getMemory } from "../storage/memories.js";
-import { moveUnitStatus, replaceUnitText, setUnitPinned } from "../storage/ui.js";
-import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
+import { checkpointWal, optimizeFts, writeTx } from "../storage/db.js";
+import { getNodeByKey } from "../storage/graph/nodes.js";
+import { getMemory, indexMemory, moveMemoryStatus, rewordMemory, setMemoryPinned } from "../storage/memories.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
-import { settleUnit } from "./distill.js";
+import { linkUnitNode, settleUnit } from "./distill.js";
 import { forget, type MemoryDeps } from "./service.js";
 
 /** The longest text a unit may have (an edit or an imported line). */
@@ -46,9 +46,11 @@ function reword<T>(v: T, from: string, to: string): T {
 /**
  * Rewrites a unit's text (redacted): its merge key is derived again, the old wording is replaced in its record and
  * evidence quotes, and its search index, graph node and vector text follow; the WAL is emptied so the old wording
- * is gone from the store.
+ * is gone from the store. `alsoRewrite` runs in the same transaction, before the WAL is emptied: the other copies
+ * of the wording a caller keeps (the team queue's) leave the store with it. A unit gone by the time of the write is
+ * left alone.
  */
-export function editUnit(deps: MemoryDeps, id: number, text: string): void {
+export function rewordUnit(deps: MemoryDeps, id: number, text: string, alsoRewrite?: () => void): void {
   const m = unitOf(deps, id);
   const clean = redact(text).trim();
   if (!clean || clean === "[private]")
@@ -56,43 +58,51 @@ export function editUnit(deps: MemoryDeps, id: number, text: string): void {
   if (clean.length > MAX_UNIT_CHARS)
     throw new AppError("BAD_INPUT", `a unit's text is at most ${MAX_UNIT_CHARS} characters (got ${clean.length})`);
   const old = m.text.trim();
-  replaceUnitText(
-    deps.db,
-    deps.projectId,
-    id,
-    {
+  const { db, projectId } = deps;
+  const done = writeTx(db, () => {
+    const reworded = rewordMemory(db, projectId, id, {
       text: clean,
-      tokens: identifierTokens(`${m.category} ${clean}`).join(" "),
-      mergeKey: keyOf(m.category, clean),
+      merge_key: keyOf(m.category, clean),
       record: old ? reword(m.record, old, clean) : m.record,
       evidence: old ? reword(m.evidence, old, clean) : m.evidence,
-    },
-    new Date().toISOString(),
-  );
-  requeueEditedForTeam(deps, id);
+      updated_at: new Date().toISOString(),
+    });
+    // Gone since it was read (forgotten by another process): nothing of it is indexed again.
+    if (!reworded) return false;
+    indexMemory(db, id, identifierTokens(`${m.category} ${clean}`).join(" "));
+    // A unit in force has a graph node (a unit waiting for review has none yet): written again as distillation
+    // writes it, its vector text re-queued and the old vector dropped.
+    const node = getNodeByKey(db, `memory:${id}`) !== undefined;
+    if (node) linkUnitNode(db, projectId, id, { category: m.category, text: clean, files: m.files });
+    alsoRewrite?.();
+    // The old wording must not linger in the indexes' pages.
+    optimizeFts(db, "memories_fts");
+    if (node) optimizeFts(db, "nodes_fts");
+    return true;
+  });
+  // Freed pages are zeroed (secure_delete); the log that still holds the old pages is emptied.
+  if (done) checkpointWal(db, "TRUNCATE");
 }
 
 /** Pins a unit (warm for good: recall and cards consider it) or unpins it. */
 export function pinUnit(deps: MemoryDeps, id: number, pinned: boolean): void {
   unitOf(deps, id);
-  setUnitPinned(deps.db, deps.projectId, id, pinned, new Date().toISOString());
+  setMemoryPinned(deps.db, deps.projectId, id, pinned, new Date().toISOString());
 }
 
 /**
  * Approves a unit waiting for review: it becomes active and is cross-referenced as a unit written active is (a
  * metric supersedes the previous value, a contradicted commitment is flagged) and gets its graph node.
  */
-export function approveUnit(deps: MemoryDeps, id: number): { superseded?: number; conflictsWith?: number } {
+export function approvePending(deps: MemoryDeps, id: number): { superseded?: number; conflictsWith?: number } {
   const m = unitOf(deps, id);
   if (m.status !== "pending") throw new AppError("BAD_INPUT", `unit #${id} is ${m.status}, not waiting for review`);
-  const settled = writeTx(deps.db, () => {
+  return writeTx(deps.db, () => {
     const now = new Date().toISOString();
-    if (!moveUnitStatus(deps.db, deps.projectId, id, "pending", "active", now))
+    if (!moveMemoryStatus(deps.db, deps.projectId, id, "pending", "active", now))
       throw new AppError("BAD_INPUT", `unit #${id} is no longer waiting for review`);
     return settleUnit(deps.db, deps.projectId, id, { ...m, key: m.merge_key }, now);
   });
-  queueUnitForTeam(deps, id);
-  return settled;
 }
 
 /** Rejects a unit waiting for review: deleted for real, as forget deletes. */

@@ -19,13 +19,15 @@ import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
+import { conversational } from "../transcript/extract.js";
 import { commandText } from "../transcript/ledger.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
+import { anchorsOf, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
-import { fileHashes } from "./stale.js";
+import { fileHashes, projectPath } from "./stale.js";
 
 /** How much each category matters when nothing else is known (background is never stored as a unit). */
 export const CATEGORY_WEIGHT: Record<UnitCategory, number> = {
@@ -93,6 +95,17 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / Math.max(1, a.size + b.size - inter);
 }
 
+/** What the session shows beyond the agent's prose, lower-cased: the person's words, each call and each output. */
+function sessionEvidence(span: readonly Turn[]): string {
+  const parts: string[] = [];
+  for (const t of span) {
+    if (t.role === "user") parts.push(t.text);
+    for (const c of t.tool_calls) parts.push(commandText(c.input) || JSON.stringify(c.input));
+    for (const r of t.tool_results) parts.push(r.output);
+  }
+  return parts.join("\n").toLowerCase();
+}
+
 /** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
   const ev = (turn: string, quote: string): Evidence[] => [
@@ -117,36 +130,62 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       files: [],
     });
   }
-  // A sentence read both as a decision and as a learning is one unit: the learning (what was found out) keeps it.
-  const segments = segmentTurns(span);
-  const learned = new Set(
-    segments.filter((s) => s.category === "learning" && s.role === "assistant").map((s) => signature(redact(s.text))),
-  );
-  for (const d of sections.decisions.filter((x) => inSpan(x.turn))) {
-    if (learned.has(signature(redact(d.text)))) continue;
-    out.push({
-      category: "reasoning",
-      text: redact(d.text),
-      record: { outcome: redact(d.text) },
-      key: signature(d.text),
-      confidence: 0.5,
-      evidence: ev(d.turn, d.text),
-      files: filesIn(d.text),
+  // The agent's prose becomes a unit only as a whole, grounded statement with a claim (prose.ts), or as a choice
+  // that an edit then carried out; a sentence read both as a decision and as a learning, or said twice, is one
+  // unit: the later wording replaces the earlier (often once while looking and once when fixed).
+  const evidence = sessionEvidence(span);
+  const position = new Map(span.map((t, i) => [t.id, i]));
+  const edited = new Set(Object.values(sections.files).flatMap((ops) => ops.map((o) => o.turn)));
+  /** Whether an edit carries the turn's choice out: before the person speaks again, or in answer to their next word. */
+  const editFollows = (turn: string): boolean => {
+    const from = position.get(turn);
+    if (from === undefined) return false;
+    let spoke = 0;
+    for (let i = from; i < span.length; i++) {
+      const t = span[i]!;
+      if (i > from && t.role === "user" && t.kind === "message" && conversational(t) && ++spoke > 1) return false;
+      if (edited.has(t.id)) return true;
+    }
+    return false;
+  };
+  const prose: UnitDraft[] = [];
+  const keep = (raw: string, turn: string, confidence: number) => {
+    const text = cleanProse(redact(raw));
+    const claim = wholeClaim(text) && grounded(text, evidence);
+    if (!claim && !(carriedChoice(text) && editFollows(turn))) return;
+    // What was found out (a cause) is a learning; a choice made is a decision, whichever reading found it.
+    const category = claim && CAUSE.test(text) ? "learning" : "reasoning";
+    const w = words(text);
+    const anchors = new Set(anchorsOf(text));
+    const twice = prose.findIndex((p) => {
+      const j = jaccard(w, words(p.text));
+      return j >= 0.45 || (j >= 0.25 && anchorsOf(p.text).some((a) => anchors.has(a)));
     });
-  }
+    if (twice >= 0) prose.splice(twice, 1);
+    const record = category === "learning" ? { proposition: text } : { outcome: text };
+    prose.push({
+      category,
+      text,
+      record,
+      key: signature(text),
+      confidence,
+      evidence: ev(turn, text),
+      files: filesIn(text),
+    });
+  };
+  const segments = segmentTurns(span);
+  const candidates = [
+    ...segments
+      .filter((s) => s.category === "learning" && s.role === "assistant")
+      .map((s) => ({ text: s.text, turn: s.turn, confidence: s.confidence })),
+    ...sections.decisions
+      .filter((d) => inSpan(d.turn) && !/^(?:plan: |work on a new branch)/.test(d.text))
+      .map((d) => ({ text: d.text, turn: d.turn, confidence: 0.5 })),
+  ].sort((a, b) => (position.get(a.turn) ?? 0) - (position.get(b.turn) ?? 0));
+  for (const c of candidates) keep(c.text, c.turn, c.confidence);
+  out.push(...prose);
   for (const s of segments) {
-    // The agent's own announcements ("I'll update X") narrate a plan: the edits themselves are units.
-    if (s.category === "learning" && s.role === "assistant") {
-      out.push({
-        category: "learning",
-        text: redact(s.text),
-        record: { proposition: redact(s.text) },
-        key: signature(s.text),
-        confidence: s.confidence,
-        evidence: ev(s.turn, s.text),
-        files: filesIn(s.text),
-      });
-    } else if (s.category === "preference" && s.role === "user") {
+    if (s.category === "preference" && s.role === "user") {
       out.push({
         category: "preference",
         text: redact(s.text),
@@ -302,6 +341,21 @@ export function settleUnit(
     updateMemory(db, previous.id, { status: "superseded", superseded_by: id, updated_at: now });
     r.superseded++;
   }
+  // A later finding or decision about the same subject replaces the earlier one: it stays, shown and ranked down.
+  let replaced: MemoryRow | undefined;
+  if (!previous && (d.category === "learning" || d.category === "reasoning")) {
+    const w = words(d.text);
+    const anchors = new Set(anchorsOf(d.text));
+    replaced = similarMemories(db, projectId, d.category, w).find((m) => {
+      if (m.id === id || m.status !== "active") return false;
+      // The same subject: a name in code both cite, and enough words in common.
+      return anchorsOf(m.text).some((a) => anchors.has(a)) && jaccard(w, words(m.text)) >= 0.25;
+    });
+    if (replaced) {
+      updateMemory(db, replaced.id, { status: "superseded", superseded_by: id, updated_at: now });
+      r.superseded++;
+    }
+  }
   let clash: MemoryRow | undefined;
   if (d.category === "commitment") {
     const w = words(d.text);
@@ -321,7 +375,8 @@ export function settleUnit(
     }
   }
   linkUnitNode(db, projectId, id, d);
-  return { ...(previous ? { superseded: previous.id } : {}), ...(clash ? { conflictsWith: clash.id } : {}) };
+  const superseded = previous ?? replaced;
+  return { ...(superseded ? { superseded: superseded.id } : {}), ...(clash ? { conflictsWith: clash.id } : {}) };
 }
 
 /**
@@ -434,9 +489,12 @@ export function distill(
   // A unit citing files carries their content hashes, so a later read can tell when the code moved on.
   const root = projectRoot(db, projectId);
   const drafts = draftUnits(sessionId, span, sections).map((d) => {
-    if (!root || d.category !== "change" || d.files.length === 0) return d;
-    const hashes = fileHashes(root, d.files);
-    return Object.keys(hashes).length ? { ...d, record: { ...d.record, file_hashes: hashes } } : d;
+    if (!root || d.files.length === 0) return d;
+    // Cited paths as the project knows them (an export without a working directory records absolute ones).
+    const files = [...new Set(d.files.map((f) => projectPath(root, f)))];
+    if (d.category !== "change") return { ...d, files };
+    const hashes = fileHashes(root, files);
+    return Object.keys(hashes).length ? { ...d, files, record: { ...d.record, file_hashes: hashes } } : { ...d, files };
   });
   return writeUnits(db, projectId, sessionId, span, drafts, { pending: isReviewMode(db, projectId) });
 }

@@ -18,7 +18,8 @@ const MAX_SENTENCE = 600;
 /** Paths named in one change unit; the rest are counted. */
 const MAX_FILES = 20;
 
-const FENCE = /```[\s\S]*?(?:```|$)/g;
+/** A pasted block: a code fence, or the triple quotes some people type for one. */
+const FENCE = /```[\s\S]*?(?:```|$)|'''[\s\S]*?(?:'''|$)|"""[\s\S]*?(?:"""|$)/g;
 
 /** Sentences of what a person typed: code fences and pasted log lines left out. */
 export function typedSentences(text: string): string[] {
@@ -31,7 +32,7 @@ export function typedSentences(text: string): string[] {
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
+  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -90,6 +91,23 @@ interface Request {
   turn: string;
   index: number;
   text: string;
+  /** The last request before it that says what the work is, when this one only follows up ("still failing"). */
+  task?: string;
+}
+
+/** A follow-up that says nothing of the work by itself: "continue", "check console output", "still the same error". */
+const FOLLOW_UP =
+  /^(?:(?:ok(?:ay)?|so|now|yes|great|thanks|nice|and|but|hmm)[,.!]?\s+)*(?:(?:please\s+)?(?:continue|contine|go on|go ahead|proceed|keep going|try again|do (?:it|that|this|option \w+)|implement (?:the|this|that|your) plan|that would be\b|sounds good|check (?:the )?(?:console )?outputs?)\b|still\b|same\b|it (?:still|works)\b|there (?:was|is) (?:a|an|still)\b)|\b(?:where you (?:were|left off)|please contine|please continue|go ahead|i agree)\b/i;
+
+/** Whether a request says what the work is: a few words of its own, not only a follow-up. */
+function saysTheWork(text: string): boolean {
+  const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]{3,}/u.test(w));
+  return words.length >= 3 && !FOLLOW_UP.test(text);
+}
+
+/** A request as a unit names it: its words, and the task it follows up when it says nothing of the work alone. */
+function requestPhrase(r: Request): string {
+  return r.task ? `${quoted(r.text)} (a follow-up to the request ${quoted(r.task)})` : quoted(r.text);
 }
 
 /** The person's requests in a span, in order (an echo of the agent's plan handed back as input is not one). */
@@ -101,8 +119,19 @@ function requestsOf(span: readonly Turn[]): Request[] {
     if (t.role !== "user" || !conversational(t)) return;
     const typed = humanPart(t.text).text;
     if (!typed || echoesAgent(typed, previousAgent)) return;
-    const text = requestText(typed);
-    if (text) out.push({ turn: t.id, index, text });
+    let text = requestText(typed);
+    if (!text) return;
+    // "Build error:" with the log pasted after it: the request is the error it pasted.
+    if (text.endsWith(":")) {
+      const pasted = typed
+        .split("\n")
+        .map((l) => l.replace(/^[\s'"`>]+/, "").trim())
+        .map((l) => (l.length <= 300 ? errorLine(l, t) : undefined))
+        .find((l) => l && ERROR_START.test(l));
+      if (pasted) text = `${text} ${pasted}`;
+    }
+    const task = [...out].reverse().find((r) => saysTheWork(r.text))?.text;
+    out.push({ turn: t.id, index, text, ...(!saysTheWork(text) && task ? { task } : {}) });
   });
   return out;
 }
@@ -118,6 +147,70 @@ function listFiles(files: string[]): string {
   const shown = files.slice(0, MAX_FILES);
   const more = files.length - shown.length;
   return `${shown.join(", ")}${more > 0 ? ` and ${more} more files` : ""}`;
+}
+
+/** The agent harness's own failures (the model's API, a tool's misuse, a fetch): not the project's errors. */
+const HARNESS =
+  /\blitellm\.|RateLimit|rate[- ]limited|AuthenticationError|credit balance|x-api-key|overloaded|Failed to retrieve content from|Unable to initialize playwright|has been modified since read|invalid tool call|not a valid artifact path|String to replace not found|tool_use_error|InputValidationError|context (?:length|window)|maximum context|Request timed out|kill \d+ failed|SEARCH\/REPLACE block|file not found error|^Found \d+ errors? in\b/i;
+/** Something concrete an error line names: an error class or code, a quoted name, a status, a call or a path. */
+const CONCRETE =
+  /\b[A-Z]\w*(?:Error|Exception|Warning)\b|\b(?:error|warning)\s+[A-Z]*\d+|\bE[A-Z]{3,}\b|["'`‘“][^"'`’”]{3,}["'`’”]|\b[45]\d\d\b|::|\w\(|\w\/\w|\bLine \d+|\bexit (?:code|status) \d+/;
+/** What a person's report needs to be an error line: an error class, an error code or message, a failing status. */
+const ERRORISH = [
+  /\b\w*(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b|\bE[A-Z]{3,}\b|\b[45]\d\d\b|\bFAIL(?:ED)?\b/,
+  /\berror\b\s*[:"“\]]|\b(?:fail(?:s|ed|ing)?|cannot|can't|not found|does not exist|denied|already exists|not supported|unable to|refused|uncaught)\b/i,
+];
+/** A line as a tool prints an error: its class, code or marker first (after a module path or a location). */
+const ERROR_START = /^(?:[\w./\\:-]+[:(]\d+[^ ]*\s*[-:]?\s*)?(?:[\w.]*(?:Error|Exception)\b|error\b|FAIL|\[ts Error\])/;
+/** An error the agent's own edit caused: a file it just wrote does not parse. */
+const SELF_INFLICTED =
+  /\b(?:SyntaxError|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
+/** A bare assertion with no test named: the test runner's FAIL line says which test, this says little alone. */
+const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
+/** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */
+const LOG_PREFIX =
+  /^(?:\d{1,2}:\d\d(?::\d\d)?\s*(?:[AP]M)?\s+(?:\[[^\]]{1,40}\]\s*|\([^)]{1,20}\)\s*)*|(?:\d+\.\d{3}\s+)+|[×✖✗]\s+)/;
+
+const normalized = (s: string) => s.replace(/["'`]/g, "").replace(/\s+/g, " ").trim().toLowerCase();
+
+/**
+ * The error line of a failure as a unit states it: whole (a line the summary cut is taken whole from its turn),
+ * without a log's clock or tags; none for the harness's own failures, a header or a remark naming nothing.
+ */
+export function errorLine(text: string, turn: Turn): string | undefined {
+  let line = text.replace(/\s+/g, " ").trim();
+  if (line.includes("…")) {
+    const head = line.split("…")[0]!.trim();
+    const sources = [turn.text, ...turn.tool_results.map((r) => r.output)];
+    const whole = sources
+      .flatMap((x) => x.split("\n"))
+      .map((l) => l.replace(/\s+/g, " ").trim())
+      .find((l) => head.length >= 20 && l.includes(head) && !l.includes("…"));
+    if (!whole) return undefined;
+    line = whole.slice(Math.max(0, whole.indexOf(head)));
+  }
+  line = line.replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&amp;/g, "&").replace(LOG_PREFIX, "").trim();
+  // Said in the agent's prose ("`KeyError: 'id'` means that …"): the error it quotes, or nothing.
+  if (turn.role === "assistant" && !ERROR_START.test(line) && turn.text.includes(line.slice(0, 40))) {
+    const quotedError = /`([^`]*\b\w*(?:Error|Exception)\b[^`]*)`/.exec(line)?.[1];
+    if (!quotedError) return undefined;
+    line = quotedError.trim();
+  }
+  if (!ERRORISH.some((r) => r.test(line))) return undefined;
+  // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
+  if (line.endsWith(":") || line.length < 12 || line.length > 400) return undefined;
+  if (HARNESS.test(line) || BARE_ASSERTION.test(line) || /\{"/.test(line) || !CONCRETE.test(line)) return undefined;
+  return line;
+}
+
+/** Two errors of one kind: the same line once quoted names and numbers are taken out (AL0132 for two members). */
+function errorShape(line: string): string {
+  return normalized(
+    line
+      .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
+      .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
+      .replace(/\d+/g, "N"),
+  );
 }
 
 /**
@@ -188,9 +281,12 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
   }
   for (const g of byRequest.values()) {
     const next = requests.find((q) => q.index > g.last)?.index ?? Infinity;
-    const commit = commits.find((c) => c.i >= g.last && c.i < next);
+    // The commit that carried the edits: the first after them, and of several in one turn the last (aider commits
+    // the files left dirty before it edits, in the same turn as the commit of its own edits).
+    const first = commits.find((c) => c.i >= g.last && c.i < next);
+    const commit = first && commits.filter((c) => c.i === first.i).at(-1);
     const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
-    const why = g.request ? ` for the request ${quoted(g.request.text)}` : "";
+    const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
     const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
     out.push({
@@ -214,7 +310,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     if (!result || resultFailed(result, call)) continue;
     for (const { command } of shellReverts(commandText(call.input))) {
       const r = requestAt(i);
-      const text = `Reverted with \`${command}\`${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      const text = `Reverted with \`${command}\`${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
       out.push({
         category: "dead_end",
@@ -237,7 +333,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
       const message = m[2]!.trim();
       const files = commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
       const r = requestAt(i);
-      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${quoted(r.text)}` : ""}.`;
+      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
       out.push({
         category: "dead_end",
         text,
@@ -250,15 +346,27 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     }
   });
 
-  // Errors: the error line, where it was hit, what resolved it.
+  // Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span.
+  const byShape = new Map<string, UnitDraft>();
   for (const f of sections.failures) {
     const i = at(f.turn) ?? at(f.last_turn);
     if (i === undefined) continue;
+    const line = errorLine(f.text, span[i]!);
+    if (!line) continue;
+    // An error the agent's own edit caused and its next edit fixed is a step of the work, not worth recalling.
+    if (f.category !== "user-reported" && (f.resolved || f.remediation) && SELF_INFLICTED.test(line)) continue;
+    const shape = errorShape(line);
+    const same = byShape.get(shape);
+    if (same) {
+      same.evidence.push(...ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
+      const also = (same.record.also as string[] | undefined) ?? [];
+      if (line !== same.record.error && !also.includes(line) && also.length < 10) same.record.also = [...also, line];
+      continue;
+    }
     const r = requestAt(i);
-    const line = f.text.replace(/\s+/g, " ").trim();
-    // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
-    if (line.endsWith(":")) continue;
-    const where = r ? ` Hit while working on the request ${quoted(r.text)}.` : "";
+    // A request that is the error report itself says nothing more about where it was hit.
+    const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
+    const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
     // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
     const remedy = f.remediation
       ?.replace(/\s+/g, " ")
@@ -272,7 +380,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
         : "";
     const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
     const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
-    out.push({
+    const draft: UnitDraft = {
       category: "failure",
       text,
       record: {
@@ -286,9 +394,11 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
       },
       key: f.signature,
       confidence: 0.7,
-      evidence: ev(f.turn, f.text),
+      evidence: ev(f.turn, line),
       files: [],
-    });
+    };
+    byShape.set(shape, draft);
+    out.push(draft);
   }
 
   // Standing rules, in the person's words: the summary's User Constraints, which hold only what the human-turn

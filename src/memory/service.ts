@@ -1,12 +1,12 @@
 // Cross-session memory: record a unit, search units (and the raw archive), recall what the work at hand
 // needs under a budget, forget for real.
-import { execFileSync } from "node:child_process";
 
 import { z } from "zod";
 
 import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
+import { git } from "../git.js";
 import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
@@ -34,7 +34,7 @@ import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
-import { changedSince } from "./stale.js";
+import { staleChecker } from "./stale.js";
 import { bestWindow } from "./window.js";
 
 /** The project the memory functions work on. */
@@ -208,10 +208,12 @@ export function searchMemory(
   const since = time(input.since, "since");
   const until = time(input.until, "until");
   const cites = (m: MemoryRow) => m.files.some((f) => f.endsWith(input.file!) || input.file!.endsWith(f));
+  const changedSince = staleChecker(deps.root);
   for (const [id, score] of [...fused.entries()].sort((x, y) => y[1] - x[1])) {
     const m = getMemory(deps.db, id);
     if (!m) continue;
-    if (!input.include_inactive && m.status !== "active") continue;
+    // A superseded unit is shown, ranked down (a later unit replaced it); one in conflict only when asked for.
+    if (!input.include_inactive && m.status !== "active" && m.status !== "superseded") continue;
     if (m.status === "pending" && !scope.includePending) continue;
     if (category && m.category !== category) continue;
     if (input.session_id && m.session_id !== input.session_id) continue;
@@ -220,8 +222,9 @@ export function searchMemory(
     const at = Date.parse(m.updated_at);
     if ((since !== undefined && at < since) || (until !== undefined && at > until)) continue;
     // A unit whose cited code changed since is shown, marked and ranked down.
-    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
-    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * (stale.length ? STALE_WEIGHT : 1));
+    const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
+    const down = (stale.length ? STALE_WEIGHT : 1) * (m.status === "superseded" ? SUPERSEDED_WEIGHT : 1);
+    const hit = hitOf(deps.db, m, score * 100 * (m.tier === "warm" ? 1 : 0.8) * down);
     hits.push(stale.length ? { ...hit, stale } : hit);
     if (hits.length >= input.limit) break;
   }
@@ -256,6 +259,8 @@ export function searchMemory(
 
 /** How much a stale unit's score counts against a current one's. */
 const STALE_WEIGHT = 0.5;
+/** How much a superseded unit's score counts against a current one's. */
+const SUPERSEDED_WEIGHT = 0.3;
 
 /** The top hits shown with their evidence window; characters of that window and of a raw turn's window. */
 const WINDOWED_HITS = 3;
@@ -292,18 +297,6 @@ export function withinBudget(hits: MemoryHit[], raw: RawHit[], budget: number): 
   return { hits: outHits, raw: outRaw };
 }
 
-function git(root: string, args: string[]): string {
-  try {
-    return execFileSync("git", ["-C", root, ...args], {
-      encoding: "utf8",
-      timeout: 2000,
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-  } catch {
-    return "";
-  }
-}
-
 /**
  * What search_memory and `memcards search` run: hybrid (the query embedded by the project's embedder and
  * fused with BM25) when the project has vectors, lexical otherwise. Unit vectors are computed with the graph's.
@@ -338,8 +331,8 @@ export function recall(
   raw: z.input<typeof RecallInput> = {},
 ): { markdown: string; tokens: number; units: number[] } {
   const { budget_tokens: budget } = RecallInput.parse(raw);
-  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"]);
-  const changed = git(deps.root, ["status", "--porcelain"])
+  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"], { timeout: 2000 }) ?? "";
+  const changed = (git(deps.root, ["status", "--porcelain"], { timeout: 2000, trim: false }) ?? "")
     .split("\n")
     .map((l) => l.slice(3).trim())
     .filter(Boolean)
@@ -347,8 +340,9 @@ export function recall(
   const sections: { title: string; lines: { id?: number; text: string }[] }[] = [];
   const used = new Set<number>();
   // Units are whole sentences: shown whole (a unit longer than this is an old, unclipped one).
+  const changedSince = staleChecker(deps.root);
   const line = (m: MemoryRow) => {
-    const stale = changedSince(deps.root, (m.record as { file_hashes?: unknown }).file_hashes);
+    const stale = changedSince((m.record as { file_hashes?: unknown }).file_hashes);
     const mark = stale.length ? ` (stale: ${stale.join(", ")} changed since)` : "";
     return { id: m.id, text: `- ${clipWords(m.text, 1000)}${mark} (#${m.id})` };
   };

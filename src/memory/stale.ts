@@ -1,13 +1,15 @@
 // Citations checked when read: a unit that cites files carries each file's content hash from when it was distilled;
 // search and recall compare them with the working tree and mark the unit stale when the code moved on.
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 
 import { readChecked, ReadRefused } from "../project/files.js";
 
 /** Files larger than this are not hashed (a unit citing one is never marked stale). */
 const MAX_HASHED_BYTES = 4 * 1024 * 1024;
+/** Distinct files one read (a search, a recall) hashes at most; citations past it are left unchecked. */
+export const MAX_CHECKED_FILES = 64;
 
 /** Whether `path` lies under `root` (not `root` itself, not a sibling that shares its prefix). */
 function inside(root: string, path: string): boolean {
@@ -51,4 +53,46 @@ export function changedSince(root: string, hashes: unknown): string[] {
   return Object.entries(hashes as Record<string, unknown>)
     .filter(([f, h]) => typeof h === "string" && hashOf(root, f) !== h)
     .map(([f]) => f);
+}
+
+/**
+ * A stale check for one read: each cited file is hashed once however many units cite it, and at most `maxFiles`
+ * distinct files are hashed, so a read over many units costs a bounded number of file reads.
+ */
+export function staleChecker(root: string, maxFiles = MAX_CHECKED_FILES): (hashes: unknown) => string[] {
+  const now = new Map<string, string | undefined>();
+  const current = (f: string): string | null | undefined => {
+    if (now.has(f)) return now.get(f);
+    if (now.size >= maxFiles) return null;
+    const h = hashOf(root, f);
+    now.set(f, h);
+    return h;
+  };
+  return (hashes) => {
+    if (!hashes || typeof hashes !== "object") return [];
+    return Object.entries(hashes as Record<string, unknown>)
+      .filter(([f, h]) => {
+        if (typeof h !== "string") return false;
+        const c = current(f);
+        return c !== null && c !== h;
+      })
+      .map(([f]) => f);
+  };
+}
+
+/**
+ * A cited path as the project knows it: relative to `root`. An absolute path from a transcript that recorded no
+ * working directory (or another checkout of the project) is matched by its longest tail that exists under `root`;
+ * one that matches nothing is returned as it was.
+ */
+export function projectPath(root: string, path: string): string {
+  const p = path.replace(/^file:\/\//, "");
+  if (!isAbsolute(p) && !/^[A-Za-z]:[\\/]/.test(p)) return p.replace(/^\.\//, "");
+  if (isAbsolute(p) && inside(root, resolve(p))) return relative(root, resolve(p)).split(sep).join("/");
+  const parts = p.split(/[\\/]+/).filter(Boolean);
+  for (let i = 1; i < parts.length; i++) {
+    const tail = parts.slice(i).join("/");
+    if (existsSync(resolve(root, tail)) && inside(root, resolve(root, tail))) return tail;
+  }
+  return path;
 }

@@ -8,8 +8,8 @@ import {
   ftruncateSync,
   lstatSync,
   openSync,
-  readFileSync,
   readlinkSync,
+  readSync,
   realpathSync,
   type Stats,
   statSync,
@@ -117,6 +117,25 @@ export function appendOwnFile(path: string, text: string): void {
   }
 }
 
+/**
+ * The content of `path`, read without following a link and only from a regular file of this user with one link
+ * (UNSAFE_FILE otherwise); undefined when nothing is there.
+ */
+export function readOwnFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openOwn(path, fsConstants.O_RDONLY);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  try {
+    return readCapped(fd, Number.MAX_SAFE_INTEGER) ?? Buffer.alloc(0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Replaces the content of `path` (created if missing), never through a link or into another user's file. */
 export function writeOwnFile(path: string, data: string | Buffer): void {
   const fd = openOwn(path, fsConstants.O_WRONLY | fsConstants.O_CREAT);
@@ -203,10 +222,26 @@ export function readChecked(path: string, rules: ReadRules): CheckedRead {
     const at = descriptorPath(fd, real);
     if (at === undefined) throw new ReadRefused("moved", `${path} changed while it was opened`);
     rules.allow(at);
-    const data = readFileSync(fd);
+    const data = readCapped(fd, rules.maxBytes);
+    if (data === undefined)
+      throw new ReadRefused("oversized", `${path} grew larger than ${rules.maxBytes} bytes while it was read`);
     return { path: at, data, stats: st };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The bytes of `fd` up to EOF, or undefined when there are more than `max` (a file that grows while it is read). */
+function readCapped(fd: number, max: number): Buffer | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(Math.min(1 << 20, max + 1 - total));
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) return Buffer.concat(chunks, total);
+    chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+    total += n;
+    if (total > max) return undefined;
   }
 }
 

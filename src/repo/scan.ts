@@ -1,7 +1,7 @@
 // Repository scan: the files git would track (git ls-files, or a .gitignore-aware walk), minus built-in skips.
 import { createHash } from "node:crypto";
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import ignore, { type Ignore } from "ignore";
 import { z } from "zod";
@@ -53,6 +53,11 @@ export const ScanOptions = z.object({
   known: z.record(z.string(), KnownFile).optional(),
   /** How many example paths to keep per skip reason. */
   examplesPerReason: z.number().int().min(0).default(5),
+  /**
+   * Only these repo paths (files, or folders standing for everything under them), e.g. what a watcher saw change:
+   * git lists just them (ignored entries are not counted), and a walk keeps just them. Every other rule applies.
+   */
+  paths: z.array(z.string()).optional(),
 });
 export type ScanOptions = z.input<typeof ScanOptions>;
 
@@ -205,14 +210,24 @@ function loadIgnoreFile(file: string): Ignore | undefined {
   }
 }
 
-/** Lists files with git, relative to `root`; undefined when root is not in a work tree or git is missing. */
-function gitList(root: string): { files: string[]; ignored: string[] } | undefined {
+/**
+ * Lists files with git, relative to `root` (only those under `paths`, taken literally, when given); undefined when
+ * root is not in a work tree or git is missing.
+ */
+function gitList(root: string, paths?: readonly string[]): { files: string[]; ignored: string[] } | undefined {
   const run = (args: string[]) => {
     const out = git(root, args, { trim: false, maxBuffer: 512 * 1024 * 1024, timeout: 120_000 });
     if (out === undefined) throw new Error(`git ${args[0]} failed`);
     return out;
   };
   try {
+    if (paths) {
+      // Outside a work tree ls-files fails: the caller walks instead.
+      const listed = paths.length
+        ? run(["--literal-pathspecs", "ls-files", "-z", "-c", "-o", "--exclude-standard", "--", ...paths])
+        : "";
+      return { files: [...new Set(listed.split("\0").filter(Boolean))], ignored: [] };
+    }
     if (run(["rev-parse", "--is-inside-work-tree"]).trim() !== "true") return undefined;
     const files = run(["ls-files", "-z", "-c", "-o", "--exclude-standard"]).split("\0").filter(Boolean);
     let ignored: string[] = [];
@@ -325,17 +340,19 @@ function assertDirectory(root: string): string {
  * Never throws for a single bad file (it becomes a skip); throws NOT_FOUND / NOT_A_DIRECTORY for a bad root.
  */
 export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
-  const opts = ScanOptions.parse(options);
+  // `known` holds one entry per indexed file: it is checked by its callers' types, not copied through the schema.
+  const { known, ...rest } = options;
+  const opts = { ...ScanOptions.parse(rest), known };
   const realRoot = assertDirectory(root);
   const tally = newTally(opts.examplesPerReason);
   const excluded = ignore().add(opts.exclude);
   const memcardsIgnore = loadIgnoreFile(join(realRoot, ".memcardsignore"));
   if (memcardsIgnore) excluded.add(memcardsIgnore);
 
-  const listed = opts.useGit ? gitList(realRoot) : undefined;
+  const listed = opts.useGit ? gitList(realRoot, opts.paths) : undefined;
   let candidates: Candidate[];
   let mode: ScanResult["mode"] = "git";
-  if (listed && listed.files.length > 0) {
+  if (listed && (listed.files.length > 0 || opts.paths)) {
     candidates = [];
     // `--directory` collapses ignored directories to one entry ending in "/", so each counts once.
     for (const p of listed.ignored) skip(tally, hasVendoredSegment(p) ? "vendored" : "ignored", p);
@@ -347,15 +364,30 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   } else {
     mode = "walk";
     candidates = walk(realRoot, excluded, tally);
+    if (opts.paths) {
+      const within = underPaths(opts.paths);
+      candidates = candidates.filter((c) => within(c.path));
+    }
   }
 
   const files: ScannedFile[] = [];
+  const realDirs = new Map<string, string>();
   for (const c of candidates) {
-    const file = inspect(c, realRoot, opts, tally);
+    const file = inspect(c, realRoot, opts, tally, realDirs);
     if (file) files.push(file);
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { root: realRoot, mode, files, skipped: tally.counts, skippedExamples: tally.examples };
+}
+
+/** Whether a repo path is one of `paths` or lies in a folder among them. */
+export function underPaths(paths: readonly string[]): (path: string) => boolean {
+  const set = new Set(paths.map((p) => p.replace(/\/+$/, "")));
+  return (path) => {
+    if (set.has(path)) return true;
+    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) if (set.has(path.slice(0, i))) return true;
+    return false;
+  };
 }
 
 function safeIgnores(ig: Ignore, path: string): boolean {
@@ -366,15 +398,25 @@ function safeIgnores(ig: Ignore, path: string): boolean {
   }
 }
 
+/** The real path of a folder, resolved once per scan. */
+function realDir(dir: string, cache: Map<string, string>): string {
+  let real = cache.get(dir);
+  if (real === undefined) cache.set(dir, (real = realpathSync.native(dir)));
+  return real;
+}
+
 /** Stats, reads and classifies one candidate; returns undefined (and counts why) when it is skipped. */
 function inspect(
   c: Candidate,
   realRoot: string,
   opts: z.output<typeof ScanOptions>,
   tally: Tally,
+  realDirs: Map<string, string>,
 ): ScannedFile | undefined {
   // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
-  const reason = redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
+  // A path given as known was checked by the scan that indexed it.
+  const known = opts.known?.[c.path];
+  const reason = !known && redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
   if (reason) {
     skip(tally, reason, c.path);
     return undefined;
@@ -391,7 +433,10 @@ function inspect(
   // `sub` became a link): only what lies inside the project is ever read, and it is read at its real path.
   let real: string;
   try {
-    real = realpathSync(c.absPath);
+    // A file that is no link lies where its folder really is: folders are resolved once each.
+    real = st.isSymbolicLink()
+      ? realpathSync(c.absPath)
+      : join(realDir(dirname(c.absPath), realDirs), basename(c.absPath));
     if (real !== c.absPath) st = statSync(real);
   } catch {
     skip(tally, "unreadable", c.path); // dangling link or a link loop
@@ -419,7 +464,6 @@ function inspect(
     skip(tally, "hard-link", c.path);
     return undefined;
   }
-  const known = opts.known?.[c.path];
   if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) {
     return {
       path: c.path,

@@ -30,6 +30,11 @@ export interface Bm25Store {
    * slice of files is still to be read: the rest is then read in the background, and a later call completes.
    */
   index(files: readonly Bm25Source[]): Bm25Index | undefined;
+  /**
+   * Starts reading `files` in the background in small slices (a server's warm-up). Until that is done, `index`
+   * answers undefined at once instead of reading the rest itself: the caller ranks with another channel meanwhile.
+   */
+  warm(files: readonly Bm25Source[]): void;
   /** How many files were read so far (for tests and logs). */
   readonly reads: number;
 }
@@ -54,6 +59,10 @@ interface Entry {
   bytes: number;
 }
 
+/** A warm-up's slices: small, so a request arriving meanwhile waits at most one of them. */
+const WARM_SLICE_FILES = 32;
+const WARM_SLICE_BYTES = 2 * 1024 * 1024;
+
 export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}): Bm25Store {
   const sliceFiles = options.sliceFiles ?? 2000;
   const sliceBytes = options.sliceBytes ?? 64 * 1024 * 1024;
@@ -63,14 +72,16 @@ export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}
   let reads = 0;
   let queue: Bm25Source[] = [];
   let scheduled = false;
+  /** A warm-up's background read is under way. */
+  let warming = false;
 
   const stale = (f: Bm25Source) => entries.get(f.path)?.hash !== f.hash;
 
   /** Reads up to one slice of `queue`; true when nothing stale is left in it. */
-  const step = (): boolean => {
+  const step = (maxFiles = sliceFiles, maxBytes = sliceBytes): boolean => {
     let files = 0;
     let bytes = 0;
-    while (queue.length > 0 && files < sliceFiles && bytes < sliceBytes) {
+    while (queue.length > 0 && files < maxFiles && bytes < maxBytes) {
       const f = queue.pop()!;
       if (!stale(f)) continue;
       const old = entries.get(f.path);
@@ -95,7 +106,9 @@ export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      if (!step()) background();
+      const done = warming ? step(WARM_SLICE_FILES, WARM_SLICE_BYTES) : step();
+      if (done) warming = false;
+      else background();
     }).unref();
   };
 
@@ -103,7 +116,15 @@ export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}
     get reads() {
       return reads;
     },
+    warm(files) {
+      if (warming) return;
+      queue = files.filter(stale).reverse();
+      if (queue.length === 0) return;
+      warming = true;
+      background();
+    },
     index(files) {
+      if (warming) return undefined;
       const wanted = new Set(files.map((f) => f.path));
       for (const [path, e] of entries) {
         if (wanted.has(path)) continue;

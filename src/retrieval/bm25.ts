@@ -1,7 +1,10 @@
 // Textbook BM25 over whole files: identifier-aware tokens of the content plus the path's tokens counted
 // `pathWeight` times. Pure: documents come in as plain text, scores go out as a ranked list.
 import { identifierTokens } from "../text/identifiers.js";
+import { type Bm25Doc, bm25Doc, PATH_WEIGHT } from "../text/term-counts.js";
 import type { Ranked } from "./fuse.js";
+
+export { type Bm25Doc, bm25Doc, pathTokens } from "../text/term-counts.js";
 
 /** BM25 parameters: the usual k1 and b, and how many times a path token counts. */
 export interface Bm25Params {
@@ -10,7 +13,7 @@ export interface Bm25Params {
   pathWeight: number;
 }
 
-export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75, pathWeight: 3 };
+export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75, pathWeight: PATH_WEIGHT };
 
 /**
  * Tokens of a text for BM25: every identifier lower-cased whole, plus its camelCase/snake_case parts when
@@ -20,11 +23,6 @@ export function bm25Tokens(text: string): string[] {
   return identifierTokens(text);
 }
 
-/** Tokens of a repo-relative path: its segments split the same way (`src/json_parser.rs` → src, json_parser, json, parser, rs). */
-export function pathTokens(path: string): string[] {
-  return identifierTokens(path.replace(/[/\\.-]+/g, " "));
-}
-
 /** An inverted index over documents: per term, the documents holding it and the term's (weighted) count. */
 export interface Bm25Index {
   keys: string[];
@@ -32,30 +30,6 @@ export interface Bm25Index {
   avgLength: number;
   postings: Map<string, { doc: number; tf: number }[]>;
   params: Bm25Params;
-}
-
-/** One document's weighted term counts and length, ready to be put into an index. */
-export interface Bm25Doc {
-  key: string;
-  tf: Map<string, number>;
-  len: number;
-}
-
-/** Counts a document's terms: its content tokens, plus its path tokens each counted `pathWeight` times. */
-export function bm25Doc(key: string, text: string, pathWeight: number = BM25_DEFAULTS.pathWeight): Bm25Doc {
-  const tf = new Map<string, number>();
-  let len = 0;
-  for (const t of bm25Tokens(text)) {
-    tf.set(t, (tf.get(t) ?? 0) + 1);
-    len++;
-  }
-  if (pathWeight > 0) {
-    for (const t of pathTokens(key)) {
-      tf.set(t, (tf.get(t) ?? 0) + pathWeight);
-      len += pathWeight;
-    }
-  }
-  return { key, tf, len };
 }
 
 /** Puts counted documents into an index (their `pathWeight` must be `params.pathWeight`). */

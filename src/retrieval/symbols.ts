@@ -77,21 +77,52 @@ const CONTAINER_KINDS = new Set(["class", "struct", "enum", "trait", "interface"
 const K1 = 1.2;
 const B = 0.75;
 
-/** Each symbol's own lines: its span minus the spans of symbols nested in it (their first line kept). */
+/**
+ * Each symbol's own tokens: the tokens of its span minus the spans of symbols nested in it (their first line kept,
+ * and a nested symbol starting on the symbol's own first line does not count as nested). Each line is tokenized once
+ * for the whole file, and a symbol visits only the symbols starting inside it.
+ */
 function ownTokens(syms: readonly SymbolDef[], lines: readonly string[]): (string[] | undefined)[] {
-  return syms.map((s) => {
+  const lineTokens: (readonly string[] | undefined)[] = new Array(lines.length);
+  const tokensOf = (l: number) => (lineTokens[l - 1] ??= bm25Tokens(lines[l - 1]!));
+  const spans = syms
+    .map((s, i) => ({ i, start: s.startLine ?? 0, end: s.endLine ?? 0 }))
+    .filter((x) => x.start > 0 && x.end > 0)
+    .sort((a, b) => a.start - b.start);
+  const starts = spans.map((x) => x.start);
+  return syms.map((s, i) => {
     if (!s.startLine || !s.endLine) return undefined;
-    const nested = syms.filter(
-      (o) => o !== s && o.startLine && o.endLine && o.startLine >= s.startLine! && o.endLine <= s.endLine!,
-    );
-    const text: string[] = [];
-    for (let l = s.startLine; l <= s.endLine && l <= lines.length; l++) {
-      if (l !== s.startLine && nested.some((o) => o.startLine !== s.startLine && l >= o.startLine! && l <= o.endLine!))
-        continue;
-      text.push(lines[l - 1]!);
+    const from = s.startLine;
+    const to = Math.min(s.endLine, lines.length);
+    // Lines covered by a nested symbol, as a difference array over the span.
+    const cover = new Int32Array(Math.max(0, s.endLine - from + 2));
+    for (let k = upperBound(starts, from); k < spans.length && spans[k]!.start <= s.endLine; k++) {
+      const o = spans[k]!;
+      if (o.i === i || o.end > s.endLine) continue;
+      cover[o.start - from]!++;
+      cover[o.end - from + 1]!--;
     }
-    return bm25Tokens(text.join("\n"));
+    const out: string[] = [];
+    let depth = 0;
+    for (let l = from; l <= to; l++) {
+      depth += cover[l - from]!;
+      if (l !== from && depth > 0) continue;
+      for (const t of tokensOf(l)) out.push(t);
+    }
+    return out;
   });
+}
+
+/** The index of the first element of ascending `xs` greater than `x`. */
+function upperBound(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**

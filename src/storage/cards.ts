@@ -4,7 +4,7 @@ import { z } from "zod";
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
-import { decodeJsonOrFail } from "./json.js";
+import { decodeJson, decodeJsonOrFail } from "./json.js";
 
 /** A stored card: the card's own JSON object (its shape is the scoring schema's, checked where it is made). */
 const StoredCard = z.record(z.string(), z.unknown());
@@ -94,4 +94,37 @@ export function servedCardIds(db: Db, projectId: number, prefix: string, limit =
       limit,
     ) as { id: string }[]
   ).map((r) => r.id);
+}
+
+/** A served card as the viewer lists it, with the outcomes recorded for its unit. */
+export interface ServedWithOutcomes {
+  id: string;
+  session_id: string | null;
+  unit_key: string;
+  task: string;
+  card: Record<string, unknown>;
+  served_at: string;
+  helped: number;
+  not_helped: number;
+}
+
+/** The project's served cards, newest first, each with its unit's outcomes; a damaged card reads as empty. */
+export function servedWithOutcomes(db: Db, projectId: number, limit: number): ServedWithOutcomes[] {
+  const rows = stmt(
+    db,
+    `SELECT c.id, c.session_id, c.unit_key, c.task, c.card, c.served_at,
+       (SELECT COUNT(*) FROM outcomes o WHERE o.project_id = c.project_id AND o.unit_key = c.unit_key AND o.helped = 1) AS helped,
+       (SELECT COUNT(*) FROM outcomes o WHERE o.project_id = c.project_id AND o.unit_key = c.unit_key AND o.helped = 0) AS not_helped
+     FROM cards_served c WHERE c.project_id = ? ORDER BY c.served_at DESC, c.id LIMIT ?`,
+  ).all(projectId, limit) as (Omit<ServedWithOutcomes, "card"> & { card: string })[];
+  return rows.map((r) => ({ ...r, card: decodeJson(StoredCard, r.card) ?? {} }));
+}
+
+/** Outcomes per day: how many helped and how many were reported. */
+export function outcomesByDay(db: Db, projectId: number): { day: string; helped: number; total: number }[] {
+  return stmt(
+    db,
+    `SELECT substr(created_at, 1, 10) AS day, SUM(helped) AS helped, COUNT(*) AS total FROM outcomes
+     WHERE project_id = ? GROUP BY day ORDER BY day`,
+  ).all(projectId) as { day: string; helped: number; total: number }[];
 }

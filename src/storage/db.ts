@@ -237,3 +237,11 @@ export function checkpointWal(db: Db, mode: "PASSIVE" | "TRUNCATE"): { busy: boo
 export function sqliteVersions(db: Db): { sqlite: string; vec: string } {
   return stmt(db, "SELECT sqlite_version() AS sqlite, vec_version() AS vec").get() as { sqlite: string; vec: string };
 }
+
+/** The full-text indexes whose pages must lose a replaced or deleted text. */
+export type FtsTable = "memories_fts" | "nodes_fts" | "raw_turns_fts";
+
+/** Merges an FTS5 index into one segment: the terms of replaced or deleted rows leave its pages for good. */
+export function optimizeFts(db: Db, table: FtsTable): void {
+  db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+}

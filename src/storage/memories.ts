@@ -7,7 +7,7 @@ import { checkpointWal, stmt } from "./db.js";
 import { decodeJson, decodeJsonOrFail } from "./json.js";
 import { type Evidence, MemoryEvidence, MemoryFiles, MemoryRecord } from "./memory-columns.js";
 import { getMeta, setMeta } from "./meta.js";
-import { nearestVectors } from "./vectors.js";
+import { nearestVectors, noteVectorWrite } from "./vectors.js";
 
 /** A memory unit with its JSON columns decoded. */
 export interface MemoryRow {
@@ -44,6 +44,19 @@ function decodeMemory(r: StoredMemory): MemoryRow {
     record: decodeJsonOrFail(MemoryRecord, r.record, where("record")),
     evidence: decodeJsonOrFail(MemoryEvidence, r.evidence, where("evidence")),
     files: decodeJsonOrFail(MemoryFiles, r.files, where("files")),
+  };
+}
+
+/**
+ * Decodes a row's JSON columns for the viewer's listings: a damaged column reads as empty, so one bad unit never
+ * fails a page and stays listed where it can be forgotten.
+ */
+function decodeMemoryLeniently(r: StoredMemory): MemoryRow {
+  return {
+    ...r,
+    record: decodeJson(MemoryRecord, r.record) ?? {},
+    evidence: decodeJson(MemoryEvidence, r.evidence) ?? [],
+    files: decodeJson(MemoryFiles, r.files) ?? [],
   };
 }
 
@@ -354,6 +367,7 @@ export function deleteMemories(
         const item = vecItem.get(node.id) as { id: number } | undefined;
         if (item) {
           if (hasVec) db.prepare("DELETE FROM vectors WHERE rowid = ?").run(BigInt(item.id));
+          noteVectorWrite(db);
           delVecItem.run(item.id);
         }
         delNode.run(node.id);
@@ -470,4 +484,116 @@ export function nearestMemoryIds(db: Db, projectId: number, query: Float32Array,
     if (out.length >= k) break;
   }
   return out;
+}
+
+/** Filters of a unit listing (the viewer's filter bar); an empty value is no filter. */
+export interface MemoryFilter {
+  category?: string | undefined;
+  tier?: string | undefined;
+  status?: string | undefined;
+  /** Only units created at or after this ISO time. */
+  since?: string | undefined;
+}
+
+function memoryWhere(projectId: number, f: MemoryFilter): { sql: string; args: unknown[] } {
+  // `+project_id`: newest first is a backward walk of the rowids; the (project, category, key) index would make
+  // SQLite sort every unit of the project first.
+  const where = ["+project_id = ?"];
+  const args: unknown[] = [projectId];
+  const add = (clause: string, value: unknown) => {
+    if (value === undefined || value === "") return;
+    where.push(clause);
+    args.push(value);
+  };
+  add("category = ?", f.category);
+  add("tier = ?", f.tier);
+  add("status = ?", f.status);
+  add("created_at >= ?", f.since);
+  return { sql: where.join(" AND "), args };
+}
+
+/**
+ * One page of a project's units under `f`, newest first, and how many match in all; a damaged JSON column reads
+ * as empty (the viewer shows what it can).
+ */
+export function browseMemories(
+  db: Db,
+  projectId: number,
+  f: MemoryFilter,
+  limit: number,
+  offset: number,
+): { units: MemoryRow[]; total: number } {
+  const w = memoryWhere(projectId, f);
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM memories WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  const rows = stmt(db, `SELECT * FROM memories WHERE ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(
+    ...w.args,
+    limit,
+    offset,
+  ) as StoredMemory[];
+  return { units: rows.map(decodeMemoryLeniently), total };
+}
+
+/** Units by id (in the order asked), within a project; a damaged JSON column reads as empty, as in a page. */
+export function memoriesById(db: Db, projectId: number, ids: readonly number[]): MemoryRow[] {
+  if (ids.length === 0) return [];
+  const rows = stmt(db, "SELECT * FROM memories WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))").all(
+    projectId,
+    JSON.stringify(ids),
+  ) as StoredMemory[];
+  const byId = new Map(rows.map((r) => [r.id, decodeMemoryLeniently(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * Replaces a unit's wording in its row: text, merge key, record and evidence (all redacted). False when the
+ * project has no such unit. The caller re-indexes it (`indexMemory`) in the same transaction.
+ */
+export function rewordMemory(
+  db: Db,
+  projectId: number,
+  id: number,
+  w: Pick<MemoryRow, "text" | "merge_key" | "record" | "evidence" | "updated_at">,
+): boolean {
+  return (
+    stmt(
+      db,
+      "UPDATE memories SET text = ?, merge_key = ?, record = ?, evidence = ?, updated_at = ? WHERE id = ? AND project_id = ?",
+    ).run(
+      redact(w.text),
+      redact(w.merge_key),
+      encodeRedacted(w.record),
+      encodeRedacted(w.evidence),
+      w.updated_at,
+      id,
+      projectId,
+    ).changes > 0
+  );
+}
+
+/** Pins (always warm, highest importance, `pinned` in its record) or unpins a unit. */
+export function setMemoryPinned(db: Db, projectId: number, id: number, pinned: boolean, now: string): boolean {
+  const sql = pinned
+    ? "UPDATE memories SET tier = 'warm', importance = 1, record = json_set(record, '$.pinned', json('true')), updated_at = ? WHERE id = ? AND project_id = ?"
+    : "UPDATE memories SET record = json_remove(record, '$.pinned'), updated_at = ? WHERE id = ? AND project_id = ?";
+  return stmt(db, sql).run(now, id, projectId).changes > 0;
+}
+
+/** Sets a unit's status from `from` to `to`; false when no such unit has that status. */
+export function moveMemoryStatus(
+  db: Db,
+  projectId: number,
+  id: number,
+  from: string,
+  to: string,
+  now: string,
+): boolean {
+  return (
+    stmt(db, "UPDATE memories SET status = ?, updated_at = ? WHERE id = ? AND project_id = ? AND status = ?").run(
+      to,
+      now,
+      id,
+      projectId,
+      from,
+    ).changes > 0
+  );
 }

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 import { decodeJson } from "./json.js";
+import { createVectorTable, hasVectorTable, noteVectorWrite } from "./vectors.js";
 
 /** Reads one meta value, or undefined. */
 export function getMeta(db: Db, key: string): string | undefined {
@@ -44,17 +45,18 @@ export function getEmbedderBinding(db: Db): EmbedderBinding | undefined {
 }
 
 /**
- * Binds the database to an embedder and (re)creates the vector table for its dimension.
- * Existing vectors are dropped: callers re-embed afterwards. Returns true if the binding changed.
+ * Binds the database to an embedder and (re)creates the vector table for its dimension; a store whose vector table
+ * was dropped by a migration (to change how vectors are stored) gets it back here. Existing vectors are dropped:
+ * callers re-embed afterwards. Returns true if the binding changed or the table was created.
  */
 export function bindEmbedder(db: Db, binding: EmbedderBinding): boolean {
   const current = getEmbedderBinding(db);
-  if (current && current.id === binding.id && current.dimension === binding.dimension) return false;
+  const same = current && current.id === binding.id && current.dimension === binding.dimension;
+  if (same && hasVectorTable(db)) return false;
   writeTx(db, () => {
     db.exec("DROP TABLE IF EXISTS vectors");
-    db.exec(
-      `CREATE VIRTUAL TABLE vectors USING vec0(embedding float[${Math.trunc(binding.dimension)}] distance_metric=cosine)`,
-    );
+    noteVectorWrite(db);
+    createVectorTable(db, binding.dimension);
     setMeta(db, "embedder_id", binding.id);
     setMeta(db, "embedder_dimension", String(binding.dimension));
     setMeta(db, "embedder_bound_at", new Date().toISOString());

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
-import { decodeJsonOrFail } from "./json.js";
+import { decodeJson, decodeJsonOrFail } from "./json.js";
 
 /**
  * The JSON columns of a summary, read as JSON objects: the structured sections (checked against their schema by
@@ -138,4 +138,60 @@ export function summarizedSessions(
 /** Replaces the markdown of one stored summary (the client-model route rewrites its narrative sections). */
 export function replaceSummaryMarkdown(db: Db, sessionId: string, seq: number, markdown: string): void {
   stmt(db, "UPDATE summaries SET markdown = ? WHERE session_id = ? AND seq = ?").run(redact(markdown), sessionId, seq);
+}
+
+/** A compression as the viewer lists it: its summary's row with where its session came from. */
+export type CompressionRow = Pick<SummaryRow, "session_id" | "seq" | "format" | "stats" | "created_at"> & {
+  transcript_path: string | null;
+  client: string | null;
+};
+
+/** Every compression of the project's sessions, newest first; a damaged stats value reads as empty. */
+export function compressions(db: Db, projectId: number, limit: number): CompressionRow[] {
+  const rows = stmt(
+    db,
+    `SELECT s.session_id, s.seq, s.format, x.transcript_path, x.client, s.stats, s.created_at
+     FROM summaries s JOIN sessions x ON x.id = s.session_id
+     WHERE x.project_id = ? ORDER BY s.created_at DESC, s.seq DESC LIMIT ?`,
+  ).all(projectId, limit) as (Omit<CompressionRow, "stats"> & { stats: string })[];
+  return rows.map((r) => ({ ...r, stats: decodeJson(JsonObject, r.stats) ?? {} }));
+}
+
+/**
+ * The summaries of one session of the project, oldest first, with their markdown and sections; a damaged JSON
+ * value reads as empty (the viewer shows what it can).
+ */
+export function sessionSummaries(
+  db: Db,
+  projectId: number,
+  sessionId: string,
+): Pick<SummaryRow, "seq" | "markdown" | "sections" | "stats" | "created_at">[] {
+  const rows = stmt(
+    db,
+    `SELECT s.seq, s.markdown, s.sections, s.stats, s.created_at FROM summaries s JOIN sessions x ON x.id = s.session_id
+     WHERE x.project_id = ? AND s.session_id = ? ORDER BY s.seq`,
+  ).all(projectId, sessionId) as {
+    seq: number;
+    markdown: string;
+    sections: string;
+    stats: string;
+    created_at: string;
+  }[];
+  return rows.map((r) => ({
+    ...r,
+    sections: decodeJson(JsonObject, r.sections) ?? {},
+    stats: decodeJson(JsonObject, r.stats) ?? {},
+  }));
+}
+
+/** Files with the most recorded operations across the latest summary of each of the project's sessions. */
+export function mostEditedFiles(db: Db, projectId: number, limit: number): { path: string; ops: number }[] {
+  return stmt(
+    db,
+    `SELECT f.key AS path, SUM(json_array_length(f.value)) AS ops
+     FROM summaries s JOIN sessions x ON x.id = s.session_id, json_each(s.sections, '$.files') f
+     WHERE x.project_id = ? AND json_valid(s.sections)
+       AND s.seq = (SELECT MAX(seq) FROM summaries t WHERE t.session_id = s.session_id)
+     GROUP BY f.key ORDER BY ops DESC, path LIMIT ?`,
+  ).all(projectId, limit) as { path: string; ops: number }[];
 }

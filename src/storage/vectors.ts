@@ -1,5 +1,7 @@
 // Vector storage: vector_items (what to embed, stored redacted) and the vec0 table `vectors` (their embeddings,
-// same rowid).
+// same rowid). Embeddings are stored as int8, each vector scaled so its largest component is ±127: cosine distance
+// ignores a vector's scale, so kNN ranks as with float32 at a quarter of the size. Readers get Float32Arrays back
+// through `nearestVectors` and `nodeVectors`; nothing else reads or writes the table's blobs.
 import { createHash } from "node:crypto";
 
 import { redact } from "../text/redact.js";
@@ -11,12 +13,52 @@ export interface VectorItem {
   text: string;
 }
 
+/** A text's identity for "unchanged, keep its vector": 64 bits of its sha1 (hex). */
 function hashText(text: string): string {
-  return createHash("sha1").update(text).digest("hex");
+  return createHash("sha1").update(text).digest("hex").slice(0, 16);
 }
 
-function hasVectorTable(db: Db): boolean {
+/** Vector writes made through this connection, per connection: what a reader's in-memory copy checks. */
+const writes = new WeakMap<Db, number>();
+
+/** Notes a write to the vector table made outside this module (a recreated table, a forgotten memory's vector). */
+export function noteVectorWrite(db: Db): void {
+  writes.set(db, (writes.get(db) ?? 0) + 1);
+}
+const wrote = noteVectorWrite;
+
+/** True when the store has its vec0 table (created when an embedder is bound). */
+export function hasVectorTable(db: Db): boolean {
   return stmt(db, "SELECT 1 FROM sqlite_master WHERE name = 'vectors'").get() !== undefined;
+}
+
+/** Creates the vec0 table for vectors of `dimension` components, stored as int8 (see the module header). */
+export function createVectorTable(db: Db, dimension: number): void {
+  db.exec(`CREATE VIRTUAL TABLE vectors USING vec0(embedding int8[${Math.trunc(dimension)}] distance_metric=cosine)`);
+}
+
+/** A vector as stored: int8 components scaled so the largest is ±127 (all zeros for the zero vector). */
+export function quantizeVector(v: Float32Array): Buffer {
+  let max = 0;
+  for (const x of v) if (Math.abs(x) > max) max = Math.abs(x);
+  const q = new Int8Array(v.length);
+  if (max > 0) {
+    const scale = 127 / max;
+    for (let i = 0; i < v.length; i++) q[i] = Math.round(v[i]! * scale);
+  }
+  return Buffer.from(q.buffer, q.byteOffset, q.byteLength);
+}
+
+/** A stored vector read back as a unit-length Float32Array (the zero vector stays zero). */
+export function dequantizeVector(blob: Uint8Array): Float32Array {
+  const q = new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+  const out = new Float32Array(q.length);
+  let norm = 0;
+  for (let i = 0; i < q.length; i++) norm += q[i]! * q[i]!;
+  if (norm === 0) return out;
+  const inv = 1 / Math.sqrt(norm);
+  for (let i = 0; i < q.length; i++) out[i] = q[i]! * inv;
+  return out;
 }
 
 /**
@@ -31,6 +73,7 @@ export function upsertVectorItem(db: Db, projectId: number, ownerType: string, o
     ownerId,
   ) as { id: number; text_hash: string } | undefined;
   if (row?.text_hash === hash) return;
+  wrote(db);
   if (row) {
     stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
     if (hasVectorTable(db)) stmt(db, "DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
@@ -62,6 +105,7 @@ export function deleteVectorItems(db: Db, ownerType: string, ownerIds: readonly 
   const find = stmt(db, "SELECT id FROM vector_items WHERE owner_type = ? AND owner_id = ?");
   const delItem = stmt(db, "DELETE FROM vector_items WHERE id = ?");
   const delVec = hasVectorTable(db) ? stmt(db, "DELETE FROM vectors WHERE rowid = ?") : undefined;
+  wrote(db);
   for (const ownerId of ownerIds) {
     const row = find.get(ownerType, ownerId) as { id: number } | undefined;
     if (!row) continue;
@@ -83,13 +127,14 @@ export function pendingVectorItems(db: Db, limit: number, projectId?: number): V
 /** Stores computed vectors and marks their items embedded, in one write transaction. */
 export function storeVectors(db: Db, items: readonly { id: number; vector: Float32Array }[]): void {
   const del = stmt(db, "DELETE FROM vectors WHERE rowid = ?");
-  const ins = stmt(db, "INSERT INTO vectors (rowid, embedding) VALUES (?, ?)");
+  const ins = stmt(db, "INSERT INTO vectors (rowid, embedding) VALUES (?, vec_int8(?))");
   const mark = stmt(db, "UPDATE vector_items SET embedded = 1 WHERE id = ?");
+  wrote(db);
   writeTx(db, () => {
     for (const { id, vector } of items) {
       del.run(BigInt(id));
       // A zero vector (empty text) has no direction: it is marked done but never returned by kNN.
-      if (vector.some((x) => x !== 0)) ins.run(BigInt(id), vector);
+      if (vector.some((x) => x !== 0)) ins.run(BigInt(id), quantizeVector(vector));
       mark.run(id);
     }
   });
@@ -97,10 +142,14 @@ export function storeVectors(db: Db, items: readonly { id: number; vector: Float
 
 /** Marks every item as needing a new vector (after the vec0 table was recreated for another embedder). */
 export function markAllPending(db: Db): number {
+  wrote(db);
   return writeTx(db, () => stmt(db, "UPDATE vector_items SET embedded = 0").run().changes);
 }
 
-/** k nearest vector items to `query` (cosine distance), optionally restricted to an owner type. */
+/**
+ * k nearest vector items to `query` (cosine distance, between the stored int8 vectors and the query quantized the
+ * same way), optionally restricted to an owner type.
+ */
 export function nearestVectors(
   db: Db,
   query: Float32Array,
@@ -112,12 +161,12 @@ export function nearestVectors(
     db,
     `SELECT v.rowid AS id, v.distance AS distance, i.owner_type AS ownerType, i.owner_id AS ownerId
        FROM vectors v JOIN vector_items i ON i.id = v.rowid
-       WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance`,
-  ).all(query, k) as { id: number; ownerType: string; ownerId: number; distance: number }[];
+       WHERE v.embedding MATCH vec_int8(?) AND k = ? ORDER BY v.distance`,
+  ).all(quantizeVector(query), k) as { id: number; ownerType: string; ownerId: number; distance: number }[];
   return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
 }
 
-/** Vector items of nodes of the given types that have a stored vector: item id, node id, vector. */
+/** Vector items of nodes of the given types that have a stored vector: item id, node id, unit-length vector. */
 export function nodeVectors(
   db: Db,
   types: readonly string[],
@@ -136,17 +185,83 @@ export function nodeVectors(
     .map((r) => ({
       itemId: r.itemId,
       nodeId: r.nodeId,
-      vector: new Float32Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength / 4),
+      vector: dequantizeVector(r.embedding),
     }));
 }
 
-/** Ids of nodes of the given types whose vector is still pending. */
-export function pendingNodeIds(db: Db, types: readonly string[]): number[] {
+/** Ids of a project's nodes of the given types whose vector is still pending (read through the pending index). */
+export function pendingNodeIds(db: Db, projectId: number, types: readonly string[]): number[] {
   return (
     stmt(
       db,
       `SELECT n.id AS id FROM vector_items i JOIN nodes n ON n.id = i.owner_id
-       WHERE i.owner_type = 'node' AND i.embedded = 0 AND n.type IN (${types.map(() => "?").join(",")})`,
-    ).all(...types) as { id: number }[]
+       WHERE i.project_id = ? AND i.embedded = 0 AND i.owner_type = 'node'
+         AND n.type IN (${types.map(() => "?").join(",")})`,
+    ).all(projectId, ...types) as { id: number }[]
   ).map((r) => r.id);
+}
+
+/**
+ * What an in-memory copy of the vectors is checked against before each use: this connection's vector writes, the
+ * commits of other connections (`data_version`) and, only when another connection committed, the count and highest
+ * id of the embedded items (an index run elsewhere adds or removes items; a commit that left them alone, such as a
+ * hook recording served cards, does not force a reload).
+ */
+export function vectorsVersion(db: Db): { own: number; external: number } {
+  return { own: writes.get(db) ?? 0, external: Number(db.pragma("data_version", { simple: true })) };
+}
+
+/** Count and highest id of the embedded items: a fingerprint of the vector table, read through the items' index. */
+export function vectorsFingerprint(db: Db): string {
+  if (!hasVectorTable(db)) return "none";
+  const r = stmt(db, "SELECT count(*) AS n, max(id) AS m FROM vector_items WHERE embedded = 1").get() as {
+    n: number;
+    m: number | null;
+  };
+  return `${r.n}:${r.m ?? 0}`;
+}
+
+/** One storage chunk of the vec0 table: which of its slots hold a vector, their rowids, and the vectors, packed. */
+export interface VectorChunk {
+  chunkId: number;
+  size: number;
+  /** Bit i (least significant first) set when slot i holds a vector. */
+  validity: Buffer;
+  /** Little-endian int64 rowid per slot. */
+  rowids: Buffer;
+  /** `size` float32 vectors, one after the other. */
+  vectors: Buffer;
+}
+
+/**
+ * Up to `limit` storage chunks of the vec0 table after chunk `afterId`, read from its shadow tables (the layout of
+ * sqlite-vec 0.1, where a chunk is one row of 1,024 vectors): reading them is one row per chunk, where reading the
+ * table row by row costs a lookup per vector. Undefined when the tables do not have that layout.
+ */
+export function vectorChunks(db: Db, afterId: number, limit: number): VectorChunk[] | undefined {
+  const layout = stmt(
+    db,
+    "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('vectors_chunks', 'vectors_vector_chunks00')",
+  ).get() as { n: number };
+  if (layout.n !== 2) return undefined;
+  try {
+    return stmt(
+      db,
+      `SELECT c.chunk_id AS chunkId, c.size AS size, c.validity AS validity, c.rowids AS rowids, v.vectors AS vectors
+         FROM vectors_chunks c JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id
+         WHERE c.chunk_id > ? ORDER BY c.chunk_id LIMIT ?`,
+    ).all(afterId, limit) as VectorChunk[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Owner of every vector item: item id → owner type and id. */
+export function vectorOwners(db: Db): Map<number, { ownerType: string; ownerId: number }> {
+  const rows = stmt(db, "SELECT id, owner_type AS ownerType, owner_id AS ownerId FROM vector_items").all() as {
+    id: number;
+    ownerType: string;
+    ownerId: number;
+  }[];
+  return new Map(rows.map((r) => [r.id, { ownerType: r.ownerType, ownerId: r.ownerId }]));
 }

@@ -1,15 +1,9 @@
-// The team store's connection: the URL from --team-url or MEMCARDS_TEAM_URL, never logged or stored with its
-// password; failures mapped to errors that name the host, not the secret.
+// The team store's connection: the URL (config.ts: --team-url or MEMCARDS_TEAM_URL), never logged or stored with
+// its password; failures mapped to errors that name the host, not the secret.
 import type pg from "pg";
 
 import { AppError } from "../errors.js";
 import { redact } from "../text/redact.js";
-
-/** The team URL a command uses: the flag, else MEMCARDS_TEAM_URL; undefined when neither is set. */
-export function teamUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const url = flag?.trim() || env.MEMCARDS_TEAM_URL?.trim();
-  return url || undefined;
-}
 
 /** Query parameters and keywords whose value is a secret (the password, the client key or its passphrase). */
 const SECRET_PARAM = /pass|sslkey|secret|token/i;

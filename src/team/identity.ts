@@ -1,6 +1,7 @@
 // Who and where: the project key every clone shares (its normalized remote), the author, the machine.
 import { hostname, userInfo } from "node:os";
 
+import type { TeamSettings } from "../config.js";
 import { AppError } from "../errors.js";
 import { git } from "../git.js";
 
@@ -54,11 +55,16 @@ export function teamProjectKey(root: string, explicit?: string): string {
   }
 }
 
-/** The author and machine units are sent with: MEMCARDS_TEAM_AUTHOR, else git's user.email/user.name, else the OS user. */
-export function teamAuthor(root: string, env: NodeJS.ProcessEnv = process.env): { author: string; machine: string } {
+/**
+ * The author and machine units are sent with: the configured ones (MEMCARDS_TEAM_AUTHOR, MEMCARDS_TEAM_MACHINE),
+ * else git's user.email or user.name and the host name, else the OS user.
+ */
+export function teamAuthor(
+  root: string,
+  configured: Pick<TeamSettings, "author" | "machine"> = {},
+): { author: string; machine: string } {
   const fromGit = (key: string) => git(root, ["config", key], { timeout: 2000 }) ?? "";
-  const author =
-    env.MEMCARDS_TEAM_AUTHOR?.trim() || fromGit("user.email") || fromGit("user.name") || userInfo().username;
-  const machine = env.MEMCARDS_TEAM_MACHINE?.trim() || hostname();
+  const author = configured.author || fromGit("user.email") || fromGit("user.name") || userInfo().username;
+  const machine = configured.machine || hostname();
   return { author: author.slice(0, 200), machine: machine.slice(0, 200) };
 }

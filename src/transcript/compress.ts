@@ -12,7 +12,7 @@ import { BudgetChoice, chooseBudget } from "./budget.js";
 import { conversational, extractSections } from "./extract.js";
 import { isNoiseLine, isQuotedError, resultFailed } from "./failures.js";
 import { injectedKind } from "./human.js";
-import { commandText, fileEvents } from "./ledger.js";
+import { commandText, displayPath, fileEvents } from "./ledger.js";
 import { emptySections, mergeSections } from "./merge.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes, normalize } from "./probes.js";
@@ -166,36 +166,122 @@ function capped(body: string, cap: number): string {
 }
 
 /** A tool call as a person would glance at it: the command or the file, never the call's JSON. */
-function callGlance(c: ToolCall): string {
+function callGlance(c: ToolCall, edited: readonly string[]): string {
   const cmd = commandText(c.input);
   if (cmd) return `\`${oneLine(cmd.split("\n").find((l) => l.trim()) ?? cmd, 100)}\``;
   const path = ["file_path", "filePath", "path", "target_file", "notebook_path"]
     .map((k) => c.input[k])
     .find((v): v is string => typeof v === "string" && v.trim() !== "");
-  return path ? `${c.name} \`${oneLine(path, 100)}\`` : c.name;
+  const shown = path ?? (edited.length > 0 ? edited.join(", ") : undefined);
+  return shown ? `${c.name} \`${oneLine(shown, 100)}\`` : c.name;
 }
 
+/** The lines an export writes around each message (`_**Agent (model 2026-05-21 10:28:12Z)**_`): not words. */
+const EXPORT_HEADER = /^_\*\*(?:Agent|Assistant|User|Human)\b[^\n]*\*\*_$/;
+/** Code blocks up to this many lines stay as they are (a command, a one-line fix); longer ones become a note. */
+const SHORT_CODE = 3;
+
 /**
- * A kept turn: a message quoted verbatim up to `cap` tokens; tool activity as one line (each call's command or
- * file, and the first error line of a failed result), so what is recent is seen without raw tool output.
+ * A kept message as a person reads it: the export's own header lines and blank lines left out, and every long block
+ * of code (fenced, or aider's `<source>` listing of a file) one note of its size, so the agent's words stay.
  */
-function renderKept(t: Turn, cap = 2000): string {
-  if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !t.text.trim()) {
+export function tidyMessage(text: string): string {
+  const out: string[] = [];
+  let block: { close: RegExp; lines: string[]; fenced: boolean } | undefined;
+  const flush = () => {
+    if (!block) return;
+    const body = block.lines.filter((l) => l.trim());
+    if (body.length <= SHORT_CODE) out.push(...body.map((l) => (block!.fenced ? `    ${l.trim()}` : l)));
+    else out.push(`[${body.length} lines of code]`);
+    block = undefined;
+  };
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (block) {
+      if (block.close.test(t)) flush();
+      else block.lines.push(line);
+      continue;
+    }
+    const fence = /^(`{3,}|~{3,})/.exec(t);
+    if (fence) {
+      block = { close: new RegExp(`^${fence[1]!}\\s*$`), lines: [], fenced: true };
+      continue;
+    }
+    if (/^<source\b[^>]*>$/i.test(t)) {
+      block = { close: /^<\/source>$/i, lines: [], fenced: false };
+      continue;
+    }
+    if (!t || EXPORT_HEADER.test(t)) continue;
+    out.push(line.trimEnd());
+  }
+  flush();
+  return out.join("\n");
+}
+
+/** One kept turn: a message (quoted), tool activity (merged with the activity around it), or nothing. */
+type KeptPart = { kind: "message" | "note"; text: string } | { kind: "tools"; turn: string; glances: string[] };
+
+function keptPart(t: Turn, cap: number, cwd: string | undefined): KeptPart | undefined {
+  if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !tidyMessage(t.text).trim()) {
     const injected = t.role === "user" && t.kind === "meta" ? injectedKind(t.text) : undefined;
     if (injected)
-      return `_${injected} (${turnRef(t.id)})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`;
-    if (t.kind !== "message") return "";
-    const calls = t.tool_calls.map(callGlance);
+      return {
+        kind: "note",
+        text: `_${injected} (${turnRef(t.id)})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`,
+      };
+    if (t.kind !== "message") return undefined;
+    const edited = [...new Set(fileEvents([t]).map((e) => displayPath(e.path, cwd)))];
+    const calls = t.tool_calls.map((c) => callGlance(c, edited));
     const errors = t.tool_results
       .filter((r) => r.is_error || resultFailed(r, undefined))
       .map((r) => `failed: ${oneLine(r.output.split("\n").find((l) => l.trim()) ?? "", 160)}`);
-    const lines = [...calls, ...errors];
-    return lines.length > 0 ? `_tool (${turnRef(t.id)})_: ${lines.join("; ")}` : "";
+    const glances = [...calls, ...errors];
+    return glances.length > 0 ? { kind: "tools", turn: t.id, glances } : undefined;
   }
   // The files the message's own edit markers changed stay named when its text is cut.
-  const changed = [...new Set(fileEvents([t]).map((e) => e.path))];
+  const changed = [...new Set(fileEvents([t]).map((e) => displayPath(e.path, cwd)))];
   const note = changed.length > 0 ? `\n_(changed: ${changed.map((p) => `\`${p}\``).join(", ")})_` : "";
-  return `**${t.role}** (${turnRef(t.id)}):\n${quoted(capped(t.text.trim(), cap))}${note}`;
+  return {
+    kind: "message",
+    text: `**${t.role}** (${turnRef(t.id)}):\n${quoted(capped(tidyMessage(t.text).trim(), cap))}${note}`,
+  };
+}
+
+/** Glances of a run of tool turns: a repeated one once with its count. */
+function mergedGlances(glances: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const g of glances) counts.set(g, (counts.get(g) ?? 0) + 1);
+  return [...counts].map(([g, n]) => (n > 1 ? `${g} ×${n}` : g)).join("; ");
+}
+
+/**
+ * The kept turns as markdown: messages verbatim (tidied, capped at `cap` tokens), and each run of tool turns
+ * between them as one line of the commands and files they touched and the errors they hit, never raw tool output.
+ */
+function renderKeptTurns(kept: readonly Turn[], cap: number, cwd?: string): string {
+  const out: string[] = [];
+  let run: { from: string; to: string; glances: string[] } | undefined;
+  const close = () => {
+    if (!run) return;
+    const at = run.from === run.to ? turnRef(run.from) : `${turnRef(run.from)}–${turnRef(run.to)}`;
+    out.push(`_tool (${at})_: ${mergedGlances(run.glances)}`);
+    run = undefined;
+  };
+  for (const t of kept) {
+    const p = keptPart(t, cap, cwd);
+    if (!p) continue;
+    if (p.kind === "tools") {
+      if (run) {
+        run.to = p.turn;
+        run.glances.push(...p.glances);
+      } else run = { from: p.turn, to: p.turn, glances: [...p.glances] };
+      continue;
+    }
+    close();
+    out.push(p.text);
+  }
+  close();
+  return out.join("\n\n");
 }
 
 /** The largest share of the budget the recent messages may take; the summary keeps the rest. */
@@ -205,12 +291,8 @@ export const TAIL_SHARE = 0.25;
  * The kept region within `limit` tokens: messages are capped shorter until it fits, then the oldest kept turns
  * go first; the last message always stays (cut to what fits).
  */
-export function renderTail(kept: readonly Turn[], limit: number): string {
-  const join = (ts: readonly Turn[], cap: number) =>
-    ts
-      .map((t) => renderKept(t, cap))
-      .filter(Boolean)
-      .join("\n\n");
+export function renderTail(kept: readonly Turn[], limit: number, cwd?: string): string {
+  const join = (ts: readonly Turn[], cap: number) => renderKeptTurns(ts, cap, cwd);
   for (const cap of [2000, 800, 400, 200, 100, 50]) {
     const md = join(kept, cap);
     if (countTokens(md) <= limit) return md;
@@ -324,9 +406,13 @@ export function summarizeSpan(
   // An error probe is re-inserted only where the session hit a failure, or when it quotes one: an exception
   // named in a file a read showed is not a failure.
   const failed = new Set(sections.failures.flatMap((f) => [f.turn, f.last_turn]));
+  // A decision probe is re-inserted only from a turn where the sections found a choice: narration and diagnoses
+  // that merely share a decision's words (`instead of`, `rather than`) are not re-inserted as decisions.
+  const chose = new Set(sections.decisions.map((d) => d.turn));
   const probes = generateProbes(span, opts.cwd).filter(
     (p) =>
       (p.type !== "next" || open.some((n) => n.includes(normalize(p.expect[0]!)))) &&
+      (p.type !== "decision" || chose.has(p.turn)) &&
       (p.type !== "error" ||
         (failed.has(p.turn) && !isNoiseLine(p.fact.replace(/^- /, ""))) ||
         isQuotedError(p.fact.replace(/^- /, ""))),
@@ -348,11 +434,8 @@ export function summarizeSpan(
 }
 
 /** The kept region as markdown: messages verbatim (capped), tool activity one line per call. */
-export function renderKeptRegion(kept: readonly Turn[]): string {
-  return kept
-    .map((t) => renderKept(t))
-    .filter(Boolean)
-    .join("\n\n");
+export function renderKeptRegion(kept: readonly Turn[], cwd?: string): string {
+  return renderKeptTurns(kept, 2000, cwd);
 }
 
 /** What the accounting of a compression is computed from. */
@@ -426,7 +509,7 @@ export function compressTranscript(
     tokens: tokensSummarized,
     focus: input.focus,
     after: kept,
-    tail: (limit) => renderTail(kept, limit),
+    tail: (limit) => renderTail(kept, limit, cwd),
   });
   if (span.length === 0) notes.push("Nothing new to summarize since the last compression.");
   else if (s.compact)

@@ -114,8 +114,22 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
   return out;
 }
 
-const DECISION =
-  /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
+/**
+ * A choice in the agent's words: `instead of`, `rather than`, `switch to`, `decided`, `going with`, `I recommend`.
+ * Kept only where the agent then carried it out (an edit before the person spoke again).
+ */
+const CHOICE = /\b(?:instead of|rather than)\b/i;
+/** A choice named as one (`decided to`, `going with`, `switch to`): kept whether or not an edit followed at once. */
+const CHOSE =
+  /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for|I recommend|I'd recommend|recommended option)\b/i;
+/** A reason given with a choice: `… because it quotes commas correctly`, `… so that the logger flushes`. */
+const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|which (?:keeps|avoids|lets))\b/i;
+/** The agent committing to a change it then makes: `I'll update the Product model to …`, `I will wrap …`. */
+const WILL_DO =
+  /^(?:(?:ok(?:ay)?|great|sure|now|so|first|next|then|alright|right)[,!.]?\s+)*(?:I|we)(?:['’]ll| will| am going to|['’]m going to| are going to) (?!(?:check|look|inspect|read|examine|see|verify|run|search|investigate|start|begin|first|now|also|take|review|explore|analy[sz]e|test|try|debug|help|explain|need|have|keep|continue|find|open|get|wait|summari[sz]e|confirm|quickly|do|be|make sure|let|provide|show|walk|go|proceed|answer|write up|report|view|execute|compile|query|fetch|call|list|print|rerun|re-run|navigate|click|reproduce|implement the|make (?:those|these|the) changes)\b)\w+/i;
+/** A diagnosis or the narration of a next look, not a choice: `The issue is …`, `Let me try a better approach`. */
+const NOT_CHOICE =
+  /^(?:the (?:root )?(?:cause|issue|problem|error|reason|fix)\b|this (?:error|issue|problem)\b|let(?:'s| me| us)\b|now let|i see\b|it seems|it looks|looks like|if you\b|you (?:can|could|might|may)\b|remember\b|note that\b|keep in mind\b|(?:this|that|which|it) (?:should|will|would)\b)|\?$/i;
 /** The agent binding itself to a rule: `I will not run any build commands`, `I'll only edit the tests`. */
 const COMMITMENT =
   /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we)(?: will| shall|['’]ll) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won['’]?t\b/i;
@@ -143,11 +157,49 @@ function planItems(text: string): string[] {
 /** A branch the work moved to: `git checkout -b NAME`, `git switch -c NAME`, `git worktree add … -b NAME`. */
 const NEW_BRANCH = /\bgit\s+(?:checkout\s+-[bB]|switch\s+-[cC]|worktree\s+add\b[^\n;&|]*?\s-[bB])\s+["']?([\w./-]+)/;
 
-/** Decisions with their rationale, from the agent's prose; its plans; the branches it opened for the work. */
+/** The agent's last words before a turn, when it asked something (a question mark in its prose). */
+function questionBefore(turns: Turn[], i: number): string | undefined {
+  for (let j = i - 1; j >= 0; j--) {
+    const t = turns[j]!;
+    if (typed(t)) return undefined;
+    if (t.role !== "assistant" || !conversational(t)) continue;
+    const said = spoken(t.text).trim();
+    if (!said) continue;
+    const q = sentences(said)
+      .map(unbullet)
+      .filter((x) => x.endsWith("?"));
+    return q.length > 0 ? q[q.length - 1] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Choices with a reason: the person's answer to the agent's question (their pick), the agent committing to a change
+ * or an approach it then carried out (an edit follows before the person speaks again), its standing commitments,
+ * its plans, and the branches it opened for the work. Diagnoses and narration (`The problem is …`, `Let me …`) are
+ * not choices.
+ */
 export function decisions(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
-  for (const t of turns) {
+  // Whether the agent changed a file from turn `i` on, before the person's next message.
+  const edited = new Set(fileEvents(turns).map((e) => e.turn));
+  // A transcript that shows no edit at all (an export without edit markers) cannot tell what was carried out.
+  const carried: boolean[] = new Array<boolean>(turns.length).fill(edited.size === 0);
+  let pending = false;
+  for (let i = turns.length - 1; i >= 0 && edited.size > 0; i--) {
+    const t = turns[i]!;
+    if (edited.has(t.id)) pending = true;
+    carried[i] = pending;
+    if (typed(t)) pending = false;
+  }
+  const add = (text: string, turn: string): void => {
+    const key = signature(text);
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ text, turn });
+  };
+  turns.forEach((t, i) => {
     for (const c of t.tool_calls) {
       const b = NEW_BRANCH.exec(commandText(c.input))?.[1];
       if (b && !seen.has(`branch:${b}`)) {
@@ -155,22 +207,30 @@ export function decisions(turns: Turn[]): Fact[] {
         out.push({ text: `work on a new branch \`${b}\``, turn: t.id });
       }
     }
-    if (t.role !== "assistant" || !conversational(t)) continue;
+    const said = typed(t);
+    if (said) {
+      // The person's pick: a short answer to the question the agent just asked.
+      const q = questionBefore(turns, i);
+      if (q && said.length <= 300 && classifyTurn(t.text, t.kind) === "answer" && /\w{2}/.test(said))
+        add(`asked "${clip(q, 140)}": the person chose "${clip(said, 160)}"`, t.id);
+      return;
+    }
+    if (t.role !== "assistant" || !conversational(t)) return;
     for (const item of planItems(t.text)) {
-      const key = signature(item);
-      if (item.length < 10 || seen.has(key)) continue;
-      seen.add(key);
-      out.push({ text: `plan: ${clip(item, 240)}`, turn: t.id });
+      if (item.length < 10 || !carried[i]) continue;
+      add(`plan: ${clip(item, 240)}`, t.id);
     }
     for (const raw of sentences(spoken(t.text))) {
-      const s = unbullet(raw);
-      if (s.length < 25 || s.length > 320 || !(DECISION.test(s) || COMMITMENT.test(s))) continue;
-      const key = signature(s);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push({ text: clip(s, 260), turn: t.id });
+      const s = unbullet(raw).replace(/\*\*/g, "");
+      // A sentence that ends in a colon introduces the code or the list below it.
+      if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) continue;
+      // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
+      const choice =
+        CHOSE.test(s) ||
+        ((CHOICE.test(s) || (WILL_DO.test(s) && s.split(/\s+/).length >= 7)) && (carried[i] || REASON.test(s)));
+      if (choice || COMMITMENT.test(s)) add(clip(s, 260), t.id);
     }
-  }
+  });
   return out;
 }
 
@@ -399,11 +459,38 @@ export function nextSteps(turns: Turn[], from = 0): Fact[] {
   const last = lastSaid(turns, 0);
   if (last && (at.get(last.id) ?? 0) < from) return [];
   if (!last) return [];
-  return sentences(spoken(last.text))
-    .map(unbullet)
-    .filter((s) => /\b(next|then|should|need to|todo|remaining|will|could|recommend|try)\b/i.test(s))
-    .slice(0, 5)
-    .map((s) => ({ text: clip(s, 220), turn: last.id }));
+  // The items under the message's own `Next steps` / `Follow-ups` / `Remaining` heading, else its sentences that name
+  // open work in so many words; what the code will do (`The procedure will skip …`) is not a step.
+  const listed = headedItems(last.text, OPEN_HEAD);
+  const picked =
+    listed.length > 0
+      ? listed
+      : sentences(spoken(last.text))
+          .map(unbullet)
+          .filter((x) => OPEN_WORK.test(x) && !x.endsWith(":"));
+  return picked.slice(0, 5).map((x) => ({ text: clip(x, 220), turn: last.id }));
+}
+
+/** A heading over the open work in an agent's report: `### Open follow-ups`, `**Next steps:**`, `Remaining:`. */
+const OPEN_HEAD =
+  /^\s*(?:#{1,6}\s*)?(?:\*\*)?(?:[\w-]+\s+){0,2}(?:next steps?|follow-?ups?|remaining(?: work| items)?|todo|to do|open items|still to do|left to do)\b[^\n]{0,40}$/i;
+/** A sentence that names open work: `Next, …`, `still need to`, `not yet`, `you'll need to restart …`. */
+const OPEN_WORK =
+  /^next[,:]|\bnext steps?\b|\bstill (?:need|have) to\b|\bnot (?:yet|been) (?:done|implemented|tested|run|wired|verified)\b|\bremaining\b|\bleft to do\b|\b(?:you(?:'ll| will)?|we(?:'ll| will)?) (?:still )?need to\b|\bTODO\b|\bfollow-?up\b/i;
+
+/** The list items right under a heading line that matches `head`, outside code. */
+function headedItems(text: string, head: RegExp): string[] {
+  const ls = text.replace(/```[\s\S]*?(```|$)/g, " ").split("\n");
+  const out: string[] = [];
+  ls.forEach((l, i) => {
+    if (!head.test(l.replace(/\*\*/g, ""))) return;
+    for (let j = i + 1; j < ls.length && out.length < 8; j++) {
+      const item = LIST_ITEM.exec(ls[j]!)?.[1];
+      if (item) out.push(item.replace(/\*\*/g, "").trim());
+      else if (ls[j]!.trim() || out.length > 0) break;
+    }
+  });
+  return out;
 }
 
 /** The agent's last turn that says something (more than `min` characters of prose). */
@@ -424,7 +511,10 @@ const NARRATION =
  * `max` keeps its opening sentence and then its closing sentences, where a report states its conclusion.
  */
 function stateText(t: Turn, max: number): string {
-  const ls = spoken(t.text).split("\n").map(unbullet).filter(Boolean);
+  const ls = spoken(t.text)
+    .split("\n")
+    .map((l) => unbullet(l.replace(/^\s*#{1,6}\s+/, "")))
+    .filter(Boolean);
   const said = (ls.flatMap((l) => sentences(l)).filter((x) => !NARRATION.test(x)) as string[]).map((x) =>
     x.replace(/\s+/g, " "),
   );
@@ -503,7 +593,7 @@ export function blockers(turns: Turn[], fails: Failure[], from?: number): Fact[]
   // Given the last phase's start, what the person stopped or declined before it was answered by a new request.
   const phase = from === undefined ? new Set(turns.map((t) => t.id)) : tail;
   for (const f of fails)
-    if (tail.has(f.last_turn) && !f.remediation && !f.resolved)
+    if (f.open ?? (from === undefined && tail.has(f.last_turn) && !f.remediation && !f.resolved))
       out.push({ text: `unresolved: ${f.text}${f.count > 1 ? ` (×${f.count})` : ""}`, turn: f.last_turn });
   // The person stopped the agent, or declined a call: what it was doing may not be wanted. The latest two of each
   // are kept.
@@ -608,9 +698,16 @@ export function extractSections(
   const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
   const st: EventState = eventState(sessionEvents(withAfter), opts.isRequest ?? asksForWork);
   const index = new Map(withAfter.map((t, i) => [t.id, i]));
+  // The last phase: from the last request on (positions in the span; a request among the kept turns starts none).
+  const from =
+    st.lastRequestAt >= 0 && st.lastRequestAt < turns.length ? st.lastRequestAt : Math.floor(turns.length * 0.85);
+  const lastEdit = st.events.reduce((n, e) => (e.type === "edit" ? Math.max(n, e.at) : n), -1);
   const fails = failures(turns, opts.cwd).map((f) => {
     const by = resolvedBy(f, st.events);
-    return by ? { ...f, resolved: by } : f;
+    if (by) return { ...f, resolved: by, open: false };
+    // Open: hit in the last phase and no change to the code since (an edit after it is an attempt at a fix).
+    const at = index.get(f.last_turn) ?? -1;
+    return { ...f, open: at >= from && at >= lastEdit };
   });
   const files: Sections["files"] = {};
   for (const e of fileEvents(turns)) {
@@ -621,9 +718,6 @@ export function extractSections(
     const p = displayPath(path, opts.cwd);
     if (files[p]) files[p].push({ op: `reverted (${r.how})`, turn: r.turn });
   }
-  // The last phase: from the last request on (positions in the span; a request among the kept turns starts none).
-  const from =
-    st.lastRequestAt >= 0 && st.lastRequestAt < turns.length ? st.lastRequestAt : Math.floor(turns.length * 0.85);
   const doneLater = new Set(planOf(withAfter).done.map((d) => signature(d.text.replace(/^done: /, ""))));
   // A plan item is done when a later list ticks it, or when later events carry it out (a commit, a clean test run).
   const byEvents = (text: string, turn: string) => doneByEvents(text, index.get(turn) ?? 0, st.events);

@@ -26,8 +26,12 @@ function mergeFailures(a: Failure[], b: Failure[]): Failure[] {
       // A failure seen again in the new span is open again unless the new span settled it.
       if (f.resolved) old.resolved = f.resolved;
       else delete old.resolved;
+      old.open = f.open ?? false;
     } else by.set(f.signature, { ...f });
   }
+  // A failure of the earlier spans that the new span did not hit again lies behind the work that followed.
+  const seen = new Set(b.map((f) => f.signature));
+  for (const f of by.values()) if (!seen.has(f.signature)) f.open = false;
   return [...by.values()];
 }
 

@@ -1,9 +1,19 @@
 // Renders the structured sections to markdown within a token budget counted on the markdown itself: every section
 // present (a compact page leaves out empty ones), best lines first.
-import type { Sections } from "../conversation/schema.js";
+import type { Failure, Sections } from "../conversation/schema.js";
 import { countTokens } from "../text/tokens.js";
 import { clipWords, FIRM_CUES, wholeSentences } from "./clip.js";
 import { failureWeight } from "./failures.js";
+
+/** An exception's or an error code's name: `TypeError`, `TS2322`, `E999`. */
+const ERROR_NAME = /\b[A-Z][\w.]*(?:Error|Exception)\b|\b(?:TS|CS|E|F)\d{3,5}\b/g;
+
+/** An error's message from its name on (`TypeError: …` out of `6:15:26 PM [vite] [console.error] TypeError: …`). */
+function errorCore(text: string): string {
+  const at = text.search(/\b[A-Z][\w.]*(?:Error|Exception|Failed|Failure)\b\s*:/);
+  // A long absolute path by its last two parts: the file is found by them, the rest is the machine's layout.
+  return (at > 0 ? text.slice(at) : text).replace(/(?:\/[\w.@-]+){3,}(\/[\w.@-]+\/[\w.@-]+)/g, "…$1");
+}
 
 const UUID = /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
@@ -127,18 +137,66 @@ function lines(s: Sections): Line[] {
       `- ${clip(f.text, 110)} (${turnRef(f.turn)})`,
     ),
   );
-  s.failures.forEach((f, i) => {
+  // An error still open gets a line of its own; those behind the work (settled by a later clean run, or hit before
+  // the latest request and not since) one line each kind, most telling first, so history costs two lines.
+  const open = s.failures.filter(
+    (f) => f.open || (f.open === undefined && !f.resolved && s.failures.every((g) => g.open === undefined)),
+  );
+  open.forEach((f, i) => {
     const seen = f.count > 1 ? `, ×${f.count}, last ${turnRef(f.last_turn)}` : "";
-    const settled = f.resolved ? `; resolved: ran clean at ${turnRef(f.resolved)}` : "";
     const fix = f.remediation ? ` → ${turnRef(f.remediation)}` : "";
     push(
       "failures",
       i,
       1 + failureWeight(f),
-      `- [${f.category}] ${f.text} (${turnRef(f.turn)}${seen}${settled})${fix}`,
-      `- ${clip(f.text, 120)} (${turnRef(f.turn)}${f.count > 1 ? `, ×${f.count}` : ""}${f.resolved ? `, resolved ${turnRef(f.resolved)}` : ""})`,
+      `- [${f.category}] ${f.text} (${turnRef(f.turn)}${seen})${fix}`,
+      `- ${clip(f.text, 120)} (${turnRef(f.turn)}${f.count > 1 ? `, ×${f.count}` : ""})`,
     );
   });
+  const behind = s.failures.filter((f) => !open.includes(f));
+  const rollUp = (fs: Failure[], head: string, order: number, ref: (f: Failure) => string): void => {
+    if (fs.length === 0) return;
+    const ranked = [...fs].sort((a, b) => failureWeight(b) - failureWeight(a));
+    // One entry per message: the same error reported by the person and by the tool is one.
+    const groupsOf = (width: number) => {
+      const byCore = new Map<string, Failure[]>();
+      for (const f of ranked) {
+        const core = clip(errorCore(f.text), width);
+        byCore.set(core, [...(byCore.get(core) ?? []), f]);
+      }
+      return [...byCore].map(([core, same]) => ({ same, text: `${core} (${same.map(ref).join(", ")})` }));
+    };
+    // The rest by the names of their exceptions or codes, so each stays findable in the transcript.
+    const list = (chars: number, width: number) => {
+      const groups = groupsOf(width);
+      let n = 0;
+      let len = 0;
+      while (n < groups.length && (n === 0 || len + groups[n]!.text.length <= chars))
+        len += groups[n++]!.text.length + 2;
+      const rest = groups.slice(n).flatMap((g) => g.same);
+      const named = [...new Set(rest.flatMap((f) => f.text.match(ERROR_NAME) ?? []))].slice(0, 8);
+      const more = rest.length > 0 ? `; ${rest.length} more${named.length > 0 ? ` (${named.join(", ")})` : ""}` : "";
+      return `- ${head} (${fs.length}): ${groups
+        .slice(0, n)
+        .map((g) => g.text)
+        .join("; ")}${more}`;
+    };
+    push("failures", open.length + order, 1 + failureWeight(ranked[0]!), list(2000, 160), list(640, 80));
+  };
+  rollUp(
+    behind.filter((f) => f.resolved),
+    "resolved by a later clean run",
+    0,
+    (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""} → ${turnRef(f.resolved!)}`,
+  );
+  // An error whose message a later run settled is not also listed as left behind.
+  const settled = new Set(behind.filter((f) => f.resolved).map((f) => clip(errorCore(f.text), 80)));
+  rollUp(
+    behind.filter((f) => !f.resolved && !settled.has(clip(errorCore(f.text), 80))),
+    "hit before later work and not seen since",
+    1,
+    (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""}`,
+  );
   Object.entries(s.metrics).forEach(([k, m], i) => {
     const hist =
       m.history.length > 1

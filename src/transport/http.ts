@@ -212,54 +212,49 @@ interface Session {
   streams: number;
 }
 
-/** Starts the HTTP server; resolves once it listens. */
-export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
-  const loopback = LOOPBACK.has(opts.host);
-  if (!loopback && !opts.token) {
-    throw new AppError(
-      "BAD_INPUT",
-      `refusing to serve on ${opts.host} without a token: bind to 127.0.0.1, or set --token / MEMCARDS_HTTP_TOKEN`,
-    );
+/**
+ * The open sessions: a sweep closes those idle past `idleMs`, and at the cap the least recently active one idle
+ * for `evictMs` may give its place to a new one.
+ */
+class SessionTable {
+  readonly byId = new Map<string, Session>();
+  /** Sessions closed to make room for a new one. */
+  evicted = 0;
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly idleMs: number,
+    readonly evictMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.sweep = setInterval(() => this.closeIdle(), Math.max(50, Math.min(idleMs / 4, 60_000)));
+    this.sweep.unref();
   }
-  const sessions = new Map<string, Session>();
-  const idleSec = opts.idleTimeoutSec ?? HTTP_IDLE_TIMEOUT_SEC;
-  const maxSessions = opts.maxSessions ?? HTTP_MAX_SESSIONS;
-  const idleMs = idleSec * 1000;
-  const evictMs = (opts.evictIdleAfterSec ?? 30) * 1000;
-  const budget = new BodyBudget(opts.bodyBudgetBytes ?? MAX_BODY_MEMORY_BYTES);
-  const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
-  let evicted = 0;
-  const stats = (): HttpStats => ({
-    bufferedBytes: budget.used,
-    peakBufferedBytes: budget.peak,
-    refusedForBudget: budget.refused,
-    timedOut: budget.timedOut,
-    sessions: sessions.size,
-    streams: [...sessions.values()].reduce((n, s) => n + s.streams, 0),
-    evicted,
-  });
-  const closeSession = async (id: string, s: Session) => {
-    sessions.delete(id);
+
+  get streams(): number {
+    return [...this.byId.values()].reduce((n, s) => n + s.streams, 0);
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const [id, s] of this.byId) {
+      if (s.open > 0 || now - s.seen < this.idleMs) continue;
+      this.logger.info(`closing HTTP session ${id}: idle for ${Math.round((now - s.seen) / 1000)} s`);
+      void this.close(id, s);
+    }
+  }
+
+  async close(id: string, s: Session): Promise<void> {
+    this.byId.delete(id);
     await s.transport.close().catch(() => undefined);
     await s.server.close().catch(() => undefined);
-  };
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, s] of sessions) {
-        if (s.open > 0 || now - s.seen < idleMs) continue;
-        opts.logger.info(`closing HTTP session ${id}: idle for ${Math.round((now - s.seen) / 1000)} s`);
-        void closeSession(id, s);
-      }
-    },
-    Math.max(50, Math.min(idleMs / 4, 60_000)),
-  );
-  sweep.unref();
+  }
+
   /**
    * Marks a session busy for the life of this request. A GET event stream only marks it seen when it opens: a
    * client that holds a stream and sends nothing is idle, and its session expires (closing the stream).
    */
-  const track = (s: Session, req: IncomingMessage, res: ServerResponse) => {
+  track(s: Session, req: IncomingMessage, res: ServerResponse): void {
     s.seen = Date.now();
     if (req.method === "GET") {
       s.streams++;
@@ -271,110 +266,179 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
       s.open--;
       s.seen = Date.now();
     });
-  };
-  /** The least recently active session with no request in progress, idle for at least `evictMs`. */
-  const evictable = (): [string, Session] | undefined => {
+  }
+
+  /** Closes the least recently active session with no request in progress, idle for `evictMs`, if there is one. */
+  async evictOne(): Promise<void> {
     const now = Date.now();
     let best: [string, Session] | undefined;
-    for (const entry of sessions) {
+    for (const entry of this.byId) {
       const s = entry[1];
-      if (s.open > 0 || now - s.seen < evictMs) continue;
+      if (s.open > 0 || now - s.seen < this.evictMs) continue;
       if (!best || s.seen < best[1].seen) best = entry;
     }
-    return best;
+    if (!best) return;
+    this.evicted++;
+    this.logger.info(`closing HTTP session ${best[0]} to make room: idle for ${now - best[1].seen} ms`);
+    await this.close(best[0], best[1]);
+  }
+
+  stopSweep(): void {
+    clearInterval(this.sweep);
+  }
+
+  async closeAll(): Promise<void> {
+    this.stopSweep();
+    for (const [id, s] of [...this.byId]) await this.close(id, s);
+  }
+}
+
+/**
+ * Reads a POST body within the message cap, the shared budget and the deadline. `{ body }` once read; undefined
+ * when the request has been answered instead (413, 503, 408, 400) or the client went away.
+ */
+async function readPostBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  budget: BodyBudget,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<{ body: unknown } | undefined> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_MESSAGE_BYTES) return void tooLarge(req, res, timeoutMs);
+  const busy = () => {
+    budget.refused++;
+    logger.warn(`refused a request body: ${budget.used} bytes of bodies in flight (budget ${budget.limit})`);
+    refuseBody(req, res, 503, "Server busy: too many request bodies in flight; retry shortly", timeoutMs);
   };
+  if (declared > budget.limit - budget.used) return void busy();
+  try {
+    return { body: await readJson(req, budget, timeoutMs) };
+  } catch (err) {
+    if (err instanceof BodyTooLarge) return void tooLarge(req, res, timeoutMs);
+    if (err instanceof OverBudget) return void busy();
+    if (err instanceof BodyAborted) return undefined;
+    if (err instanceof BodyTimeout) {
+      budget.timedOut++;
+      logger.warn(`cut off a request body not complete after ${timeoutMs} ms`);
+      refuseBody(req, res, 408, `Request timeout: the body did not arrive within ${timeoutMs} ms`, timeoutMs);
+      return undefined;
+    }
+    return void reject(res, 400, `Bad request: ${(err as Error).message}`);
+  } finally {
+    logger.debug("http.body", { buffered: budget.used, peak: budget.peak });
+  }
+}
+
+/**
+ * Opens a session for an initialize request, making room at the cap by closing an idle session, and hands the
+ * request to its transport; 503 when every open session is active.
+ */
+async function openSession(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  table: SessionTable,
+  opts: HttpOptions,
+  maxSessions: number,
+): Promise<void> {
+  if (table.byId.size >= maxSessions) await table.evictOne();
+  if (table.byId.size >= maxSessions) {
+    opts.logger.warn(`refused a new HTTP session: ${table.byId.size} open (limit ${maxSessions})`);
+    return reject(
+      res,
+      503,
+      `Too many sessions: ${table.byId.size} open (limit ${maxSessions}), all active; close one (DELETE /mcp) or retry once one has been idle ${table.evictMs / 1000} s`,
+    );
+  }
+  const server = opts.newServer();
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => {
+      const s: Session = { transport, server, seen: Date.now(), open: 0, streams: 0 };
+      table.byId.set(id, s);
+      table.track(s, req, res);
+      opts.logger.debug("http.sessions", { sessions: table.byId.size });
+    },
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) table.byId.delete(transport.sessionId);
+  };
+  await server.connect(transport);
+  return transport.handleRequest(req, res, body);
+}
+
+/** Why a request may not reach the MCP endpoint (foreign Host/Origin, missing token, other path), answered. */
+function refused(req: IncomingMessage, res: ServerResponse, opts: HttpOptions): boolean {
+  if (!isLocalRequest(req.headers.host, req.headers.origin, opts.host)) {
+    opts.logger.warn("rejected request with foreign Host/Origin", {
+      host: req.headers.host,
+      origin: req.headers.origin,
+    });
+    reject(res, 403, "Forbidden: Host or Origin is not this machine");
+    return true;
+  }
+  if (opts.token && !tokenMatches(req.headers.authorization, opts.token)) {
+    reject(res, 401, "Unauthorized: send Authorization: Bearer <token>");
+    return true;
+  }
+  const url = new URL(req.url ?? "/", "http://localhost");
+  if (url.pathname !== "/mcp") {
+    reject(res, 404, "Not found: the MCP endpoint is /mcp");
+    return true;
+  }
+  return false;
+}
+
+/** Starts the HTTP server; resolves once it listens. */
+export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
+  const loopback = LOOPBACK.has(opts.host);
+  if (!loopback && !opts.token) {
+    throw new AppError(
+      "BAD_INPUT",
+      `refusing to serve on ${opts.host} without a token: bind to 127.0.0.1, or set --token / MEMCARDS_HTTP_TOKEN`,
+    );
+  }
+  const idleMs = (opts.idleTimeoutSec ?? HTTP_IDLE_TIMEOUT_SEC) * 1000;
+  const maxSessions = opts.maxSessions ?? HTTP_MAX_SESSIONS;
+  const table = new SessionTable(idleMs, (opts.evictIdleAfterSec ?? 30) * 1000, opts.logger);
+  const sessions = table.byId;
+  const budget = new BodyBudget(opts.bodyBudgetBytes ?? MAX_BODY_MEMORY_BYTES);
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  const stats = (): HttpStats => ({
+    bufferedBytes: budget.used,
+    peakBufferedBytes: budget.peak,
+    refusedForBudget: budget.refused,
+    timedOut: budget.timedOut,
+    sessions: sessions.size,
+    streams: table.streams,
+    evicted: table.evicted,
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!isLocalRequest(req.headers.host, req.headers.origin, opts.host)) {
-      opts.logger.warn("rejected request with foreign Host/Origin", {
-        host: req.headers.host,
-        origin: req.headers.origin,
-      });
-      return reject(res, 403, "Forbidden: Host or Origin is not this machine");
-    }
-    if (opts.token && !tokenMatches(req.headers.authorization, opts.token)) {
-      return reject(res, 401, "Unauthorized: send Authorization: Bearer <token>");
-    }
-    const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== "/mcp") return reject(res, 404, "Not found: the MCP endpoint is /mcp");
-
+    if (refused(req, res, opts)) return;
     const sid = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
     // A request for a live session keeps it alive from its first byte: an upload slower than the idle timeout
     // must not find its session expired when its body is complete.
     const live = sessionId ? sessions.get(sessionId) : undefined;
-    if (live) track(live, req, res);
+    if (live) table.track(live, req, res);
     let body: unknown;
     if (req.method === "POST") {
-      const declared = Number(req.headers["content-length"] ?? 0);
-      if (declared > MAX_MESSAGE_BYTES) return tooLarge(req, res, bodyTimeoutMs);
-      const busy = () => {
-        budget.refused++;
-        opts.logger.warn(`refused a request body: ${budget.used} bytes of bodies in flight (budget ${budget.limit})`);
-        refuseBody(req, res, 503, "Server busy: too many request bodies in flight; retry shortly", bodyTimeoutMs);
-      };
-      if (declared > budget.limit - budget.used) return busy();
-      try {
-        body = await readJson(req, budget, bodyTimeoutMs);
-      } catch (err) {
-        if (err instanceof BodyTooLarge) return tooLarge(req, res, bodyTimeoutMs);
-        if (err instanceof OverBudget) return busy();
-        if (err instanceof BodyAborted) return;
-        if (err instanceof BodyTimeout) {
-          budget.timedOut++;
-          opts.logger.warn(`cut off a request body not complete after ${bodyTimeoutMs} ms`);
-          refuseBody(
-            req,
-            res,
-            408,
-            `Request timeout: the body did not arrive within ${bodyTimeoutMs} ms`,
-            bodyTimeoutMs,
-          );
-          return;
-        }
-        return reject(res, 400, `Bad request: ${(err as Error).message}`);
-      } finally {
-        opts.logger.debug("http.body", { buffered: budget.used, peak: budget.peak });
-      }
+      const read = await readPostBody(req, res, budget, bodyTimeoutMs, opts.logger);
+      if (!read) return;
+      body = read.body;
     }
     const existing = sessionId ? sessions.get(sessionId) : undefined;
     if (existing) {
-      if (existing !== live) track(existing, req, res);
+      if (existing !== live) table.track(existing, req, res);
       return existing.transport.handleRequest(req, res, body);
     }
     if (sessionId) return reject(res, 404, "Session not found: initialize a new session");
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return reject(res, 400, "Bad request: no session; the first request must be initialize");
     }
-    const room = sessions.size >= maxSessions ? evictable() : undefined;
-    if (room) {
-      evicted++;
-      opts.logger.info(`closing HTTP session ${room[0]} to make room: idle for ${Date.now() - room[1].seen} ms`);
-      await closeSession(room[0], room[1]);
-    }
-    if (sessions.size >= maxSessions) {
-      opts.logger.warn(`refused a new HTTP session: ${sessions.size} open (limit ${maxSessions})`);
-      return reject(
-        res,
-        503,
-        `Too many sessions: ${sessions.size} open (limit ${maxSessions}), all active; close one (DELETE /mcp) or retry once one has been idle ${evictMs / 1000} s`,
-      );
-    }
-    const server = opts.newServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        const s: Session = { transport, server, seen: Date.now(), open: 0, streams: 0 };
-        sessions.set(id, s);
-        track(s, req, res);
-        opts.logger.debug("http.sessions", { sessions: sessions.size });
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    return transport.handleRequest(req, res, body);
+    return openSession(req, res, body, table, opts, maxSessions);
   };
 
   const http = createHttpServer((req, res) => {
@@ -385,7 +449,7 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
   });
   await new Promise<void>((resolve, rejectListen) => {
     http.once("error", (err) => {
-      clearInterval(sweep);
+      table.stopSweep();
       rejectListen(
         new AppError("BAD_INPUT", `cannot listen on ${opts.host}:${opts.port}: ${err.message}`, { cause: err }),
       );
@@ -398,8 +462,7 @@ export async function serveHttp(opts: HttpOptions): Promise<HttpHandle> {
     url: `http://${hostForUrl}:${addr.port}/mcp`,
     stats,
     async close() {
-      clearInterval(sweep);
-      for (const [id, s] of [...sessions]) await closeSession(id, s);
+      await table.closeAll();
       http.closeAllConnections();
       await new Promise<void>((r) => http.close(() => r()));
     },

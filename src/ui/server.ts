@@ -15,9 +15,10 @@ import { getCookie, setCookie } from "hono/cookie";
 import type { App } from "../app.js";
 import { AppError, toAppError } from "../errors.js";
 import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "../memory/admin.js";
-import { approveUnit, editUnit, pinUnit, rejectUnit } from "../memory/curate.js";
+import { pinUnit, rejectUnit } from "../memory/curate.js";
 import { setReviewMode } from "../memory/review.js";
 import { forget } from "../memory/service.js";
+import { approveUnit, editUnit } from "../session/curate.js";
 import { count } from "../text/plural.js";
 import { isLocalRequest } from "../transport/http.js";
 import { CSS, JS } from "./assets.js";
@@ -117,6 +118,25 @@ const parseId = (v: string | undefined): number => {
 /** The viewer's routes over one app; `boundHost` is the address it listens on (for the Host check). */
 export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<UiEnv> {
   const ui = new Hono<UiEnv>();
+  guardRequests(ui, app, secrets, boundHost);
+  registerPages(ui, app, secrets);
+  registerChanges(ui, app);
+  ui.notFound((c) => plain(c, 404, "Not found."));
+  ui.onError((err, c) => {
+    const e = toAppError(err);
+    if (e.code === "NOT_FOUND") return plain(c, 404, e.message);
+    if (e.code === "BAD_INPUT") return plain(c, 400, e.message);
+    app.logger.error(`ui: ${c.req.method} ${new URL(c.req.url).pathname} failed: ${e.message}`);
+    return plain(c, 500, `Internal error: ${e.message}`);
+  });
+  return ui;
+}
+
+/**
+ * Every request: security headers, Host/Origin on this machine, this start's token (from the first URL, then its
+ * cookie). Every change: a body under the cap, from this site's own origin, with this start's CSRF token.
+ */
+function guardRequests(ui: Hono<UiEnv>, app: App, secrets: UiSecrets, boundHost: string): void {
   const cookieName = (c: Context<UiEnv>) => `memcards_ui_${new URL(c.req.url).port || "80"}`;
 
   ui.use("*", async (c, next) => {
@@ -165,7 +185,10 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
       return next();
     },
   );
+}
 
+/** The pages, their assets, the audit and the export. */
+function registerPages(ui: Hono<UiEnv>, app: App, secrets: UiSecrets): void {
   const ctxOf = (c: Context<UiEnv>): PageContext => {
     const msg = c.req.query("msg");
     const err = c.req.query("err");
@@ -210,7 +233,10 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
       "content-disposition": 'attachment; filename="memcards-export.jsonl"',
     });
   });
+}
 
+/** The changes a person makes from the pages: curation, forget, pause, review mode, import. */
+function registerChanges(ui: Hono<UiEnv>, app: App): void {
   /** A change: runs `fn` with the form body, then back to the page it came from with what happened. */
   const change = (path: string, fn: (body: BodyData, c: Context<UiEnv>) => string | Promise<string>) =>
     ui.post(path, async (c) => {
@@ -285,16 +311,6 @@ export function createUi(app: App, secrets: UiSecrets, boundHost: string): Hono<
       rmSync(dir, { recursive: true, force: true });
     }
   });
-
-  ui.notFound((c) => plain(c, 404, "Not found."));
-  ui.onError((err, c) => {
-    const e = toAppError(err);
-    if (e.code === "NOT_FOUND") return plain(c, 404, e.message);
-    if (e.code === "BAD_INPUT") return plain(c, 400, e.message);
-    app.logger.error(`ui: ${c.req.method} ${new URL(c.req.url).pathname} failed: ${e.message}`);
-    return plain(c, 500, `Internal error: ${e.message}`);
-  });
-  return ui;
 }
 
 export interface UiOptions {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { hookInvocation } from "../../src/cli/entry.js";
+import { hookInvocation, serveInvocation } from "../../src/cli/entry.js";
 import { repoRoot, runCli } from "../helpers/cli.js";
 
 describe("the entry's short paths", () => {
@@ -31,6 +31,27 @@ describe("the entry's short paths", () => {
   ])("%j goes to the full command tree", (args) => {
     // `--root hook X`: "hook" is --root's value, and X is not a command this path knows.
     expect(hookInvocation(args)).toBeUndefined();
+  });
+
+  it.each([
+    [["serve"], {}],
+    [["serve", "--root", "/p"], { root: "/p" }],
+    [["--log-level=silent", "serve", "--db", "/x.db"], { "log-level": "silent", db: "/x.db" }],
+  ])("%j starts the stdio server without the command tree", (args, want) => {
+    expect(serveInvocation(args)).toEqual(want);
+  });
+
+  it.each([
+    [["serve", "--http"]],
+    [["serve", "--help"]],
+    [["serve", "--root"]],
+    [["serve", "--root", "--db", "/x"]],
+    [["serve", "--log-level", "loud"]],
+    [["serve", "serve"]],
+    [["--root", "/p"]],
+    [["status"]],
+  ])("%j goes to the full command tree", (args) => {
+    expect(serveInvocation(args)).toBeUndefined();
   });
 
   it("prints the package's version", () => {

@@ -1,6 +1,7 @@
 // The floor lint (scripts/folder-cycles.mjs, run by `npm run lint`) on small temporary trees: it passes on imports
 // that go down, and fails on an upward import, on two folders of a separate floor importing each other, on a front
-// reaching into storage, on a folder with no floor, and on a cycle; and it passes on the real src/.
+// reaching into storage, on a folder with no floor, on a cycle, and on a function over 120 lines; and it passes on the
+// real src/.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -80,6 +81,36 @@ describe("floor lint", () => {
     const r = check(tree({ "cli/a.ts": ["ui/b.ts"], "ui/b.ts": ["cli/a.ts"] }));
     expect(r.status).toBe(1);
     expect(r.out).toContain("cycle among: cli, ui");
+  });
+
+  it("fails on a function over 120 lines, named by file and name, and passes one of 120", () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `  total += ${i};`).join("\n");
+    const src = tree({ "text/long.ts": [] });
+    // Four lines around the body (signature, `let`, `return`, closing brace): 120 lines in all, then 121.
+    writeFileSync(
+      join(src, "text", "long.ts"),
+      `export function fits(): number {\n  let total = 0;\n${body(116)}\n  return total;\n}\n` +
+        `export const tooLong = (): number => {\n  let total = 0;\n${body(117)}\n  return total;\n};\n`,
+    );
+    const r = check(src);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("long function: text/long.ts:tooLong spans 121 lines");
+    expect(r.out).not.toContain("text/long.ts:fits");
+  });
+
+  it("names a long class constructor and a long arrow held by a class field, not by the line they start on", () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `    this.total += ${i};`).join("\n");
+    const src = tree({ "text/long.ts": [] });
+    writeFileSync(
+      join(src, "text", "long.ts"),
+      `export class Tally {\n  total = 0;\n  constructor() {\n${body(121)}\n  }\n` +
+        `  recount = (): void => {\n${body(121)}\n  };\n}\n`,
+    );
+    const r = check(src);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("long function: text/long.ts:constructor spans 123 lines");
+    expect(r.out).toContain("long function: text/long.ts:recount spans 123 lines");
+    expect(r.out).not.toContain("anonymous");
   });
 
   it("passes on the repository's own src/", () => {

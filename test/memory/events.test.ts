@@ -333,6 +333,10 @@ describe("one finding, one unit", () => {
   it("a sentence read both as a learning and as a decision is stored once", () => {
     const span: Turn[] = [
       turn("user", "Why does the register command crash on Python 3.9?"),
+      turn("assistant", "", {
+        tool_calls: [{ id: "r", name: "Read", input: { file_path: "cogs/registration.py" } }],
+        tool_results: [{ call_id: "r", output: "from __future__ import annotations\nimport discord", is_error: false }],
+      }),
       turn(
         "assistant",
         "The root cause is that discord.py evaluates slash command parameter annotations at runtime via `eval()`, which bypasses `from __future__ import annotations`. The fix is to use `Optional[str]` in the command signatures.",

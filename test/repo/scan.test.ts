@@ -141,6 +141,39 @@ describe("scanRepo", () => {
     expect(result.skippedExamples.oversized).toContain("java/src/main/java/com/example/shapes/Circle.java");
   });
 
+  it("scans only given paths, in git and in a walk, with every rule still applied", () => {
+    const top = realpathSync(tmpDir("memcards-pathscan-"));
+    execFileSync("git", ["init", "-q", top]);
+    const root = join(top, "poly");
+    execFileSync("cp", ["-r", POLYGLOT, root]);
+    addIgnoredPieces(root);
+    writeFileSync(join(root, "[odd].py"), "x = 1\n"); // a glob character, taken literally
+    symlinkSync("/etc/hostname", join(root, "pyproj", "outside.py"));
+    const given = [
+      "pyproj/shapes",
+      "gosvc/main.go",
+      "cache.tmp", // ignored by .gitignore
+      "node_modules/leftpad/index.js", // vendored
+      "[odd].py",
+      "no/such/file.py",
+    ];
+    for (const useGit of [true, false]) {
+      const result = scanRepo(root, { paths: given, useGit });
+      expect(result.mode).toBe(useGit ? "git" : "walk");
+      const paths = result.files.map((f) => f.path).sort();
+      const shapes = scanRepo(root, { useGit })
+        .files.map((f) => f.path)
+        .filter((p) => p.startsWith("pyproj/shapes/"));
+      expect(shapes.length).toBeGreaterThan(2);
+      expect(paths).toEqual([...shapes, "[odd].py", "gosvc/main.go"].sort());
+      expect(paths).not.toContain("pyproj/outside.py");
+    }
+    // A link out of the project is refused when it is given by name too.
+    const linked = scanRepo(root, { paths: ["pyproj/outside.py"] });
+    expect(linked.files).toEqual([]);
+    expect(linked.skipped["symlink-outside"]).toBe(1);
+  });
+
   it("reuses stored hashes for files whose size and mtime did not change", () => {
     const dir = copyPolyglot();
     const first = scanRepo(dir, { useGit: false });

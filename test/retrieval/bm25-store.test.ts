@@ -1,5 +1,6 @@
-// Incremental whole-file BM25: only changed files are read again after a re-index, removed files drop out,
-// a large first build is read in slices while the ranker falls back to the index's own full-text search.
+// Incremental whole-file BM25 in memory (what a ranker counts itself when the store holds no counts for the current
+// files): only changed files are read again after a re-index, removed files drop out, a large first build is read in
+// slices while the ranker falls back to the index's own full-text search.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +12,7 @@ import { buildGraph } from "../../src/graph/build-graph.js";
 import { bm25Tokens, buildBm25Index, scoreBm25 } from "../../src/retrieval/bm25.js";
 import { type Bm25Reader, createBm25Store, rootReader } from "../../src/retrieval/bm25-store.js";
 import { type ChannelSet, createRanker } from "../../src/retrieval/rank.js";
+import { clearFileTerms } from "../../src/storage/graph/terms.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot, POLYGLOT } from "../repo/fixture.js";
 
@@ -25,6 +27,7 @@ describe("incremental BM25 over an indexed tree", () => {
     root = copyPolyglot();
     app = openTestApp(root);
     await buildGraph(app.scope, app);
+    clearFileTerms(app.db);
     const base = rootReader(root);
     reader = (p) => {
       readPaths.push(p);
@@ -46,6 +49,7 @@ describe("incremental BM25 over an indexed tree", () => {
     writeFileSync(edited, readFileSync(edited, "utf8") + "\n// zebrafish zebrafish habitat\n");
     rmSync(join(root, "pyproj/shapes/geometry.py"));
     await buildGraph(app.scope, app);
+    clearFileTerms(app.db);
     readPaths.length = 0;
 
     const second = createRanker(app.db, { embedder: app.embedding.embedder, root, bm25: store });
@@ -86,6 +90,7 @@ describe("a large first build", () => {
     const app = openTestApp(root);
     try {
       await buildGraph(app.scope, app);
+      clearFileTerms(app.db);
       const store = createBm25Store(rootReader(root), { sliceFiles: 1 });
       const ranker = createRanker(app.db, { embedder: app.embedding.embedder, root, bm25: store });
       const r = await ranker.rankWith("diameter", BM25);

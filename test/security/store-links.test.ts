@@ -94,6 +94,8 @@ describe("links committed under .memcards", () => {
       { "reindex.lock": "victim.txt", "hooks.log": "bashrc", ".gitignore": "made-gitignore" },
       { store: true },
     );
+    // The store is committed: trusted first, so the hooks get as far as the links.
+    expect(h.cli(["trust"]).code).toBe(0);
     const evil = `${join(h.outside, "x.py")}\n$(touch ${join(h.outside, "pwned")})\`id\`\u001b[31m`;
     h.hook("PostToolUse", { tool_name: "Write", tool_input: { file_path: evil } });
     h.hook("SessionStart", { source: "startup" });

@@ -58,7 +58,15 @@ function planProblems(db: Db, sql: string): string[] {
 const ALLOWED: [RegExp, string][] = [
   [/^SELECT 1 FROM sqlite_master/, "the schema table, a few dozen rows"],
   [/FROM files$/, "the file list of the whole-file BM25 index, read once per ranker"],
-  [/^SELECT COUNT\(\*\) AS n FROM nodes$/, "the node total, read once per ranker"],
+  [
+    /^SELECT COUNT\(\*\) AS n FROM nodes$/,
+    "the node total: its smallest index's page count, once per state of the store",
+  ],
+  [/FROM file_terms ORDER BY id$/, "the stored BM25 documents' lengths, read once per ranker"],
+  [/FROM vector_items WHERE embedded = 1$/, "the vectors' fingerprint, only after another connection committed"],
+  [/^SELECT count\(\*\) AS n FROM sqlite_master/, "the schema table, a few dozen rows"],
+  [/FROM vectors_chunks c JOIN vectors_vector_chunks00/, "the vectors read into memory, once per change of them"],
+  [/owner_id AS ownerId FROM vector_items$/, "the vectors' owners, read with them into memory"],
   [/^SELECT sum\(type IN/, "code and other node counts, once per state of the store"],
   [/^SELECT count\(\*\) AS n FROM nodes WHERE type IN \('file', 'test'\)/, "file count, once per state of the store"],
   [/FROM nodes WHERE path = \? ORDER BY/, "sorts one file's nodes"],

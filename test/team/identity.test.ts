@@ -3,8 +3,12 @@ import { execFileSync } from "node:child_process";
 
 import { describe, expect, it } from "vitest";
 
+import { resolveConfig } from "../../src/config.js";
 import { displayUrl, scrubSecret, teamError } from "../../src/team/connect.js";
-import { normalizeRemote, teamProjectKey } from "../../src/team/identity.js";
+import { resolveTeam } from "../../src/team/deps.js";
+import { normalizeRemote, teamAuthor, teamProjectKey } from "../../src/team/identity.js";
+import { linkTeam } from "../../src/team/queue.js";
+import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 describe("normalizeRemote", () => {
@@ -29,6 +33,54 @@ describe("normalizeRemote", () => {
     expect(teamProjectKey(a)).toBe(teamProjectKey(b));
     expect(teamProjectKey(a, "Payments")).toBe("name:payments");
     expect(() => teamProjectKey(tmpDir())).toThrow(/--team-project/);
+  });
+});
+
+describe("team settings", () => {
+  it("are resolved once in config: flags over the environment, spaces trimmed, blank as unset", () => {
+    const env = {
+      HOME: tmpDir(),
+      MEMCARDS_TEAM_URL: " postgres://a@h/db ",
+      MEMCARDS_TEAM_PROJECT: "Payments",
+      MEMCARDS_TEAM_AUTHOR: "  ",
+      MEMCARDS_TEAM_MACHINE: "box",
+      MEMCARDS_TEAM_ROLE_PASSWORD: "pw",
+    };
+    expect(resolveConfig({}, env).team).toEqual({
+      url: "postgres://a@h/db",
+      project: "Payments",
+      machine: "box",
+      rolePassword: "pw",
+    });
+    expect(resolveConfig({ teamUrl: "postgres://b@h/db", teamProject: "Other" }, env).team).toMatchObject({
+      url: "postgres://b@h/db",
+      project: "Other",
+    });
+    expect(resolveConfig({}, { HOME: tmpDir() }).team).toEqual({});
+  });
+
+  it("take a blank MEMCARDS_TEAM_PROJECT as unset, so a linked project keeps the key it is linked under", async () => {
+    const env = { HOME: tmpDir(), MEMCARDS_TEAM_URL: "postgres://a@h/db", MEMCARDS_TEAM_PROJECT: "   " };
+    expect(resolveConfig({}, env).team.project).toBeUndefined();
+    expect(resolveConfig({ teamProject: "  " }, env).team.project).toBeUndefined();
+    const app = openTestApp(tmpDir("memcards-team-link-"));
+    try {
+      linkTeam(app.db, app.project.id, "name:payments");
+      expect(resolveTeam(app.scope, resolveConfig({}, env).team)?.projectKey).toBe("name:payments");
+      expect(resolveTeam(app.scope, resolveConfig({ teamProject: " Ledger " }, env).team)?.projectKey).toBe(
+        "name:ledger",
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("name the configured author and machine, else git's user", () => {
+    const dir = tmpDir();
+    execFileSync("git", ["init", "-q", dir]);
+    execFileSync("git", ["-C", dir, "config", "user.email", "dana@example.com"]);
+    expect(teamAuthor(dir, { author: "carol", machine: "box" })).toEqual({ author: "carol", machine: "box" });
+    expect(teamAuthor(dir).author).toBe("dana@example.com");
   });
 });
 

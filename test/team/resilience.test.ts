@@ -120,28 +120,19 @@ describe.skipIf(!ready)("team store consistency", () => {
     recordMemory(a.scope, { category: "rule", text: "Vacuum the queue table every night." });
     const bad = new URL(server.url);
     bad.password = "wrong-password";
-    const saved = process.env.MEMCARDS_TEAM_URL;
-    try {
-      process.env.MEMCARDS_TEAM_URL = bad.toString();
-      const r = await teamSearchFor(a.scope, "vacuum queue");
-      expect(r?.hits).toEqual([]);
-      expect(r?.source).toMatch(/not searched: .*refused the login/);
-      expect(r?.source).not.toContain("wrong-password");
-      const empty = new URL(server.url);
-      empty.pathname = "/empty";
-      process.env.MEMCARDS_TEAM_URL = server.url;
-      await rows("%").then(async () => {
-        const c = new pg.Client({ connectionString: server.url });
-        await c.connect();
-        await c.query("CREATE DATABASE empty");
-        await c.end();
-      });
-      process.env.MEMCARDS_TEAM_URL = empty.toString();
-      expect((await teamSearchFor(a.scope, "vacuum queue"))?.source).toMatch(/not searched/);
-    } finally {
-      if (saved === undefined) delete process.env.MEMCARDS_TEAM_URL;
-      else process.env.MEMCARDS_TEAM_URL = saved;
-    }
+    const r = await teamSearchFor(a.scope, { url: bad.toString() }, "vacuum queue");
+    expect(r?.hits).toEqual([]);
+    expect(r?.source).toMatch(/not searched: .*refused the login/);
+    expect(r?.source).not.toContain("wrong-password");
+    const empty = new URL(server.url);
+    empty.pathname = "/empty";
+    await rows("%").then(async () => {
+      const c = new pg.Client({ connectionString: server.url });
+      await c.connect();
+      await c.query("CREATE DATABASE empty");
+      await c.end();
+    });
+    expect((await teamSearchFor(a.scope, { url: empty.toString() }, "vacuum queue"))?.source).toMatch(/not searched/);
   }, 60_000);
 
   it("creates a member role whose name holds replacement patterns, logging in with its password", async () => {

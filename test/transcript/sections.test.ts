@@ -95,8 +95,8 @@ describe("Failures", () => {
   it("keeps errors the session hit, whole", () => {
     expect(failures).toContain("TypeError: Cannot read properties of undefined (reading 'loc')");
     expect(failures).toContain("File has not been read yet");
-    expect(failures).toMatch(/\[user-reported\] Running it by hand I get KeyError: 'customer_name'/);
-    expect(failures).toMatch(/\[tool error\] Unknown skill: export/);
+    expect(failures).toContain("KeyError: 'customer_name'");
+    expect(failures).toContain("Unknown skill: export");
   });
 
   it("leaves out read files, exec bookkeeping, warnings and skill bullets", () => {

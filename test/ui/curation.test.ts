@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { importMemory } from "../../src/memory/admin.js";
-import { approveUnit, editUnit } from "../../src/memory/curate.js";
 import { writeUnits } from "../../src/memory/distill.js";
 import { setReviewMode } from "../../src/memory/review.js";
 import type { UnitDraft } from "../../src/memory/schema.js";
 import { recall, recordMemory, searchMemory } from "../../src/memory/service.js";
+import { approveUnit, editUnit } from "../../src/session/curate.js";
 import { getMemory, listMemories, type MemoryRow } from "../../src/storage/memories.js";
 import { startUi } from "../../src/ui/server.js";
 import { openTestApp } from "../graph/helpers.js";

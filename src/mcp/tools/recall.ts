@@ -17,10 +17,10 @@ export const recallTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
-    const scope = (await deps.app()).scope;
-    const r = recall(scope, args);
+    const app = await deps.app();
+    const r = recall(app.scope, args);
     // A project sharing memory with a team adds the team's rules and failures, with their authors, in the budget left.
-    const team = await teamRecallSection(scope, (args.budget_tokens ?? 1500) - r.tokens);
+    const team = await teamRecallSection(app.scope, app.config.team, (args.budget_tokens ?? 1500) - r.tokens);
     return {
       text: team ? `${r.markdown}\n\n${team}` : r.markdown,
       data: { tokens: team ? countTokens(`${r.markdown}\n\n${team}`) : r.tokens, units: r.units },

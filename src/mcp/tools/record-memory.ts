@@ -21,10 +21,10 @@ export const recordMemoryTool = defineTool({
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, deps) {
-    const scope = (await deps.app()).scope;
-    const r = recordMemory(scope, args);
+    const app = await deps.app();
+    const r = recordMemory(app.scope, args);
     // A project sharing memory with a team sends the unit now, or keeps it queued (the note says so).
-    const note = await sendQueued(scope);
+    const note = await sendQueued(app.scope, app.config.team);
     return {
       text: `${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}.${note ? ` ${note}.` : ""}`,
       data: { id: r.id ?? null, merged: r.merged, outcome: r.outcome },

@@ -25,7 +25,7 @@ export const searchMemoryTool = defineTool({
     const app = await deps.app();
     // Hybrid when the project has vectors (unit vectors are computed with the graph's), as the CLI's search is.
     const r = await searchMemoryHybrid(app.scope, args, app.embedding);
-    const team = await teamSearchFor(app.scope, args.query, {
+    const team = await teamSearchFor(app.scope, app.config.team, args.query, {
       includeInactive: args.include_inactive ?? false,
       ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
     });

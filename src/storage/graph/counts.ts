@@ -18,6 +18,11 @@ export function graphCounts(db: Db): { nodes: Record<string, number>; edges: Rec
   return { nodes, edges, files };
 }
 
+/** How many edges of one type the graph holds. */
+export function edgeCount(db: Db, type: string): number {
+  return (stmt(db, "SELECT COUNT(*) AS n FROM edges WHERE type = ?").get(type) as { n: number }).n;
+}
+
 /** Whether the index holds any file (one row read, whatever the store's size). */
 export function hasIndexedFiles(db: Db): boolean {
   return stmt(db, "SELECT 1 FROM files LIMIT 1").get() !== undefined;

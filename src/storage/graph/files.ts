@@ -1,12 +1,20 @@
-// Indexed files: their stamp (size, mtime, hash), language, parser and imports as written. Writing a file writes
-// its nodes too (see nodes.ts). Callers hold the transaction.
+// Indexed files: their stamp (size, mtime, hash), language, parser and imports as written. Writing files writes
+// their nodes too (see nodes.ts), the FTS rows of a whole batch last. Callers hold the transaction.
 import { z } from "zod";
 
 import type { Db } from "../db.js";
 import { stmt } from "../db.js";
 import { decodeJson } from "../json.js";
 import { replaceEdgesFrom } from "./edges.js";
-import { deleteNodes, type NodeInput, nodesOfFile, upsertFileNodes } from "./nodes.js";
+import {
+  applyFtsWrites,
+  deleteNodes,
+  type FtsWrites,
+  newFtsWrites,
+  type NodeInput,
+  nodesOfFile,
+  upsertFileNodes,
+} from "./nodes.js";
 
 /** The JSON `imports` column: imports as written, so resolution is redone without re-parsing. */
 const StoredImports = z.array(z.unknown());
@@ -31,19 +39,38 @@ export function knownFiles(db: Db): Map<string, FileRow> {
   return new Map(rows.map((r) => [r.path, r]));
 }
 
+export interface FileWrite {
+  file: { path: string; language: string | null; size: number; mtimeMs: number; hash: string; isTest: boolean };
+  parser: string | null;
+  imports: readonly unknown[];
+  nodes: readonly NodeInput[];
+}
+
 /**
- * Writes one file and its nodes. Nodes keep their ids when their key survives (so memories that cite a symbol
+ * Writes files and their nodes. Nodes keep their ids when their key survives (so memories that cite a symbol
  * stay linked); nodes that disappeared are deleted with their edges, FTS rows and vectors.
- * The first node must be the file's own node; `contains` edges go from it to every other node.
+ * The first node of each file must be the file's own node; `contains` edges go from it to every other node.
+ * The FTS rows of all the files are written at the end, together (see `FtsWrites`).
  */
+export function writeFiles(db: Db, projectId: number, files: readonly FileWrite[]): void {
+  const fts = newFtsWrites();
+  for (const f of files) writeFileRows(db, projectId, f, fts);
+  applyFtsWrites(db, fts);
+}
+
+/** Writes one file and its nodes (see `writeFiles`). */
 export function writeFile(
   db: Db,
   projectId: number,
-  file: { path: string; language: string | null; size: number; mtimeMs: number; hash: string; isTest: boolean },
+  file: FileWrite["file"],
   parser: string | null,
   imports: readonly unknown[],
   nodes: readonly NodeInput[],
 ): void {
+  writeFiles(db, projectId, [{ file, parser, imports, nodes }]);
+}
+
+function writeFileRows(db: Db, projectId: number, { file, parser, imports, nodes }: FileWrite, fts: FtsWrites): void {
   const now = new Date().toISOString();
   const fileId = (
     stmt(
@@ -72,8 +99,9 @@ export function writeFile(
   deleteNodes(
     db,
     existing.filter((e) => !wanted.has(e.key)).map((e) => e.id),
+    fts,
   );
-  const [fileNode, ...children] = upsertFileNodes(db, projectId, fileId, nodes, existing);
+  const [fileNode, ...children] = upsertFileNodes(db, projectId, fileId, nodes, existing, fts);
   if (fileNode !== undefined) {
     replaceEdgesFrom(
       db,
@@ -88,6 +116,7 @@ export function writeFile(
 export function deleteFiles(db: Db, paths: readonly string[]): number {
   const find = stmt(db, "SELECT id FROM files WHERE path = ?");
   const del = stmt(db, "DELETE FROM files WHERE id = ?");
+  const fts = newFtsWrites();
   let n = 0;
   for (const p of paths) {
     const row = find.get(p) as { id: number } | undefined;
@@ -95,21 +124,30 @@ export function deleteFiles(db: Db, paths: readonly string[]): number {
     deleteNodes(
       db,
       nodesOfFile(db, row.id).map((r) => r.id),
+      fts,
     );
     del.run(row.id);
     n++;
   }
+  applyFtsWrites(db, fts);
   return n;
 }
 
 /**
- * Files with their stored import refs as JSON values (the repository model validates them), for re-resolving
- * imports without parsing. A stored value that is not a JSON array reads as no imports.
+ * Files (all, or those of `only`) with their stored import refs as JSON values (the repository model validates
+ * them), for re-resolving imports without parsing. A stored value that is not a JSON array reads as no imports.
  */
-export function fileImports(db: Db): { path: string; imports: unknown[]; is_test: number }[] {
-  return (
-    stmt(db, "SELECT path, imports, is_test FROM files").all() as { path: string; imports: string; is_test: number }[]
-  ).map((r) => ({ path: r.path, imports: decodeJson(StoredImports, r.imports) ?? [], is_test: r.is_test }));
+export function fileImports(db: Db, only?: readonly string[]): { path: string; imports: unknown[]; is_test: number }[] {
+  type Row = { path: string; imports: string; is_test: number };
+  const rows = only
+    ? only.flatMap((p) => stmt(db, "SELECT path, imports, is_test FROM files WHERE path = ?").all(p) as Row[])
+    : (stmt(db, "SELECT path, imports, is_test FROM files").all() as Row[]);
+  return rows.map((r) => ({ path: r.path, imports: decodeJson(StoredImports, r.imports) ?? [], is_test: r.is_test }));
+}
+
+/** Every indexed file's path. */
+export function indexedPaths(db: Db): string[] {
+  return (stmt(db, "SELECT path FROM files").all() as { path: string }[]).map((r) => r.path);
 }
 
 /** Size and mtime recorded when a file was indexed. */
@@ -118,7 +156,31 @@ export function fileStamp(db: Db, path: string): { mtime_ms: number; size: numbe
     { mtime_ms: number; size: number } | undefined;
 }
 
+/** The languages of the indexed files (none for files of no known language). */
+export function indexedLanguages(db: Db): string[] {
+  return (
+    stmt(db, "SELECT DISTINCT language FROM files WHERE language IS NOT NULL").all() as { language: string }[]
+  ).map((r) => r.language);
+}
+
 /** How many files the index holds. */
 export function fileCount(db: Db): number {
   return (stmt(db, "SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
+}
+
+/** Indexed files per language (`other` when none was detected), most first. */
+export function languageCounts(db: Db): { language: string; n: number }[] {
+  return stmt(
+    db,
+    "SELECT COALESCE(language, 'other') AS language, COUNT(*) AS n FROM files GROUP BY 1 ORDER BY n DESC, language",
+  ).all() as { language: string; n: number }[];
+}
+
+/** The largest indexed files, largest first. */
+export function largestFiles(db: Db, limit: number): { path: string; size: number; language: string | null }[] {
+  return stmt(db, "SELECT path, size, language FROM files ORDER BY size DESC, path LIMIT ?").all(limit) as {
+    path: string;
+    size: number;
+    language: string | null;
+  }[];
 }

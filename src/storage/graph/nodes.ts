@@ -66,14 +66,42 @@ function decodeNode(r: StoredNode): NodeRow {
 
 const encodeMeta = (meta: NodeMeta | undefined) => (meta ? JSON.stringify(meta) : null);
 
-/** Deletes nodes with their FTS rows and vectors (edges go by cascade). */
-export function deleteNodes(db: Db, ids: readonly number[]): void {
+/**
+ * FTS rows a batch of writes owes, written together at its end by `applyFtsWrites`. FTS5 flushes its pending
+ * terms into a new segment at every statement savepoint, so an FTS insert between two other writes costs a segment
+ * (and the merges that follow); written together, a batch's rows make one.
+ */
+export interface FtsWrites {
+  deletes: number[];
+  inserts: [id: number, name: string, path: string, body: string][];
+}
+
+export function newFtsWrites(): FtsWrites {
+  return { deletes: [], inserts: [] };
+}
+
+/** Writes a batch's FTS rows: every delete first (an id may be reused by a node inserted later), then inserts. */
+export function applyFtsWrites(db: Db, fts: FtsWrites): void {
+  const delFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
+  const insFts = stmt(db, "INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, ?, ?)");
+  for (const id of fts.deletes) delFts.run(id);
+  for (const [id, name, path, body] of fts.inserts) insFts.run(id, name, path, body);
+  fts.deletes.length = 0;
+  fts.inserts.length = 0;
+}
+
+/**
+ * Deletes nodes with their FTS rows and vectors (edges go by cascade). With `fts`, the FTS deletes are left to the
+ * batch's `applyFtsWrites`.
+ */
+export function deleteNodes(db: Db, ids: readonly number[], fts?: FtsWrites): void {
   if (ids.length === 0) return;
   const delFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
   const delNode = stmt(db, "DELETE FROM nodes WHERE id = ?");
   deleteVectorItems(db, "node", ids);
   for (const id of ids) {
-    delFts.run(id);
+    if (fts) fts.deletes.push(id);
+    else delFts.run(id);
     delNode.run(id);
   }
 }
@@ -84,8 +112,9 @@ export function nodesOfFile(db: Db, fileId: number): { id: number; key: string }
 }
 
 /**
- * Writes the nodes of one file (upserted by key, so surviving nodes keep their ids) with their FTS rows and
- * vectors; `existing` are the file's nodes before the write. Returns the nodes' ids in order.
+ * Writes the nodes of one file (upserted by key, so surviving nodes keep their ids) with their vectors, and queues
+ * their FTS rows in `fts` (the caller applies them); `existing` are the file's nodes before the write. Returns the
+ * nodes' ids in order.
  */
 export function upsertFileNodes(
   db: Db,
@@ -93,6 +122,7 @@ export function upsertFileNodes(
   fileId: number,
   nodes: readonly NodeInput[],
   existing: readonly { id: number; key: string }[],
+  fts: FtsWrites,
 ): number[] {
   const upsert = stmt(
     db,
@@ -104,8 +134,6 @@ export function upsertFileNodes(
        source = excluded.source, meta = excluded.meta
      RETURNING id`,
   );
-  const delFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
-  const insFts = stmt(db, "INSERT INTO nodes_fts (rowid, name, path, body) VALUES (?, ?, ?, ?)");
   const before = new Map(existing.map((e) => [e.key, e.id]));
   const ids: number[] = [];
   for (const n of nodes) {
@@ -128,8 +156,8 @@ export function upsertFileNodes(
     ).id;
     ids.push(id);
     const existed = before.has(n.key);
-    if (existed) delFts.run(id);
-    insFts.run(id, n.fts.name, n.fts.path, n.fts.body);
+    if (existed) fts.deletes.push(id);
+    fts.inserts.push([id, n.fts.name, n.fts.path, n.fts.body]);
     if (n.embedText !== undefined) {
       if (existed) upsertVectorItem(db, projectId, "node", id, n.embedText);
       else insertVectorItem(db, projectId, "node", id, n.embedText);
@@ -171,6 +199,15 @@ export function upsertLooseNode(db: Db, projectId: number, n: NodeInput): number
   );
   if (n.embedText !== undefined) upsertVectorItem(db, projectId, "node", id, n.embedText);
   return id;
+}
+
+/** The ids of file-level nodes (file, test, rule: key `file:<path>`) by key, read through the key index. */
+export function fileNodeIdsByKey(db: Db): Map<string, number> {
+  const rows = stmt(db, "SELECT id, key FROM nodes WHERE key >= 'file:' AND key < 'file;'").all() as {
+    id: number;
+    key: string;
+  }[];
+  return new Map(rows.map((r) => [r.key, r.id]));
 }
 
 /** Node ids by key (missing keys are absent from the map). */

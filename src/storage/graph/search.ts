@@ -37,15 +37,20 @@ export function termDocFrequency(db: Db, term: string): number {
 
 /** Node types that hold the repository's own code and text (not memories or session units). */
 const CODE_TYPES = "('file','test','symbol','rule')";
+const CODE_TYPE_LIST = ["file", "test", "symbol", "rule"] as const;
 
-/** How many nodes are the repository's own (files, tests, symbols, rules) and how many are not. */
+/**
+ * How many nodes are the repository's own (files, tests, symbols, rules) and how many are not. Counted through the
+ * type index (one count per code type, and the table's row count), never a scan of the rows: the cards call that
+ * needs it also records what it served, so the store's state changes on every call and the figure is recounted.
+ */
 export function codeNodeCounts(db: Db): { code: number; other: number } {
   return perStoreState(db, "codeNodeCounts", () => {
-    const r = stmt(
-      db,
-      `SELECT sum(type IN ${CODE_TYPES}) AS code, sum(type NOT IN ${CODE_TYPES}) AS other FROM nodes`,
-    ).get() as { code: number | null; other: number | null };
-    return { code: r.code ?? 0, other: r.other ?? 0 };
+    const byType = stmt(db, "SELECT count(*) AS n FROM nodes WHERE type = ?");
+    let code = 0;
+    for (const t of CODE_TYPE_LIST) code += (byType.get(t) as { n: number }).n;
+    const all = (stmt(db, "SELECT COUNT(*) AS n FROM nodes").get() as { n: number }).n;
+    return { code, other: Math.max(0, all - code) };
   });
 }
 

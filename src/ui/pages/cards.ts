@@ -1,7 +1,7 @@
 // The Cards page: cards served, for which task, their utility components, the outcomes recorded for their units,
 // and the share that helped.
 import type { App } from "../../app.js";
-import { servedCards } from "../../storage/ui.js";
+import { servedCardsWithOutcomes, type ServedWithOutcomes } from "../../cards/served.js";
 import { clipWords } from "../../text/cut.js";
 import { type Html, html, when } from "../html.js";
 import type { PageContext } from "./layout.js";
@@ -10,7 +10,7 @@ const COMPONENTS = ["action_shift", "necessity", "outcome_uplift", "risk", "cost
 
 const n2 = (v: unknown) => (typeof v === "number" ? v.toFixed(2) : "–");
 
-type Served = ReturnType<typeof servedCards>[number];
+type Served = ServedWithOutcomes;
 
 /** Cards grouped by the task they were served for, in the order the tasks were first met (newest first). */
 function byTask(cards: Served[]): { task: string; cards: Served[] }[] {
@@ -24,7 +24,7 @@ function byTask(cards: Served[]): { task: string; cards: Served[] }[] {
 }
 
 export function cardsPage(app: App, _ctx: PageContext): Html {
-  const cards = servedCards(app.db, app.project.id, 300);
+  const cards = servedCardsWithOutcomes(app.scope, 300);
   const helped = cards.reduce((n, c) => n + c.helped, 0);
   const judged = cards.reduce((n, c) => n + c.helped + c.not_helped, 0);
   return html`<p role="status">

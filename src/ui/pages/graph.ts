@@ -1,16 +1,10 @@
 // The Graph page: index state (files, symbols, languages, last build, watcher), the largest and most-edited
 // files, a file's neighbours, and small charts of compression ratios and card outcomes over time.
 import type { App } from "../../app.js";
+import { outcomesPerDay } from "../../cards/served.js";
 import { neighborhood } from "../../graph/neighborhood.js";
-import { graphStats } from "../../graph/stats.js";
-import {
-  compressions,
-  languageCounts,
-  largestFiles,
-  mostEditedFiles,
-  outcomesByDay,
-  symbolCount,
-} from "../../storage/ui.js";
+import { fileFacts, graphStats } from "../../graph/stats.js";
+import { compressionHistory, mostEditedInSessions } from "../../session/history.js";
 import { barChart, lineChart } from "../chart.js";
 import { type Html, html, qs, shortPath, when } from "../html.js";
 import type { PageContext } from "./layout.js";
@@ -47,14 +41,13 @@ function neighbours(app: App, file: string): Html {
 
 export function graphPage(app: App, _ctx: PageContext, params: URLSearchParams): Html {
   const stats = graphStats(app.db, app.graph.watcher() !== undefined);
-  const langs = languageCounts(app.db);
-  const largest = largestFiles(app.db, 10);
-  const edited = mostEditedFiles(app.db, app.project.id, 10);
+  const { languages: langs, largest } = fileFacts(app.db, 10);
+  const edited = mostEditedInSessions(app.scope, 10);
   const file = (params.get("file") ?? "").slice(0, 1000);
-  const ratios = compressions(app.db, app.project.id, 200)
+  const ratios = compressionHistory(app.scope, 200)
     .reverse()
     .map((c) => ({ label: `${c.session_id.slice(0, 12)} #${c.seq}`, value: Number(c.stats.ratio ?? 0) }));
-  const outcomes = outcomesByDay(app.db, app.project.id).map((o) => ({
+  const outcomes = outcomesPerDay(app.scope).map((o) => ({
     label: o.day,
     a: o.helped,
     b: o.total - o.helped,
@@ -67,7 +60,7 @@ export function graphPage(app: App, _ctx: PageContext, params: URLSearchParams):
   return html`<section class="panel" aria-label="Index state">
       <p>
         <strong>${stats.files.toLocaleString("en-US")}</strong> files ·
-        <strong>${symbolCount(app.db).toLocaleString("en-US")}</strong> symbols · state
+        <strong>${(stats.nodes.symbol ?? 0).toLocaleString("en-US")}</strong> symbols · state
         <strong>${stats.state}</strong> · last build
         ${last ? `${when(last.at)} (${last.parsed} parsed, ${last.ms} ms)` : "never"} · watcher
         ${stats.watching ? "on" : "off"}

@@ -2,11 +2,9 @@
 // flags; search as search_memory runs it; edit, pin, forget, approve/reject; review mode, pause, export/import.
 import type { App } from "../../app.js";
 import { isPaused } from "../../memory/admin.js";
+import { browseUnits, type MemoryRow, unitContext, unitFacets, unitsById } from "../../memory/browse.js";
 import { isReviewMode } from "../../memory/review.js";
 import { searchMemoryHybrid } from "../../memory/service.js";
-import { fileStamp } from "../../storage/graph/files.js";
-import { getMemory, supersededBy } from "../../storage/memories.js";
-import { browseUnits, unitFacets, unitsById, type UnitView } from "../../storage/ui.js";
 import { count as countOf } from "../../text/plural.js";
 import { UnitCategory } from "../../vocab.js";
 import { type Html, html, qs, when } from "../html.js";
@@ -20,14 +18,9 @@ function pick<T extends string>(value: string | null, allowed: readonly T[]): T 
   return allowed.find((a) => a === value);
 }
 
-function unitCard(app: App, ctx: PageContext, u: UnitView, back: string, score?: number): Html {
+function unitCard(app: App, ctx: PageContext, u: MemoryRow, back: string, score?: number): Html {
   const pinned = u.record.pinned === true;
-  const stale = u.files.filter((f) => {
-    const s = fileStamp(app.db, f);
-    return s !== undefined && s.mtime_ms > Date.parse(u.updated_at);
-  });
-  const history = supersededBy(app.db, u.id);
-  const conflict = u.conflicts_with ? getMemory(app.db, u.conflicts_with) : undefined;
+  const { history, conflict, staleFiles: stale } = unitContext(app.scope, u);
   const editId = `edit-${u.id}`;
   return html`<article class="unit" id="unit-${u.id}" data-unit="${u.id}">
     <div>
@@ -138,7 +131,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
   const since = /^\d{4}-\d{2}-\d{2}$/.test(params.get("since") ?? "") ? (params.get("since") ?? undefined) : undefined;
   const page = Math.max(1, Math.min(10_000, Number.parseInt(params.get("page") ?? "1", 10) || 1));
   const back = `/memory${qs({ q: query, category, tier, status, since, page: page > 1 ? page : undefined })}`;
-  const facets = unitFacets(app.db, app.project.id);
+  const facets = unitFacets(app.scope);
   const count = (f: (r: (typeof facets)[number]) => boolean) => facets.filter(f).reduce((n, r) => n + r.n, 0);
   const option = (value: string, current: string | undefined, n: number) =>
     html`<option value="${value}" ${value === current ? "selected" : ""}>${value} (${n})</option>`;
@@ -159,8 +152,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
     );
     const hits = r.hits.filter((h) => !status || h.status === status);
     const units = unitsById(
-      app.db,
-      app.project.id,
+      app.scope,
       hits.map((h) => h.id),
     );
     const score = new Map(hits.map((h) => [h.id, h.score]));
@@ -168,8 +160,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
       ${units.map((u) => unitCard(app, ctx, u, back, score.get(u.id)))}`;
   } else {
     const { units, total } = browseUnits(
-      app.db,
-      app.project.id,
+      app.scope,
       { category, tier, status, since },
       PAGE_SIZE,
       (page - 1) * PAGE_SIZE,

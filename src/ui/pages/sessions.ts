@@ -1,7 +1,7 @@
 // The Sessions page: every compression (time, source, format, tokens before/after, ratio, probe scores, route),
 // a session's summaries rendered, and what changed between two compressions of it.
 import type { App } from "../../app.js";
-import { compressions, sessionSummaries } from "../../storage/ui.js";
+import { compressionHistory, summariesOfSession } from "../../session/history.js";
 import { count } from "../../text/plural.js";
 import { type Html, html, markdown, qs, when } from "../html.js";
 import type { PageContext } from "./layout.js";
@@ -49,7 +49,7 @@ function diff(a: Record<string, unknown>, b: Record<string, unknown>): Html {
 }
 
 export function sessionsPage(app: App, _ctx: PageContext, params: URLSearchParams): Html {
-  const all = compressions(app.db, app.project.id, 500);
+  const all = compressionHistory(app.scope, 500);
   const selected = params.get("session") ?? all[0]?.session_id;
   const table = html`<table>
     <caption class="small muted">
@@ -93,7 +93,7 @@ export function sessionsPage(app: App, _ctx: PageContext, params: URLSearchParam
     </tbody>
   </table>`;
   if (!selected) return html`<p class="muted">No compression yet: compress_context stores one per call.</p>`;
-  const summaries = sessionSummaries(app.db, app.project.id, selected);
+  const summaries = summariesOfSession(app.scope, selected);
   const latest = summaries.at(-1);
   const cmp = Number.parseInt(params.get("from") ?? "", 10);
   const from = summaries.find((s) => s.seq === cmp) ?? summaries.at(-2);

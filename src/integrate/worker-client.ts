@@ -1,0 +1,238 @@
+// The hook side of the resident hook worker: where it listens, how a hook asks it, and how a hook starts one.
+// Node built-ins only: this runs in every hook process before anything of memcards loads, so a hook the worker
+// answers costs a Node start-up and one local round trip. Any doubt (no worker, a stale socket, a wrong token, a
+// worker that does not answer in time) means "absent", and the hook runs the direct path itself.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { connect } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** The events a worker answers: the frequent ones. PreCompact and SessionEnd (once a session) run directly. */
+export const WORKER_EVENTS: ReadonlySet<string> = new Set([
+  "SessionStart",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "PreToolUse",
+]);
+
+/** Protocol version: a worker refuses a request of another version (the hook then runs directly). */
+export const WORKER_PROTOCOL = 1;
+
+/** Longest request or reply line either side accepts. */
+export const MAX_WORKER_LINE = 16 * 1024 * 1024;
+
+export interface WorkerPlace {
+  /** The private (0700) folder holding the socket and the token. */
+  dir: string;
+  socket: string;
+  token: string;
+  /** Present while a hook has started a worker that is not listening yet. */
+  starting: string;
+}
+
+/** What a hook sends: the same inputs the direct path takes. */
+export interface WorkerRequest {
+  event: string;
+  stdin: string;
+  flags: { root?: string | undefined; db?: string | undefined; embedder?: string | undefined };
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export type WorkerAnswer =
+  | { ok: true; stdout: string }
+  /** `start`: no worker is listening, so starting one is worthwhile (not after a wrong token or a timeout). */
+  | { ok: false; why: string; start: boolean };
+
+const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
+
+/** The per-user memcards folder, as hooks resolve it before the configuration loads. */
+export function hookUserDir(env: NodeJS.ProcessEnv): string {
+  return resolve(env.MEMCARDS_HOME || join(env.HOME || homedir(), ".memcards"));
+}
+
+/**
+ * Where the worker for this user folder, this build of memcards (`cli` and its modification time) and this Node
+ * listens: `<user folder>/run/`, or a per-user folder under the OS temp folder when that path is too long for a
+ * socket. A rebuilt memcards or another Node gets its own worker; the old one idles out.
+ */
+export function workerPlace(env: NodeJS.ProcessEnv, cli: string): WorkerPlace {
+  const userDir = hookUserDir(env);
+  let built = 0;
+  try {
+    built = statSync(cli).mtimeMs;
+  } catch {
+    // an entry that cannot be read still gets a stable place
+  }
+  const key = createHash("sha256")
+    .update(JSON.stringify([userDir, resolve(cli), built, process.execPath, process.version]))
+    .digest("hex")
+    .slice(0, 16);
+  let dir = join(userDir, "run");
+  // 107 bytes is Linux's limit for a socket path (103 on macOS); stay well below.
+  if (Buffer.byteLength(join(dir, `hooks-${key}.sock`)) > 100) dir = join(tmpdir(), `memcards-${uid()}`);
+  return {
+    dir,
+    socket: join(dir, `hooks-${key}.sock`),
+    token: join(dir, `hooks-${key}.token`),
+    starting: join(dir, `hooks-${key}.starting`),
+  };
+}
+
+/** True when `dir` is a real folder (not a link) of this user that nobody else may enter. */
+export function isPrivateDir(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && (uid() < 0 || st.uid === uid()) && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The worker's token, read only from a regular file of this user that only this user can read. */
+export function readToken(file: string): string | undefined {
+  try {
+    const st = lstatSync(file);
+    if (!st.isFile() || (uid() >= 0 && st.uid !== uid()) || (st.mode & 0o077) !== 0 || st.size > 256) return undefined;
+    return readFileSync(file, "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface AskOptions {
+  /** Connecting longer than this means no worker (default 300 ms). */
+  connectMs?: number;
+  /** Waiting longer than this for the answer means a hung worker (default 4 s). */
+  replyMs?: number;
+}
+
+/** Asks the worker at `place` to run one hook. Never throws; resolves within connectMs + replyMs. */
+export function askWorker(place: WorkerPlace, req: WorkerRequest, o: AskOptions = {}): Promise<WorkerAnswer> {
+  if (!isPrivateDir(place.dir)) return Promise.resolve({ ok: false, why: "no private folder", start: true });
+  const token = readToken(place.token);
+  if (!token) return Promise.resolve({ ok: false, why: "no token", start: true });
+  return new Promise((done) => {
+    let settled = false;
+    let connected = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const sock = connect(place.socket);
+    const finish = (a: WorkerAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      sock.destroy();
+      done(a);
+    };
+    let timer = setTimeout(() => finish({ ok: false, why: "connect timed out", start: false }), o.connectMs ?? 300);
+    sock.on("connect", () => {
+      connected = true;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        // A worker that accepts but does not answer (stuck in a call) would cost every later hook this wait: its
+        // socket and token are removed, so later hooks find no worker, start a fresh one, and the stuck one leaves.
+        for (const f of [place.socket, place.token]) rmSync(f, { force: true });
+        finish({ ok: false, why: "no answer in time", start: false });
+      }, o.replyMs ?? 4000);
+      sock.write(`${JSON.stringify({ v: WORKER_PROTOCOL, token, ...req })}\n`);
+    });
+    sock.on("data", (c: Buffer) => {
+      const nl = c.indexOf(10);
+      chunks.push(nl < 0 ? c : c.subarray(0, nl));
+      size += c.length;
+      if (size > MAX_WORKER_LINE) return finish({ ok: false, why: "answer too long", start: false });
+      if (nl < 0) return;
+      try {
+        const r = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          ok?: unknown;
+          stdout?: unknown;
+          error?: unknown;
+        };
+        if (r.ok === true && typeof r.stdout === "string") finish({ ok: true, stdout: r.stdout });
+        else finish({ ok: false, why: `refused: ${String(r.error)}`, start: false });
+      } catch {
+        finish({ ok: false, why: "unreadable answer", start: false });
+      }
+    });
+    sock.on("error", (err: NodeJS.ErrnoException) =>
+      // ENOENT: nothing there; ECONNREFUSED: a stale socket file of a worker that died.
+      finish({ ok: false, why: err.code ?? err.message, start: !connected }),
+    );
+    sock.on("close", () => finish({ ok: false, why: "closed before answering", start: false }));
+  });
+}
+
+/**
+ * Starts a detached worker for `place` unless one was started less than 30 s ago (a `starting` marker), so a burst
+ * of hooks starts one. Best effort: never throws.
+ */
+export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.ProcessEnv): boolean {
+  try {
+    try {
+      const st = lstatSync(place.starting);
+      if (Date.now() - st.mtimeMs < 30_000) return false;
+      unlinkSync(place.starting);
+    } catch {
+      // no marker
+    }
+    mkdirSync(place.dir, { recursive: true, mode: 0o700 });
+    if (!isPrivateDir(place.dir)) return false;
+    // "wx": of hooks racing here, one starts the worker.
+    const fd = openSync(place.starting, "wx", 0o600);
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    const child = spawn(process.execPath, [cli, "hook-worker"], {
+      detached: true,
+      stdio: "ignore",
+      env,
+      cwd: tmpdir(),
+    });
+    child.on("error", () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The environment a hook passes on: its own, as strings. */
+export function envRecord(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/** True when something accepts connections at `socket` within `ms` (a live worker; a stale file refuses). */
+export function workerListening(socket: string, ms = 500): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect(socket);
+    const end = (v: boolean) => {
+      clearTimeout(t);
+      s.destroy();
+      done(v);
+    };
+    // A worker that accepts nothing in time still holds the place; it idles out.
+    const t = setTimeout(() => end(true), ms);
+    s.on("connect", () => end(true));
+    s.on("error", () => end(false));
+  });
+}
+
+/** Starts a worker for `place` unless one is listening there. */
+export async function ensureWorker(place: WorkerPlace, cli: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  if (await workerListening(place.socket)) return false;
+  return startWorker(place, cli, env);
+}

@@ -1,0 +1,157 @@
+// The resident hook worker (`memcards hook-worker`, started detached by a hook or the MCP server): it keeps the
+// modules a hook needs loaded and answers hooks over a unix socket in a private folder, one call at a time, with
+// the same function the direct path runs (hookCommand). Each call opens and closes the store as a hook process
+// does, so a worker killed at any moment loses nothing: the hook that asked runs the direct path itself.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+
+import { hookCommand } from "./hook-command.js";
+import {
+  isPrivateDir,
+  MAX_WORKER_LINE,
+  readToken,
+  WORKER_EVENTS,
+  WORKER_PROTOCOL,
+  workerListening,
+  type WorkerPlace,
+  workerPlace,
+} from "./worker-client.js";
+
+export interface WorkerOptions {
+  /** The CLI entry (dist/cli.js): it names the worker's place and runs detached follow-up work. */
+  cli: string;
+  env: NodeJS.ProcessEnv;
+  /** Exit after this long without a call (default 10 minutes). */
+  idleMs?: number;
+}
+
+/** Loads what the frequent hooks need ahead of the first call. */
+async function warmUp(): Promise<void> {
+  const [{ countTokens }] = await Promise.all([
+    import("../text/tokens.js"),
+    import("../cards/service.js"),
+    import("../retrieval/rank.js"),
+    import("../memory/service.js"),
+  ]);
+  countTokens("warm up");
+}
+
+const sameToken = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+
+/** Parses and checks one request line; the reply for a refused one names why. */
+function checkRequest(line: string, token: string): { error: string } | { req: Record<string, unknown> } {
+  let req: Record<string, unknown>;
+  try {
+    req = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { error: "unreadable request" };
+  }
+  if (typeof req.token !== "string" || !sameToken(req.token, token)) return { error: "wrong token" };
+  if (req.v !== WORKER_PROTOCOL) return { error: "protocol version" };
+  if (typeof req.event !== "string" || !WORKER_EVENTS.has(req.event)) return { error: "event not served here" };
+  if (typeof req.stdin !== "string" || typeof req.cwd !== "string") return { error: "malformed request" };
+  return { req };
+}
+
+/** Runs the worker until it has been idle for `idleMs`, or its socket or token is taken away. */
+export async function runHookWorker(opts: WorkerOptions): Promise<void> {
+  const place = workerPlace(opts.env, opts.cli);
+  mkdirSync(place.dir, { recursive: true, mode: 0o700 });
+  if (!isPrivateDir(place.dir)) return;
+  try {
+    if (await workerListening(place.socket)) return; // another worker has the place
+    await warmUp();
+    if (await workerListening(place.socket)) return; // one started meanwhile
+    rmSync(place.socket, { force: true }); // a stale socket file: its worker is gone
+    const token = randomBytes(32).toString("hex");
+    const tmp = `${place.token}.${process.pid}`;
+    writeFileSync(tmp, token, { mode: 0o600, flag: "wx" });
+    renameSync(tmp, place.token);
+    await serveOn(place, token, opts);
+  } finally {
+    rmSync(place.starting, { force: true });
+  }
+}
+
+function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions): Promise<void> {
+  const idleMs = opts.idleMs ?? 10 * 60_000;
+  let queue: Promise<unknown> = Promise.resolve();
+  let last = Date.now();
+  let busy = 0;
+  const server: Server = createServer((conn) => handle(conn));
+  const handle = (conn: Socket) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    conn.on("error", () => undefined);
+    conn.setTimeout(30_000, () => conn.destroy());
+    conn.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_WORKER_LINE) return void conn.destroy();
+      const nl = c.indexOf(10);
+      chunks.push(nl < 0 ? c : c.subarray(0, nl));
+      if (nl < 0) return;
+      conn.removeAllListeners("data");
+      const checked = checkRequest(Buffer.concat(chunks).toString("utf8"), token);
+      if ("error" in checked) return void conn.end(`${JSON.stringify({ ok: false, error: checked.error })}\n`);
+      const r = checked.req as unknown as {
+        event: string;
+        stdin: string;
+        cwd: string;
+        flags?: Record<string, string | undefined>;
+        env?: Record<string, string>;
+      };
+      last = Date.now();
+      busy++;
+      queue = queue
+        .then(() =>
+          hookCommand(r.event, r.stdin, {
+            flags: { root: r.flags?.root, db: r.flags?.db, embedder: r.flags?.embedder },
+            env: r.env ?? {},
+            cwd: r.cwd,
+            cli: opts.cli,
+          }),
+        )
+        .then(
+          (stdout) => conn.end(`${JSON.stringify({ ok: true, stdout })}\n`),
+          (err: unknown) => conn.end(`${JSON.stringify({ ok: false, error: (err as Error).message })}\n`),
+        )
+        .finally(() => {
+          busy--;
+          last = Date.now();
+        });
+    });
+  };
+  return new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(place.socket, () => {
+      rmSync(place.starting, { force: true });
+      let ino: number | undefined;
+      try {
+        ino = lstatSync(place.socket).ino;
+      } catch {
+        // checked below
+      }
+      // Every few seconds: still ours (the socket file and token in place), and not idle too long.
+      const tick = setInterval(
+        () => {
+          let ours = false;
+          try {
+            ours = lstatSync(place.socket).ino === ino && readToken(place.token) === token;
+          } catch {
+            ours = false;
+          }
+          if (ours && (busy > 0 || Date.now() - last < idleMs)) return;
+          clearInterval(tick);
+          server.close(() => done());
+          if (ours) {
+            rmSync(place.socket, { force: true });
+            rmSync(place.token, { force: true });
+          }
+        },
+        Math.min(5000, idleMs),
+      );
+    });
+  });
+}

@@ -1,0 +1,273 @@
+// Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
+// `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
+// 256 dimensions); the copy is read once, normalized, and compared in a tight loop. The results are the same
+// neighbours with the same cosine distances (up to float rounding), ties broken by id.
+import type { Db } from "../storage/db.js";
+import { getEmbedderBinding } from "../storage/meta.js";
+import {
+  nearestVectors,
+  quantizeVector,
+  type VectorChunk,
+  vectorChunks,
+  vectorOwners,
+  vectorsFingerprint,
+  vectorsVersion,
+} from "../storage/vectors.js";
+
+export interface Neighbour {
+  id: number;
+  ownerType: string;
+  ownerId: number;
+  distance: number;
+}
+
+/**
+ * Unit-length copies of the stored vectors in one flat array, column by column (`data[d * rows + r]`: a query
+ * touches only the columns of its non-zero dimensions, and a short task's hashed vector has few), with each row's
+ * item and owner.
+ */
+export interface VectorMatrix {
+  dimension: number;
+  rows: number;
+  /** Distance between columns in `data` (at least `rows`: a matrix filled while reading has spare room). */
+  stride: number;
+  data: Float32Array;
+  ids: Int32Array;
+  ownerIds: Int32Array;
+  ownerTypes: string[];
+  /** Rows read from int8 vectors: a query is compared quantized the same way, as sqlite-vec compares it. */
+  quantized?: boolean;
+}
+
+/** Packs vectors into a matrix of unit rows; a zero vector (no direction) is left out, as vec0's kNN skips it. */
+export function vectorMatrix(
+  items: readonly { id: number; ownerType: string; ownerId: number; vector: Float32Array }[],
+) {
+  const dimension = items[0]?.vector.length ?? 0;
+  const kept = items.filter((v) => v.vector.length === dimension && v.vector.some((x) => x !== 0));
+  const data = new Float32Array(kept.length * dimension);
+  const ids = new Int32Array(kept.length);
+  const ownerIds = new Int32Array(kept.length);
+  const ownerTypes: string[] = [];
+  kept.forEach((v, r) => {
+    let norm = 0;
+    for (let i = 0; i < dimension; i++) norm += v.vector[i]! * v.vector[i]!;
+    const inv = 1 / Math.sqrt(norm);
+    for (let i = 0; i < dimension; i++) data[i * kept.length + r] = v.vector[i]! * inv;
+    ids[r] = v.id;
+    ownerIds[r] = v.ownerId;
+    ownerTypes.push(v.ownerType);
+  });
+  return { dimension, rows: kept.length, stride: kept.length, data, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
+}
+
+/** The `k` rows nearest to `query` by cosine distance (1 − cosine similarity), nearest first, ties by id. */
+export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Neighbour[] {
+  if (m.rows === 0 || query.length !== m.dimension || k <= 0) return [];
+  let norm = 0;
+  for (let i = 0; i < query.length; i++) norm += query[i]! * query[i]!;
+  if (norm === 0) return [];
+  const inv = 1 / Math.sqrt(norm);
+  const n = m.rows;
+  const sims = new Float64Array(n);
+  for (let i = 0; i < m.dimension; i++) {
+    const qi = query[i]! * inv;
+    if (qi === 0) continue;
+    const col = m.data.subarray(i * m.stride, i * m.stride + n);
+    for (let r = 0; r < n; r++) sims[r]! += col[r]! * qi;
+  }
+  // The k-th best similarity bounds the rows worth sorting.
+  const take = Math.min(k, m.rows);
+  const bound = kthLargest(sims, take);
+  const best: number[] = [];
+  for (let r = 0; r < m.rows; r++) if (sims[r]! >= bound) best.push(r);
+  best.sort((a, b) => sims[b]! - sims[a]! || m.ids[a]! - m.ids[b]!);
+  return best.slice(0, take).map((r) => ({
+    id: m.ids[r]!,
+    ownerType: m.ownerTypes[r]!,
+    ownerId: m.ownerIds[r]!,
+    distance: 1 - sims[r]!,
+  }));
+}
+
+/** The k-th largest value (1-based) of `xs`, by quickselect on a copy. */
+function kthLargest(xs: Float64Array, k: number): number {
+  const a = Float64Array.from(xs);
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! > pivot) i++;
+      while (a[j]! < pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return a[target]!;
+}
+
+/**
+ * Chunks of the vec0 table (1,024 vectors each) read per loading step: 8 MiB of 256-dimension vectors, tens of
+ * milliseconds, so a request arriving meanwhile waits little, and a store of 43k vectors is in memory after six steps.
+ * Counted in chunks, not time, so a loaded machine still finishes in as many steps.
+ */
+const LOAD_CHUNKS = 8;
+
+/** `v` as the store keeps it (int8, scaled to ±127), as floats: the query sqlite-vec compares int8 vectors with. */
+function asQuantized(v: Float32Array): Float32Array {
+  const b = quantizeVector(v);
+  return Float32Array.from(new Int8Array(b.buffer, b.byteOffset, b.byteLength));
+}
+
+/** A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. */
+function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>, dimension: number) {
+  const cap = owners.size;
+  const ids = new Int32Array(cap);
+  const ownerIds = new Int32Array(cap);
+  const ownerTypes: string[] = [];
+  const data = new Float32Array(dimension * cap);
+  let rows = 0;
+  let quantized = false;
+  return {
+    /**
+     * Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. A slot is
+     * `dimension` components of 1 byte (int8 vectors) or 4 (float32 vectors of older stores).
+     */
+    add(c: VectorChunk): boolean {
+      if (dimension <= 0 || c.size <= 0 || c.rowids.byteLength < c.size * 8) return false;
+      const width = c.vectors.byteLength / (c.size * dimension);
+      if (width !== 1 && width !== 4) return false;
+      const dim = dimension;
+      // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
+      const bytes = c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength);
+      const all = width === 1 ? new Int8Array(bytes) : new Float32Array(bytes);
+      if (width === 1) quantized = true;
+      for (let i = 0; i < c.size && rows < cap; i++) {
+        if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
+        const id = Number(c.rowids.readBigInt64LE(i * 8));
+        const owner = owners.get(id);
+        if (!owner) continue;
+        const off = i * dim;
+        let norm = 0;
+        for (let d = 0; d < dim; d++) norm += all[off + d]! * all[off + d]!;
+        if (norm === 0) continue;
+        const inv = 1 / Math.sqrt(norm);
+        for (let d = 0; d < dim; d++) data[d * cap + rows] = all[off + d]! * inv;
+        ids[rows] = id;
+        ownerIds[rows] = owner.ownerId;
+        ownerTypes.push(owner.ownerType);
+        rows++;
+      }
+      return true;
+    },
+    done: (): VectorMatrix => ({
+      dimension,
+      rows,
+      stride: cap,
+      data,
+      ids,
+      ownerIds,
+      ownerTypes,
+      quantized,
+    }),
+  };
+}
+
+/**
+ * Nearest vectors of one store. The first use (or `warm`) starts reading the vectors into memory, a chunk of the
+ * vec0 table at a time between other work; until the copy is complete, and after the vectors changed until it is read
+ * again, queries go to sqlite-vec (same neighbours). Changed means a vector write on this connection, or another
+ * connection's commit that changed the embedded items' count or highest id.
+ */
+export function createNearestVectors(db: Db) {
+  let matrix: VectorMatrix | undefined;
+  let loading: object | undefined;
+  /** The vec0 tables lack the chunk layout: queries always go to sqlite-vec. */
+  let unreadable = false;
+  let own = -1;
+  let external = -1;
+  let fingerprint = "";
+
+  const load = () => {
+    const token = {};
+    loading = token;
+    const startOwn = vectorsVersion(db).own;
+    const startPrint = vectorsFingerprint(db);
+    let filler: ReturnType<typeof matrixFiller> | undefined;
+    let after = 0;
+    const step = () => {
+      if (loading !== token) return;
+      try {
+        filler ??= matrixFiller(vectorOwners(db), getEmbedderBinding(db)?.dimension ?? 0);
+        for (let n = 0; ; n++) {
+          const page = vectorChunks(db, after, 1);
+          if (!page || !page.every((c) => filler!.add(c))) {
+            unreadable = true;
+            loading = undefined;
+            return;
+          }
+          if (page.length === 0) break;
+          after = page[page.length - 1]!.chunkId;
+          if (n + 1 >= LOAD_CHUNKS) {
+            setImmediate(step).unref();
+            return;
+          }
+        }
+        const now = vectorsVersion(db);
+        loading = undefined;
+        // A write during the load leaves the copy unused; the next query starts another.
+        if (now.own !== startOwn || vectorsFingerprint(db) !== startPrint) return;
+        matrix = filler.done();
+        own = now.own;
+        external = now.external;
+        fingerprint = startPrint;
+      } catch {
+        loading = undefined; // a closed store: queries keep going to sqlite-vec
+      }
+    };
+    step();
+  };
+
+  /** The in-memory copy when it is current; otherwise undefined (and a load is under way). */
+  const current = (): VectorMatrix | undefined => {
+    if (unreadable) return undefined;
+    if (!matrix) {
+      if (!loading) load();
+      return matrix;
+    }
+    const v = vectorsVersion(db);
+    if (v.own === own && v.external === external) return matrix;
+    if (v.own === own && vectorsFingerprint(db) === fingerprint) {
+      external = v.external;
+      return matrix;
+    }
+    matrix = undefined;
+    if (!loading) load();
+    return undefined;
+  };
+
+  return {
+    /** Starts reading the copy (a server's warm-up), so queries soon stop going to sqlite-vec. */
+    warm: (): void => void current(),
+    /** The `k` nearest stored vectors to `query`, of owners of `ownerType` when given (filtered after the k). */
+    nearest(query: Float32Array, k: number, ownerType?: string): Neighbour[] {
+      const m = current();
+      if (!m) return nearestVectors(db, query, k, ownerType);
+      const rows = nearestRows(m, m.quantized ? asQuantized(query) : query, k);
+      return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
+    },
+  };
+}
+export type NearestVectors = ReturnType<typeof createNearestVectors>;

@@ -1,0 +1,128 @@
+// The whole-file BM25 statistics kept in the store (migration 0013): each source file's length and distinct terms
+// (file_terms), and per term the files holding it with their counts (term_postings).
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+
+import type { Db } from "../db.js";
+import { stmt, writeTx } from "../db.js";
+
+/** One counted file: its id (the document id in the postings), path, content hash and BM25 length (-1: unread). */
+export interface FileTermsRow {
+  id: number;
+  path: string;
+  hash: string;
+  len: number;
+}
+
+/** A file's counts to store: `tf` undefined when it could not be read (no BM25 document). */
+export interface CountedFile {
+  path: string;
+  hash: string;
+  len: number;
+  tf: ReadonlyMap<string, number> | undefined;
+}
+
+/** Every counted file, by id. */
+export function fileTermRows(db: Db): FileTermsRow[] {
+  return stmt(db, "SELECT id, path, hash, len FROM file_terms ORDER BY id").all() as FileTermsRow[];
+}
+
+/** The postings of `terms`: per term, its (file id, count) pairs; terms no file holds are absent. */
+export function termPostings(db: Db, terms: Iterable<string>): Map<string, Int32Array> {
+  const get = stmt(db, "SELECT postings FROM term_postings WHERE term = ?");
+  const out = new Map<string, Int32Array>();
+  for (const t of new Set(terms)) {
+    const row = get.get(t) as { postings: Buffer } | undefined;
+    if (row) out.set(t, decodePairs(row.postings));
+  }
+  return out;
+}
+
+function decodePairs(b: Buffer): Int32Array {
+  const out = new Int32Array(b.byteLength / 4);
+  for (let i = 0; i < out.length; i++) out[i] = b.readInt32LE(i * 4);
+  return out;
+}
+
+function encodePairs(m: ReadonlyMap<number, number>): Buffer {
+  const b = Buffer.alloc(m.size * 8);
+  let o = 0;
+  for (const [doc, tf] of m) {
+    b.writeInt32LE(doc, o);
+    b.writeInt32LE(tf, o + 4);
+    o += 8;
+  }
+  return b;
+}
+
+/**
+ * Replaces the counts of `upserts` and removes the files at `removed`, keeping every touched term's postings in step,
+ * in one write transaction.
+ */
+export function writeFileTerms(db: Db, upserts: readonly CountedFile[], removed: readonly string[]): void {
+  const old = stmt(db, "SELECT id, terms FROM file_terms WHERE path = ?");
+  const del = stmt(db, "DELETE FROM file_terms WHERE id = ?");
+  const put = stmt(
+    db,
+    `INSERT INTO file_terms (path, hash, len, terms) VALUES (?, ?, ?, ?)
+     ON CONFLICT(path) DO UPDATE SET hash = excluded.hash, len = excluded.len, terms = excluded.terms RETURNING id`,
+  );
+  const getPostings = stmt(db, "SELECT postings FROM term_postings WHERE term = ?");
+  const setPostings = stmt(
+    db,
+    "INSERT INTO term_postings (term, postings) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET postings = excluded.postings",
+  );
+  const delPostings = stmt(db, "DELETE FROM term_postings WHERE term = ?");
+  writeTx(db, () => {
+    // Per touched term: the file ids to take out and the (file id, count) pairs to put in.
+    const changes = new Map<string, { out: Set<number>; in: Map<number, number> }>();
+    const change = (t: string) => {
+      let c = changes.get(t);
+      if (!c) changes.set(t, (c = { out: new Set(), in: new Map() }));
+      return c;
+    };
+    const takeOut = (path: string): void => {
+      const row = old.get(path) as { id: number; terms: Buffer } | undefined;
+      if (!row) return;
+      for (const t of decodeTerms(row.terms)) change(t).out.add(row.id);
+    };
+    for (const path of removed) {
+      takeOut(path);
+      const row = old.get(path) as { id: number } | undefined;
+      if (row) del.run(row.id);
+    }
+    for (const f of upserts) {
+      takeOut(f.path);
+      const terms = f.tf ? [...f.tf.keys()] : [];
+      const { id } = put.get(f.path, f.hash, f.tf ? f.len : -1, encodeTerms(terms)) as { id: number };
+      if (f.tf) for (const [t, n] of f.tf) if (n > 0) change(t).in.set(id, n);
+    }
+    for (const [term, c] of changes) {
+      const row = getPostings.get(term) as { postings: Buffer } | undefined;
+      const pairs = new Map<number, number>();
+      if (row) {
+        const a = decodePairs(row.postings);
+        for (let i = 0; i < a.length; i += 2) if (!c.out.has(a[i]!)) pairs.set(a[i]!, a[i + 1]!);
+      }
+      for (const [doc, n] of c.in) pairs.set(doc, n);
+      if (pairs.size === 0) delPostings.run(term);
+      else setPostings.run(term, encodePairs(pairs));
+    }
+  });
+}
+
+function encodeTerms(terms: readonly string[]): Buffer {
+  return deflateRawSync(Buffer.from(terms.join(" ")));
+}
+
+function decodeTerms(b: Buffer): string[] {
+  const s = inflateRawSync(b).toString();
+  return s ? s.split(" ") : [];
+}
+
+/** Drops every stored count (rankings then count the files themselves until the next index run refreshes them). */
+export function clearFileTerms(db: Db): void {
+  writeTx(db, () => {
+    stmt(db, "DELETE FROM term_postings").run();
+    stmt(db, "DELETE FROM file_terms").run();
+  });
+}

@@ -1,0 +1,219 @@
+// Units from the agent's prose: only whole, grounded statements with a claim, or a choice an edit carried out;
+// failure units as whole error lines; a later finding supersedes an earlier one about the same subject.
+import { join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import type { Turn } from "../../src/conversation/schema.js";
+import { distill, draftUnits } from "../../src/memory/distill.js";
+import { eventDrafts } from "../../src/memory/events.js";
+import { grounded, wholeClaim } from "../../src/memory/prose.js";
+import { searchMemory } from "../../src/memory/service.js";
+import { openDatabase } from "../../src/storage/db.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { extractSections } from "../../src/transcript/extract.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+let n = 0;
+const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
+  id: `p${n}`,
+  index: n++,
+  role,
+  kind: "message",
+  text,
+  tool_calls: [],
+  tool_results: [],
+  ...over,
+});
+
+const proseUnits = (span: Turn[]) =>
+  draftUnits("s", span, extractSections(span)).filter((d) => d.category === "learning" || d.category === "reasoning");
+
+describe("prose that is not a whole statement of fact", () => {
+  it.each([
+    "The `TEMP-` prefix was introduced because:",
+    "## ✅ **Problem Solved - Clean Architecture Approach**",
+    "Let me fix the undo/redo logic with a much simpler approach.",
+    "The issue is likely that you haven't imported the `NLog.Web` namespace because of the build.",
+    "**Better Country Mapping**: Separate customer/vendor counts instead of combined statistics",
+    "Identification fields and values: Entry No.='16'\"` should no longer occur because each entry is unique.",
+    "The error in the conversion is caused by `MinLength` objects being passed where the dict was…",
+    "Why does `takeSnapshot()` fail because of the buffer?",
+    "I see the issue - there are conflicts because the old tables still exist.",
+  ])("%s is no claim", (s) => {
+    expect(wholeClaim(s)).toBe(false);
+  });
+
+  it("a cause stated whole is a claim", () => {
+    expect(
+      wholeClaim(
+        "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
+      ),
+    ).toBe(true);
+  });
+
+  it("is grounded only by a name the tools or the person showed, not by the agent's own words", () => {
+    const s = "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.";
+    expect(grounded(s, "src/undo.js: const img = imgs[current];".toLowerCase())).toBe(true);
+    expect(grounded(s, "nothing here names it")).toBe(false);
+  });
+});
+
+describe("prose units of a session", () => {
+  const read = (output: string) =>
+    turn("assistant", "", {
+      tool_calls: [{ id: `r${n}`, name: "Read", input: { file_path: "src/undo.js" } }],
+      tool_results: [{ call_id: `r${n}`, output, is_error: false }],
+    });
+
+  it("keeps a grounded cause, drops narration, headings and an ungrounded guess", () => {
+    const span = [
+      turn("user", "Redo fails after an undo, please fix it."),
+      read("function redo() { return imgs[current].width; }"),
+      turn(
+        "assistant",
+        [
+          "Let me look at the undo logic:",
+          "## Why this approach is better:",
+          "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
+          "The problem is that `frameCache` is never cleared because nobody resets it.",
+        ].join("\n"),
+      ),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).toEqual([
+      "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
+    ]);
+  });
+
+  it("keeps a choice that an edit carried out, in the agent's words, and not one left unmade", () => {
+    const chosen = "Let's run the script with the system Python instead of the virtual environment.";
+    const unmade = "We could use a queue rather than a thread for the recorder, if you prefer.";
+    const span = [
+      turn("user", "The dictation script fails to start on the server."),
+      turn("assistant", `${chosen}\n${unmade}`, {
+        tool_calls: [
+          {
+            id: "e1",
+            name: "Edit",
+            input: { file_path: "run.sh", old_string: "venv/bin/python", new_string: "python3" },
+          },
+        ],
+        tool_results: [{ call_id: "e1", output: "The file run.sh has been updated.", is_error: false }],
+      }),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).toContain(chosen);
+    expect(texts).not.toContain(unmade);
+  });
+
+  it("keeps one unit when the same finding is said while looking and again when fixed: the later wording", () => {
+    const span = [
+      turn("user", "Customers are not created, please fix it."),
+      read('table 51001 "Economic Customer Mapping" { key(PK; "Customer No.") }'),
+      turn(
+        "assistant",
+        "The problem is that the `Customer No.` field is empty but it is the primary key of the mapping table.",
+      ),
+      turn(
+        "assistant",
+        "The problem was that `Customer No.` stayed empty during staging, while the mapping table uses it as its primary key.",
+      ),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(/stayed empty during staging/);
+  });
+});
+
+describe("failure units", () => {
+  const tool = (output: string, command = "npm run build") =>
+    turn("assistant", "", {
+      tool_calls: [{ id: `b${n}`, name: "Bash", input: { command } }],
+      tool_results: [{ call_id: `b${n}`, output, is_error: true }],
+    });
+  const failures = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+
+  it("are the error line without the log's clock, one per kind of error, and never the harness's own", () => {
+    const span = [
+      turn("user", "Build the mapping pages and make them compile."),
+      tool(
+        [
+          "src/Pages/Pag51003.al(71,33): error AL0132: 'Codeunit \"Economic Management\"' does not contain a definition for 'SuggestCountryMappings'",
+          "src/Pages/Pag51003.al(87,33): error AL0132: 'Codeunit \"Economic Management\"' does not contain a definition for 'ApplyCountryMappings'",
+        ].join("\n"),
+      ),
+      tool("6:15:26 PM [vite] (client) [console.error] TypeError: allThreads is not iterable", "npm run dev"),
+      tool("litellm.RateLimitError: RateLimitError: OpenrouterException - rate-limited upstream", "aider"),
+    ];
+    const f = failures(span);
+    const lines = f.map((d) => d.record.error as string);
+    expect(lines.filter((l) => l.includes("AL0132"))).toHaveLength(1);
+    expect(f.find((d) => (d.record.error as string).includes("AL0132"))!.record.also).toHaveLength(1);
+    expect(lines).toContain("TypeError: allThreads is not iterable");
+    expect(lines.some((l) => /RateLimit/.test(l))).toBe(false);
+  });
+
+  it("name the task a follow-up served, not only the follow-up", () => {
+    const span = [
+      turn("user", "Add CSV export to the reports page."),
+      turn("user", "please continue"),
+      tool("TypeError: exportRows is not a function"),
+    ];
+    const f = failures(span);
+    expect(f[0]!.text).toContain('a follow-up to the request "Add CSV export to the reports page."');
+  });
+});
+
+describe("a later finding about the same subject", () => {
+  it("supersedes the earlier one, which search still shows, marked and ranked below it", () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir, "s.db"));
+    const projectId = upsertProject(db, "superseded", dir).id;
+    const session = (id: string, finding: string): Turn[] => [
+      turn("user", "The upload keeps failing for large files, please fix it."),
+      turn("assistant", "", {
+        tool_calls: [{ id: `r${id}`, name: "Read", input: { file_path: "src/upload.ts" } }],
+        tool_results: [{ call_id: `r${id}`, output: "const limit = MAX_UPLOAD_BYTES;", is_error: false }],
+      }),
+      turn("assistant", finding),
+    ];
+    const first = session(
+      "1",
+      "The upload fails because `MAX_UPLOAD_BYTES` is set to one megabyte in the server config.",
+    );
+    const later = session(
+      "2",
+      "The upload fails because `MAX_UPLOAD_BYTES` is read before the server config is loaded.",
+    );
+    distill(db, projectId, "s1", first, extractSections(first));
+    distill(db, projectId, "s2", later, extractSections(later));
+    const hits = searchMemory(
+      { db, projectId, root: dir },
+      { query: "why does the upload fail MAX_UPLOAD_BYTES" },
+    ).hits;
+    const learned = hits.filter((h) => h.category === "learning");
+    expect(learned.map((h) => h.status)).toEqual(["active", "superseded"]);
+    expect(learned[0]!.text).toMatch(/read before the server config/);
+    expect(learned[0]!.history.supersedes.map((x) => x.text)).toEqual([learned[1]!.text]);
+    db.close();
+  });
+});
+
+describe("a request whose log is pasted after a colon", () => {
+  it("is named by the error it pasted, not by the log", () => {
+    const span = [
+      turn(
+        "user",
+        'Build error: """ bff 18/18] RUN npm run build:\n0.180 1.243 error TS2688: Cannot find type definition file for \'chai\'.\n"""',
+      ),
+      turn("assistant", "", {
+        tool_calls: [{ id: "w", name: "Write", input: { file_path: "bff/tsconfig.json", content: "{}" } }],
+        tool_results: [{ call_id: "w", output: "File written", is_error: false }],
+      }),
+    ];
+    const change = eventDrafts("s", span, extractSections(span)).find((d) => d.category === "change")!;
+    expect(change.record.request).toBe("Build error: error TS2688: Cannot find type definition file for 'chai'.");
+  });
+});

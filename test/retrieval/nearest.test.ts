@@ -1,0 +1,75 @@
+// Nearest vectors from the in-memory copy: the same neighbours, in the same order, as sqlite-vec's kNN on a real
+// store, and a vector written after the copy was read is seen by the next query.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import type { App } from "../../src/app.js";
+import { buildGraph } from "../../src/graph/build-graph.js";
+import { createNearestVectors, nearestRows, vectorMatrix } from "../../src/retrieval/nearest.js";
+import { nearestVectors, storeVectors } from "../../src/storage/vectors.js";
+import { embedPending } from "../../src/vectors/embed-pending.js";
+import { openTestApp } from "../graph/helpers.js";
+import { copyPolyglot } from "../repo/fixture.js";
+
+const TASKS = ["circle radius diameter", "store get put key", "render the widget", "parse config handler"];
+
+async function settled(n: ReturnType<typeof createNearestVectors>, q: Float32Array): Promise<void> {
+  n.warm();
+  for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
+  n.nearest(q, 1);
+}
+
+describe("nearest vectors in memory", () => {
+  let app: App;
+  beforeAll(async () => {
+    const root = copyPolyglot();
+    app = openTestApp(root);
+    await buildGraph(app.scope, app);
+    await embedPending(app.db, app.embedding.embedder);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("finds what sqlite-vec finds, in the same order", async () => {
+    const near = createNearestVectors(app.db);
+    const queries = await app.embedding.embedder.embed(TASKS);
+    await settled(near, queries[0]!);
+    for (const [i, q] of queries.entries()) {
+      const want = nearestVectors(app.db, q, 20, "node");
+      expect(want.length, TASKS[i]).toBeGreaterThan(0);
+      const got = near.nearest(q, 20, "node");
+      expect(
+        got.map((g) => g.ownerId),
+        TASKS[i],
+      ).toEqual(want.map((w) => w.ownerId));
+      got.forEach((g, j) => expect(g.distance).toBeCloseTo(want[j]!.distance, 5));
+    }
+  });
+
+  it("sees a vector stored after the copy was read", async () => {
+    const near = createNearestVectors(app.db);
+    const [q] = await app.embedding.embedder.embed(["zebrafish habitat okapi"]);
+    await settled(near, q!);
+    const target = nearestVectors(app.db, q!, 50).at(-1)!;
+    expect(near.nearest(q!, 1)[0]?.id).not.toBe(target.id);
+    storeVectors(app.db, [{ id: target.id, vector: q! }]);
+    await settled(near, q!);
+    const top = near.nearest(q!, 1)[0];
+    expect(top?.id).toBe(target.id);
+    expect(top?.distance).toBeCloseTo(0, 5);
+  });
+
+  it("orders by cosine distance with ties by id, and skips zero vectors", () => {
+    const v = (...xs: number[]) => Float32Array.from(xs);
+    const m = vectorMatrix([
+      { id: 3, ownerType: "node", ownerId: 30, vector: v(1, 0) },
+      { id: 1, ownerType: "node", ownerId: 10, vector: v(2, 0) },
+      { id: 2, ownerType: "node", ownerId: 20, vector: v(0, 0) },
+      { id: 4, ownerType: "memory", ownerId: 40, vector: v(0, 1) },
+    ]);
+    expect(m.rows).toBe(3);
+    const r = nearestRows(m, v(1, 0.1), 3);
+    expect(r.map((x) => x.id)).toEqual([1, 3, 4]);
+    expect(r[0]!.distance).toBeCloseTo(1 - 1 / Math.sqrt(1.01), 6);
+  });
+});
