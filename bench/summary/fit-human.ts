@@ -11,11 +11,12 @@
 // 3. Model: multinomial logistic regression, full-batch gradient descent with AdaGrad steps (rate 0.5, 300
 //    rounds), L2 penalty 0.001 per weight, classes weighted by the inverse of their frequency (square root).
 // 4. Cross-validation: leave one session out over the development sessions. A message is `instruction` when its
-//    cross-validated instruction probability reaches the threshold, or when one of its sentences has the shape of
-//    a firm rule (human-classes.ts `ruleShaped`) and its likeliest other class is a request, a problem or an answer (and, both
-//    ways, pasted plus not-the-person's stay under one half); the threshold is the lowest of 0.10, 0.15, … 0.90, 0.93 … 0.99 whose pooled cross-validated
+//    cross-validated instruction probability reaches the threshold (and pasted plus not-the-person's stay under one
+//    half); the threshold is the lowest of 0.10, 0.15, … 0.90, 0.93 … 0.99 whose pooled cross-validated
 //    instruction precision is at least 0.9 while it classes at least 5 turns so (else the most precise such one);
-//    each class's precision and recall are reported at it.
+//    each class's precision and recall are reported at it, and the precision and recall at every threshold.
+//    The rule-shape features (human-classes.ts `cueFeatures`) are fitted like any other; the one set weight
+//    (`PRIOR_FEATURE`, instruction weight `PRIOR_WEIGHT`) is held fixed in every fit, cross-validation included.
 // 5. The final model is fitted on all development turns; weights under 0.1 in every class are dropped and the
 //    rest rounded to two decimals. Validation sessions are scored once, by the final model.
 // 6. Rule sentences: every sentence of every development turn (the person's words, fenced code left out), with
@@ -31,9 +32,10 @@ import type { Turn } from "../../src/conversation/schema.js";
 import {
   type BinaryModel,
   decideTurn,
-  hasRuleShape,
   type HumanWeights,
   logistic,
+  PRIOR_FEATURE,
+  PRIOR_WEIGHT,
   softmax,
   type SoftmaxModel,
   turnFeatures,
@@ -60,8 +62,15 @@ function vocabulary(samples: readonly { feats: string[] }[], minDf = 2): string[
 }
 
 /** Multinomial logistic regression by AdaGrad (the procedure's step 3). */
-export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, rate = 0.5, l2 = 0.001): SoftmaxModel {
-  const vocab = vocabulary(samples);
+export function fitSoftmax(
+  samples: readonly Sample[],
+  k: number,
+  rounds = 300,
+  rate = 0.5,
+  l2 = 0.001,
+  fixed: Record<string, number[]> = {},
+): SoftmaxModel {
+  const vocab = [...new Set([...vocabulary(samples), ...Object.keys(fixed)])].sort();
   const idx = new Map(vocab.map((f, i) => [f, i]));
   const X = samples.map((s) => s.feats.map((f) => idx.get(f)).filter((i): i is number => i !== undefined));
   const counts = Array.from({ length: k }, (_, c) => samples.filter((s) => s.y === c).length);
@@ -70,6 +79,15 @@ export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, 
   const b = new Float64Array(k);
   const gw2 = new Float64Array(vocab.length * k).fill(1e-8);
   const gb2 = new Float64Array(k).fill(1e-8);
+  // A fixed feature's weights are set once and never stepped.
+  const held = new Uint8Array(vocab.length * k);
+  for (const [f, v] of Object.entries(fixed)) {
+    const i = idx.get(f)!;
+    for (let c = 0; c < k; c++) {
+      w[i * k + c] = v[c] ?? 0;
+      held[i * k + c] = 1;
+    }
+  }
   for (let r = 0; r < rounds; r++) {
     const gw = new Float64Array(vocab.length * k);
     const gb = new Float64Array(k);
@@ -89,6 +107,7 @@ export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, 
     });
     const N = samples.length;
     for (let j = 0; j < w.length; j++) {
+      if (held[j]) continue;
       const g = gw[j]! / N + l2 * w[j]!;
       gw2[j]! += g * g;
       w[j]! -= (rate * g) / Math.sqrt(gw2[j]!);
@@ -174,6 +193,8 @@ export interface FitReport {
   dev_turns: number;
   cv: Record<string, ClassReport>;
   cv_accuracy: number;
+  /** Cross-validated instruction precision and recall at every threshold tried. */
+  curve: { threshold: number; predicted: number; precision: number | null; recall: number | null }[];
   validation: Record<string, ClassReport>;
   validation_accuracy: number | null;
   sentence_cv: { precision: number | null; recall: number | null; f1: number | null; sentences: number };
@@ -232,6 +253,11 @@ const GRID = [
   0.97,
   0.99,
 ];
+
+/** The turn model's one set weight (human-classes.ts `PRIOR_FEATURE`): instruction only. */
+const PRIOR: Record<string, number[]> = {
+  [PRIOR_FEATURE]: CLASSES.map((c) => (c === "instruction" ? PRIOR_WEIGHT : 0)),
+};
 
 /** The thresholds tried, from 0.1 up. */
 const LOW_GRID = [0.1, 0.15, 0.2, 0.25, ...GRID];
@@ -299,6 +325,7 @@ export function fitHumanClassifier(opts: {
       300,
       0.5,
       turnL2,
+      PRIOR,
     );
     devSamples.forEach((x, i) => {
       if (x.session === s) probs[i] = softmax(m, x.feats);
@@ -311,16 +338,14 @@ export function fitHumanClassifier(opts: {
       });
     }
   }
-  const shaped = dev.map((l) => hasRuleShape(l.text));
   // A message is `instruction` when the turn model gives it the instruction threshold or more and does not call it
   // pasted or not the person's; otherwise the turn model's likeliest other class.
   const at = (tau: number) =>
-    report(devSamples.map((x, i) => [x.y, decideTurn(probs[i]!, dev[i]!.kind, tau, shaped[i])] as [number, string]));
+    report(devSamples.map((x, i) => [x.y, decideTurn(probs[i]!, dev[i]!.kind, tau)] as [number, string]));
   const tau = chooseThreshold((t) => at(t).instruction!);
   const cv = at(tau);
   const cvAcc =
-    devSamples.filter((x, i) => decideTurn(probs[i]!, dev[i]!.kind, tau, shaped[i]) === CLASSES[x.y]).length /
-    devSamples.length;
+    devSamples.filter((x, i) => decideTurn(probs[i]!, dev[i]!.kind, tau) === CLASSES[x.y]).length / devSamples.length;
 
   // The sentence threshold: best cross-validated F1 on the grid, over the sentences of turns labelled instruction
   // (the only turns whose sentences are picked).
@@ -346,7 +371,7 @@ export function fitHumanClassifier(opts: {
   const sAt = prf(sTau);
 
   opts.onStep?.("final");
-  const turn = prune(fitSoftmax(devSamples, CLASSES.length, 300, 0.5, turnL2));
+  const turn = prune(fitSoftmax(devSamples, CLASSES.length, 300, 0.5, turnL2, PRIOR));
   const sentence = pruneBinary(fitBinary(sDev, SENTENCE_L2));
   const weights: HumanWeights = {
     turn,
@@ -355,11 +380,7 @@ export function fitHumanClassifier(opts: {
     sentence_threshold: sTau,
   };
   const valPairs = val.map(
-    (l) =>
-      [l.y, decideTurn(softmax(turn, turnFeatures(l.text, l.kind)), l.kind, tau, hasRuleShape(l.text))] as [
-        number,
-        string,
-      ],
+    (l) => [l.y, decideTurn(softmax(turn, turnFeatures(l.text, l.kind)), l.kind, tau)] as [number, string],
   );
   const sVal = sentenceSamples(val).filter((x) => CLASSES[val[x.turn]!.y] === "instruction");
   const sv = sVal.map((x) => [x.y, logistic(sentence, x.feats) >= sTau || x.feats.includes("g:ruleshape")] as const);
@@ -373,6 +394,10 @@ export function fitHumanClassifier(opts: {
     dev_turns: devSamples.length,
     cv,
     cv_accuracy: r3(cvAcc),
+    curve: LOW_GRID.map((t) => {
+      const r = at(t).instruction!;
+      return { threshold: t, predicted: r.predicted, precision: r.precision, recall: r.recall };
+    }),
     validation: report(valPairs),
     validation_accuracy: valPairs.length
       ? r3(valPairs.filter(([y, p]) => CLASSES[y] === p).length / valPairs.length)
@@ -403,6 +428,12 @@ export function renderFitReport(r: FitReport): string {
     "| class | labelled | predicted | precision | recall |",
     "|---|---:|---:|---:|---:|",
     ...rows(r.cv),
+    "",
+    "Cross-validated instruction precision and recall by threshold:",
+    "",
+    "| threshold | predicted | precision | recall |",
+    "|---:|---:|---:|---:|",
+    ...r.curve.map((c) => `| ${c.threshold} | ${c.predicted} | ${fmt(c.precision)} | ${fmt(c.recall)} |`),
     "",
     `Validation sessions (final model, never fitted on them), accuracy ${fmt(r.validation_accuracy)}:`,
     "",

@@ -1,11 +1,13 @@
 // What a person's turn is: a standing instruction, a one-off request, an answer, a problem report, chit-chat,
 // pasted material, or not the person's at all. A multinomial logistic regression over the turn's words, word pairs,
 // a few structure features (length, lines, code, paths, a question mark, the parser's turn kind) and the cues of its
-// sentences (generality markers, modal verbs, reminders, negated openings, the second person, questions), fitted on
-// labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights are
-// human-weights.json. A message is a standing instruction at the threshold the fit chose for precision, or when a
-// sentence of it has the shape of a firm rule and it is not chit-chat, a paste or not the person's; its rule
-// sentences (a second, binary model, the rule shape first) are kept whole.
+// sentences (generality markers, modal verbs, reminders, negated openings, the second person, questions) and the
+// parts of a firm rule (its shape, its opening word, a concrete target, an imperative at a target, a short rule),
+// fitted on labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights
+// are human-weights.json. One feature's weight is set rather than fitted (`PRIOR_FEATURE`, a short firm rule said
+// nearly on its own), since the development turns hold almost none. A message is a standing instruction when the
+// model gives it the threshold the fit chose for precision; its rule sentences (a second, binary model, the rule
+// shape first) are kept whole.
 import { FIRM_CUES } from "./clip.js";
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
@@ -136,10 +138,48 @@ function ruleShaped(s: string): boolean {
   return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
 }
 
-/** The cue features of one sentence. */
+/** What may stand before a rule's first word: a condition, a please, a connective, a reminder. */
+const LEAD =
+  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*/i;
+/** A rule's opening words, each its own feature (`g:open_<name>`) when a verb or a bare word follows. */
+const OPENINGS: [string, RegExp][] = [
+  ["never", /^never\s+\w/i],
+  ["always", /^always\s+\w/i],
+  ["dont", /^(?:don'?t|do not)\s+\w/i],
+  ["makesure", /^(?:make sure|ensure)\s+\w/i],
+  ["fromnow", /^(?:from now on|going forward)\b/i],
+  ["only", /^only\s+\w/i],
+  ["avoid", /^(?:avoid|stop|no more|no longer)\s+\w/i],
+  ["keep", /^keep\s+\w/i],
+];
+/** A concrete target: a path, a file name, a code identifier (camelCase, snake_case, dotted) or code in backticks. */
+const TARGET =
+  /[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|sh|yml|yaml|toml|html|css|lock|env|sql|txt)\b|\b[a-z]+[A-Z]\w*\b|\b[a-z]+_[a-z_]+\b|`[^`]+`/;
+/** An imperative's verb: what a person tells an agent to do (or not do) to a file or a name. */
+const IMPERATIVE =
+  /^(?:edit|change|touch|modify|use|add|remove|delete|rename|run|commit|push|write|update|call|import|put|follow|move|test|format|keep|leave|skip|mock|log|print)\b/i;
+
+/**
+ * The cue features of one sentence, and the parts of a firm rule as features of their own, each weighed by the
+ * fit: the rule shape as a whole (`g:ruleshape`), its opening word (`g:open_*`), a concrete target (`g:target`), an
+ * imperative aimed at a target (`g:imp_target`), a rule aimed at a target (`g:rule_target`) and a short rule
+ * (`g:rule_short`, at most 16 words).
+ */
 function cueFeatures(sentence: string, out: Set<string>): void {
   for (const [name, re] of Object.entries(CUES)) if (re.test(sentence)) out.add(`g:${name}`);
-  if (ruleShaped(sentence)) out.add("g:ruleshape");
+  const shaped = ruleShaped(sentence);
+  const target = TARGET.test(sentence);
+  const body = sentence.replace(LEAD, "");
+  const question = RULE_QUESTION.test(sentence);
+  if (!question) for (const [name, re] of OPENINGS) if (re.test(body)) out.add(`g:open_${name}`);
+  if (target) out.add("g:target");
+  const verb = body.replace(/^(?:always|never|don'?t|do not|only|make sure to|make sure you)\s+/i, "");
+  if (target && !question && IMPERATIVE.test(verb)) out.add("g:imp_target");
+  if (shaped) {
+    out.add("g:ruleshape");
+    if (target) out.add("g:rule_target");
+    if (words(sentence).length <= 16) out.add("g:rule_short");
+  }
 }
 
 /** What a turn says to the agent: the person's words and a harness's standing instructions, injected blocks out. */
@@ -157,12 +197,33 @@ export function ownSentences(text: string): string[] {
 export function turnFeatures(text: string, kind: string): Set<string> {
   const f = textFeatures(text);
   f.add(`kind:${kind}`);
-  for (const s of ownSentences(text).slice(0, 200)) {
+  const ss = ownSentences(text).slice(0, 200);
+  for (const s of ss) {
     cueFeatures(s, f);
     const w = words(s)[0];
     if (w) f.add(`first:${w}`);
   }
+  // A rule said on its own or nearly (at most three sentences), the shape a standing instruction is often typed in.
+  if (ss.length <= 3 && ss.some(ruleShaped)) f.add("t:rule_few");
+  if (ss.length <= 3 && ss.some(shortFirmRule)) f.add(PRIOR_FEATURE);
   return f;
+}
+
+/**
+ * The one feature whose weight is set, not fitted: a turn of at most three sentences, one of them a short firm rule
+ * (at most 16 words, of the rule shape, opening with never/always/don't/do not/make sure/only or aimed at a path or
+ * identifier). The development turns hold almost none ("never" opens no labelled turn), so the fit cannot learn
+ * what such a sentence is; the fit holds its instruction weight at `PRIOR_WEIGHT` (its other classes at 0) and
+ * weighs every other feature around it, and the threshold is chosen with it in place.
+ */
+export const PRIOR_FEATURE = "prior:short_firm_rule";
+/** The prior's instruction weight: the log-odds of a standing instruction it adds. */
+export const PRIOR_WEIGHT = 5;
+
+function shortFirmRule(s: string): boolean {
+  if (!ruleShaped(s) || words(s).length > 16) return false;
+  const body = s.replace(LEAD, "");
+  return TARGET.test(s) || OPENINGS.slice(0, 6).some(([, re]) => re.test(body));
 }
 
 /** Where a sentence stands in its turn: its place, how many sentences and characters the turn has. */
@@ -222,27 +283,17 @@ export function logistic(model: BinaryModel, feats: Iterable<string>): number {
 
 const NOT_PERSONS = new Set(["not_human", "pasted"]);
 
-/** Classes of a message that may carry a rule of the rule shape: not chit-chat, a paste or not the person's. */
-const MAY_RULE = new Set(["request", "problem", "answer", "instruction"]);
-
 /**
  * A turn's class from the turn model's probabilities: `instruction` when the turn is a person's message (the
- * parser's kind), pasted and not-the-person's together stay under one half, and either the model gives instruction
- * `threshold` or more or one of its sentences has the shape of a firm rule while its likeliest other class is a
- * request, a problem or an answer; otherwise the likeliest class other than instruction.
+ * parser's kind), pasted and not-the-person's together stay under one half, and the model gives instruction
+ * `threshold` or more; otherwise the likeliest class other than instruction.
  */
-export function decideTurn(p: readonly number[], kind: string, threshold: number, ruleShape = false): string {
+export function decideTurn(p: readonly number[], kind: string, threshold: number): string {
   const order = p.map((x, i) => [x, i] as const).sort((a, b) => b[0] - a[0]);
   const other = HUMAN_CLASSES[order.find(([, i]) => HUMAN_CLASSES[i] !== "instruction")![1]]!;
   const notPerson = HUMAN_CLASSES.reduce((a, c, i) => a + (NOT_PERSONS.has(c) ? p[i]! : 0), 0);
   if (kind !== "message" || notPerson >= 0.5) return other;
-  if (p[0]! >= threshold || (ruleShape && MAY_RULE.has(other))) return "instruction";
-  return other;
-}
-
-/** Whether one of the sentences a turn says to the agent has the shape of a firm rule. */
-export function hasRuleShape(text: string): boolean {
-  return ownSentences(text).some(ruleShaped);
+  return p[0]! >= threshold ? "instruction" : other;
 }
 
 const W = weights as HumanWeights;
@@ -250,7 +301,7 @@ const W = weights as HumanWeights;
 /** The class of a person's turn (`kind` is the parser's: message or meta). */
 export function classifyTurn(text: string, kind = "message"): HumanClass {
   const p = softmax(W.turn, turnFeatures(text, kind));
-  return decideTurn(p, kind, W.instruction_threshold, hasRuleShape(text)) as HumanClass;
+  return decideTurn(p, kind, W.instruction_threshold) as HumanClass;
 }
 
 /** Sentences end at . ! ? followed by space, or at a line break; list bullets are kept with their sentence. */
