@@ -119,7 +119,7 @@ function textFeatures(text: string): Set<string> {
  * heading. The same shape the memory's rule units were read by.
  */
 const RULE_OPENING =
-  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+  /^(?:[\w-]+(?:\s+\d+)?:\s+)?(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
 const RULE_MODAL =
   /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
 const RULE_STANDING =
@@ -138,9 +138,9 @@ function ruleShaped(s: string): boolean {
   return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
 }
 
-/** What may stand before a rule's first word: a condition, a please, a connective, a reminder. */
+/** What may stand before a rule's first word: a label (`Step 2:`), a condition, a please, a connective, a reminder. */
 const LEAD =
-  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*/i;
+  /^(?:[\w-]+(?:\s+\d+)?:\s+)?(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*/i;
 /** A rule's opening words, each its own feature (`g:open_<name>`) when a verb or a bare word follows. */
 const OPENINGS: [string, RegExp][] = [
   ["never", /^never\s+\w/i],
