@@ -1,5 +1,10 @@
 // Fits the human-turn classifier on the gold files' labelled turns and writes its weights
-// (src/transcript/human-weights.json), printing the cross-validated report (bench/summary/fit-human.ts: procedure).
+// (src/transcript/human-weights.json), printing the cross-validated report. The procedure, in short (in full in the
+// header of bench/summary/fit-human.ts): multinomial logistic regression over a turn's words, word pairs, structure
+// and sentence cues, fitted on the development sessions only; leave-one-session-out cross-validation; a message is
+// a standing instruction at the lowest threshold whose cross-validated precision is ≥ 0.9 (classing at least 5
+// turns; else the most precise); a binary model over sentences picks the rule sentences inside it. The validation
+// sessions (split.json) are scored once, by the final model. TURN_L2 overrides the turn model's L2 penalty (0.001).
 // Usage (after `node scripts/build.mjs`):
 //   node scripts/fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]
 import { writeFileSync } from "node:fs";
@@ -10,7 +15,8 @@ import { fitHumanClassifier, renderFitReport } from "../dist/bench/summary/fit-h
 
 const [gold, transcripts, out] = process.argv.slice(2);
 if (!gold || !transcripts) throw new Error("usage: fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]");
-const r = fitHumanClassifier({ gold, transcripts, onStep: (s) => process.stderr.write(`${s}\n`) });
+const turnL2 = process.env.TURN_L2 ? Number(process.env.TURN_L2) : undefined;
+const r = fitHumanClassifier({ gold, transcripts, turnL2, onStep: (s) => process.stderr.write(`${s}\n`) });
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 writeFileSync(join(root, "src", "transcript", "human-weights.json"), `${JSON.stringify(r.weights)}\n`);
 const md = renderFitReport(r);

@@ -2,36 +2,44 @@
 // sessions, and reports its cross-validated precision and recall per class.
 //
 // Procedure:
-// 1. Samples: every human turn of a development session's gold file (validation sessions left out), its text and
-//    the parser's kind taken from the transcript by the turn's index; features as `turnFeatures` gives them.
-// 2. Vocabulary: features present in at least two training turns.
+// 1. Samples: every human turn of a development session's gold file (validation sessions, split.json, left out of
+//    every step below but the last score), its text and the parser's kind taken from the transcript by the turn's
+//    index. Turn features as `turnFeatures` gives them: words, word pairs, structure (length, lines, code, paths,
+//    question marks), the parser's kind, and the cues and first words of the person's sentences (generality markers,
+//    modal verbs, reminders, negated openings, the second person, questions, thanks; human-classes.ts `CUES`).
+// 2. Vocabulary: features present in at least two training samples.
 // 3. Model: multinomial logistic regression, full-batch gradient descent with AdaGrad steps (rate 0.5, 300
 //    rounds), L2 penalty 0.001 per weight, classes weighted by the inverse of their frequency (square root).
-// 4. Cross-validation: leave one session out over the development sessions. The instruction threshold is the
-//    lowest of 0.30, 0.35, … 0.90 whose pooled cross-validated instruction precision is at least 0.9 (the
-//    highest-precision one when none reaches it); each class's precision and recall are reported at it.
+// 4. Cross-validation: leave one session out over the development sessions. A message is `instruction` when its
+//    cross-validated instruction probability reaches the threshold (and pasted plus not-the-person's stay under one
+//    half); the threshold is the lowest of 0.10, 0.15, … 0.90, 0.93 … 0.99 whose pooled cross-validated
+//    instruction precision is at least 0.9 while it classes at least 5 turns so (else the most precise such one);
+//    each class's precision and recall are reported at it, and the precision and recall at every threshold.
+//    The rule-shape features (human-classes.ts `cueFeatures`) are fitted like any other; the one set weight
+//    (`PRIOR_FEATURE`, instruction weight `PRIOR_WEIGHT`) is held fixed in every fit, cross-validation included.
 // 5. The final model is fitted on all development turns; weights under 0.1 in every class are dropped and the
 //    rest rounded to two decimals. Validation sessions are scored once, by the final model.
-// 6. Instruction sentences: the sentences of development turns labelled `instruction` (the person's words,
-//    fenced code left out), positive when they overlap a labelled instruction sentence (one contains the other,
-//    or 60% of the sentence's words are in it); binary logistic regression by the same steps; its threshold the
-//    best cross-validated F1 of the same grid.
+// 6. Rule sentences: every sentence of every development turn (the person's words, fenced code left out), with
+//    its cues, shape and place in the turn; positive when it overlaps a labelled instruction sentence (one contains
+//    the other, or 60% of the sentence's words are in it); binary logistic regression by the same steps with L2
+//    0.003; its threshold the best cross-validated F1 of the same grid over the sentences of turns labelled
+//    instruction (the only turns whose sentences are picked), a sentence of the rule shape counting as picked at
+//    every threshold (it is always kept; the likeliest sentence when none is picked).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 import type { Turn } from "../../src/conversation/schema.js";
-import { humanPart } from "../../src/transcript/human.js";
 import {
   type BinaryModel,
   decideTurn,
   type HumanWeights,
   logistic,
-  maxInstructionSentence,
-  sentenceFeatures,
+  PRIOR_FEATURE,
+  PRIOR_WEIGHT,
   softmax,
   type SoftmaxModel,
-  splitSentences,
   turnFeatures,
+  turnSentences,
 } from "../../src/transcript/human-classes.js";
 import { parseTranscriptFile } from "../../src/transcript/parse.js";
 import { type GoldFile, readGold, readSplit } from "./gold.js";
@@ -54,8 +62,15 @@ function vocabulary(samples: readonly { feats: string[] }[], minDf = 2): string[
 }
 
 /** Multinomial logistic regression by AdaGrad (the procedure's step 3). */
-export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, rate = 0.5, l2 = 0.001): SoftmaxModel {
-  const vocab = vocabulary(samples);
+export function fitSoftmax(
+  samples: readonly Sample[],
+  k: number,
+  rounds = 300,
+  rate = 0.5,
+  l2 = 0.001,
+  fixed: Record<string, number[]> = {},
+): SoftmaxModel {
+  const vocab = [...new Set([...vocabulary(samples), ...Object.keys(fixed)])].sort();
   const idx = new Map(vocab.map((f, i) => [f, i]));
   const X = samples.map((s) => s.feats.map((f) => idx.get(f)).filter((i): i is number => i !== undefined));
   const counts = Array.from({ length: k }, (_, c) => samples.filter((s) => s.y === c).length);
@@ -64,6 +79,15 @@ export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, 
   const b = new Float64Array(k);
   const gw2 = new Float64Array(vocab.length * k).fill(1e-8);
   const gb2 = new Float64Array(k).fill(1e-8);
+  // A fixed feature's weights are set once and never stepped.
+  const held = new Uint8Array(vocab.length * k);
+  for (const [f, v] of Object.entries(fixed)) {
+    const i = idx.get(f)!;
+    for (let c = 0; c < k; c++) {
+      w[i * k + c] = v[c] ?? 0;
+      held[i * k + c] = 1;
+    }
+  }
   for (let r = 0; r < rounds; r++) {
     const gw = new Float64Array(vocab.length * k);
     const gb = new Float64Array(k);
@@ -83,6 +107,7 @@ export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, 
     });
     const N = samples.length;
     for (let j = 0; j < w.length; j++) {
+      if (held[j]) continue;
       const g = gw[j]! / N + l2 * w[j]!;
       gw2[j]! += g * g;
       w[j]! -= (rate * g) / Math.sqrt(gw2[j]!);
@@ -101,10 +126,13 @@ export function fitSoftmax(samples: readonly Sample[], k: number, rounds = 300, 
 }
 
 /** Binary logistic regression: a two-class softmax, returned as the difference of its weights. */
-export function fitBinary(samples: readonly { session: string; feats: string[]; y: 0 | 1 }[]): BinaryModel {
+export function fitBinary(samples: readonly { session: string; feats: string[]; y: 0 | 1 }[], l2 = 0.001): BinaryModel {
   const m = fitSoftmax(
     samples.map((s) => ({ ...s, y: s.y })),
     2,
+    300,
+    0.5,
+    l2,
   );
   const weights: Record<string, number> = {};
   for (const [f, v] of Object.entries(m.weights)) weights[f] = v[1]! - v[0]!;
@@ -165,6 +193,8 @@ export interface FitReport {
   dev_turns: number;
   cv: Record<string, ClassReport>;
   cv_accuracy: number;
+  /** Cross-validated instruction precision and recall at every threshold tried. */
+  curve: { threshold: number; predicted: number; precision: number | null; recall: number | null }[];
   validation: Record<string, ClassReport>;
   validation_accuracy: number | null;
   sentence_cv: { precision: number | null; recall: number | null; f1: number | null; sentences: number };
@@ -202,19 +232,17 @@ function labelledTurns(gold: Map<string, GoldFile>, transcripts: string, session
   return out;
 }
 
+/** Every sentence of every labelled turn, positive when it is one of its turn's labelled rule sentences. */
 function sentenceSamples(ls: readonly Labelled[]): { session: string; turn: number; feats: string[]; y: 0 | 1 }[] {
   const out: { session: string; turn: number; feats: string[]; y: 0 | 1 }[] = [];
-  for (const [turn, l] of ls.entries()) {
-    if (CLASSES[l.y] === "not_human" || CLASSES[l.y] === "pasted") continue;
-    const own = humanPart(l.text).text.replace(/```[\s\S]*?(```|$)/g, " ");
-    for (const s of splitSentences(own))
+  for (const [turn, l] of ls.entries())
+    for (const s of turnSentences(l.text))
       out.push({
         session: l.session,
         turn,
-        feats: [...sentenceFeatures(s)],
-        y: isLabelledSentence(s, l.sentences) ? 1 : 0,
+        feats: [...s.feats],
+        y: isLabelledSentence(s.sentence, l.sentences) ? 1 : 0,
       });
-  }
   return out;
 }
 
@@ -226,12 +254,48 @@ const GRID = [
   0.99,
 ];
 
+/** The turn model's one set weight (human-classes.ts `PRIOR_FEATURE`): instruction only. */
+const PRIOR: Record<string, number[]> = {
+  [PRIOR_FEATURE]: CLASSES.map((c) => (c === "instruction" ? PRIOR_WEIGHT : 0)),
+};
+
+/** The thresholds tried, from 0.1 up. */
+const LOW_GRID = [0.1, 0.15, 0.2, 0.25, ...GRID];
+/** The sentence model's L2 penalty per weight. */
+const SENTENCE_L2 = 0.003;
+/** A threshold is only chosen when it classes at least this many development turns as instructions. */
+const MIN_PREDICTED = 5;
+
+/**
+ * The instruction threshold (step 4): the lowest on the grid whose cross-validated precision is at least 0.9 while
+ * it still classes `MIN_PREDICTED` turns as instructions; when none reaches 0.9, the most precise such one (the
+ * lower on a tie).
+ */
+export function chooseThreshold(at: (tau: number) => ClassReport): number {
+  let tau = LOW_GRID[0]!;
+  let best = -1;
+  for (const t of LOW_GRID) {
+    const r = at(t);
+    if (r.predicted < MIN_PREDICTED) continue;
+    const p = r.precision ?? 0;
+    if (p >= 0.9) return t;
+    if (p > best) {
+      best = p;
+      tau = t;
+    }
+  }
+  return tau;
+}
+
 /** Fits both models and cross-validates them by session (the module header's procedure). */
 export function fitHumanClassifier(opts: {
   gold: string;
   transcripts: string;
   onStep?: (s: string) => void;
+  /** The turn model's L2 penalty per weight (0.001 unless given). */
+  turnL2?: number;
 }): FitReport {
+  const turnL2 = opts.turnL2 ?? 0.001;
   const gold = readGold(opts.gold);
   const validation = readSplit(opts.gold);
   const names = [...gold.keys()].sort();
@@ -258,47 +322,37 @@ export function fitHumanClassifier(opts: {
     const m = fitSoftmax(
       devSamples.filter((x) => x.session !== s),
       CLASSES.length,
+      300,
+      0.5,
+      turnL2,
+      PRIOR,
     );
     devSamples.forEach((x, i) => {
       if (x.session === s) probs[i] = softmax(m, x.feats);
     });
     const train = sDev.filter((x) => x.session !== s);
     if (train.some((x) => x.y === 1) && sDev.some((x) => x.session === s)) {
-      const bm = fitBinary(train);
+      const bm = fitBinary(train, SENTENCE_L2);
       sDev.forEach((x, i) => {
         if (x.session === s) sProbs[i] = logistic(bm, x.feats);
       });
     }
   }
-  // A turn is `instruction` when one of its sentences reaches the instruction threshold and the turn model does
-  // not call it pasted or not the person's; otherwise the turn model's likeliest other class.
-  const maxSentence = new Map<number, number>();
-  sDev.forEach((x, i) => {
-    if (sProbs[i] !== undefined) maxSentence.set(x.turn, Math.max(maxSentence.get(x.turn) ?? 0, sProbs[i]!));
-  });
+  // A message is `instruction` when the turn model gives it the instruction threshold or more and does not call it
+  // pasted or not the person's; otherwise the turn model's likeliest other class.
   const at = (tau: number) =>
-    report(devSamples.map((x, i) => [x.y, decideTurn(probs[i]!, maxSentence.get(i) ?? 0, tau)] as [number, string]));
-  let tau = GRID[GRID.length - 1]!;
-  let best = -1;
-  for (const t of GRID) {
-    const p = at(t).instruction!.precision ?? 0;
-    if (p >= 0.9) {
-      tau = t;
-      best = 2;
-      break;
-    }
-    if (p > best) {
-      best = p;
-      tau = t;
-    }
-  }
+    report(devSamples.map((x, i) => [x.y, decideTurn(probs[i]!, dev[i]!.kind, tau)] as [number, string]));
+  const tau = chooseThreshold((t) => at(t).instruction!);
   const cv = at(tau);
   const cvAcc =
-    devSamples.filter((x, i) => decideTurn(probs[i]!, maxSentence.get(i) ?? 0, tau) === CLASSES[x.y]).length /
-    devSamples.length;
+    devSamples.filter((x, i) => decideTurn(probs[i]!, dev[i]!.kind, tau) === CLASSES[x.y]).length / devSamples.length;
 
-  // The sentence threshold: best cross-validated F1 on the grid.
-  const sPairs = sDev.map((x, i) => [x.y, sProbs[i]] as const).filter(([, p]) => p !== undefined) as [number, number][];
+  // The sentence threshold: best cross-validated F1 on the grid, over the sentences of turns labelled instruction
+  // (the only turns whose sentences are picked).
+  // A sentence of the rule shape is kept whatever its probability: it counts as picked at every threshold.
+  const sPairs = sDev
+    .map((x, i) => [x.y, x.feats.includes("g:ruleshape") ? 1 : sProbs[i], CLASSES[dev[x.turn]!.y]] as const)
+    .filter(([, p, c]) => p !== undefined && c === "instruction") as unknown as [number, number][];
   const prf = (th: number) => {
     const tp = sPairs.filter(([y, p]) => y === 1 && p >= th).length;
     const pp = sPairs.filter(([, p]) => p >= th).length;
@@ -309,7 +363,7 @@ export function fitHumanClassifier(opts: {
   };
   let sTau = 0.5;
   let sBest = -1;
-  for (const t of GRID)
+  for (const t of LOW_GRID)
     if (prf(t).f1 > sBest) {
       sBest = prf(t).f1;
       sTau = t;
@@ -317,8 +371,8 @@ export function fitHumanClassifier(opts: {
   const sAt = prf(sTau);
 
   opts.onStep?.("final");
-  const turn = prune(fitSoftmax(devSamples, CLASSES.length));
-  const sentence = pruneBinary(fitBinary(sDev));
+  const turn = prune(fitSoftmax(devSamples, CLASSES.length, 300, 0.5, turnL2, PRIOR));
+  const sentence = pruneBinary(fitBinary(sDev, SENTENCE_L2));
   const weights: HumanWeights = {
     turn,
     instruction_threshold: tau,
@@ -326,14 +380,10 @@ export function fitHumanClassifier(opts: {
     sentence_threshold: sTau,
   };
   const valPairs = val.map(
-    (l) =>
-      [l.y, decideTurn(softmax(turn, turnFeatures(l.text, l.kind)), maxInstructionSentence(sentence, l.text), tau)] as [
-        number,
-        string,
-      ],
+    (l) => [l.y, decideTurn(softmax(turn, turnFeatures(l.text, l.kind)), l.kind, tau)] as [number, string],
   );
-  const sVal = sentenceSamples(val);
-  const sv = sVal.map((x) => [x.y, logistic(sentence, x.feats) >= sTau] as const);
+  const sVal = sentenceSamples(val).filter((x) => CLASSES[val[x.turn]!.y] === "instruction");
+  const sv = sVal.map((x) => [x.y, logistic(sentence, x.feats) >= sTau || x.feats.includes("g:ruleshape")] as const);
   const svTp = sv.filter(([y, p]) => y === 1 && p).length;
   const svPp = sv.filter(([, p]) => p).length;
   const svPos = sv.filter(([y]) => y === 1).length;
@@ -344,6 +394,10 @@ export function fitHumanClassifier(opts: {
     dev_turns: devSamples.length,
     cv,
     cv_accuracy: r3(cvAcc),
+    curve: LOW_GRID.map((t) => {
+      const r = at(t).instruction!;
+      return { threshold: t, predicted: r.predicted, precision: r.precision, recall: r.recall };
+    }),
     validation: report(valPairs),
     validation_accuracy: valPairs.length
       ? r3(valPairs.filter(([y, p]) => CLASSES[y] === p).length / valPairs.length)
@@ -374,6 +428,12 @@ export function renderFitReport(r: FitReport): string {
     "| class | labelled | predicted | precision | recall |",
     "|---|---:|---:|---:|---:|",
     ...rows(r.cv),
+    "",
+    "Cross-validated instruction precision and recall by threshold:",
+    "",
+    "| threshold | predicted | precision | recall |",
+    "|---:|---:|---:|---:|",
+    ...r.curve.map((c) => `| ${c.threshold} | ${c.predicted} | ${fmt(c.precision)} | ${fmt(c.recall)} |`),
     "",
     `Validation sessions (final model, never fitted on them), accuracy ${fmt(r.validation_accuracy)}:`,
     "",

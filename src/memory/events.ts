@@ -74,6 +74,10 @@ const HEDGE =
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
 const clauses = (s: string): string[] => [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
 
+/** A sentence that can stand as a rule unit: long enough to say something, whole, not a heading or a question. */
+const isRuleShaped = (s: string): boolean =>
+  s.length >= 15 && s.length <= MAX_SENTENCE && !s.endsWith(":") && !QUESTION.test(s);
+
 export function ruleSentences(text: string): string[] {
   return typedSentences(text).filter(
     (s) =>
@@ -439,11 +443,11 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     out.push(draft);
   }
 
-  // Standing rules, in the person's words: the summary's reading of what the person typed (injected blocks and
-  // echoes left out), sentence by sentence.
+  // Standing rules, in the person's words: the summary's User Constraints, which hold only what the human-turn
+  // classifier calls a standing instruction (a one-off request is never one), sentence by whole sentence.
   for (const c of sections.constraints) {
     if (at(c.turn) === undefined) continue;
-    for (const sentence of ruleSentences(c.text.replace(/\s*…\s*/g, "\n"))) {
+    for (const sentence of typedSentences(c.text.replace(/\s*…\s*/g, "\n")).filter(isRuleShaped)) {
       out.push({
         category: "commitment",
         text: sentence,

@@ -13,7 +13,7 @@ import {
 } from "./events.js";
 import { failures, isDeclined } from "./failures.js";
 import { humanPart } from "./human.js";
-import { classifyTurn, instructionSentences } from "./human-classes.js";
+import { classifyTurn, standingInstructions } from "./human-classes.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
 
 export { failures, failureWeight } from "./failures.js";
@@ -103,36 +103,12 @@ const ASKS = new Set(["instruction", "request", "problem"]);
 /** Whether a typed turn asks for work (the human-turn classifier says request, instruction or problem). */
 export const asksForWork = (text: string): boolean => ASKS.has(classifyTurn(text, "message"));
 
-/** Whole sentences in their order, joined; `…` where the source has text between two of them. */
-function joinSentences(source: string, ss: readonly string[], max: number): string {
-  let out = "";
-  let prevEnd = -1;
-  for (const s of ss) {
-    const at = source.indexOf(s, Math.max(0, prevEnd));
-    const sep = out === "" ? "" : at >= 0 && /^\s*$/.test(source.slice(prevEnd, at)) ? " " : " … ";
-    if (out && out.length + sep.length + s.length > max) break;
-    out += sep + s;
-    if (at >= 0) prevEnd = at + s.length;
-  }
-  return out;
-}
-
 /**
- * The person's words that may govern the work, verbatim: each typed turn but those the human-turn classifier calls
- * chit-chat or an answer (an approval, a pick), short turns whole and long ones by whole sentences, the sentences
- * its instruction model finds first.
+ * The person's standing instructions, verbatim: only the turns the human-turn classifier calls a standing
+ * instruction, by their instruction sentences, each whole (human-classes.ts).
  */
 export function userConstraints(turns: Turn[]): Fact[] {
-  const out: Fact[] = [];
-  for (const t of turns) {
-    const p = typed(t);
-    const c = classifyTurn(t.text, t.kind);
-    if (p.length < 2 || c === "chitchat" || c === "answer") continue;
-    const rules = instructionSentences(t.text);
-    const text = p.length <= 480 || rules.length === 0 ? wholeSentences(p, 480) : joinSentences(p, rules, 480);
-    out.push({ text, turn: t.id });
-  }
-  return out;
+  return standingInstructions(turns.filter(conversational));
 }
 
 /**

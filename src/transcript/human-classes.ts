@@ -1,8 +1,14 @@
 // What a person's turn is: a standing instruction, a one-off request, an answer, a problem report, chit-chat,
-// pasted material, or not the person's at all. A multinomial logistic regression over the turn's words, word pairs
-// and a few structure features (length, lines, code, paths, a question mark, the parser's turn kind), fitted on
-// labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights are
-// human-weights.json. A second, binary model picks the instruction sentences inside a turn classed `instruction`.
+// pasted material, or not the person's at all. A multinomial logistic regression over the turn's words, word pairs,
+// a few structure features (length, lines, code, paths, a question mark, the parser's turn kind) and the cues of its
+// sentences (generality markers, modal verbs, reminders, negated openings, the second person, questions) and the
+// parts of a firm rule (its shape, its opening word, a concrete target, an imperative at a target, a short rule),
+// fitted on labelled turns by `scripts/fit-human-classes.mjs` (procedure in bench/summary/fit-human.ts); its weights
+// are human-weights.json. One feature's weight is set rather than fitted (`PRIOR_FEATURE`, a short firm rule said
+// nearly on its own), since the development turns hold almost none. A message is a standing instruction when the
+// model gives it the threshold the fit chose for precision; its rule sentences (a second, binary model, the rule
+// shape first) are kept whole.
+import { FIRM_CUES } from "./clip.js";
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
 
@@ -32,9 +38,13 @@ export interface BinaryModel {
 
 export interface HumanWeights {
   turn: SoftmaxModel;
-  /** A sentence is a standing instruction at this probability or more (chosen by cross-validation for precision). */
+  /**
+   * A person's message is a standing instruction when the turn model gives `instruction` this probability or more
+   * (chosen by cross-validation for precision).
+   */
   instruction_threshold: number;
   sentence: BinaryModel;
+  /** An instruction turn's rule sentences: those at this probability or more (chosen by cross-validated F1). */
   sentence_threshold: number;
 }
 
@@ -43,6 +53,36 @@ const MAX_CHARS = 4000;
 const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}][\p{L}\p{N}'’]*|\d+/gu) ?? [];
 
 const bucket = (n: number): number => (n <= 0 ? 0 : Math.min(12, Math.floor(Math.log2(n + 1))));
+
+/**
+ * Kinds of words a standing rule is said with, each one feature whose weight is fitted: markers of generality
+ * (always, every time), modal verbs, reminders, a negated or conditional opening, a restriction (only), a stated
+ * want, the second person, and the opposite kinds (a question's opening, thanks, the past tense).
+ */
+const CUES: Record<string, RegExp> = {
+  general:
+    /\b(?:always|never|ever|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|throughout|at all times|as we (?:go|progress|make)|any(?:thing|where|more)?|all)\b/i,
+  modal: /\b(?:should|must|shall|needs? to|ha(?:ve|s) to|make sure|ensure|remember|keep|avoid|only)\b/i,
+  remind: /\b(?:remember|remeber|keep in mind|don'?t forget|make sure|ensure)\b/i,
+  keepstate:
+    /\bkeep\b.{0,40}\b(?:updated|up to date|in sync|consistent|the same|minimal|to the minimum|clean|short|simple)\b/i,
+  neg: /\b(?:not|no|don'?t|do not|never|without|nothing)\b|n[’']t\b/i,
+  negopen: /^(?:please\s+)?(?:don'?t|do not|never|no|avoid|stop)\b/i,
+  only: /\b(?:only|just)\s+(?:want|use|need|test|edit|modify|change)\b|\bonly\b/i,
+  eachtime: /\b(?:each|every)\s+(?:time|change|commit|step|file|edit)\b|\bwhenever\b|\bafter (?:each|every)\b/i,
+  cond: /^(?:if|when|whenever|before|after|once|unless)\b/i,
+  want: /\b(?:i|we) (?:want|would like|'d like|prefer|need|hate|like|expect)\b|\bi (?:don'?t|do not) (?:want|like)\b/i,
+  you: /\b(?:you|your)\b/i,
+  please: /\bplease\b/i,
+  we: /\b(?:we|let'?s|us)\b/i,
+  ask: /^(?:can|could|would|will|do|does|did|is|are|what|why|how|where|which|who|when)\b/i,
+  past: /\b(?:was|were|did|had|got|worked|failed|broke)\b/i,
+  thanks: /\b(?:thanks|thank you|great|nice|cool|ok|okay|yes|yup|sure|perfect)\b/i,
+  heading: /:\s*$/,
+};
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+const CJK_ALL = /[^\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g;
 
 /** Word, word-pair and structure features of a text (present or not). */
 function textFeatures(text: string): Set<string> {
@@ -58,26 +98,167 @@ function textFeatures(text: string): Set<string> {
   if (/```|^\s{4}\S/m.test(t)) out.add("s:code");
   if ((t.match(/[{};=<>()[\]]/g)?.length ?? 0) > t.length / 25) out.add("s:symbols");
   if (/https?:\/\//.test(t)) out.add("s:url");
-  if (/[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|yml|yaml|toml|html|css)\b/.test(t))
+  if (/[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|sh|yml|yaml|toml|html|css)\b/.test(t))
     out.add("s:path");
   if (/\?\s*$/.test(t.trim()) || /\?\s/.test(t)) out.add("s:question");
   if (/^\s*\//.test(t)) out.add("s:slash");
   if (/<\/?[a-z_-]+>/i.test(t)) out.add("s:tag");
   if (/^\s*(?:[-*]|\d+[.)])\s/m.test(t)) out.add("s:list");
   if (/\b(?:Error|Exception|Traceback)\b|\berror\b:/.test(t)) out.add("s:error");
+  if (CJK.test(t)) {
+    const c = t.replace(CJK_ALL, "");
+    for (let i = 0; i + 1 < c.length && i < 400; i++) out.add(`c2:${c.slice(i, i + 2)}`);
+  }
   return out;
 }
 
-/** Features of a turn: its text's features and the parser's kind of turn. */
+/**
+ * The shape of a firm rule, as one feature: a directive that opens with always/never/don't/make sure/avoid/only/
+ * keep/stop (after a condition, a please or a connective, in any clause), says that someone or something must or
+ * should (not) do a thing, holds from now on, or fixes a means ("use X, not Y"); not a question, a hedge or a
+ * heading. The same shape the memory's rule units were read by.
+ */
+const RULE_OPENING =
+  /^(?:[\w-]+(?:\s+\d+)?:\s+)?(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+const RULE_MODAL =
+  /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
+const RULE_STANDING =
+  /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
+const RULE_USE =
+  /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+const RULE_QUESTION =
+  /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
+const RULE_HEDGE =
+  /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
+
+function ruleShaped(s: string): boolean {
+  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !FIRM_CUES.test(s)) return false;
+  if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s)) return false;
+  const clauses = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
+  return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
+}
+
+/** What may stand before a rule's first word: a label (`Step 2:`), a condition, a please, a connective, a reminder. */
+const LEAD =
+  /^(?:[\w-]+(?:\s+\d+)?:\s+)?(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*/i;
+/** A rule's opening words, each its own feature (`g:open_<name>`) when a verb or a bare word follows. */
+const OPENINGS: [string, RegExp][] = [
+  ["never", /^never\s+\w/i],
+  ["always", /^always\s+\w/i],
+  ["dont", /^(?:don'?t|do not)\s+\w/i],
+  ["makesure", /^(?:make sure|ensure)\s+\w/i],
+  ["fromnow", /^(?:from now on|going forward)\b/i],
+  ["only", /^only\s+\w/i],
+  ["avoid", /^(?:avoid|stop|no more|no longer)\s+\w/i],
+  ["keep", /^keep\s+\w/i],
+];
+/** A concrete target: a path, a file name, a code identifier (camelCase, snake_case, dotted) or code in backticks. */
+const TARGET =
+  /[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|sh|yml|yaml|toml|html|css|lock|env|sql|txt)\b|\b[a-z]+[A-Z]\w*\b|\b[a-z]+_[a-z_]+\b|`[^`]+`/;
+/** An imperative's verb: what a person tells an agent to do (or not do) to a file or a name. */
+const IMPERATIVE =
+  /^(?:edit|change|touch|modify|use|add|remove|delete|rename|run|commit|push|write|update|call|import|put|follow|move|test|format|keep|leave|skip|mock|log|print)\b/i;
+
+/**
+ * The cue features of one sentence, and the parts of a firm rule as features of their own, each weighed by the
+ * fit: the rule shape as a whole (`g:ruleshape`), its opening word (`g:open_*`), a concrete target (`g:target`), an
+ * imperative aimed at a target (`g:imp_target`), a rule aimed at a target (`g:rule_target`) and a short rule
+ * (`g:rule_short`, at most 16 words).
+ */
+function cueFeatures(sentence: string, out: Set<string>): void {
+  for (const [name, re] of Object.entries(CUES)) if (re.test(sentence)) out.add(`g:${name}`);
+  const shaped = ruleShaped(sentence);
+  const target = TARGET.test(sentence);
+  const body = sentence.replace(LEAD, "");
+  const question = RULE_QUESTION.test(sentence);
+  if (!question) for (const [name, re] of OPENINGS) if (re.test(body)) out.add(`g:open_${name}`);
+  if (target) out.add("g:target");
+  const verb = body.replace(/^(?:always|never|don'?t|do not|only|make sure to|make sure you)\s+/i, "");
+  if (target && !question && IMPERATIVE.test(verb)) out.add("g:imp_target");
+  if (shaped) {
+    out.add("g:ruleshape");
+    if (target) out.add("g:rule_target");
+    if (words(sentence).length <= 16) out.add("g:rule_short");
+  }
+}
+
+/** What a turn says to the agent: the person's words and a harness's standing instructions, injected blocks out. */
+const spokenText = (text: string): string => humanPart(text, { keepHarness: true }).text;
+
+/** The sentences a turn says to the agent (fenced code left out). */
+export function ownSentences(text: string): string[] {
+  return splitSentences(spokenText(text).replace(/```[\s\S]*?(```|$)/g, " "));
+}
+
+/**
+ * Features of a turn: its text's features, the parser's kind of turn, and the cues and first words of the
+ * person's sentences in it.
+ */
 export function turnFeatures(text: string, kind: string): Set<string> {
   const f = textFeatures(text);
   f.add(`kind:${kind}`);
+  const ss = ownSentences(text).slice(0, 200);
+  for (const s of ss) {
+    cueFeatures(s, f);
+    const w = words(s)[0];
+    if (w) f.add(`first:${w}`);
+  }
+  // A rule said on its own or nearly (at most three sentences), the shape a standing instruction is often typed in.
+  if (ss.length <= 3 && ss.some(ruleShaped)) f.add("t:rule_few");
+  if (ss.length <= 3 && ss.some(shortFirmRule)) f.add(PRIOR_FEATURE);
   return f;
 }
 
-/** Features of a sentence inside a turn. */
-export function sentenceFeatures(sentence: string): Set<string> {
-  return textFeatures(sentence);
+/**
+ * The one feature whose weight is set, not fitted: a turn of at most three sentences, one of them a short firm rule
+ * (at most 16 words, of the rule shape, opening with never/always/don't/do not/make sure/only or aimed at a path or
+ * identifier). The development turns hold almost none ("never" opens no labelled turn), so the fit cannot learn
+ * what such a sentence is; the fit holds its instruction weight at `PRIOR_WEIGHT` (its other classes at 0) and
+ * weighs every other feature around it, and the threshold is chosen with it in place.
+ */
+export const PRIOR_FEATURE = "prior:short_firm_rule";
+/** The prior's instruction weight: the log-odds of a standing instruction it adds. */
+export const PRIOR_WEIGHT = 5;
+
+function shortFirmRule(s: string): boolean {
+  if (!ruleShaped(s) || words(s).length > 16) return false;
+  const body = s.replace(LEAD, "");
+  return TARGET.test(s) || OPENINGS.slice(0, 6).some(([, re]) => re.test(body));
+}
+
+/** Where a sentence stands in its turn: its place, how many sentences and characters the turn has. */
+export interface SentenceContext {
+  position: number;
+  sentences: number;
+  turnChars: number;
+}
+
+/** Features of a sentence inside a turn: its words, cues and shape, and where it stands in the turn. */
+export function sentenceFeatures(sentence: string, ctx?: SentenceContext): Set<string> {
+  const f = textFeatures(sentence);
+  cueFeatures(sentence, f);
+  const ws = words(sentence);
+  if (ws[1]) f.add(`first2:${ws[0]}_${ws[1]}`);
+  if (/\?\s*$/.test(sentence)) f.add("s:endq");
+  if (/!\s*$/.test(sentence)) f.add("s:endbang");
+  if (/^\s*(?:[-*•]|\d+[.)])\s/.test(sentence)) f.add("s:bullet");
+  if (/\b[A-Z]{3,}\b.*\b[A-Z]{2,}\b/.test(sentence)) f.add("s:caps");
+  if (ctx) {
+    f.add(`pos:${ctx.position === 0 ? "first" : ctx.position === ctx.sentences - 1 ? "last" : "mid"}`);
+    f.add(`tsent:${bucket(ctx.sentences)}`);
+    f.add(`tlen:${bucket(ctx.turnChars)}`);
+  }
+  return f;
+}
+
+/** Each sentence of a turn with its features. */
+export function turnSentences(text: string): { sentence: string; feats: Set<string> }[] {
+  const ss = ownSentences(text);
+  const turnChars = spokenText(text).length;
+  return ss.map((sentence, position) => ({
+    sentence,
+    feats: sentenceFeatures(sentence, { position, sentences: ss.length, turnChars }),
+  }));
 }
 
 /** Class probabilities of a softmax model for a feature set. */
@@ -103,25 +284,16 @@ export function logistic(model: BinaryModel, feats: Iterable<string>): number {
 const NOT_PERSONS = new Set(["not_human", "pasted"]);
 
 /**
- * A turn's class from the turn model's probabilities and its likeliest instruction sentence: `instruction` when that
- * sentence reaches `threshold` and the turn model's likeliest class is not pasted or not the person's; otherwise
- * the likeliest class other than instruction.
+ * A turn's class from the turn model's probabilities: `instruction` when the turn is a person's message (the
+ * parser's kind), pasted and not-the-person's together stay under one half, and the model gives instruction
+ * `threshold` or more; otherwise the likeliest class other than instruction.
  */
-export function decideTurn(p: readonly number[], sentenceP: number, threshold: number): string {
+export function decideTurn(p: readonly number[], kind: string, threshold: number): string {
   const order = p.map((x, i) => [x, i] as const).sort((a, b) => b[0] - a[0]);
-  const top = HUMAN_CLASSES[order[0]![1]]!;
-  if (sentenceP >= threshold && !NOT_PERSONS.has(top)) return "instruction";
-  return HUMAN_CLASSES[order.find(([, i]) => HUMAN_CLASSES[i] !== "instruction")![1]]!;
-}
-
-/** The person's sentences of a turn (fenced code left out). */
-export function ownSentences(text: string): string[] {
-  return splitSentences(humanPart(text).text.replace(/```[\s\S]*?(```|$)/g, " "));
-}
-
-/** The highest instruction probability among a turn's sentences. */
-export function maxInstructionSentence(model: BinaryModel, text: string): number {
-  return ownSentences(text).reduce((m, s) => Math.max(m, logistic(model, sentenceFeatures(s))), 0);
+  const other = HUMAN_CLASSES[order.find(([, i]) => HUMAN_CLASSES[i] !== "instruction")![1]]!;
+  const notPerson = HUMAN_CLASSES.reduce((a, c, i) => a + (NOT_PERSONS.has(c) ? p[i]! : 0), 0);
+  if (kind !== "message" || notPerson >= 0.5) return other;
+  return p[0]! >= threshold ? "instruction" : other;
 }
 
 const W = weights as HumanWeights;
@@ -129,7 +301,7 @@ const W = weights as HumanWeights;
 /** The class of a person's turn (`kind` is the parser's: message or meta). */
 export function classifyTurn(text: string, kind = "message"): HumanClass {
   const p = softmax(W.turn, turnFeatures(text, kind));
-  return decideTurn(p, maxInstructionSentence(W.sentence, text), W.instruction_threshold) as HumanClass;
+  return decideTurn(p, kind, W.instruction_threshold) as HumanClass;
 }
 
 /** Sentences end at . ! ? followed by space, or at a line break; list bullets are kept with their sentence. */
@@ -140,7 +312,74 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length > 2);
 }
 
-/** The standing-instruction sentences of a turn, whole and in order (the person's words only). */
+/**
+ * The rule sentences of a turn, whole and in order (the person's words only): those of the rule shape when it has
+ * any, else those the sentence model gives the sentence threshold or more, else the likeliest one. Meant for a turn classed `instruction`.
+ */
 export function instructionSentences(text: string): string[] {
-  return ownSentences(text).filter((s) => logistic(W.sentence, sentenceFeatures(s)) >= W.instruction_threshold);
+  const scored = turnSentences(text).map((x) => ({ ...x, p: logistic(W.sentence, x.feats) }));
+  const shaped = scored.filter((x) => ruleShaped(x.sentence));
+  const kept = shaped.length > 0 ? shaped : scored.filter((x) => x.p >= W.sentence_threshold);
+  if (kept.length > 0) return kept.map((x) => x.sentence);
+  const best = scored.reduce<(typeof scored)[number] | undefined>((b, x) => (b && b.p >= x.p ? b : x), undefined);
+  return best ? [best.sentence] : [];
+}
+
+/** A turn as the classifier reads it: who spoke, the parser's kind, its text, its id. */
+export interface ClassifiedTurnInput {
+  id: string;
+  role: string;
+  kind: string;
+  text: string;
+  sidechain?: boolean | undefined;
+}
+
+/** Whether a turn is a person's message in the conversation (not injected, not a subagent's exchange). */
+const isMessage = (t: ClassifiedTurnInput): boolean => t.role === "user" && t.kind === "message" && !t.sidechain;
+
+/** What a person typed in a turn (injected blocks left out); empty when the turn is not a person's conversation. */
+function typedText(t: ClassifiedTurnInput): string {
+  return isMessage(t) ? humanPart(t.text).text.trim() : "";
+}
+
+/**
+ * The latest one-off request of a span: the last typed turn the classifier calls a request (a turn that also sets a
+ * standing rule counts when its likeliest other class is a request), with the person's words, injected blocks left
+ * out. Undefined when the person asked for nothing.
+ */
+export function latestRequest(turns: readonly ClassifiedTurnInput[]): { text: string; turn: string } | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    const text = typedText(t);
+    if (!text) continue;
+    const p = softmax(W.turn, turnFeatures(t.text, t.kind));
+    if (decideTurn(p, t.kind, Number.POSITIVE_INFINITY) === "request") return { text, turn: t.id };
+  }
+  return undefined;
+}
+
+/**
+ * The standing instructions of a span, one line per turn that sets one: the turn's instruction sentences, each
+ * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside).
+ */
+export function standingInstructions(
+  turns: readonly ClassifiedTurnInput[],
+  max = 480,
+): { text: string; turn: string }[] {
+  const out: { text: string; turn: string }[] = [];
+  for (const t of turns) {
+    if (!isMessage(t) || classifyTurn(t.text, t.kind) !== "instruction") continue;
+    const source = spokenText(t.text).replace(/\s+/g, " ");
+    let text = "";
+    let prev = "";
+    for (const s of instructionSentences(t.text)) {
+      // Sentences apart in the turn are joined by `…`: what stands between them is left out, never part of one.
+      const sep = source.includes(`${prev} ${s}`.replace(/\s+/g, " ")) ? " " : " … ";
+      if (text && text.length + sep.length + s.length > max) break;
+      text = text ? `${text}${sep}${s}` : s;
+      prev = s;
+    }
+    if (text) out.push({ text, turn: t.id });
+  }
+  return out;
 }

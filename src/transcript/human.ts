@@ -166,8 +166,11 @@ export function echoesAgent(text: string, previous: string | undefined): boolean
   return shared >= 0.9 * (mine.length - 2);
 }
 
-/** What is left of a user turn once injected blocks are removed, and what kind of injection it was if nothing is. */
-export function humanPart(text: string): { text: string; injected?: Injected } {
+/**
+ * What is left of a user turn once injected blocks are removed, and what kind of injection it was if nothing is.
+ * `keepHarness` keeps a harness's standing instructions to its agent (the rules the session runs under).
+ */
+export function humanPart(text: string, opts: { keepHarness?: boolean } = {}): { text: string; injected?: Injected } {
   let rest = text;
   let kind: Injected | undefined;
   for (const [tag, k] of Object.entries(BLOCKS)) {
@@ -177,7 +180,7 @@ export function humanPart(text: string): { text: string; injected?: Injected } {
       rest = r.text;
     }
   }
-  rest = withoutHarnessInstructions(rest);
+  rest = opts.keepHarness ? rest.replace(SHELL_TRAILER, " ") : withoutHarnessInstructions(rest);
   for (const tag of HUMAN_WRAPPERS) rest = rest.replace(new RegExp(`</?${tag}(?:\\s[^>]*)?>`, "gi"), " ");
   rest = rest.trim();
   for (const [re, k] of OPENINGS) if (re.test(rest)) return { text: "", injected: k };

@@ -1,6 +1,7 @@
 // Probes: facts from the raw turns that the summary must still hold; a deterministic normalized-substring check.
 import type { Turn } from "../conversation/schema.js";
 import { conversational, prose } from "./extract.js";
+import { classifyTurn, instructionSentences } from "./human-classes.js";
 import { displayPath, fileEvents } from "./ledger.js";
 import type { Probe, ProbeType } from "./schema.js";
 
@@ -64,11 +65,11 @@ export function generateProbes(turns: Turn[], cwd: string | undefined, max = 60)
           add("error", [head(first.trim(), 50)], t.id, `- ${head(first.trim(), 200)} (${t.id})`);
       }
     }
-    if (t.role === "user" && conversational(t)) {
-      const first = prose(t.text)
-        .split(/(?<=[.!?])\s+|\n/)
-        .find((s) => s.trim().length > 3);
-      if (first) add("constraint", [head(first.trim(), 48)], t.id, `- "${head(first.trim(), 200)}" (${t.id})`);
+    // A constraint probe only where the person set a standing instruction (the human-turn classifier), its first
+    // rule sentence whole.
+    if (t.role === "user" && conversational(t) && classifyTurn(t.text, t.kind) === "instruction") {
+      const first = instructionSentences(t.text)[0]?.trim();
+      if (first) add("constraint", [head(first, 48)], t.id, `- "${first}" (${t.id})`);
     }
     if (t.role === "assistant" && conversational(t)) {
       for (const s of prose(t.text).split(/(?<=[.!?])\s+|\n/)) {

@@ -56,9 +56,8 @@ describe("a user turn that repeats the agent", () => {
     const users = t.turns.filter((x) => x.role === "user");
     expect(users.map((u) => u.kind)).toEqual(["message", "meta"]);
     const s = extractSections(t.turns, {});
-    expect(s.constraints.map((c) => c.text)).toEqual([
-      "Add a --verbose flag to the CLI that prints each file as it is processed. Don't change the default output.",
-    ]);
+    // Only the rule sentence is a standing instruction; the request beside it is not.
+    expect(s.constraints.map((c) => c.text)).toEqual(["Don't change the default output."]);
   });
 
   it("reads a bare mode switch as no words of the person's", () => {

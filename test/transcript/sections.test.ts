@@ -161,7 +161,6 @@ describe("User Constraints", () => {
 
   it("holds only what the person typed", () => {
     expect(constraints).toContain("Never edit config/prod.yaml");
-    expect(constraints).toContain("Use streaming writes for the CSV, not string concatenation.");
     for (const bad of [
       "Request interrupted",
       "Unknown skill",
@@ -178,7 +177,7 @@ describe("User Constraints", () => {
   });
 
   it("keeps a long message as whole sentences, never cut mid-word", () => {
-    const long = s.constraints.find((c) => c.text.startsWith("Port the billing export"))!;
+    const long = s.constraints.find((c) => c.text.includes("Do not touch the invoices table schema"))!;
     expect(long.text.length).toBeLessThan(LONG_REQUEST.length);
     expect(long.text).toContain("Do not touch the invoices table schema, another team migrates it next week.");
     expect(long.text).toContain("Never send statements by email from this service.");
