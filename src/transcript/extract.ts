@@ -413,7 +413,27 @@ function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: 
   return out;
 }
 
-/** Completed work with evidence: commits, finished plan items, passing test runs. */
+/** A file name with an extension: `config.js`, `src/app/page.tsx`. */
+const FILE_NAME = /\b[\w./-]+\.[a-z]{1,5}\b(?![\w(])/i;
+
+/** List items kept of the report that closes a request's work. */
+const REPORT_ITEMS = 3;
+
+/** The phase of each turn: how many requests (typed turns that ask for work) came at or before it. */
+function phaseOf(turns: Turn[]): Map<string, number> {
+  const asks = new Set(
+    sessionEvents(turns).flatMap((e) => (e.type === "request" && asksForWork(e.text) ? [e.turn] : [])),
+  );
+  const out = new Map<string, number>();
+  let n = 0;
+  for (const t of turns) {
+    if (asks.has(t.id)) n++;
+    out.set(t.id, n);
+  }
+  return out;
+}
+
+/** Completed work with evidence: commits, finished plan items, the last passing test run, each request's report. */
 export function completed(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
@@ -428,6 +448,8 @@ export function completed(turns: Turn[]): Fact[] {
   const unhashed = new Map<string, Fact>();
   // A command with no result never ran: a commit the agent only suggests in a code block is not done.
   const ran = new Set(callsWithResults(turns).flatMap((x) => (x.result ? [x.call] : [])));
+  // Only the last passing run says where the tests stand; the earlier ones are steps on the way.
+  let lastPass: Fact | undefined;
   for (const t of turns) {
     for (const c of t.tool_calls) {
       if (c.name === "git_commit") {
@@ -456,15 +478,27 @@ export function completed(turns: Turn[]): Fact[] {
         } else add(`commit ${sha[1]}: ${sha[2]}`, t.id);
       }
       const pass = PASSING.exec(r.output);
-      if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
+      if (pass && !r.is_error) lastPass = { text: `verified: ${pass[1]!.trim()}`, turn: t.id };
     }
   }
   const delegated = delegatedReports(turns);
+  // A request's work is told by the last report before the next request: earlier reports of the same phase are
+  // steps on the way (or were redone), and a report is a few lines, not its whole list.
+  const reports = new Map<number, { turn: string; items: string[] }>();
+  const phase = phaseOf(turns);
   for (const t of turns) {
     const d = delegated.get(t);
     for (const c of d?.commits ?? []) add(c, t.id);
-    for (const r of [...reported(t), ...(d?.items ?? [])]) add(`reported: ${r}`, t.id);
+    const items = [...reported(t), ...(d?.items ?? [])];
+    if (items.length > 0) reports.set(phase.get(t.id) ?? 0, { turn: t.id, items });
   }
+  for (const r of reports.values()) {
+    // The report's first item heads it; the others stay when they name the file they changed.
+    const [head, ...rest] = r.items;
+    const kept = [head!, ...rest.filter((x) => FILE_NAME.test(x))].slice(0, REPORT_ITEMS);
+    for (const item of kept) add(`reported: ${item}`, r.turn);
+  }
+  if (lastPass) add(lastPass.text, lastPass.turn);
   const ids = new Map(turns.map((t, i) => [t.id, i]));
   const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
