@@ -756,9 +756,9 @@ export function extractSections(
   const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
   const st: EventState = eventState(sessionEvents(withAfter), opts.isRequest ?? asksForWork);
   const index = new Map(withAfter.map((t, i) => [t.id, i]));
-  // The last phase: from the last request on (positions in the span; a request among the kept turns starts none).
-  const from =
-    st.lastRequestAt >= 0 && st.lastRequestAt < turns.length ? st.lastRequestAt : Math.floor(turns.length * 0.85);
+  // The last phase: from the last request on. A request among the kept turns (past the span) starts after the whole
+  // span: what the span left open was settled by the person moving on to new work.
+  const from = st.lastRequestAt >= 0 ? Math.min(st.lastRequestAt, turns.length) : Math.floor(turns.length * 0.85);
   const lastEdit = st.events.reduce((n, e) => (e.type === "edit" ? Math.max(n, e.at) : n), -1);
   const fails = failures(turns, opts.cwd).map((f) => {
     const by = resolvedBy(f, st.events);
