@@ -192,6 +192,9 @@ export function tidyMessage(text: string): string {
     if (!block) return;
     const body = block.lines.filter((l) => l.trim());
     if (body.length <= SHORT_CODE) out.push(...body.map((l) => (block!.fenced ? `    ${l.trim()}` : l)));
+    // The note stays on the line that introduced the code (its file name, `Updated version:`), when there is one.
+    else if (out.length > 0 && !out[out.length - 1]!.includes(" lines of code]"))
+      out[out.length - 1] += ` [${body.length} lines of code]`;
     else out.push(`[${body.length} lines of code]`);
     block = undefined;
   };
@@ -243,7 +246,8 @@ function keptPart(t: Turn, cap: number, cwd: string | undefined): KeptPart | und
   const note = changed.length > 0 ? `\n_(changed: ${changed.map((p) => `\`${p}\``).join(", ")})_` : "";
   return {
     kind: "message",
-    text: `**${t.role}** (${turnRef(t.id)}):\n${quoted(capped(tidyMessage(t.text).trim(), cap))}${note}`,
+    // The speaker heads the message's first line: a line of its own would say nothing.
+    text: `**${t.role}** (${turnRef(t.id)}): ${quoted(capped(tidyMessage(t.text).trim(), cap)).replace(/^> ?/, "")}${note}`,
   };
 }
 

@@ -150,7 +150,7 @@ describe("Recent messages", () => {
     expect(tidy).not.toContain("_**Agent");
     expect(tidy).not.toMatch(/\n\s*\n/);
     expect(tidy).toContain("[12 lines of code]");
-    expect(tidy).toContain("[8 lines of code]");
+    expect(tidy).toContain("backend/app.py [8 lines of code]");
     expect(tidy).toContain("npm run dev");
     expect(tidy).not.toContain("const line3");
     expect(tidy).toContain("Fixed the route stacking in App.tsx.");
@@ -173,7 +173,8 @@ describe("Recent messages", () => {
     expect(tools[0]).toContain("grep -n Outlet web/src/App.tsx");
     expect(tools[0]).toMatch(/App\.tsx.*×2/);
     expect(md).not.toMatch(/\{"(?:file_path|command|old_string)"/);
-    expect(md).toContain("The plugins page renders alone now.");
+    expect(md).toMatch(/^\*\*assistant\*\* \([^)]+\): The plugins page renders alone now\.$/m);
+    expect(md).toMatch(/^\*\*user\*\* \([^)]+\): Fix the plugins route\.$/m);
   });
 
   it("keeps the whole page, recent messages included, within the budget when the last reply is mostly code", () => {
