@@ -197,6 +197,23 @@ function questionBefore(turns: Turn[], i: number): string | undefined {
   return undefined;
 }
 
+const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The options the agent's message right before turn `i` sets out in bold, when it names two or more. */
+function optionsBefore(turns: Turn[], i: number): string[] {
+  for (let j = i - 1; j >= 0; j--) {
+    const t = turns[j]!;
+    if (typed(t)) return [];
+    if (t.role !== "assistant" || !conversational(t)) continue;
+    const said = spoken(t.text);
+    if (!said.trim()) continue;
+    const bold = [...said.matchAll(/\*\*([^*\n]{2,30})\*\*/g)].map((m) => m[1]!.replace(/[.:]$/, "").trim());
+    const distinct = [...new Map(bold.map((b) => [b.toLowerCase(), b])).values()];
+    return distinct.length >= 2 && distinct.length <= 6 ? distinct : [];
+  }
+  return [];
+}
+
 /**
  * Choices with a reason: the person's answer to the agent's question (their pick), the agent committing to a change
  * or an approach it then carried out (an edit follows before the person speaks again), its standing commitments,
@@ -237,6 +254,14 @@ export function decisions(turns: Turn[]): Fact[] {
       const q = questionBefore(turns, i);
       if (q && said.length <= 300 && classifyTurn(t.text, t.kind) === "answer" && /\w{2}/.test(said))
         add(`asked "${clip(q, 140)}": the person chose "${clip(said, 160)}"`, t.id);
+      else {
+        // A short reply that names one of the options the agent just set out (`use MIT` after **MIT** / **AGPL-3.0**).
+        const offered = optionsBefore(turns, i);
+        const named = offered.filter(
+          (o) => said.length <= 80 && new RegExp(`(?:^|\\W)${escapeRe(o)}(?:$|\\W)`, "i").test(said),
+        );
+        if (named.length === 1) add(`the person chose "${clip(said, 80)}" of ${offered.slice(0, 4).join(", ")}`, t.id);
+      }
       return;
     }
     if (t.role !== "assistant" || !conversational(t)) return;

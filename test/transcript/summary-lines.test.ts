@@ -125,6 +125,17 @@ describe("Decisions Made", () => {
     ]);
     expect(s.decisions.map((f) => f.text).join("\n")).toMatch(/the person chose "exponential backoff"/);
   });
+
+  it("records a short reply that names one of the options the agent set out, not one that names none", () => {
+    const offer = [
+      "Use **MIT** if you want maximum adoption.",
+      "If you want protection against repackaging, use **AGPL-3.0** instead.",
+    ].join("\n\n");
+    const picked = summarize([{ user: "what license should we add?" }, { assistant: offer }, { user: "use MIT" }]);
+    expect(picked.s.decisions.map((f) => f.text)).toContain('the person chose "use MIT" of MIT, AGPL-3.0');
+    const other = summarize([{ user: "what license should we add?" }, { assistant: offer }, { user: "thanks" }]);
+    expect(other.s.decisions.map((f) => f.text).join("\n")).not.toContain("the person chose");
+  });
 });
 
 describe("Recent messages", () => {
