@@ -409,7 +409,10 @@ export function summarizeSpan(
   const open = sections.next.map((f) => normalize(f.text));
   // An error probe is re-inserted only where the session hit a failure, or when it quotes one: an exception
   // named in a file a read showed is not a failure.
-  const failed = new Set(sections.failures.flatMap((f) => [f.turn, f.last_turn]));
+  // A failure later work settled (a clean rerun, or edits since) stays the one line Failures gives it.
+  const settled = (f: (typeof sections.failures)[number]) => Boolean(f.resolved) || f.open === false;
+  const failed = new Set(sections.failures.flatMap((f) => (settled(f) ? [] : [f.turn, f.last_turn])));
+  const done = new Set(sections.failures.flatMap((f) => (settled(f) ? [f.turn, f.last_turn] : [])));
   // A decision probe is re-inserted only from a turn where the sections found a choice: narration and diagnoses
   // that merely share a decision's words (`instead of`, `rather than`) are not re-inserted as decisions.
   const chose = new Set(sections.decisions.map((d) => d.turn));
@@ -419,7 +422,7 @@ export function summarizeSpan(
       (p.type !== "decision" || chose.has(p.turn)) &&
       (p.type !== "error" ||
         (failed.has(p.turn) && !isNoiseLine(p.fact.replace(/^- /, ""))) ||
-        isQuotedError(p.fact.replace(/^- /, ""))),
+        (!done.has(p.turn) && isQuotedError(p.fact.replace(/^- /, "")))),
   );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};
