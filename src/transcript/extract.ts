@@ -378,7 +378,7 @@ function planOf(turns: Turn[]): { items: (Todo & { turn: string })[]; done: Fact
 }
 
 const COMMIT_MSG = /\bgit\s+commit\b[^\n]*?\s-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/;
-const SHA_LINE = /^\[[\w./-]+ ([0-9a-f]{7,40})\] (.+)$/m;
+const SHA_LINE = /^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/m;
 const PASSING =
   /(\b\d+ (?:passed|passing|tests? passed)\b[^\n]{0,60}|\bAll (?:tests )?(?:OK|passed|pass)\b[^\n]{0,40}|\bTests?:\s+\d+ passed[^\n]{0,40}|\bOK \(\d+ tests?\)|\bBuild succeeded\b|\bCompiled successfully\b)/i;
 

@@ -267,6 +267,22 @@ describe("Completed: one report per request", () => {
   });
 });
 
+describe("Completed: a repository's first commit", () => {
+  it("names the hash git prints for a root commit", () => {
+    const turns = turnsOf([
+      { user: "Commit the project." },
+      {
+        bash: {
+          command: 'git add . && git commit -m "feat: initialize the companion"',
+          output: "[main (root-commit) 5c33685] feat: initialize the companion\n 12 files changed",
+        },
+      },
+    ]);
+    const done = extractSections(turns).completed.map((f) => f.text);
+    expect(done).toEqual(["commit 5c33685: feat: initialize the companion"]);
+  });
+});
+
 describe("Current State", () => {
   it("keeps the report that closed the last work when a question follows, without narration", () => {
     const turns = turnsOf([
