@@ -192,6 +192,9 @@ export function tidyMessage(text: string): string {
     if (!block) return;
     const body = block.lines.filter((l) => l.trim());
     if (body.length <= SHORT_CODE) out.push(...body.map((l) => (block!.fenced ? `    ${l.trim()}` : l)));
+    // The note stays on the line that introduced the code (its file name, `Updated version:`), when there is one.
+    else if (out.length > 0 && !out[out.length - 1]!.includes(" lines of code]"))
+      out[out.length - 1] += ` [${body.length} lines of code]`;
     else out.push(`[${body.length} lines of code]`);
     block = undefined;
   };
@@ -243,7 +246,8 @@ function keptPart(t: Turn, cap: number, cwd: string | undefined): KeptPart | und
   const note = changed.length > 0 ? `\n_(changed: ${changed.map((p) => `\`${p}\``).join(", ")})_` : "";
   return {
     kind: "message",
-    text: `**${t.role}** (${turnRef(t.id)}):\n${quoted(capped(tidyMessage(t.text).trim(), cap))}${note}`,
+    // The speaker heads the message's first line: a line of its own would say nothing.
+    text: `**${t.role}** (${turnRef(t.id)}): ${quoted(capped(tidyMessage(t.text).trim(), cap)).replace(/^> ?/, "")}${note}`,
   };
 }
 
@@ -405,7 +409,10 @@ export function summarizeSpan(
   const open = sections.next.map((f) => normalize(f.text));
   // An error probe is re-inserted only where the session hit a failure, or when it quotes one: an exception
   // named in a file a read showed is not a failure.
-  const failed = new Set(sections.failures.flatMap((f) => [f.turn, f.last_turn]));
+  // A failure later work settled (a clean rerun, or edits since) stays the one line Failures gives it.
+  const settled = (f: (typeof sections.failures)[number]) => Boolean(f.resolved) || f.open === false;
+  const failed = new Set(sections.failures.flatMap((f) => (settled(f) ? [] : [f.turn, f.last_turn])));
+  const done = new Set(sections.failures.flatMap((f) => (settled(f) ? [f.turn, f.last_turn] : [])));
   // A decision probe is re-inserted only from a turn where the sections found a choice: narration and diagnoses
   // that merely share a decision's words (`instead of`, `rather than`) are not re-inserted as decisions.
   const chose = new Set(sections.decisions.map((d) => d.turn));
@@ -415,7 +422,7 @@ export function summarizeSpan(
       (p.type !== "decision" || chose.has(p.turn)) &&
       (p.type !== "error" ||
         (failed.has(p.turn) && !isNoiseLine(p.fact.replace(/^- /, ""))) ||
-        isQuotedError(p.fact.replace(/^- /, ""))),
+        (!done.has(p.turn) && isQuotedError(p.fact.replace(/^- /, "")))),
   );
   const before = checkProbes(probes, draft.markdown);
   const extra: Partial<Record<SectionKey, string[]>> = {};

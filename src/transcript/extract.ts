@@ -183,6 +183,23 @@ function questionBefore(turns: Turn[], i: number): string | undefined {
   return undefined;
 }
 
+const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The options the agent's message right before turn `i` sets out in bold, when it names two or more. */
+function optionsBefore(turns: Turn[], i: number): string[] {
+  for (let j = i - 1; j >= 0; j--) {
+    const t = turns[j]!;
+    if (typed(t)) return [];
+    if (t.role !== "assistant" || !conversational(t)) continue;
+    const said = spoken(t.text);
+    if (!said.trim()) continue;
+    const bold = [...said.matchAll(/\*\*([^*\n]{2,30})\*\*/g)].map((m) => m[1]!.replace(/[.:]$/, "").trim());
+    const distinct = [...new Map(bold.map((b) => [b.toLowerCase(), b])).values()];
+    return distinct.length >= 2 && distinct.length <= 6 ? distinct : [];
+  }
+  return [];
+}
+
 /**
  * Choices with a reason: the person's answer to the agent's question (their pick), the agent committing to a change
  * or an approach it then carried out (an edit follows before the person speaks again), its standing commitments,
@@ -223,6 +240,14 @@ export function decisions(turns: Turn[]): Fact[] {
       const q = questionBefore(turns, i);
       if (q && said.length <= 300 && classifyTurn(t.text, t.kind) === "answer" && /\w{2}/.test(said))
         add(`asked "${clip(q, 140)}": the person chose "${clip(said, 160)}"`, t.id);
+      else {
+        // A short reply that names one of the options the agent just set out (`use MIT` after **MIT** / **AGPL-3.0**).
+        const offered = optionsBefore(turns, i);
+        const named = offered.filter(
+          (o) => said.length <= 80 && new RegExp(`(?:^|\\W)${escapeRe(o)}(?:$|\\W)`, "i").test(said),
+        );
+        if (named.length === 1) add(`the person chose "${clip(said, 80)}" of ${offered.slice(0, 4).join(", ")}`, t.id);
+      }
       return;
     }
     if (t.role !== "assistant" || !conversational(t)) return;
@@ -339,7 +364,7 @@ function planOf(turns: Turn[]): { items: (Todo & { turn: string })[]; done: Fact
 }
 
 const COMMIT_MSG = /\bgit\s+commit\b[^\n]*?\s-m\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/;
-const SHA_LINE = /^\[[\w./-]+ ([0-9a-f]{7,40})\] (.+)$/m;
+const SHA_LINE = /^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/m;
 const PASSING =
   /(\b\d+ (?:passed|passing|tests? passed)\b[^\n]{0,60}|\bAll (?:tests )?(?:OK|passed|pass)\b[^\n]{0,40}|\bTests?:\s+\d+ passed[^\n]{0,40}|\bOK \(\d+ tests?\)|\bBuild succeeded\b|\bCompiled successfully\b)/i;
 
@@ -399,7 +424,27 @@ function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: 
   return out;
 }
 
-/** Completed work with evidence: commits, finished plan items, passing test runs. */
+/** A file name with an extension: `config.js`, `src/app/page.tsx`. */
+const FILE_NAME = /\b[\w./-]+\.[a-z]{1,5}\b(?![\w(])/i;
+
+/** List items kept of the report that closes a request's work. */
+const REPORT_ITEMS = 3;
+
+/** The phase of each turn: how many requests (typed turns that ask for work) came at or before it. */
+function phaseOf(turns: Turn[]): Map<string, number> {
+  const asks = new Set(
+    sessionEvents(turns).flatMap((e) => (e.type === "request" && asksForWork(e.text) ? [e.turn] : [])),
+  );
+  const out = new Map<string, number>();
+  let n = 0;
+  for (const t of turns) {
+    if (asks.has(t.id)) n++;
+    out.set(t.id, n);
+  }
+  return out;
+}
+
+/** Completed work with evidence: commits, finished plan items, the last passing test run, each request's report. */
 export function completed(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
@@ -414,6 +459,8 @@ export function completed(turns: Turn[]): Fact[] {
   const unhashed = new Map<string, Fact>();
   // A command with no result never ran: a commit the agent only suggests in a code block is not done.
   const ran = new Set(callsWithResults(turns).flatMap((x) => (x.result ? [x.call] : [])));
+  // Only the last passing run says where the tests stand; the earlier ones are steps on the way.
+  let lastPass: Fact | undefined;
   for (const t of turns) {
     for (const c of t.tool_calls) {
       if (c.name === "git_commit") {
@@ -442,15 +489,27 @@ export function completed(turns: Turn[]): Fact[] {
         } else add(`commit ${sha[1]}: ${sha[2]}`, t.id);
       }
       const pass = PASSING.exec(r.output);
-      if (pass && !r.is_error) add(`verified: ${pass[1]!.trim()}`, t.id);
+      if (pass && !r.is_error) lastPass = { text: `verified: ${pass[1]!.trim()}`, turn: t.id };
     }
   }
   const delegated = delegatedReports(turns);
+  // A request's work is told by the last report before the next request: earlier reports of the same phase are
+  // steps on the way (or were redone), and a report is a few lines, not its whole list.
+  const reports = new Map<number, { turn: string; items: string[] }>();
+  const phase = phaseOf(turns);
   for (const t of turns) {
     const d = delegated.get(t);
     for (const c of d?.commits ?? []) add(c, t.id);
-    for (const r of [...reported(t), ...(d?.items ?? [])]) add(`reported: ${r}`, t.id);
+    const items = [...reported(t), ...(d?.items ?? [])];
+    if (items.length > 0) reports.set(phase.get(t.id) ?? 0, { turn: t.id, items });
   }
+  for (const r of reports.values()) {
+    // The report's first item heads it; the others stay when they name the file they changed.
+    const [head, ...rest] = r.items;
+    const kept = [head!, ...rest.filter((x) => FILE_NAME.test(x))].slice(0, REPORT_ITEMS);
+    for (const item of kept) add(`reported: ${item}`, r.turn);
+  }
+  if (lastPass) add(lastPass.text, lastPass.turn);
   const ids = new Map(turns.map((t, i) => [t.id, i]));
   const all = [...out, ...planOf(turns).done.filter((d) => !seen.has(signature(d.text)))];
   return all.sort((a, b) => (ids.get(a.turn) ?? 0) - (ids.get(b.turn) ?? 0));
@@ -708,9 +767,9 @@ export function extractSections(
   const withAfter = opts.after && opts.after.length > 0 ? [...turns, ...opts.after] : turns;
   const st: EventState = eventState(sessionEvents(withAfter), opts.isRequest ?? asksForWork);
   const index = new Map(withAfter.map((t, i) => [t.id, i]));
-  // The last phase: from the last request on (positions in the span; a request among the kept turns starts none).
-  const from =
-    st.lastRequestAt >= 0 && st.lastRequestAt < turns.length ? st.lastRequestAt : Math.floor(turns.length * 0.85);
+  // The last phase: from the last request on. A request among the kept turns (past the span) starts after the whole
+  // span: what the span left open was settled by the person moving on to new work.
+  const from = st.lastRequestAt >= 0 ? Math.min(st.lastRequestAt, turns.length) : Math.floor(turns.length * 0.85);
   const lastEdit = st.events.reduce((n, e) => (e.type === "edit" ? Math.max(n, e.at) : n), -1);
   const fails = failures(turns, opts.cwd).map((f) => {
     const by = resolvedBy(f, st.events);

@@ -102,6 +102,23 @@ describe("errors settled by events", () => {
     expect(s.blockers.map((b) => b.text).join("\n")).toContain("unresolved: TypeError: Cannot read properties");
   });
 
+  it("an error of the span is no blocker once the person moved on to a new request among the kept messages", () => {
+    const turns = parseText(
+      claudeCodeSession([
+        { user: "Fix the failing test." },
+        { bash: failing },
+        { user: "Leave that; add a README section on setup instead." },
+        { assistant: "Adding the setup section now." },
+      ]),
+      "claude-code-jsonl",
+    ).turns;
+    const cut = turns.findIndex((t) => t.text.includes("Leave that"));
+    const s = extractSections(turns.slice(0, cut), { after: turns.slice(cut) });
+    expect(s.blockers.map((b) => b.text).join("\n")).not.toContain("Cannot read properties");
+    const whole = extractSections(turns.slice(0, cut));
+    expect(whole.blockers.map((b) => b.text).join("\n")).toContain("unresolved: TypeError: Cannot read properties");
+  });
+
   it("a rerun that fails again keeps it open", () => {
     const turns = parseText(
       claudeCodeSession([{ user: "Fix it." }, { bash: failing }, { bash: failing }]),

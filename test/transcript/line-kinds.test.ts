@@ -242,6 +242,47 @@ describe("Completed: what the agent reports it did", () => {
   });
 });
 
+describe("Completed: one report per request", () => {
+  it("keeps the last report before the next request, its head and the items that name a file", () => {
+    const turns = turnsOf([
+      { user: "Add a settings page." },
+      { assistant: "Done so far:\n- Added a draft settings route\n- Added placeholder text" },
+      {
+        assistant: [
+          "Summary:",
+          "- Added the settings page with three fields",
+          "- Improved the wording of the labels",
+          "- Updated `src/routes.ts` to register the page",
+        ].join("\n"),
+      },
+      { user: "Now add a reset button to it." },
+      { assistant: "- Added a reset button to the settings page\n- Tweaked spacing around it" },
+    ]);
+    const done = extractSections(turns).completed.map((f) => f.text);
+    expect(done).toEqual([
+      "reported: Added the settings page with three fields",
+      "reported: Updated `src/routes.ts` to register the page",
+      "reported: Added a reset button to the settings page",
+    ]);
+  });
+});
+
+describe("Completed: a repository's first commit", () => {
+  it("names the hash git prints for a root commit", () => {
+    const turns = turnsOf([
+      { user: "Commit the project." },
+      {
+        bash: {
+          command: 'git add . && git commit -m "feat: initialize the companion"',
+          output: "[main (root-commit) 5c33685] feat: initialize the companion\n 12 files changed",
+        },
+      },
+    ]);
+    const done = extractSections(turns).completed.map((f) => f.text);
+    expect(done).toEqual(["commit 5c33685: feat: initialize the companion"]);
+  });
+});
+
 describe("Current State", () => {
   it("keeps the report that closed the last work when a question follows, without narration", () => {
     const turns = turnsOf([

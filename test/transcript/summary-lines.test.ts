@@ -125,6 +125,17 @@ describe("Decisions Made", () => {
     ]);
     expect(s.decisions.map((f) => f.text).join("\n")).toMatch(/the person chose "exponential backoff"/);
   });
+
+  it("records a short reply that names one of the options the agent set out, not one that names none", () => {
+    const offer = [
+      "Use **MIT** if you want maximum adoption.",
+      "If you want protection against repackaging, use **AGPL-3.0** instead.",
+    ].join("\n\n");
+    const picked = summarize([{ user: "what license should we add?" }, { assistant: offer }, { user: "use MIT" }]);
+    expect(picked.s.decisions.map((f) => f.text)).toContain('the person chose "use MIT" of MIT, AGPL-3.0');
+    const other = summarize([{ user: "what license should we add?" }, { assistant: offer }, { user: "thanks" }]);
+    expect(other.s.decisions.map((f) => f.text).join("\n")).not.toContain("the person chose");
+  });
 });
 
 describe("Recent messages", () => {
@@ -150,7 +161,7 @@ describe("Recent messages", () => {
     expect(tidy).not.toContain("_**Agent");
     expect(tidy).not.toMatch(/\n\s*\n/);
     expect(tidy).toContain("[12 lines of code]");
-    expect(tidy).toContain("[8 lines of code]");
+    expect(tidy).toContain("backend/app.py [8 lines of code]");
     expect(tidy).toContain("npm run dev");
     expect(tidy).not.toContain("const line3");
     expect(tidy).toContain("Fixed the route stacking in App.tsx.");
@@ -173,7 +184,8 @@ describe("Recent messages", () => {
     expect(tools[0]).toContain("grep -n Outlet web/src/App.tsx");
     expect(tools[0]).toMatch(/App\.tsx.*×2/);
     expect(md).not.toMatch(/\{"(?:file_path|command|old_string)"/);
-    expect(md).toContain("The plugins page renders alone now.");
+    expect(md).toMatch(/^\*\*assistant\*\* \([^)]+\): The plugins page renders alone now\.$/m);
+    expect(md).toMatch(/^\*\*user\*\* \([^)]+\): Fix the plugins route\.$/m);
   });
 
   it("keeps the whole page, recent messages included, within the budget when the last reply is mostly code", () => {
