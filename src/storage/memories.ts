@@ -105,8 +105,9 @@ export function similarMemories(
 ): SimilarUnit[] {
   const all = [...new Set(words)];
   if (!all.length) return [];
-  // Words the index cannot hold (a character its tokenizer splits on) are lacked by every unit.
-  const searchable = all.filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w));
+  // Words the index cannot hold (a character its tokenizer splits on) are lacked by every unit. Combining marks
+  // (Devanagari vowel signs, a decomposed accent) are part of a word both here and in the index.
+  const searchable = all.filter((w) => /^[\p{L}\p{M}\p{N}_$]+$/u.test(w));
   const terms = searchable.slice(0, MAX_SIMILAR_TERMS);
   const self = opts.self ?? 0;
   // A term's first RARITY_CAP + 1 units (in id order, as the index keeps them): their number, and the highest id

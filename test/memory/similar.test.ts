@@ -112,4 +112,14 @@ describe("duplicate and contradiction checks through the index", () => {
     expect(similarMemories(deps.db, deps.projectId, "learning", words, 0.85)).toEqual([]);
     expect(similarMemories(deps.db, deps.projectId, "learning", words, 0.5).length).toBe(1);
   });
+
+  it("merges a learning written with combining marks (Devanagari, decomposed accents) into its near-duplicate", () => {
+    const deps = store();
+    // Devanagari vowel signs and a decomposed é are combining marks inside words, as the index holds them.
+    const text = "कैश की कुंजी टेनेंट आईडी है और यह हर रात ताज़ा होता है, cafe\u0301 billing_cache";
+    const first = recordMemory(deps, { category: "learning", text });
+    filler(deps, "learning");
+    const again = recordMemory(deps, { category: "learning", text: `${text}!` });
+    expect(again).toMatchObject({ merged: true, id: first.id });
+  });
 });

@@ -11,7 +11,7 @@ import { importMemory } from "../../src/memory/admin.js";
 import { writeUnits } from "../../src/memory/distill.js";
 import { setReviewMode } from "../../src/memory/review.js";
 import type { UnitDraft } from "../../src/memory/schema.js";
-import { recall, recordMemory, searchMemory } from "../../src/memory/service.js";
+import { forget, recall, recordMemory, searchMemory } from "../../src/memory/service.js";
 import { approveUnit, editUnit } from "../../src/session/curate.js";
 import { getMemory, listMemories, type MemoryRow } from "../../src/storage/memories.js";
 import { startUi } from "../../src/ui/server.js";
@@ -193,5 +193,32 @@ describe("edit", () => {
     expect(JSON.stringify(after)).not.toContain("hunter2box");
     expect(after.evidence[0]?.quote).toBe("the staging host is private");
     expect(leaked(app.dbPath, ["hunter2box"])).toEqual([]);
+  });
+});
+
+describe("pages of units", () => {
+  it("leads back to newer units from a page emptied since its link was made", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 55; i++)
+      ids.push(
+        recordMemory(app.scope, { category: "learning", text: `The zorblat_${i} queue drains into vesper_${i}` }).id!,
+      );
+    const ui = await startUi(app);
+    try {
+      const client = await login(ui);
+      const first = await (await client.get("/memory")).text();
+      const older = /<a href="(\/memory\?[^"]*)"\s*>older/.exec(first)?.[1]?.replace(/&amp;/g, "&");
+      expect(older).toMatch(/before=\d+/);
+      // The oldest units, all shown on the second page, are forgotten: the second page is empty now.
+      for (const id of ids.slice(0, 5)) forget(app.scope, { id });
+      const second = await (await client.get(older!)).text();
+      expect(second).not.toContain('class="unit"');
+      const newer = /<a href="(\/memory[^"]*)"\s*>← newer/.exec(second)?.[1]?.replace(/&amp;/g, "&");
+      expect(newer).toBeDefined();
+      const back = await (await client.get(newer!)).text();
+      expect(back).toContain(`unit-${ids.at(-1)}`);
+    } finally {
+      await ui.close();
+    }
   });
 });

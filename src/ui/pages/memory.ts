@@ -173,6 +173,9 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
       before !== undefined ? { before } : after !== undefined ? { after } : { offset: (page - 1) * PAGE_SIZE },
     );
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    // A page emptied since its link was made (its units forgotten) still leads on, from the cursor it was given.
+    const newest = units[0]?.id ?? (before !== undefined ? before - 1 : undefined);
+    const oldest = units.at(-1)?.id ?? (after !== undefined ? after + 1 : undefined);
     const link = (p: number, label: string, from: { before?: number; after?: number }) =>
       html`<a href="/memory${qs({ category, tier, status, since, ...(p > 1 ? { ...from, page: p } : {}) })}"
         >${label}</a
@@ -180,8 +183,8 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
     list = html`<p class="muted" role="status">${countOf(total, "unit")}, page ${page} of ${pages}</p>
       ${units.map((u) => unitCard(app, ctx, u, back))}
       <nav class="actions" aria-label="Pages of units">
-        ${page > 1 && units.length ? link(page - 1, "← newer", { after: units[0]!.id }) : ""}
-        ${page < pages && units.length ? link(page + 1, "older →", { before: units.at(-1)!.id }) : ""}
+        ${page > 1 ? link(page - 1, "← newer", newest !== undefined ? { after: newest } : {}) : ""}
+        ${page < pages ? link(page + 1, "older →", oldest !== undefined ? { before: oldest } : {}) : ""}
       </nav>`;
   }
   const pending = count((r) => r.status === "pending");
