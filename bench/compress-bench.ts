@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { compressContext } from "../src/session/compress.js";
 import { openDatabase } from "../src/storage/db.js";
 import { upsertProject } from "../src/storage/projects.js";
-import { turnTokens } from "../src/transcript/compress.js";
-import { parseText, parseTranscriptFile } from "../src/transcript/parse.js";
+import { turnTokens } from "../src/transcript/compression/compress.js";
+import { parseText, parseTranscriptFile } from "../src/transcript/formats/parse.js";
 
 export interface CompressBench {
   source: string;

@@ -13,7 +13,7 @@ import { queryTerms } from "../src/retrieval/query.js";
 import { checkpointWal, openDatabase } from "../src/storage/db.js";
 import { searchRawFts } from "../src/storage/memories.js";
 import { upsertProject } from "../src/storage/projects.js";
-import { extractSections } from "../src/transcript/extract.js";
+import { extractSections } from "../src/transcript/extraction/extract.js";
 
 const LocomoTurn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string() }).passthrough();
 const Locomo = z.array(

@@ -1,4 +1,4 @@
-// Measures the per-line token costs behind the default summary budget (src/transcript/budget.ts) on a folder of
+// Measures the per-line token costs behind the default summary budget (src/transcript/rendering/budget.ts) on a folder of
 // transcripts: extracts each transcript's sections, renders every line of each section alone and averages its cost.
 // Usage: node scripts/build.mjs && node scripts/budget-constants.mjs <dir> [files...]
 import { readdirSync } from "node:fs";
@@ -7,10 +7,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "src");
 const load = (p) => import(pathToFileURL(join(dist, p)).href);
-const { parseTranscriptFile } = await load("transcript/parse.js");
-const { extractSections } = await load("transcript/extract.js");
-const { renderSections } = await load("transcript/render.js");
-const { emptySections } = await load("transcript/merge.js");
+const { parseTranscriptFile } = await load("transcript/formats/parse.js");
+const { extractSections } = await load("transcript/extraction/extract.js");
+const { renderSections } = await load("transcript/rendering/render.js");
+const { emptySections } = await load("transcript/extraction/merge.js");
 
 const [dir, ...only] = process.argv.slice(2);
 if (!dir) {

@@ -1,5 +1,5 @@
 // Fits the human-turn classifier on the gold files' labelled turns and writes its weights
-// (src/transcript/human-weights.json), printing the cross-validated report. The procedure, in short (in full in the
+// (src/transcript/extraction/human-weights.json), printing the cross-validated report. The procedure, in short (in full in the
 // header of bench/summary/fit-human.ts): multinomial logistic regression over a turn's words, word pairs, structure
 // and sentence cues, fitted on the development sessions only; leave-one-session-out cross-validation; a message is
 // a standing instruction at the lowest threshold whose cross-validated precision is ≥ 0.9 (classing at least 5
@@ -18,7 +18,7 @@ if (!gold || !transcripts) throw new Error("usage: fit-human-classes.mjs <gold d
 const turnL2 = process.env.TURN_L2 ? Number(process.env.TURN_L2) : undefined;
 const r = fitHumanClassifier({ gold, transcripts, turnL2, onStep: (s) => process.stderr.write(`${s}\n`) });
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-writeFileSync(join(root, "src", "transcript", "human-weights.json"), `${JSON.stringify(r.weights)}\n`);
+writeFileSync(join(root, "src", "transcript", "extraction", "human-weights.json"), `${JSON.stringify(r.weights)}\n`);
 const md = renderFitReport(r);
 if (out) writeFileSync(out, `${md}\n`);
 process.stdout.write(`${md}\n`);

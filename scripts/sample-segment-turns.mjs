@@ -4,8 +4,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
-import { conversational, prose } from "../dist/src/transcript/extract.js";
-import { parseTranscriptFile } from "../dist/src/transcript/parse.js";
+import { conversational, prose } from "../dist/src/transcript/extraction/extract.js";
+import { parseTranscriptFile } from "../dist/src/transcript/formats/parse.js";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: sample-segment-turns.mjs <transcripts dir>");

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { archiveText } from "../dist/src/memory/distill.js";
-import { parseTranscriptFile } from "../dist/src/transcript/parse.js";
+import { parseTranscriptFile } from "../dist/src/transcript/formats/parse.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "..", "dist", "cli.js");

@@ -7,8 +7,8 @@ import { join, relative } from "node:path";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { turnTokens } from "../../src/transcript/compress.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { turnTokens } from "../../src/transcript/compression/compress.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { seededRandom } from "../localize/bootstrap.js";
 import { loadLabelled } from "../segment.js";
 import {

@@ -9,7 +9,7 @@ import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { checkProbes } from "../../src/transcript/probes.js";
+import { checkProbes } from "../../src/transcript/compression/probes.js";
 import type { Probe } from "../../src/transcript/schema.js";
 import { compressForEval } from "./run.js";
 import { slidingWindow } from "./systems.js";

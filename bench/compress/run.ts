@@ -1,7 +1,7 @@
 // A compression as the evaluations score it: the result with its draft, pre-insertion context and all turns.
 import type { Turn } from "../../src/conversation/schema.js";
 import { type CompressDeps, type CompressResult, compressTraced } from "../../src/session/compress.js";
-import { type CompressInput } from "../../src/transcript/compress.js";
+import { type CompressInput } from "../../src/transcript/compression/compress.js";
 
 export type EvalCompression = CompressResult & {
   /** The summary before probe-failed facts were re-inserted (what the summarizer alone produced). */

@@ -9,7 +9,7 @@ import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { turnTokens } from "../../src/transcript/compress.js";
+import { turnTokens } from "../../src/transcript/compression/compress.js";
 import { compressForEval } from "./run.js";
 
 export const SYSTEMS = ["window", "uniform", "tfidf", "retrieval", "memcards"] as const;

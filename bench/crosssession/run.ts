@@ -15,8 +15,8 @@ import { searchRawFts } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { filesEdited, normalizeForMatch, type QuestionKind, questionsFor } from "./questions.js";
 
 export const MAX_SNIPPETS = 10;

@@ -1,4 +1,4 @@
-// Fits the human-turn classifier (src/transcript/human-classes.ts) on the labelled turns of the development
+// Fits the human-turn classifier (src/transcript/extraction/human-classes.ts) on the labelled turns of the development
 // sessions, and reports its cross-validated precision and recall per class.
 //
 // Procedure:
@@ -40,8 +40,8 @@ import {
   type SoftmaxModel,
   turnFeatures,
   turnSentences,
-} from "../../src/transcript/human-classes.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+} from "../../src/transcript/extraction/human-classes.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { type GoldFile, readGold, readSplit } from "./gold.js";
 
 export const CLASSES = ["instruction", "request", "answer", "problem", "chitchat", "pasted", "not_human"];

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import type { Turn } from "../../src/conversation/schema.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { compressForEval } from "../compress/run.js";
 import {
   humanTurns,

@@ -5,9 +5,9 @@ import { type Command, Option } from "commander";
 
 import { compressContext, resumeDistillation } from "../session/compress.js";
 import { renderCompressFooter, renderDistilled } from "../session/report.js";
-import { renderStoredSummary } from "../transcript/report.js";
-import { confinedReader } from "../transcript/source.js";
-import { getSummary } from "../transcript/summaries.js";
+import { getSummary } from "../transcript/compression/summaries.js";
+import { confinedReader } from "../transcript/formats/source.js";
+import { renderStoredSummary } from "../transcript/rendering/report.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
 interface CompressFlags {

@@ -14,7 +14,7 @@ import { type ProjectLocation, resolveProjectRoot } from "../project/root.js";
 import { storeRefusal } from "../project/store.js";
 import { ensureDir } from "../storage/db.js";
 import { redact } from "../text/redact.js";
-import { jsonProblem } from "../transcript/json-error.js";
+import { jsonProblem } from "../transcript/formats/json-error.js";
 import { HookEvent, HookInput, runHook } from "./hooks.js";
 
 /** The log's file name, beside the project's database (or in the per-user folder). */

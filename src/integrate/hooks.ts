@@ -14,7 +14,7 @@ import { touchSession } from "../storage/projects.js";
 import { summarizedSessions } from "../storage/summaries.js";
 import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
-import { confinedReader } from "../transcript/source.js";
+import { confinedReader } from "../transcript/formats/source.js";
 
 /** Cards injected by the optional prompt and pre-edit hooks stay small. */
 export const CARD_HOOK_BUDGET = 400;
@@ -165,7 +165,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
     }
     case "SessionStart": {
       if (input.source === "compact" && sessionId) {
-        const { getSummary } = await import("../transcript/summaries.js");
+        const { getSummary } = await import("../transcript/compression/summaries.js");
         try {
           const s = getSummary(app.db, app.project.id, sessionId);
           const out = cap(

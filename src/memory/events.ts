@@ -5,12 +5,12 @@
 import type { Sections, Turn } from "../conversation/schema.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
-import { FIRM_CUES } from "../transcript/clip.js";
-import { callsWithResults, shellReverts } from "../transcript/events.js";
-import { conversational } from "../transcript/extract.js";
-import { resultFailed } from "../transcript/failures.js";
-import { echoesAgent, humanPart } from "../transcript/human.js";
-import { commandText } from "../transcript/ledger.js";
+import { callsWithResults, shellReverts } from "../transcript/events/events.js";
+import { resultFailed } from "../transcript/events/failures.js";
+import { commandText } from "../transcript/events/ledger.js";
+import { conversational } from "../transcript/extraction/extract.js";
+import { echoesAgent, humanPart } from "../transcript/extraction/human.js";
+import { FIRM_CUES } from "../transcript/rendering/clip.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 
 /** The longest request or rule kept whole; a longer single sentence is a paste, not something said. */

@@ -15,8 +15,8 @@ import {
   type CompressTrace,
   compressTranscript,
   type TranscriptDeps,
-} from "../transcript/compress.js";
-import { storeSummary } from "../transcript/summaries.js";
+} from "../transcript/compression/compress.js";
+import { storeSummary } from "../transcript/compression/summaries.js";
 
 export interface CompressDeps extends ProjectScope, Omit<TranscriptDeps, "projectId"> {
   /**

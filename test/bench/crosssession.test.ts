@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { filesEdited, normalizeForMatch, questionsFor } from "../../bench/crosssession/questions.js";
 import { Bm25, pack } from "../../bench/crosssession/run.js";
 import type { Turn } from "../../src/conversation/schema.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 
 let n = 0;
 const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({

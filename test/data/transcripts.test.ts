@@ -9,10 +9,10 @@ import { compressContext, compressTraced } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { fileEvents } from "../../src/transcript/ledger.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
-import { checkProbes } from "../../src/transcript/probes.js";
-import { SECTION_TITLES } from "../../src/transcript/render.js";
+import { checkProbes } from "../../src/transcript/compression/probes.js";
+import { fileEvents } from "../../src/transcript/events/ledger.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
+import { SECTION_TITLES } from "../../src/transcript/rendering/render.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { dataFile, transcript, TRANSCRIPTS } from "./location.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import {
   announceSkip,
   approveProjectServers,

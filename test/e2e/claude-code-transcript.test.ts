@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 
 import { describe, expect, it } from "vitest";
 
-import { fileEvents } from "../../src/transcript/ledger.js";
-import { detectFormat, parseTranscriptFile } from "../../src/transcript/parse.js";
+import { fileEvents } from "../../src/transcript/events/ledger.js";
+import { detectFormat, parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { fixture } from "../transcript/data.js";
 
 const FILE = fixture("claude-code-2.1.328.jsonl");

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { clusterBootstrap, fiveSystemsSvg, renderFiveSystems, runFiveSystems } from "../../bench/compress/five.js";
 import { groundTruth, probeHolds } from "../../bench/compress/ground-truth.js";
 import { SYSTEMS } from "../../bench/compress/systems.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 
 /** A SWE-agent trajectory whose final patch modifies one file. */

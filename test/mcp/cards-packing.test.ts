@@ -12,7 +12,7 @@ import { indexRepository } from "../../src/graph/index-repository.js";
 import { silentLogger } from "../../src/log.js";
 import { createRanker } from "../../src/retrieval/rank.js";
 import { components } from "../../src/scoring/utility.js";
-import { emptySections } from "../../src/transcript/merge.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
 import { openTestApp } from "../graph/helpers.js";
 import { connect, type Connected, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";

@@ -13,7 +13,7 @@ import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { redact } from "../../src/text/redact.js";
-import { emptySections } from "../../src/transcript/merge.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
 import { claudeCodeSession, longSession, SESSION_FACTS } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

@@ -12,8 +12,8 @@ import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { parseText, parseTranscriptFile } from "../../src/transcript/parse.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText, parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const AIDER = join(import.meta.dirname, "../fixtures/transcripts/aider.chat.history.md");

@@ -11,7 +11,7 @@ import { grounded, wholeClaim } from "../../src/memory/prose.js";
 import { searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { extractSections } from "../../src/transcript/extract.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 let n = 0;

@@ -12,7 +12,7 @@ import { searchMemory } from "../../src/memory/service.js";
 import { changedSince, fileHashes, projectPath, staleChecker } from "../../src/memory/stale.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { extractSections } from "../../src/transcript/extract.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 describe("cited file hashes", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { afterEach, describe, expect, it } from "vitest";
 
-import { ReadRefused, readChecked } from "../../src/project/files.js";
+import { readChecked, ReadRefused } from "../../src/project/files.js";
 
 const dirs: string[] = [];
 afterEach(() => {

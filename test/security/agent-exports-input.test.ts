@@ -10,8 +10,8 @@ import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { appendSummary, latestSummary } from "../../src/storage/summaries.js";
 import { parseBlackbox, parseCline } from "../../src/transcript/formats/cline.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
-import { readSource } from "../../src/transcript/source.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
+import { readSource } from "../../src/transcript/formats/source.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const N = 20_000;

@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
-import { prose } from "../../src/transcript/extract.js";
-import { failures } from "../../src/transcript/failures.js";
-import { humanPart } from "../../src/transcript/human.js";
+import { failures } from "../../src/transcript/events/failures.js";
+import { prose } from "../../src/transcript/extraction/extract.js";
+import { humanPart } from "../../src/transcript/extraction/human.js";
 
 const user = (text: string, i = 0): Turn => ({
   id: `t${i}`,

@@ -3,8 +3,8 @@
 // them to the end is the check; speed belongs in benchmarks.
 import { describe, expect, it } from "vitest";
 
-import { gitReported, shellFiles, textMarkers } from "../../src/transcript/ledger.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { gitReported, shellFiles, textMarkers } from "../../src/transcript/events/ledger.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 
 const N = 200_000;
 const pad = " ".repeat(N);

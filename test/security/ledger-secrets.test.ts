@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 
 import { redact } from "../../src/text/redact.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { fileEvents } from "../../src/transcript/ledger.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { fileEvents } from "../../src/transcript/events/ledger.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 
 const SECRETS = ["s3cretPassw0rd", "correcthorsebatterystaple", "sk_live_51HxQz9Lk2mN8pQrStUvWx", "Zx81qq0LmT7"];
 

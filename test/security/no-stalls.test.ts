@@ -10,7 +10,7 @@ import { extractAnchors, queryTerms } from "../../src/retrieval/query.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
 import { redact } from "../../src/text/redact.js";
 import { signature } from "../../src/text/signature.js";
-import { emptySections } from "../../src/transcript/merge.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
 
 const MB = 1_000_000;
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { readInsideRoot, rereadScanned, scanRepo } from "../../src/repo/scan.js";
-import { confinedReader } from "../../src/transcript/source.js";
+import { confinedReader } from "../../src/transcript/formats/source.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 

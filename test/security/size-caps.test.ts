@@ -9,7 +9,7 @@ import { MAX_IDS, MAX_INLINE_CHARS, MAX_PATH_CHARS, MAX_RESULT_CHARS } from "../
 import { fail, ok } from "../../src/mcp/result.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { CompressInput } from "../../src/transcript/compress.js";
+import { CompressInput } from "../../src/transcript/compression/compress.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 

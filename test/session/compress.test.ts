@@ -15,7 +15,7 @@ import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { latestSummary } from "../../src/storage/summaries.js";
-import { emptySections } from "../../src/transcript/merge.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
 import { claudeCodeSession, developmentSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

@@ -9,19 +9,19 @@ import type { Turn } from "../../src/conversation/schema.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { touchSession, upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { chooseBudget } from "../../src/transcript/budget.js";
 import {
   compressionStats,
   resumeAt,
   splitRecent,
   type StatsInput,
   summarizeSpan,
-} from "../../src/transcript/compress.js";
-import { emptySections } from "../../src/transcript/merge.js";
-import { transcriptReader } from "../../src/transcript/parse.js";
-import type { ProbeReport } from "../../src/transcript/probes.js";
+} from "../../src/transcript/compression/compress.js";
+import type { ProbeReport } from "../../src/transcript/compression/probes.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
+import { transcriptReader } from "../../src/transcript/formats/parse.js";
+import { claudeProjectDir, readSource, type SourceInput } from "../../src/transcript/formats/source.js";
+import { chooseBudget } from "../../src/transcript/rendering/budget.js";
 import type { Probe } from "../../src/transcript/schema.js";
-import { claudeProjectDir, readSource, type SourceInput } from "../../src/transcript/source.js";
 import { claudeCodeSession, developmentSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import type { AppError } from "../../src/errors.js";
-import { fileEvents } from "../../src/transcript/ledger.js";
-import { detectFormat, parseTranscriptFile } from "../../src/transcript/parse.js";
+import { fileEvents } from "../../src/transcript/events/ledger.js";
+import { detectFormat, parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { fixture } from "./data.js";
 

@@ -9,9 +9,9 @@ import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { countTokens } from "../../src/text/tokens.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
-import { renderSections, SECTION_TITLES } from "../../src/transcript/render.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { renderSections, SECTION_TITLES } from "../../src/transcript/rendering/render.js";
 import { claudeCodeSession, developmentSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

@@ -9,8 +9,8 @@ import type { Sections } from "../../src/conversation/schema.js";
 import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { BUDGET_CONSTANTS, chooseBudget } from "../../src/transcript/budget.js";
-import { emptySections } from "../../src/transcript/merge.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
+import { BUDGET_CONSTANTS, chooseBudget } from "../../src/transcript/rendering/budget.js";
 import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

@@ -2,8 +2,8 @@
 // plan it laid out under a plan heading, and the branch it opened for the work.
 import { describe, expect, it } from "vitest";
 
-import { decisions } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { decisions } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 function decided(steps: Step[]): string[] {

@@ -2,8 +2,8 @@
 // a failed delegation and the agent's other tools add nothing.
 import { describe, expect, it } from "vitest";
 
-import { completed } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { completed } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 function done(steps: Step[]): string[] {

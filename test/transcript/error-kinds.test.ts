@@ -2,8 +2,8 @@
 // exit line kept only when nothing says more; counts of zero, echoed edits and listings are not failures.
 import { describe, expect, it } from "vitest";
 
-import { failures } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { failures } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 const failureTexts = (steps: Step[]): string[] =>

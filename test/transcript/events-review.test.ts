@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { eventDrafts } from "../../src/memory/events.js";
-import { sessionEvents } from "../../src/transcript/events.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { sessionEvents } from "../../src/transcript/events/events.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 const sectionsOf = (steps: Step[]) => {

@@ -3,8 +3,8 @@
 // a routine named like an exception. Real errors in the same shapes stay.
 import { describe, expect, it } from "vitest";
 
-import { blockers, failures } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { blockers, failures } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 const failureTexts = (steps: Step[]): string[] =>

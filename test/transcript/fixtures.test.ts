@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { fileEvents } from "../../src/transcript/ledger.js";
-import { parseTranscriptFile } from "../../src/transcript/parse.js";
+import { fileEvents } from "../../src/transcript/events/ledger.js";
+import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { fixture } from "./data.js";
 

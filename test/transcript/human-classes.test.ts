@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 
 import { draftUnits } from "../../src/memory/distill.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { classifyTurn, latestRequest } from "../../src/transcript/human-classes.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { classifyTurn, latestRequest } from "../../src/transcript/extraction/human-classes.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 const parsed = (steps: Step[]) => parseText(claudeCodeSession(steps), "claude-code-jsonl");

@@ -1,9 +1,9 @@
 // Who wrote a user turn: one table of injected text kinds, applied by the turn sink to every format.
 import { describe, expect, it } from "vitest";
 
-import { humanPart, injectedKind } from "../../src/transcript/human.js";
-import { parseText } from "../../src/transcript/parse.js";
-import { TurnSink } from "../../src/transcript/turns.js";
+import { humanPart, injectedKind } from "../../src/transcript/extraction/human.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { TurnSink } from "../../src/transcript/formats/turns.js";
 
 describe("injectedKind", () => {
   const cases: [string, string, ReturnType<typeof injectedKind>][] = [

@@ -1,7 +1,7 @@
 // The JSON fault locator agrees with JSON.parse on what is valid, and points at the place that is not.
 import { describe, expect, it } from "vitest";
 
-import { jsonErrorOffset, jsonProblem } from "../../src/transcript/json-error.js";
+import { jsonErrorOffset, jsonProblem } from "../../src/transcript/formats/json-error.js";
 
 const valid = [
   '{"a": [1, -2.5e3, true, false, null, "x\\n\\u00e9"]}',

@@ -3,8 +3,8 @@
 // multi-replace lists, and calls the client reports as failed or refused (they change nothing).
 import { describe, expect, it } from "vitest";
 
-import { fileEvents, shellFiles } from "../../src/transcript/ledger.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { fileEvents, shellFiles } from "../../src/transcript/events/ledger.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import type { TranscriptFormat } from "../../src/transcript/schema.js";
 
 const events = (text: string, format: TranscriptFormat) => fileEvents(parseText(text, format).turns);

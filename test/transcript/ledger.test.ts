@@ -9,8 +9,8 @@ import {
   shellFiles,
   TOOL_MARKERS,
   workingTreeReport,
-} from "../../src/transcript/ledger.js";
-import { parseText } from "../../src/transcript/parse.js";
+} from "../../src/transcript/events/ledger.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import type { TranscriptFormat } from "../../src/transcript/schema.js";
 
 const paths = (text: string, format: TranscriptFormat): string[] => [

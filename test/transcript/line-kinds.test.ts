@@ -4,10 +4,10 @@
 // not; the commits and last words of the kept messages say where the work stands.
 import { describe, expect, it } from "vitest";
 
-import { extractSections, failures } from "../../src/transcript/extract.js";
-import { humanPart, injectedKind } from "../../src/transcript/human.js";
-import { parseText } from "../../src/transcript/parse.js";
-import { renderSections } from "../../src/transcript/render.js";
+import { extractSections, failures } from "../../src/transcript/extraction/extract.js";
+import { humanPart, injectedKind } from "../../src/transcript/extraction/human.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { renderSections } from "../../src/transcript/rendering/render.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 const sectionOf = (md: string, title: string): string => md.split(`## ${title}\n`)[1]?.split("\n## ")[0] ?? "";

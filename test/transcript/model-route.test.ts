@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 
 import { countTokens } from "../../src/text/tokens.js";
-import { parseNarrative, replaceSections, runModelRoute } from "../../src/transcript/model-route.js";
+import { parseNarrative, replaceSections, runModelRoute } from "../../src/transcript/compression/model-route.js";
 
 const SUMMARY = [
   "## Session Intent",

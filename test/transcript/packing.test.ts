@@ -2,9 +2,9 @@
 // while a file keeps its path in a short line before its list of operations takes room.
 import { describe, expect, it } from "vitest";
 
-import { FIRM_CUES, wholeSentences } from "../../src/transcript/clip.js";
-import { emptySections } from "../../src/transcript/merge.js";
-import { renderSections } from "../../src/transcript/render.js";
+import { emptySections } from "../../src/transcript/extraction/merge.js";
+import { FIRM_CUES, wholeSentences } from "../../src/transcript/rendering/clip.js";
+import { renderSections } from "../../src/transcript/rendering/render.js";
 
 const sectionOf = (md: string, title: string): string => md.split(`## ${title}\n`)[1]?.split("\n## ")[0] ?? "";
 

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { AppError } from "../../src/errors.js";
-import { fileEvents } from "../../src/transcript/ledger.js";
-import { detectFormat, parseTranscriptFile } from "../../src/transcript/parse.js";
+import { fileEvents } from "../../src/transcript/events/ledger.js";
+import { detectFormat, parseTranscriptFile } from "../../src/transcript/formats/parse.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 function failure(fn: () => unknown): AppError {

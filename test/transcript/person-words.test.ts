@@ -2,10 +2,10 @@
 // mode) is not the person speaking, and a harness's standing instructions go without taking the person's words along.
 import { describe, expect, it } from "vitest";
 
-import { extractSections } from "../../src/transcript/extract.js";
-import { echoesAgent, humanPart } from "../../src/transcript/human.js";
-import { parseText } from "../../src/transcript/parse.js";
-import { TurnSink } from "../../src/transcript/turns.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { echoesAgent, humanPart } from "../../src/transcript/extraction/human.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { TurnSink } from "../../src/transcript/formats/turns.js";
 
 const PLAN = [
   "To add the verbose flag:",

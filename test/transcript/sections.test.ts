@@ -2,10 +2,10 @@
 // readable metrics and single bullets; each bad line class of real sessions stays out and the good lines stay in.
 import { describe, expect, it } from "vitest";
 
-import { clipWords, wholeSentences } from "../../src/transcript/clip.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
-import { renderSections } from "../../src/transcript/render.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { clipWords, wholeSentences } from "../../src/transcript/rendering/clip.js";
+import { renderSections } from "../../src/transcript/rendering/render.js";
 import { claudeCodeSession, developmentSession, type Step } from "../helpers/session.js";
 
 const sectionOf = (md: string, title: string): string => md.split(`## ${title}\n`)[1]?.split("\n## ")[0] ?? "";

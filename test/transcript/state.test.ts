@@ -2,8 +2,8 @@
 // the last work and the agent's last words; a long report keeps its conclusion, not only its opening.
 import { describe, expect, it } from "vitest";
 
-import { currentState } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
+import { currentState } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
 function stateOf(steps: Step[]): string[] {

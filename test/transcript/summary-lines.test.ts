@@ -10,10 +10,10 @@ import { describe, expect, it } from "vitest";
 import { compressContext } from "../../src/session/compress.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { upsertProject } from "../../src/storage/projects.js";
-import { renderTail, tidyMessage } from "../../src/transcript/compress.js";
-import { extractSections } from "../../src/transcript/extract.js";
-import { parseText } from "../../src/transcript/parse.js";
-import { renderSections } from "../../src/transcript/render.js";
+import { renderTail, tidyMessage } from "../../src/transcript/compression/compress.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { renderSections } from "../../src/transcript/rendering/render.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 

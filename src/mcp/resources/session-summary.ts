@@ -2,8 +2,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import { renderStoredSummary } from "../../transcript/report.js";
-import { getSummary } from "../../transcript/summaries.js";
+import { getSummary } from "../../transcript/compression/summaries.js";
+import { renderStoredSummary } from "../../transcript/rendering/report.js";
 import type { ToolDeps } from "../context.js";
 import { guardRead, noneIfMissing, templateId } from "./read.js";
 

@@ -3,10 +3,10 @@ import { z } from "zod";
 
 import { compressContext, inBackground } from "../../session/compress.js";
 import { renderCompressFooter } from "../../session/report.js";
-import { BudgetChoice } from "../../transcript/budget.js";
-import { CompressInput } from "../../transcript/compress.js";
-import { withModelRoute } from "../../transcript/model-route.js";
-import { confinedReader } from "../../transcript/source.js";
+import { CompressInput } from "../../transcript/compression/compress.js";
+import { withModelRoute } from "../../transcript/compression/model-route.js";
+import { confinedReader } from "../../transcript/formats/source.js";
+import { BudgetChoice } from "../../transcript/rendering/budget.js";
 import { defineTool } from "../tool.js";
 
 const count = z.number();
@@ -31,7 +31,7 @@ const Output = z.object({
     skipped: count,
     compression: count,
     /** The budget and how it was chosen: by the caller, or by default from what the session holds (`basis`: the
-     * counts and costs the default was computed from, as `BudgetChoice` in transcript/budget.ts names them). */
+     * counts and costs the default was computed from, as `BudgetChoice` in transcript/rendering/budget.ts names them). */
     budget: BudgetChoice.extend({ basis: z.record(z.string(), count) }),
     ms: count,
   }),

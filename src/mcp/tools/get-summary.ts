@@ -2,8 +2,8 @@
 import { z } from "zod";
 
 import { MAX_ID_CHARS } from "../../limits.js";
-import { renderStoredSummary } from "../../transcript/report.js";
-import { getSummary } from "../../transcript/summaries.js";
+import { getSummary } from "../../transcript/compression/summaries.js";
+import { renderStoredSummary } from "../../transcript/rendering/report.js";
 import { defineTool } from "../tool.js";
 
 const Input = z

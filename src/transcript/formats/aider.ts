@@ -1,9 +1,9 @@
 // aider's .aider.chat.history.md: `#### ` user input, `> ` tool output, assistant text in between.
 import type { ToolCall } from "../../conversation/schema.js";
-import { textMarkers } from "../ledger.js";
-import { fenceMask } from "../markdown.js";
+import { textMarkers } from "../events/ledger.js";
+import { fenceMask } from "../rendering/markdown.js";
 import type { Transcript } from "../schema.js";
-import { TurnSink } from "../turns.js";
+import { TurnSink } from "./turns.js";
 
 type Kind = "user" | "tool" | "assistant" | "start";
 

@@ -3,7 +3,7 @@
 // strings); each call's result is a later step of its own type (VIEW_FILE, CODE_ACTION, RUN_COMMAND, …) in order.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import type { Transcript } from "../schema.js";
-import { asRecord, jsonLines, str, TurnSink } from "../turns.js";
+import { asRecord, jsonLines, str, TurnSink } from "./turns.js";
 
 /** Edit tools and the canonical name the ledger reads; a CODE_ACTION step confirms the edit. */
 const EDIT_TOOLS: Record<string, "edit_file" | "write"> = {

@@ -1,7 +1,7 @@
 // Claude Code session logs (~/.claude/projects/<project>/<session>.jsonl).
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import type { Transcript } from "../schema.js";
-import { asRecord, blockText, jsonLines, str, TurnSink } from "../turns.js";
+import { asRecord, blockText, jsonLines, str, TurnSink } from "./turns.js";
 
 /** A slash command as the user typed it: `<command-name>/x</command-name><command-args>y</command-args>` → `/x y`. */
 function commandText(body: string): string {

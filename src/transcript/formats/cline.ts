@@ -5,7 +5,7 @@
 // only those inside `<task>`, `<feedback>`, `<answer>` and `<user_message>`.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import type { Transcript } from "../schema.js";
-import { TurnSink } from "../turns.js";
+import { TurnSink } from "./turns.js";
 
 /** The client's edit tools and the canonical name the ledger reads (`edit_file`/`write` with `input.path`). */
 const EDIT_TOOLS: Record<string, "edit_file" | "write"> = {

@@ -1,8 +1,8 @@
 // Codex CLI: rollout JSONL (~/.codex/sessions/…/rollout-*.jsonl) and the markdown "Codex Conversation Export".
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
-import { fencedBlocks, splitAtHeaders } from "../markdown.js";
+import { fencedBlocks, splitAtHeaders } from "../rendering/markdown.js";
 import type { Transcript } from "../schema.js";
-import { asRecord, blockText, jsonLines, parseArgs, str, TurnSink } from "../turns.js";
+import { asRecord, blockText, jsonLines, parseArgs, str, TurnSink } from "./turns.js";
 
 function outputText(v: unknown): string {
   if (typeof v === "string") {

@@ -1,9 +1,9 @@
 // A plain JSON array of {role, content} messages (OpenAI-style tool calls are read too).
 import type { Role, ToolCall } from "../../conversation/schema.js";
 import { AppError } from "../../errors.js";
-import { jsonProblem } from "../json-error.js";
 import type { Transcript } from "../schema.js";
-import { asRecord, blockText, parseArgs, str, TurnSink } from "../turns.js";
+import { jsonProblem } from "./json-error.js";
+import { asRecord, blockText, parseArgs, str, TurnSink } from "./turns.js";
 
 const ROLES = new Set(["user", "assistant", "tool", "system", "developer", "human", "ai", "function"]);
 

@@ -3,7 +3,7 @@
 // inside `<user_message>`; what the client attaches there (`<attached_contents>`) is context, not what they typed.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
 import type { Transcript } from "../schema.js";
-import { asRecord, jsonLines, parseArgs, str, TurnSink } from "../turns.js";
+import { asRecord, jsonLines, parseArgs, str, TurnSink } from "./turns.js";
 
 const EXIT = /exit code:?\s*`?(-?\d+)`?/i;
 const FAILED = /^\s*<error>|^[^\n]*\breturned an error\b/;

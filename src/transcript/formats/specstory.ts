@@ -1,9 +1,9 @@
 // SpecStory markdown exports (Cursor, VS Code Copilot, Claude Code, Gemini CLI, Codex): old and new styles.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
-import { looksLikeFile, textMarkers } from "../ledger.js";
-import { type Fenced, fencedBlocks, splitAtHeaders } from "../markdown.js";
+import { looksLikeFile, textMarkers } from "../events/ledger.js";
+import { type Fenced, fencedBlocks, splitAtHeaders } from "../rendering/markdown.js";
 import type { Transcript } from "../schema.js";
-import { TurnSink } from "../turns.js";
+import { TurnSink } from "./turns.js";
 
 interface Header {
   role: "user" | "assistant";

@@ -1,9 +1,9 @@
 // SWE-agent trajectories (.traj): `history` is the chat; `trajectory` the action/observation steps; `info.submission` the patch.
 import type { ToolCall } from "../../conversation/schema.js";
 import { AppError } from "../../errors.js";
-import { jsonProblem } from "../json-error.js";
 import type { Transcript } from "../schema.js";
-import { asRecord, blockText, parseArgs, str, TurnSink } from "../turns.js";
+import { jsonProblem } from "./json-error.js";
+import { asRecord, blockText, parseArgs, str, TurnSink } from "./turns.js";
 
 function actionCall(action: string): ToolCall {
   const name = action.trim().split(/\s+/, 1)[0] || "action";

@@ -1,6 +1,6 @@
 // Merging a new span's sections into the session's previous summary (design.md §1 merge rules).
-import type { Fact, Failure, Sections } from "../conversation/schema.js";
-import { signature } from "../text/signature.js";
+import type { Fact, Failure, Sections } from "../../conversation/schema.js";
+import { signature } from "../../text/signature.js";
 
 function appendDedupe(a: Fact[], b: Fact[]): Fact[] {
   const seen = new Set(a.map((f) => signature(f.text)));

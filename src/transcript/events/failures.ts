@@ -1,9 +1,9 @@
 // Failures the session really hit: failed tool results, error lines of tool output, errors the person pasted, and
 // client errors (an unknown skill). Never file contents a read showed, command bookkeeping, warnings or documents.
-import type { Failure, ToolCall, ToolResult, Turn } from "../conversation/schema.js";
-import { signature } from "../text/signature.js";
-import { clipWords } from "./clip.js";
-import { humanPart } from "./human.js";
+import type { Failure, ToolCall, ToolResult, Turn } from "../../conversation/schema.js";
+import { signature } from "../../text/signature.js";
+import { humanPart } from "../extraction/human.js";
+import { clipWords } from "../rendering/clip.js";
 import { commandText, displayPath, fileEvents } from "./ledger.js";
 
 /** A line that reports an error, in any tool's or runtime's words. */

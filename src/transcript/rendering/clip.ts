@@ -1,5 +1,5 @@
 // Shortening a summary line without breaking it: at a sentence or word boundary, never inside parentheses.
-import { clipWords } from "../text/cut.js";
+import { clipWords } from "../../text/cut.js";
 
 function oneLine(s: string): string {
   return s.replace(/\s+/g, " ").trim();

@@ -1,8 +1,8 @@
 // The default summary budget: what the session holds (files edited, failures, constraints, its size), within a cap.
 import { z } from "zod";
 
-import type { Sections } from "../conversation/schema.js";
-import { countTokens } from "../text/tokens.js";
+import type { Sections } from "../../conversation/schema.js";
+import { countTokens } from "../../text/tokens.js";
 
 /**
  * Per-line token costs are the mean tokens of one line of each section rendered in full, measured on the nine

@@ -5,15 +5,15 @@ import { readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
-import { AppError } from "../errors.js";
-import { allowedPath, checkReadable, type ReadScope } from "../project/confine.js";
-import type { Db } from "../storage/db.js";
-import { recentSessionIds, sessionExists, sessionTranscript } from "../storage/summaries.js";
-import { count } from "../text/plural.js";
-import { redact, redactDeep } from "../text/redact.js";
-import { parseMessagesValue } from "./formats/messages.js";
+import { AppError } from "../../errors.js";
+import { allowedPath, checkReadable, type ReadScope } from "../../project/confine.js";
+import type { Db } from "../../storage/db.js";
+import { recentSessionIds, sessionExists, sessionTranscript } from "../../storage/summaries.js";
+import { count } from "../../text/plural.js";
+import { redact, redactDeep } from "../../text/redact.js";
+import type { Message, Transcript, TranscriptFormat } from "../schema.js";
+import { parseMessagesValue } from "./messages.js";
 import { parseTranscriptFile, type TranscriptReader, transcriptReader } from "./parse.js";
-import type { Message, Transcript, TranscriptFormat } from "./schema.js";
 
 export interface SourceDeps {
   db: Db;

@@ -1,18 +1,18 @@
 // Reads a transcript file, detects its format and parses it into turns.
 import { extname } from "node:path";
 
-import { AppError } from "../errors.js";
-import { readChecked, ReadRefused } from "../project/files.js";
-import { parseAider } from "./formats/aider.js";
-import { parseAntigravity } from "./formats/antigravity.js";
-import { parseClaudeCode } from "./formats/claude-code.js";
-import { parseBlackbox, parseCline } from "./formats/cline.js";
-import { parseCodexExport, parseCodexRollout } from "./formats/codex.js";
-import { parseMessages, parseMessagesValue } from "./formats/messages.js";
-import { parseReplit } from "./formats/replit.js";
-import { parseSpecStory } from "./formats/specstory.js";
-import { parseSweAgent } from "./formats/swe-agent.js";
-import type { Transcript, TranscriptFormat } from "./schema.js";
+import { AppError } from "../../errors.js";
+import { readChecked, ReadRefused } from "../../project/files.js";
+import type { Transcript, TranscriptFormat } from "../schema.js";
+import { parseAider } from "./aider.js";
+import { parseAntigravity } from "./antigravity.js";
+import { parseClaudeCode } from "./claude-code.js";
+import { parseBlackbox, parseCline } from "./cline.js";
+import { parseCodexExport, parseCodexRollout } from "./codex.js";
+import { parseMessages, parseMessagesValue } from "./messages.js";
+import { parseReplit } from "./replit.js";
+import { parseSpecStory } from "./specstory.js";
+import { parseSweAgent } from "./swe-agent.js";
 
 /** Larger files are refused rather than read into memory. */
 export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;

@@ -8,7 +8,7 @@
 // nearly on its own), since the development turns hold almost none. A message is a standing instruction when the
 // model gives it the threshold the fit chose for precision; its rule sentences (a second, binary model, the rule
 // shape first) are kept whole.
-import { FIRM_CUES } from "./clip.js";
+import { FIRM_CUES } from "../rendering/clip.js";
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
 

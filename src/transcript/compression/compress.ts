@@ -3,24 +3,24 @@
 // messages verbatim, and account tokens. Nothing is written here: storing and distilling are the session's steps.
 import { z } from "zod";
 
-import type { ToolCall, Turn } from "../conversation/schema.js";
-import { Sections } from "../conversation/schema.js";
-import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../limits.js";
-import { latestSummary, type SummaryRow } from "../storage/summaries.js";
-import { countTokens } from "../text/tokens.js";
-import { BudgetChoice, chooseBudget } from "./budget.js";
-import { conversational, extractSections } from "./extract.js";
-import { isNoiseLine, isQuotedError, resultFailed } from "./failures.js";
-import { injectedKind } from "./human.js";
-import { commandText, displayPath, fileEvents } from "./ledger.js";
-import { emptySections, mergeSections } from "./merge.js";
+import type { ToolCall, Turn } from "../../conversation/schema.js";
+import { Sections } from "../../conversation/schema.js";
+import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../../limits.js";
+import { latestSummary, type SummaryRow } from "../../storage/summaries.js";
+import { countTokens } from "../../text/tokens.js";
+import { isNoiseLine, isQuotedError, resultFailed } from "../events/failures.js";
+import { commandText, displayPath, fileEvents } from "../events/ledger.js";
+import { conversational, extractSections } from "../extraction/extract.js";
+import { injectedKind } from "../extraction/human.js";
+import { emptySections, mergeSections } from "../extraction/merge.js";
+import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "../formats/source.js";
+import { BudgetChoice, chooseBudget } from "../rendering/budget.js";
+import type { Rendered, SectionKey } from "../rendering/render.js";
+import { renderSections, SECTION_TITLES, turnRef } from "../rendering/render.js";
+import type { Probe, ProbeType } from "../schema.js";
+import { Message, TranscriptFormat } from "../schema.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes, normalize } from "./probes.js";
-import type { Rendered, SectionKey } from "./render.js";
-import { renderSections, SECTION_TITLES, turnRef } from "./render.js";
-import type { Probe, ProbeType } from "./schema.js";
-import { Message, TranscriptFormat } from "./schema.js";
-import { type CompressSource, readSource, sessionIdFor, type SourceDeps } from "./source.js";
 
 /** The heading of the recent messages kept after the summary. */
 export const RECENT_TITLE = "Recent Messages (verbatim)";

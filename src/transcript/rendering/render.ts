@@ -1,9 +1,9 @@
 // Renders the structured sections to markdown within a token budget counted on the markdown itself: every section
 // present (a compact page leaves out empty ones), best lines first.
-import type { Failure, Sections } from "../conversation/schema.js";
-import { countTokens } from "../text/tokens.js";
+import type { Failure, Sections } from "../../conversation/schema.js";
+import { countTokens } from "../../text/tokens.js";
+import { failureWeight } from "../events/failures.js";
 import { clipWords, FIRM_CUES, wholeSentences } from "./clip.js";
-import { failureWeight } from "./failures.js";
 
 /** An exception's or an error code's name: `TypeError`, `TS2322`, `E999`. */
 const ERROR_NAME = /\b[A-Z][\w.]*(?:Error|Exception)\b|\b(?:TS|CS|E|F)\d{3,5}\b/g;

@@ -1,9 +1,9 @@
 // Probes: facts from the raw turns that the summary must still hold; a deterministic normalized-substring check.
-import type { Turn } from "../conversation/schema.js";
-import { conversational, prose } from "./extract.js";
-import { classifyTurn, instructionSentences } from "./human-classes.js";
-import { displayPath, fileEvents } from "./ledger.js";
-import type { Probe, ProbeType } from "./schema.js";
+import type { Turn } from "../../conversation/schema.js";
+import { displayPath, fileEvents } from "../events/ledger.js";
+import { conversational, prose } from "../extraction/extract.js";
+import { classifyTurn, instructionSentences } from "../extraction/human-classes.js";
+import type { Probe, ProbeType } from "../schema.js";
 
 /** Lowercase, markdown emphasis and quotes unified, whitespace collapsed. */
 export function normalize(s: string): string {

@@ -1,7 +1,7 @@
 // Collects turns while a parser reads, with skip and ignore counters and stable ids.
-import type { Role, ToolCall, ToolResult, Turn, TurnKind } from "../conversation/schema.js";
-import { echoesAgent, injectedKind } from "./human.js";
-import type { Transcript, TranscriptFormat } from "./schema.js";
+import type { Role, ToolCall, ToolResult, Turn, TurnKind } from "../../conversation/schema.js";
+import { echoesAgent, injectedKind } from "../extraction/human.js";
+import type { Transcript, TranscriptFormat } from "../schema.js";
 
 export interface TurnInput {
   id?: string;

@@ -3,9 +3,9 @@
 // commits, and command runs with their outcome. State is computed from the events: which errors a later run
 // settled, which files end reverted or uncommitted, where the last phase of the work (after the last request)
 // begins. Shared by the anchored summary and by whatever builds memory from a session.
-import type { Failure, ToolCall, ToolResult, Turn } from "../conversation/schema.js";
+import type { Failure, ToolCall, ToolResult, Turn } from "../../conversation/schema.js";
+import { humanPart } from "../extraction/human.js";
 import { resultFailed } from "./failures.js";
-import { humanPart } from "./human.js";
 import { commandText, fileEvents } from "./ledger.js";
 import { commands } from "./shell.js";
 

@@ -1,9 +1,9 @@
 // Stored summaries: appending a compression's summary to its session; reading the latest of a session, or the
 // newest of the project.
-import { Sections } from "../conversation/schema.js";
-import { AppError } from "../errors.js";
-import type { Db } from "../storage/db.js";
-import { appendSummary, latestSummary, summarizedSessions } from "../storage/summaries.js";
+import { Sections } from "../../conversation/schema.js";
+import { AppError } from "../../errors.js";
+import type { Db } from "../../storage/db.js";
+import { appendSummary, latestSummary, summarizedSessions } from "../../storage/summaries.js";
 import type { Compression, CompressStats } from "./compress.js";
 
 export interface StoredSummary {

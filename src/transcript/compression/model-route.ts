@@ -2,16 +2,16 @@
 // model rewrites the narrative sections (Session Intent, Current State, Next Steps) from the deterministic
 // summary and the latest messages. One bounded request; the rewrite is kept only when it parses and loses no
 // probe the deterministic summary holds; otherwise the deterministic summary stands. The result says which ran.
-import type { Turn } from "../conversation/schema.js";
-import type { Db } from "../storage/db.js";
-import { replaceSummaryMarkdown } from "../storage/summaries.js";
-import { count } from "../text/plural.js";
-import { countTokens } from "../text/tokens.js";
+import type { Turn } from "../../conversation/schema.js";
+import type { Db } from "../../storage/db.js";
+import { replaceSummaryMarkdown } from "../../storage/summaries.js";
+import { count } from "../../text/plural.js";
+import { countTokens } from "../../text/tokens.js";
+import { conversational, prose } from "../extraction/extract.js";
+import { SECTION_TITLES } from "../rendering/render.js";
+import type { Probe } from "../schema.js";
 import type { Compression } from "./compress.js";
-import { conversational, prose } from "./extract.js";
 import { checkProbes } from "./probes.js";
-import { SECTION_TITLES } from "./render.js";
-import type { Probe } from "./schema.js";
 
 /** Asks the client's model; resolves to its text. */
 export type AskModel = (prompt: string, opts: { maxTokens: number; timeoutMs: number }) => Promise<string>;

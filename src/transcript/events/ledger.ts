@@ -1,8 +1,8 @@
 // The artifact ledger: which files the session changed and how, read from each format's own edit markers.
 // Markers are tables: a tool name (with the field that holds the path), or a fixed line a client writes. A path
 // mentioned in prose is never an edit, and read-only commands (cat, grep, git show/log/diff) never create one.
-import type { ToolCall, ToolResult, Turn } from "../conversation/schema.js";
-import { redact } from "../text/redact.js";
+import type { ToolCall, ToolResult, Turn } from "../../conversation/schema.js";
+import { redact } from "../../text/redact.js";
 import { looksLikeFile, shellFiles as shellWrites, workingTreeReport } from "./shell.js";
 
 export { looksLikeFile, workingTreeReport };

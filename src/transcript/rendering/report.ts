@@ -1,6 +1,6 @@
 // A stored summary as markdown: what fit the budget, or every stored item per section.
+import type { StoredSummary } from "../compression/summaries.js";
 import { SECTION_TITLES } from "./render.js";
-import type { StoredSummary } from "./summaries.js";
 
 /** A stored summary; `full` lists every stored item per section. */
 export function renderStoredSummary(s: StoredSummary, full: boolean): string {

@@ -1,7 +1,6 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
-import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../conversation/schema.js";
-import { signature } from "../text/signature.js";
-import { clipWords, wholeSentences } from "./clip.js";
+import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
+import { signature } from "../../text/signature.js";
 import {
   callsWithResults,
   doneByEvents,
@@ -10,13 +9,14 @@ import {
   resolvedBy,
   runsGitCommit,
   sessionEvents,
-} from "./events.js";
-import { failures, isDeclined } from "./failures.js";
+} from "../events/events.js";
+import { failures, isDeclined } from "../events/failures.js";
+import { commandText, displayPath, fileEvents } from "../events/ledger.js";
+import { clipWords, wholeSentences } from "../rendering/clip.js";
 import { humanPart } from "./human.js";
 import { classifyTurn, standingInstructions } from "./human-classes.js";
-import { commandText, displayPath, fileEvents } from "./ledger.js";
 
-export { failures, failureWeight } from "./failures.js";
+export { failures, failureWeight } from "../events/failures.js";
 
 /** Turns that are conversation (not injected instructions, not a subagent talking to its parent). */
 export function conversational(t: Turn): boolean {
