@@ -7,9 +7,11 @@ import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import { MAX_SCAN_FILE_BYTES, readInsideRoot } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
-import { fileLevelNodes } from "../storage/graph/nodes.js";
-import { type CountedFile, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
-import { bm25Doc } from "../text/term-counts.js";
+import { fileLevelNodes, symbolsOfFile } from "../storage/graph/nodes.js";
+import { type CountedFile, filesWithoutBodies, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
+import { identifierTokens } from "../text/identifiers.js";
+import { encodeSymbolBodies, ownTokens } from "../text/symbol-bodies.js";
+import { bm25DocOfTokens } from "../text/term-counts.js";
 
 /** Files counted per write transaction: bounds the memory a full build holds at once. */
 const BATCH_FILES = 256;
@@ -26,13 +28,28 @@ export function bm25SourceFiles(db: Db): { path: string; hash: string }[] {
   return out;
 }
 
+/**
+ * One file's counts: its whole-file BM25 terms and its symbols' own tokens, from one pass of tokenizing its lines
+ * (the same lines and tokens a ranking would take from the file).
+ */
+function countFile(db: Db, path: string, hash: string, text: string): CountedFile {
+  const lines = text.split("\n");
+  const lineTokens = lines.map((l) => identifierTokens(l));
+  const doc = bm25DocOfTokens(path, lineTokens.flat());
+  const syms = symbolsOfFile(db, path);
+  const own = ownTokens(syms, lines.length, (l) => lineTokens[l - 1]!);
+  const bodies = syms.length ? encodeSymbolBodies(syms, own, [...doc.tf.keys()]) : undefined;
+  return { path, hash, len: doc.len, tf: doc.tf, ...(bodies ? { bodies } : {}) };
+}
+
 /** Brings the stored counts in step with the index under `root`; returns how many files were read and removed. */
 export function refreshFileTerms(db: Db, root: string): { read: number; removed: number } {
   const sources = bm25SourceFiles(db);
   const stored = new Map(fileTermRows(db).map((r) => [r.path, r]));
   const wanted = new Set(sources.map((s) => s.path));
   const removed = [...stored.keys()].filter((p) => !wanted.has(p));
-  const stale = sources.filter((s) => stored.get(s.path)?.hash !== s.hash);
+  const bodiless = filesWithoutBodies(db);
+  const stale = sources.filter((s) => stored.get(s.path)?.hash !== s.hash || bodiless.has(s.path));
   let realRoot: string | undefined;
   try {
     realRoot = realpathSync(root);
@@ -43,8 +60,7 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
     const batch: CountedFile[] = stale.slice(i, i + BATCH_FILES).map((s) => {
       const text = realRoot ? readInsideRoot(realRoot, s.path, MAX_SCAN_FILE_BYTES) : undefined;
       if (text === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
-      const doc = bm25Doc(s.path, text);
-      return { path: s.path, hash: s.hash, len: doc.len, tf: doc.tf };
+      return countFile(db, s.path, s.hash, text);
     });
     writeFileTerms(db, batch, i === 0 ? removed : []);
   }

@@ -107,6 +107,12 @@ describe("query plans of the hot paths", () => {
     expect(plan.map((p) => p.detail).join("\n")).toMatch(/USING INDEX nodes_path_type/);
   });
 
+  it("a file's stored symbol bodies are read by the cards, through the path and primary-key indexes", () => {
+    const sql = hot.find((s) => /JOIN symbol_terms s ON s\.file_id = t\.id WHERE f\.path = \?/.test(s));
+    expect(sql).toBeDefined();
+    expect(planProblems(app.db, sql!)).toEqual([]);
+  });
+
   it("no hot statement scans a table or sorts in a temporary B-tree, with the statistics of a build", () => {
     expect(hot.length).toBeGreaterThan(20);
     const bad = hot
