@@ -97,7 +97,41 @@ export function makeCard(c: Candidate, k: Components, utility: number, id: strin
     source: c.key,
     stale: c.signals.stale,
   };
-  return { ...base, tokens: countTokens(cardMarkdown(base)) };
+  return { ...base, tokens: cardTokens(cardMarkdown(base)) };
+}
+
+/**
+ * Token counts of card lines already counted, by the line's exact text (so an entry can never describe changed
+ * content): a card is built twice per call and most of its lines repeat from call to call, only its utility and
+ * rank change. Bounded; emptied when full.
+ */
+const lineCounts = new Map<string, number>();
+const LINE_COUNTS_MAX = 50_000;
+
+/**
+ * `countTokens` of a card's markdown, line by line through the memo. The text is cut after each newline that a
+ * non-space character follows: the cl100k pre-tokenizer never joins text across such a point, so the parts' counts
+ * add up to the whole's.
+ */
+export function cardTokens(markdown: string): number {
+  let n = 0;
+  let from = 0;
+  for (let i = markdown.indexOf("\n"); i >= 0; i = markdown.indexOf("\n", i + 1)) {
+    const next = markdown[i + 1];
+    if (next === undefined || /\s/.test(next)) continue;
+    n += lineTokens(markdown.slice(from, i + 1));
+    from = i + 1;
+  }
+  return n + lineTokens(markdown.slice(from));
+}
+
+function lineTokens(line: string): number {
+  let n = lineCounts.get(line);
+  if (n === undefined) {
+    if (lineCounts.size >= LINE_COUNTS_MAX) lineCounts.clear();
+    lineCounts.set(line, (n = countTokens(line)));
+  }
+  return n;
 }
 
 export const ACTION_VERBS = [
