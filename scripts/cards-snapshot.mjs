@@ -19,7 +19,8 @@ const tasks = Array.from({ length: count }, (_, i) => {
 const cli = join(import.meta.dirname, "..", "dist", "cli.js");
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [cli, "serve", "--root", repo],
+  // Extra node flags for the server, e.g. `--cpu-prof` to profile the calls.
+  args: [...(process.env.SNAPSHOT_NODE_FLAGS ?? "").split(" ").filter(Boolean), cli, "serve", "--root", repo],
   env: { ...process.env, MEMCARDS_HOOK_WORKER: "0" },
   stderr: "ignore",
 });

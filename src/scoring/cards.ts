@@ -119,10 +119,21 @@ export function cardTokens(markdown: string): number {
   for (let i = markdown.indexOf("\n"); i >= 0; i = markdown.indexOf("\n", i + 1)) {
     const next = markdown[i + 1];
     if (next === undefined || /\s/.test(next)) continue;
-    n += lineTokens(markdown.slice(from, i + 1));
+    n += segmentTokens(markdown.slice(from, i + 1));
     from = i + 1;
   }
-  return n + lineTokens(markdown.slice(from));
+  return n + segmentTokens(markdown.slice(from));
+}
+
+/**
+ * The head line's utility changes from call to call: it is counted in three parts, each cut where the pre-tokenizer
+ * cuts too (before the space of ` (` after a non-space, and before the `,` after the utility's digits).
+ */
+const HEAD = /^(.*\S)( \(utility \d+\.\d+)(, id [^\s,()]+\)\n?)$/s;
+
+function segmentTokens(segment: string): number {
+  const m = segment.startsWith("### ") ? HEAD.exec(segment) : null;
+  return m ? lineTokens(m[1]!) + lineTokens(m[2]!) + lineTokens(m[3]!) : lineTokens(segment);
 }
 
 function lineTokens(line: string): number {
