@@ -26,6 +26,7 @@ import type { Logger } from "../src/log.js";
 import { recall, recordMemory } from "../src/memory/service.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import { scanRepo } from "../src/repo/scan.js";
+import { startUi } from "../src/ui/server.js";
 import { seededRandom } from "./localize/bootstrap.js";
 import { percentile, round } from "./localize/metrics.js";
 
@@ -402,7 +403,7 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   }
   if (on("memory")) {
     step("memory writes");
-    rows.push(...memoryRows(w, syms, sizes, opts, step));
+    rows.push(...(await memoryRows(w, syms, sizes, opts, step)));
   }
 
   return {
@@ -464,14 +465,18 @@ async function watcherRows(copy: string, dbPath: string, target: string, opts: P
   ];
 }
 
-/** Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there. */
-function memoryRows(
+/**
+ * Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there, and
+ * the viewer's Memory page beside its Graph page. Every unit goes through the real write path (record_memory);
+ * the last 500 before each size are timed.
+ */
+async function memoryRows(
   w: string,
   syms: readonly { name: string; path: string }[],
   sizes: readonly number[],
   opts: PerfOptions,
   step: (s: string) => void,
-): PerfRow[] {
+): Promise<PerfRow[]> {
   const pick = seededRandom(7);
   const word = () => syms[Math.floor(pick() * syms.length)]?.name ?? `w${Math.floor(pick() * 1e6)}`;
   const file = () => syms[Math.floor(pick() * syms.length)]?.path ?? "x";
@@ -500,6 +505,7 @@ function memoryRows(
   const window = 500;
   const rows: PerfRow[] = [];
   let n = 0;
+
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
@@ -554,6 +560,45 @@ function memoryRows(
         return { wall: now() - t, cpu: cpu() - c };
       });
       rows.push(row(`recall, 1,500-token budget, at ${size} units`, "—", null, figure(rs)));
+      step(`viewer pages at ${size} units`);
+      // The viewer on the same store, over loopback as a browser reaches it (started for each size: an idle
+      // keep-alive connection would be closed while the next size is written); its start URL's token is the cookie.
+      const ui = await startUi(app);
+      const start = await fetch(ui.url, { redirect: "manual" });
+      const cookie = (start.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const page = async (path: string) => {
+        const c = cpu();
+        const t = now();
+        const r = await fetch(`${ui.origin}${path}`, { headers: { cookie }, redirect: "manual" });
+        const body = await r.text();
+        if (r.status !== 200 || !body.includes("<h1>")) throw new Error(`viewer ${path} answered ${r.status}`);
+        const link = /<a href="(\/memory\?[^"]*)">older/.exec(body)?.[1]?.replace(/&amp;/g, "&");
+        return { wall: now() - t, cpu: cpu() - c, ...(link ? { older: link } : {}) };
+      };
+      const viewer: { wall: number; cpu: number }[][] = [[], [], []];
+      // The deeper pages are reached as a person reaches them: following each page's "older" link.
+      let older = "/memory?category=learning";
+      try {
+        for (let i = 0; i < 20; i++) {
+          viewer[0]!.push(await page("/graph"));
+          viewer[1]!.push(await page("/memory"));
+          const deep = await page(older);
+          viewer[2]!.push(deep);
+          if (deep.older) older = deep.older;
+        }
+      } finally {
+        await ui.close();
+      }
+      const graphFig = figure(viewer[0]!);
+      rows.push(row(`viewer Memory page at ${size} units`, "viewer Graph page", graphFig, figure(viewer[1]!)));
+      rows.push(
+        row(
+          `viewer Memory page, one category, pages 1–20 by the older link, at ${size} units`,
+          "viewer Graph page",
+          graphFig,
+          figure(viewer[2]!),
+        ),
+      );
     }
   } finally {
     floorDb.close();

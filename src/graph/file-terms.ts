@@ -4,12 +4,13 @@
 import { realpathSync } from "node:fs";
 
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
-import { MAX_SCAN_FILE_BYTES, readInsideRoot } from "../repo/scan.js";
+import { MAX_SCAN_FILE_BYTES, readInsideRootHashed } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
 import { fileLevelNodes, symbolsOfFile } from "../storage/graph/nodes.js";
 import { type CountedFile, filesWithoutBodies, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
 import { identifierTokens } from "../text/identifiers.js";
+import { redact } from "../text/redact.js";
 import { encodeSymbolBodies, ownTokens } from "../text/symbol-bodies.js";
 import { bm25DocOfTokens } from "../text/term-counts.js";
 
@@ -30,15 +31,19 @@ export function bm25SourceFiles(db: Db): { path: string; hash: string }[] {
 
 /**
  * One file's counts: its whole-file BM25 terms and its symbols' own tokens, from one pass of tokenizing its lines
- * (the same lines and tokens a ranking would take from the file).
+ * (the lines and tokens a ranking would take from the file, secrets redacted).
  */
-function countFile(db: Db, path: string, hash: string, text: string): CountedFile {
+function countFile(db: Db, path: string, hash: string, raw: string): CountedFile {
+  // Counted on the redacted text, as the index stores a file's symbols: a secret's tokens never reach the store.
+  const text = redact(raw);
   const lines = text.split("\n");
   const lineTokens = lines.map((l) => identifierTokens(l));
   const doc = bm25DocOfTokens(path, lineTokens.flat());
   const syms = symbolsOfFile(db, path);
   const own = ownTokens(syms, lines.length, (l) => lineTokens[l - 1]!);
-  const bodies = syms.length ? encodeSymbolBodies(syms, own, [...doc.tf.keys()]) : undefined;
+  // Bodies only where redaction kept the lines in place (the symbols' spans are the file's lines).
+  const inPlace = text === raw || lines.length === raw.split("\n").length;
+  const bodies = syms.length && inPlace ? encodeSymbolBodies(syms, own, [...doc.tf.keys()]) : undefined;
   return { path, hash, len: doc.len, tf: doc.tf, ...(bodies ? { bodies } : {}) };
 }
 
@@ -49,7 +54,12 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
   const wanted = new Set(sources.map((s) => s.path));
   const removed = [...stored.keys()].filter((p) => !wanted.has(p));
   const bodiless = filesWithoutBodies(db);
-  const stale = sources.filter((s) => stored.get(s.path)?.hash !== s.hash || bodiless.has(s.path));
+  // A file that could not be read (refused, or replaced while it was read) is tried again at every run: its content
+  // hash alone would keep it out of BM25 for good, where counting the files in a new process would read it.
+  const stale = sources.filter((s) => {
+    const row = stored.get(s.path);
+    return row?.hash !== s.hash || row.len < 0 || bodiless.has(s.path);
+  });
   let realRoot: string | undefined;
   try {
     realRoot = realpathSync(root);
@@ -58,9 +68,11 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
   }
   for (let i = 0; i < stale.length || (i === 0 && removed.length > 0); i += BATCH_FILES) {
     const batch: CountedFile[] = stale.slice(i, i + BATCH_FILES).map((s) => {
-      const text = realRoot ? readInsideRoot(realRoot, s.path, MAX_SCAN_FILE_BYTES) : undefined;
-      if (text === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
-      return countFile(db, s.path, s.hash, text);
+      const read = realRoot ? readInsideRootHashed(realRoot, s.path, MAX_SCAN_FILE_BYTES) : undefined;
+      if (read === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
+      // Counted under the hash of what was read: a file changed since the scan (a save during the run) then does not
+      // match the index, so the counts are not used, and the next run reads it again.
+      return countFile(db, s.path, read.hash, read.text);
     });
     writeFileTerms(db, batch, i === 0 ? removed : []);
   }

@@ -18,6 +18,8 @@ import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { getMeta, setMeta } from "../storage/meta.js";
+import { redactionRulesId } from "../text/redact.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
 import { refreshFileTerms } from "./file-terms.js";
@@ -69,7 +71,8 @@ export interface IndexOptions {
   exclude?: string[];
   /**
    * Only these repo paths (files, or folders for everything under them) are looked at: what a watcher saw change.
-   * A path that is gone (or no longer indexable) is removed; nothing else is scanned.
+   * A path that is gone (or no longer indexable) is removed; nothing else is scanned, unless an ignore file
+   * (.gitignore, .memcardsignore) is among them or the index is empty or unfinished: then the whole tree is.
    */
   paths?: readonly string[];
   /** Files written per transaction: a killed run keeps every finished batch. */
@@ -80,6 +83,10 @@ export interface IndexOptions {
 
 /** From this many changed files on, parsing runs in a worker thread. */
 const WORKER_THRESHOLD = 300;
+/** Files that say which files a scan takes in (see repo/scan.ts): a change to one is no change of its path alone. */
+const SCAN_RULE_FILES = new Set([".gitignore", ".memcardsignore"]);
+/** Meta key: the redaction rules every indexed path was last checked with (see `redactionRulesId`). */
+const PATHS_CHECKED_WITH = "index.redaction_rules";
 /**
  * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
  * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed, and
@@ -101,21 +108,32 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   // An earlier build stopped before its edges were written: rebuild them all, whatever changed since.
   const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
+  // Some paths stand for a whole scan only over a complete index: after a build that stopped before it parsed
+  // everything (cancelled, killed, overtaken by another run), or on an empty one, the whole tree is scanned. So is
+  // it when an ignore file changed, which changes what the whole tree takes in.
+  const paths =
+    !phaseComplete(db, "parse") ||
+    known.size === 0 ||
+    opts.paths?.some((p) => SCAN_RULE_FILES.has(p.slice(p.lastIndexOf("/") + 1)))
+      ? undefined
+      : opts.paths;
   const scan = scanRepo(opts.root, {
     // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
     withContent: false,
     known: Object.fromEntries([...known].map(([p, r]) => [p, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }])),
     ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
-    ...(opts.paths ? { paths: [...opts.paths] } : {}),
+    ...(paths ? { paths: [...paths] } : {}),
+    // Indexed paths were checked for secrets when indexed: again only if the rules changed since.
+    knownPathsChecked: getMeta(db, PATHS_CHECKED_WITH) === redactionRulesId(),
   });
   const tScan = elapsed();
   const present = new Set(scan.files.map((f) => f.path));
-  const inScope = opts.paths ? underPaths(opts.paths) : () => true;
+  const inScope = paths ? underPaths(paths) : () => true;
   const removed = [...known.keys()].filter((p) => inScope(p) && !present.has(p));
   const changed = scan.files.filter((f) => !f.unchanged);
   // A scan of some paths stands for the whole index: the files kept, less those removed, plus those added.
-  const totalFiles = opts.paths
+  const totalFiles = paths
     ? known.size - removed.length + changed.filter((f) => !known.has(f.path)).length
     : scan.files.length;
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
@@ -123,6 +141,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const build = startBuild(db, totalFiles);
 
   if (removed.length) writeTx(db, () => deleteFiles(db, removed));
+  // A whole scan checked (and the removals above dropped) every path the index keeps: record with which rules.
+  if (!paths) setMeta(db, PATHS_CHECKED_WITH, redactionRulesId());
 
   let parsedCount = 0;
   let symbolCount = 0;

@@ -31,21 +31,25 @@ export interface Preparer {
   dispose(): Promise<void>;
 }
 
-function readContent(f: PrepareInput): string {
+function readContent(f: PrepareInput): string | undefined {
   if (f.content !== undefined) return f.content;
-  // Only the bytes the scan checked: a file gone or replaced since the scan reads as empty (the next run sees it).
-  return rereadScanned(f.absPath, f.hash) ?? "";
+  // Only the bytes the scan checked: a file gone or replaced since the scan is not read.
+  return rereadScanned(f.absPath, f.hash);
 }
 
 /**
  * Prepares files with a parser in this thread. Content is redacted before anything is derived from it (symbols,
  * summaries, search tokens, vector text): a `.env` or `settings.py` is indexed without its secrets. Redaction keeps
- * line counts, so line numbers stay those of the file on disk.
+ * line counts, so line numbers stay those of the file on disk. A file changed since the scan is left out.
  */
 export async function prepareFiles(parser: RepoParser, files: readonly PrepareInput[]): Promise<PreparedFile[]> {
   const out: PreparedFile[] = [];
   for (const f of files) {
-    const content = redact(readContent(f));
+    const read = readContent(f);
+    // Saved again (or gone) since the scan: left out, so the index keeps what it held and the next run (which sees
+    // a new stamp) indexes what is there; indexed empty, the file's symbols would lose their ids.
+    if (read === undefined) continue;
+    const content = redact(read);
     const parsed = f.language ? await parser.parseFile(f.path, content, f.language) : undefined;
     out.push({
       path: f.path,

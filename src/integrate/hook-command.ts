@@ -124,13 +124,32 @@ export async function hookCommand(event: string, stdin: string, opts: HookComman
   return (await runHookCall(event, stdin, opts)).stdout;
 }
 
+/** The settings that name a path: a relative one means a path from the caller's folder. */
+const PATH_VARS = ["HOME", "MEMCARDS_HOME", "MEMCARDS_ROOT", "MEMCARDS_DB", "MEMCARDS_MODELS_DIR"] as const;
+
+/**
+ * The call's paths made absolute from the caller's folder (`cwd`), so they name the same files whichever process
+ * runs the hook: the hook's own, or the resident worker, whose folder is another.
+ */
+function fromCaller(opts: HookCommandOptions, input: HookInput): { opts: HookCommandOptions; input: HookInput } {
+  const at = (p: string | undefined) => (p ? resolve(opts.cwd, p) : p);
+  const env = { ...opts.env };
+  for (const k of PATH_VARS) if (env[k]) env[k] = resolve(opts.cwd, env[k]);
+  return {
+    opts: { ...opts, env, flags: { root: at(opts.flags.root), db: at(opts.flags.db), embedder: opts.flags.embedder } },
+    input: input.cwd ? { ...input, cwd: resolve(opts.cwd, input.cwd) } : input,
+  };
+}
+
 /** hookCommand, also telling whether the call reached a project's store (`acted`): only then is a worker worth it. */
 export async function runHookCall(
   event: string,
   stdin: string,
-  opts: HookCommandOptions,
+  given: HookCommandOptions,
 ): Promise<{ stdout: string; acted: boolean }> {
-  const call = parseHookCall(event, stdin);
+  const parsed = parseHookCall(event, stdin);
+  const { opts, input } = fromCaller(given, parsed.input);
+  const call = { ...parsed, input };
   const session = call.input.session_id;
   let userDir = opts.env.MEMCARDS_HOME || join(opts.env.HOME || homedir(), ".memcards");
   let config: Config | undefined;

@@ -141,13 +141,16 @@ export function askWorker(place: WorkerPlace, req: WorkerRequest, o: AskOptions 
     sock.on("connect", () => {
       connected = true;
       clearTimeout(timer);
+      const replyMs = o.replyMs ?? 4000;
       timer = setTimeout(() => {
         // A worker that accepts but does not answer (stuck in a call) would cost every later hook this wait: its
         // socket and token are removed, so later hooks find no worker, start a fresh one, and the stuck one leaves.
-        for (const f of [place.socket, place.token]) rmSync(f, { force: true });
+        // Only while its token is still the one this hook used: a newer worker that took the place meanwhile stays.
+        if (readToken(place.token) === token) for (const f of [place.socket, place.token]) rmSync(f, { force: true });
         finish({ ok: false, why: "no answer in time", start: false });
-      }, o.replyMs ?? 4000);
-      sock.write(`${JSON.stringify({ v: WORKER_PROTOCOL, token, ...req })}\n`);
+      }, replyMs);
+      // The deadline tells the worker when this hook runs the call itself, so a call still queued then is not run.
+      sock.write(`${JSON.stringify({ v: WORKER_PROTOCOL, token, deadline: Date.now() + replyMs, ...req })}\n`);
     });
     sock.on("data", (c: Buffer) => {
       const nl = c.indexOf(10);
@@ -194,10 +197,13 @@ export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.Process
     const fd = openSync(place.starting, "wx", 0o600);
     writeSync(fd, String(process.pid));
     closeSync(fd);
+    // The worker runs in another folder: the settings that name its place are passed as this hook resolved them.
+    const own = { ...env };
+    for (const k of ["HOME", "MEMCARDS_HOME"]) if (own[k]) own[k] = resolve(own[k]!);
     const child = spawn(process.execPath, [cli, "hook-worker"], {
       detached: true,
       stdio: "ignore",
-      env,
+      env: own,
       cwd: tmpdir(),
     });
     child.on("error", () => undefined);

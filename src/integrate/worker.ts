@@ -37,22 +37,43 @@ async function warmUp(): Promise<void> {
   countTokens("warm up");
 }
 
-const sameToken = (a: string, b: string) =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+/** Compares bytes in constant time; a token of another byte length (not only another length) is simply wrong. */
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a, "utf8");
+  const y = Buffer.from(b, "utf8");
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
-/** Parses and checks one request line; the reply for a refused one names why. */
-function checkRequest(line: string, token: string): { error: string } | { req: Record<string, unknown> } {
-  let req: Record<string, unknown>;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const strings = (v: unknown) =>
+  v === undefined || (isRecord(v) && Object.values(v).every((x) => typeof x === "string"));
+
+interface CheckedRequest {
+  event: string;
+  stdin: string;
+  cwd: string;
+  flags?: Record<string, string | undefined>;
+  env?: Record<string, string>;
+  /** When the hook stops waiting (ms since the epoch): a call not started by then is not run. */
+  deadline?: number;
+}
+
+/** Parses and checks one request line; the reply for a refused one names why. Never throws. */
+function checkRequest(line: string, token: string): { error: string } | { req: CheckedRequest } {
+  let req: unknown;
   try {
-    req = JSON.parse(line) as Record<string, unknown>;
+    req = JSON.parse(line);
   } catch {
     return { error: "unreadable request" };
   }
+  if (!isRecord(req)) return { error: "malformed request" };
   if (typeof req.token !== "string" || !sameToken(req.token, token)) return { error: "wrong token" };
   if (req.v !== WORKER_PROTOCOL) return { error: "protocol version" };
   if (typeof req.event !== "string" || !WORKER_EVENTS.has(req.event)) return { error: "event not served here" };
-  if (typeof req.stdin !== "string" || typeof req.cwd !== "string") return { error: "malformed request" };
-  return { req };
+  if (typeof req.stdin !== "string" || typeof req.cwd !== "string" || !strings(req.flags) || !strings(req.env))
+    return { error: "malformed request" };
+  if (req.deadline !== undefined && typeof req.deadline !== "number") return { error: "malformed request" };
+  return { req: req as unknown as CheckedRequest };
 }
 
 /** Runs the worker until it has been idle for `idleMs`, or its socket or token is taken away. */
@@ -95,24 +116,21 @@ function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions): Promis
       conn.removeAllListeners("data");
       const checked = checkRequest(Buffer.concat(chunks).toString("utf8"), token);
       if ("error" in checked) return void conn.end(`${JSON.stringify({ ok: false, error: checked.error })}\n`);
-      const r = checked.req as unknown as {
-        event: string;
-        stdin: string;
-        cwd: string;
-        flags?: Record<string, string | undefined>;
-        env?: Record<string, string>;
-      };
+      const r = checked.req;
       last = Date.now();
       busy++;
       queue = queue
-        .then(() =>
-          hookCommand(r.event, r.stdin, {
+        .then(() => {
+          // The hook stopped waiting (and ran the hook itself): running it here too would act twice.
+          if (conn.destroyed || (r.deadline !== undefined && Date.now() >= r.deadline))
+            throw new Error("too late: the hook stopped waiting");
+          return hookCommand(r.event, r.stdin, {
             flags: { root: r.flags?.root, db: r.flags?.db, embedder: r.flags?.embedder },
             env: r.env ?? {},
             cwd: r.cwd,
             cli: opts.cli,
-          }),
-        )
+          });
+        })
         .then(
           (stdout) => conn.end(`${JSON.stringify({ ok: true, stdout })}\n`),
           (err: unknown) => conn.end(`${JSON.stringify({ ok: false, error: (err as Error).message })}\n`),

@@ -7,24 +7,25 @@ import {
   listMemories,
   memoriesById,
   memoryCounts,
+  type MemoryCursor,
   type MemoryFilter,
   type MemoryRow,
   supersededBy,
 } from "../storage/memories.js";
 import type { ProjectScope } from "../storage/scope.js";
 
-export type { MemoryFilter, MemoryRow };
+export type { MemoryCursor, MemoryFilter, MemoryRow };
 
 type Scope = Pick<ProjectScope, "db" | "projectId">;
 
-/** One page of the project's units under `filter`, newest first, and how many match in all. */
+/** One page of the project's units under `filter`, newest first (from `cursor`), and how many match in all. */
 export function browseUnits(
   scope: Scope,
   filter: MemoryFilter,
   limit: number,
-  offset: number,
+  cursor: MemoryCursor = { offset: 0 },
 ): { units: MemoryRow[]; total: number } {
-  return browseMemories(scope.db, scope.projectId, filter, limit, offset);
+  return browseMemories(scope.db, scope.projectId, filter, limit, cursor);
 }
 
 /** The project's units with these ids, in the order given (ids of other projects or of no unit are left out). */

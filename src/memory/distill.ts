@@ -7,11 +7,13 @@ import { replaceEdgesFrom } from "../storage/graph/edges.js";
 import { getNodeByKey, upsertLooseNode } from "../storage/graph/nodes.js";
 import {
   archiveTurns,
+  getMemory,
   indexMemory,
   insertMemory,
   memoriesByKey,
   type MemoryRow,
   similarMemories,
+  type SimilarUnit,
   updateMemory,
 } from "../storage/memories.js";
 import { projectRoot } from "../storage/projects.js";
@@ -19,7 +21,7 @@ import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactDeep } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
-import { conversational } from "../transcript/extract.js";
+import { agentSentences, conversational } from "../transcript/extract.js";
 import { commandText } from "../transcript/ledger.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
@@ -64,6 +66,9 @@ function filesIn(text: string): string[] {
   return [...new Set(text.match(PATHISH) ?? [])].slice(0, 10);
 }
 
+/** Metrics that only count or time one run of a test or build command. */
+const RUN_TALLY = /^(?:tests?|test time|build time|duration)$/;
+
 const NEGATION = /\b(not|never|no|don'?t|do not|without|avoid|stop|instead)\b/i;
 
 const FILLER = new Set([
@@ -106,6 +111,16 @@ function sessionEvidence(span: readonly Turn[]): string {
   return parts.join("\n").toLowerCase();
 }
 
+/** Sentences of the agent's that may state a cause or a choice (the filter the prose rules in prose.ts then judge). */
+const PROSE_CANDIDATE =
+  /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
+
+/** Word overlap (Jaccard) at which a learning is the same as a stored one, and a commitment is about the same things. */
+const SAME_LEARNING = 0.85;
+const CLASHING_COMMITMENT = 0.5;
+/** Word overlap at which a later learning or decision naming the same code is about the same subject (hand-set). */
+const SAME_SUBJECT = 0.25;
+
 /** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
   const ev = (turn: string, quote: string): Evidence[] => [
@@ -119,6 +134,9 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     out.push(d.category === "commitment" && d.files.length === 0 ? { ...d, files: filesIn(d.text) } : d);
   for (const [metric, m] of Object.entries(sections.metrics)) {
     if (!inSpan(m.turn)) continue;
+    // A run's tally or duration ("tests: 77 passed", "test time: 536 ms") is a snapshot of one run, not a fact a
+    // later session needs; the summary keeps it.
+    if (RUN_TALLY.test(metric)) continue;
     const [value, ...unit] = m.value.split(" ");
     out.push({
       category: "performance",
@@ -181,6 +199,11 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     ...sections.decisions
       .filter((d) => inSpan(d.turn) && !/^(?:plan: |work on a new branch)/.test(d.text))
       .map((d) => ({ text: d.text, turn: d.turn, confidence: 0.5 })),
+    // The agent's own statements of a cause or a choice: the summary's Decisions keep only choices, while a finding
+    // ("… fails because …") is a learning here; `keep` admits only whole, grounded claims and carried-out choices.
+    ...agentSentences(span)
+      .filter((x) => x.text.length >= 25 && x.text.length <= 320 && PROSE_CANDIDATE.test(x.text))
+      .map((x) => ({ text: x.text, turn: x.turn, confidence: 0.5 })),
   ].sort((a, b) => (position.get(a.turn) ?? 0) - (position.get(b.turn) ?? 0));
   for (const c of candidates) keep(c.text, c.turn, c.confidence);
   out.push(...prose);
@@ -257,14 +280,15 @@ function writeDraft(
   pending = false,
 ): UnitWrite {
   // A unit waiting for review must not change units already in force (their importance, tier or evidence).
-  const inReach = (m: MemoryRow) => !pending || m.status === "pending";
+  const inReach = (m: { status: string }) => !pending || m.status === "pending";
   const same = memoriesByKey(db, projectId, d.category, d.key);
   let similar: MemoryRow | undefined = same.find(inReach);
   if (!similar && d.category === "learning") {
     const w = words(d.text);
-    similar = similarMemories(db, projectId, "learning", w).find(
-      (m) => inReach(m) && jaccard(w, words(m.text)) >= 0.85,
-    );
+    const near = similarMemories(db, projectId, "learning", w, SAME_LEARNING, {
+      accept: (m) => inReach(m) && jaccard(w, words(m.text)) >= SAME_LEARNING,
+    })[0];
+    similar = near && getMemory(db, near.id);
   }
   if (similar && d.category !== "performance") {
     // The same unit again: evidence chains concatenated, confidence raised.
@@ -342,27 +366,32 @@ export function settleUnit(
     r.superseded++;
   }
   // A later finding or decision about the same subject replaces the earlier one: it stays, shown and ranked down.
-  let replaced: MemoryRow | undefined;
+  let replaced: SimilarUnit | undefined;
   if (!previous && (d.category === "learning" || d.category === "reasoning")) {
     const w = words(d.text);
     const anchors = new Set(anchorsOf(d.text));
-    replaced = similarMemories(db, projectId, d.category, w).find((m) => {
-      if (m.id === id || m.status !== "active") return false;
+    replaced = similarMemories(db, projectId, d.category, w, SAME_SUBJECT, {
+      self: id,
       // The same subject: a name in code both cite, and enough words in common.
-      return anchorsOf(m.text).some((a) => anchors.has(a)) && jaccard(w, words(m.text)) >= 0.25;
-    });
+      accept: (m) =>
+        m.status === "active" &&
+        anchorsOf(m.text).some((a) => anchors.has(a)) &&
+        jaccard(w, words(m.text)) >= SAME_SUBJECT,
+    })[0];
     if (replaced) {
       updateMemory(db, replaced.id, { status: "superseded", superseded_by: id, updated_at: now });
       r.superseded++;
     }
   }
-  let clash: MemoryRow | undefined;
+  let clash: SimilarUnit | undefined;
   if (d.category === "commitment") {
     const w = words(d.text);
     const neg = NEGATION.test(d.text);
-    clash = similarMemories(db, projectId, "commitment", w).find(
-      (m) => m.id !== id && m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= 0.5,
-    );
+    clash = similarMemories(db, projectId, "commitment", w, CLASHING_COMMITMENT, {
+      self: id,
+      accept: (m) =>
+        m.status === "active" && NEGATION.test(m.text) !== neg && jaccard(w, words(m.text)) >= CLASHING_COMMITMENT,
+    })[0];
     if (clash) {
       const olderWins = clash.confidence >= d.confidence + 0.3;
       updateMemory(db, olderWins ? id : clash.id, {

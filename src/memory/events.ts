@@ -25,10 +25,15 @@ const FENCE = /```[\s\S]*?(?:```|$)|'''[\s\S]*?(?:'''|$)|"""[\s\S]*?(?:"""|$)/g;
 export function typedSentences(text: string): string[] {
   return text
     .replace(FENCE, "\n")
-    .split(/(?<=[.!?])\s+|\n+/)
+    .split(/\n+/)
+    .filter((l) => !DIAGNOSTIC.test(l.trim()))
+    .flatMap((l) => l.split(/(?<=[.!?])\s+/))
     .map((s) => s.replace(/\s+/g, " ").trim())
     .filter((s) => s.length > 2 && !PASTED.test(s));
 }
+
+/** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */
+const DIAGNOSTIC = /^\S+?(?:\(\d+(?:,\d+)*\)|:\d+(?::\d+)?)\s*:?\s*-?\s*(?:error|warning|fatal error)\b/i;
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
@@ -161,6 +166,17 @@ const ERROR_START = /^(?:[\w./\\:-]+[:(]\d+[^ ]*\s*[-:]?\s*)?(?:[\w.]*(?:Error|E
 /** An error the agent's own edit caused: a file it just wrote does not parse. */
 const SELF_INFLICTED =
   /\b(?:SyntaxError|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
+/**
+ * An error in code as a compiler, type checker or interpreter reports it before the code does anything: a type or
+ * syntax error, a name or module that does not resolve. Raised right after the agent's own edit and fixed by its next
+ * one, it is a step of the work.
+ */
+const STATIC_CODE =
+  /\bTS\d{4}\b|\[ts Error\]|\berror CS\d{4}\b|\b(?:NameError|ImportError|ModuleNotFoundError|ReferenceError)\b|\bis not defined\b|\bCannot find (?:name|module)\b|\bhas no (?:exported )?member\b|\bis not assignable to\b|\bincorrectly (?:extends|implements)\b|\bdoes not exist on type\b|\bCannot find type definition\b/;
+/** A remedy that is an edit of a file (the summary's "then src/x.ts was written (t9)"). */
+const EDIT_REMEDY = /\bwas (?:written|edited|created|modified|applied|updated)\b/;
+/** A docstring's or doc comment's `Raises:` entry ("ValueError: If the input is empty"): documents an error, hits none. */
+const DOC_RAISES = /^[\w.]*(?:Error|Exception|Warning)\s*:\s*(?:If|When|Whenever|Raised|Thrown|On|In case)\b/;
 /** A bare assertion with no test named: the test runner's FAIL line says which test, this says little alone. */
 const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
 /** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */
@@ -195,6 +211,7 @@ export function errorLine(text: string, turn: Turn): string | undefined {
   if (!ERRORISH.some((r) => r.test(line))) return undefined;
   // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
   if (line.endsWith(":") || line.length < 12 || line.length > 400) return undefined;
+  if (DOC_RAISES.test(line)) return undefined;
   if (HARNESS.test(line) || BARE_ASSERTION.test(line) || /\{"/.test(line) || !CONCRETE.test(line)) return undefined;
   return line;
 }
@@ -247,19 +264,16 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const from = ci > 0 ? commits[ci - 1]!.i : -1;
     carriedBy.set(ci, new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? "")));
   }
-  for (const [ci, c] of commits.entries()) {
-    if (c.files.length > 0 && carriedBy.get(ci)!.size === 1) continue;
-    const text = `Commit ${c.sha ? `${c.sha} ` : ""}${quoted(c.message)}${c.files.length ? ` changed ${listFiles(c.files)}` : ""}.`;
-    out.push({
-      category: "change",
-      text,
-      record: { kind: "commit", sha: c.sha, message: c.message, files: c.files },
-      key: `commit:${c.sha || signature(c.message)}`,
-      confidence: 0.9,
-      evidence: ev(c.turn, text),
-      files: c.files,
-    });
-  }
+  // Commits an aider `/undo` later removed: neither they nor the edits they carried are facts any more.
+  const undone = new Set<string>();
+  for (const t of span)
+    for (const res of t.tool_results) {
+      const m = AIDER_REMOVED.exec(res.output);
+      if (m) undone.add(m[1]!.slice(0, 7));
+    }
+  const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
+  /** Commit index → the files of the request's change unit that names it as its carrier. */
+  const carriers = new Map<number, Set<string>>();
 
   // One change per request: the files its edits touched, and the commit that carried them.
   const byRequest = new Map<
@@ -281,6 +295,11 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     // the files left dirty before it edits, in the same turn as the commit of its own edits).
     const first = commits.find((c) => c.i >= g.last && c.i < next);
     const commit = first && commits.filter((c) => c.i === first.i).at(-1);
+    if (commit && isUndone(commit.sha)) continue;
+    if (commit) {
+      const ci = commits.indexOf(commit);
+      carriers.set(ci, new Set([...(carriers.get(ci) ?? []), ...g.files]));
+    }
     const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
     const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
@@ -298,6 +317,24 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
       confidence: 0.9,
       evidence: ev(g.turn, text),
       files: g.files,
+    });
+  }
+
+  for (const [ci, c] of commits.entries()) {
+    if (c.files.length > 0 && carriedBy.get(ci)!.size === 1) continue;
+    if (isUndone(c.sha)) continue;
+    // Named already by the change unit of the request whose edits it carried (aider's second commit of a turn).
+    const carrier = carriers.get(ci);
+    if (carrier && c.files.every((f) => carrier.has(f))) continue;
+    const text = `Commit ${c.sha ? `${c.sha} ` : ""}${quoted(c.message)}${c.files.length ? ` changed ${listFiles(c.files)}` : ""}.`;
+    out.push({
+      category: "change",
+      text,
+      record: { kind: "commit", sha: c.sha, message: c.message, files: c.files },
+      key: `commit:${c.sha || signature(c.message)}`,
+      confidence: 0.9,
+      evidence: ev(c.turn, text),
+      files: c.files,
     });
   }
 
@@ -351,6 +388,11 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     if (!line) continue;
     // An error the agent's own edit caused and its next edit fixed is a step of the work, not worth recalling.
     if (f.category !== "user-reported" && (f.resolved || f.remediation) && SELF_INFLICTED.test(line)) continue;
+    // So is a type, name or import error hit after the agent edited code for the same request and fixed by an edit.
+    if (f.category !== "user-reported" && EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
+      const r = requestAt(i);
+      if (edits.some((e) => e.i <= i && requestAt(e.i) === r)) continue;
+    }
     const shape = errorShape(line);
     const same = byShape.get(shape);
     if (same) {

@@ -35,7 +35,7 @@ import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
 import type { UnitDraft } from "./schema.js";
 import { staleChecker } from "./stale.js";
-import { bestWindow } from "./window.js";
+import { bestWindow, sentenceWindow } from "./window.js";
 
 /** The project the memory functions work on. */
 export type MemoryDeps = ProjectScope;
@@ -254,7 +254,64 @@ export function searchMemory(
           score: Math.round(r.score * 1000) / 1000,
         }))
     : [];
-  return input.budget_tokens === undefined ? { hits, raw: rawHits } : withinBudget(hits, rawHits, input.budget_tokens);
+  // Without the archive asked for, its best windows still fill in what the units miss: a short window, whole
+  // sentences around the query's terms, for each of the best archive turns that holds terms no unit shown holds.
+  const fills = input.include_raw ? [] : fillWindows(deps, match, tokens, hits, shownTurns, input.limit);
+  const shown = fills.length ? hits.slice(0, Math.max(1, input.limit - fills.length)) : hits;
+  const extra = [...rawHits, ...fills];
+  return input.budget_tokens === undefined
+    ? { hits: shown, raw: extra }
+    : withinBudget(shown, extra, input.budget_tokens);
+}
+
+/** At most this many archive windows fill in after the units; characters of each. */
+const FILL_WINDOWS = 3;
+const FILL_WINDOW_CHARS = 360;
+/** The share of a window's words already in the units shown above which it repeats them. */
+const REPEAT_SHARE = 0.7;
+
+function fillWindows(
+  deps: MemoryDeps,
+  match: string,
+  terms: readonly string[],
+  hits: readonly MemoryHit[],
+  shownTurns: ReadonlySet<string>,
+  limit: number,
+): RawHit[] {
+  const want = new Set(terms);
+  const covered = new Set<string>();
+  const cover = (text: string) => {
+    for (const t of identifierTokens(text)) if (want.has(t)) covered.add(t);
+  };
+  const shownWords = new Set<string>();
+  for (const h of hits) {
+    const said = h.window ? `${h.text}\n${h.window}` : h.text;
+    cover(said);
+    for (const t of identifierTokens(said)) shownWords.add(t);
+  }
+  const out: RawHit[] = [];
+  const seen = new Set<string>();
+  for (const r of searchRawFts(deps.db, deps.projectId, match, limit + shownTurns.size)) {
+    if (out.length >= FILL_WINDOWS) break;
+    if (shownTurns.has(`${r.session_id}:${r.turn_id}`)) continue;
+    const text = sentenceWindow(r.text, terms, FILL_WINDOW_CHARS);
+    const key = text.replace(/\s+/g, " ").toLowerCase();
+    if (!text || seen.has(key)) continue;
+    // A window that only says again what a unit shown says (most of its words are in it) adds nothing.
+    const own = identifierTokens(text);
+    const adds = own.some((t) => want.has(t) && !covered.has(t));
+    if (!adds && shownWords.size && own.filter((t) => shownWords.has(t)).length >= REPEAT_SHARE * own.length) continue;
+    seen.add(key);
+    cover(text);
+    out.push({
+      session_id: r.session_id,
+      turn_id: r.turn_id,
+      role: r.role,
+      text,
+      score: Math.round(r.score * 1000) / 1000,
+    });
+  }
+  return out;
 }
 
 /** How much a stale unit's score counts against a current one's. */
@@ -331,9 +388,13 @@ export function recall(
   raw: z.input<typeof RecallInput> = {},
 ): { markdown: string; tokens: number; units: number[] } {
   const { budget_tokens: budget } = RecallInput.parse(raw);
-  const branch = git(deps.root, ["rev-parse", "--abbrev-ref", "HEAD"], { timeout: 2000 }) ?? "";
-  const changed = (git(deps.root, ["status", "--porcelain"], { timeout: 2000, trim: false }) ?? "")
-    .split("\n")
+  // One git process for both: the branch from the status header, the changed paths from its lines.
+  const status = (git(deps.root, ["status", "--porcelain", "--branch"], { timeout: 2000, trim: false }) ?? "").split(
+    "\n",
+  );
+  const header = status[0]?.startsWith("## ") ? status.shift()!.slice(3) : "";
+  const branch = header.startsWith("No commits yet") ? "" : (header.split(/\.\.\.|\s/)[0] ?? "");
+  const changed = status
     .map((l) => l.slice(3).trim())
     .filter(Boolean)
     .slice(0, 30);

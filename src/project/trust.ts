@@ -2,7 +2,7 @@
 // may carry memory written to steer the agent, so it is refused until the user trusts it. A store is trusted when it
 // is in the user's registry (`trusted-stores` in the per-user folder: one line per store, its file identity and real
 // path) or when git does not track it; an untracked store is registered, so later opens need no git call.
-import { mkdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 import { AppError } from "../errors.js";
@@ -62,6 +62,30 @@ export function trackedStoreFiles(dbPath: string): string[] | undefined {
   return out === undefined ? undefined : out.split("\0").filter(Boolean);
 }
 
+function isDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folder, from the store's own up to the first that holds `.git`, that has what git takes for a repository of its
+ * own (HEAD, objects/, refs/): committed there, it makes git run in the store's folder answer for that repository
+ * (which tracks nothing) instead of the clone's, or refuse. Undefined when there is none.
+ */
+export function posingGitDir(dbPath: string): string | undefined {
+  let dir = dirname(dbPath);
+  for (;;) {
+    if (existsSync(join(dir, ".git"))) return undefined;
+    if (existsSync(join(dir, "HEAD")) && isDir(join(dir, "objects")) && isDir(join(dir, "refs"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
 export function untrusted(dbPath: string, root: string, tracked: readonly string[]): AppError {
   return new AppError(
     "STORE_UNTRUSTED",
@@ -78,6 +102,36 @@ export interface TrustOptions {
   logger: Logger;
 }
 
+/** STORE_UNTRUSTED when a folder above the store poses as a git repository (see posingGitDir). */
+function refusePosing(dbPath: string, root: string): void {
+  const posing = posingGitDir(dbPath);
+  if (posing !== undefined)
+    throw new AppError(
+      "STORE_UNTRUSTED",
+      `refusing to read the store ${dbPath}: ${posing} holds HEAD, objects/ and refs/ as a git repository does, so git cannot say whether the clone commits the store. Delete the store (and those files), or run \`memcards trust\` in ${root} to use it as is.`,
+    );
+}
+
+/** The log files SQLite reads along with a store: a write-ahead log is replayed into it, a hot journal rolled back. */
+const LOGS = ["-wal", "-journal"];
+
+/**
+ * A trusted store's logs are its own unless git tracks them: a pull can bring a committed `memcards.db-wal` next to
+ * it, and SQLite would replay every page it holds. Asks git only when such a file is there (STORE_UNTRUSTED when
+ * git tracks it).
+ */
+function checkCompanions(dbPath: string, root: string): void {
+  if (!LOGS.some((s) => existsSync(dbPath + s))) return;
+  refusePosing(dbPath, root);
+  const name = basename(dbPath);
+  const logs = (trackedStoreFiles(dbPath) ?? []).filter((f) => LOGS.some((s) => basename(f) === name + s));
+  if (logs.length)
+    throw new AppError(
+      "STORE_UNTRUSTED",
+      `refusing to read the store ${dbPath}: the repository commits its log (${logs.join(", ")}), which SQLite would replay into it, so memory someone else wrote would be read as this store's. Remove it from the repository (\`git rm --cached\` it) and delete it; trusting the store does not cover a log that came with the repository.`,
+    );
+}
+
 /**
  * Checks the store at `dbPath` before it is opened. Throws STORE_UNTRUSTED when git tracks it and the user has not
  * trusted it. Returns true when the store should be registered once it is open (a store about to be created, or an
@@ -87,7 +141,11 @@ export function checkStoreTrust(dbPath: string, opts: TrustOptions): boolean {
   if (opts.userStore) return false;
   const store = storeIdentity(dbPath);
   if (!store) return true;
-  if (isRegistered(opts.userDir, store)) return false;
+  if (isRegistered(opts.userDir, store)) {
+    checkCompanions(dbPath, opts.root);
+    return false;
+  }
+  refusePosing(dbPath, opts.root);
   const tracked = trackedStoreFiles(dbPath);
   if (tracked === undefined) {
     // Git missing or the folder is no repository: nothing was cloned that git knows of; asked again next time.

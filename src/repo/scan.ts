@@ -58,6 +58,8 @@ export const ScanOptions = z.object({
    * git lists just them (ignored entries are not counted), and a walk keeps just them. Every other rule applies.
    */
   paths: z.array(z.string()).optional(),
+  /** The `known` paths were checked for secrets by the current rules (`redactionRulesId`): not checked again. */
+  knownPathsChecked: z.boolean().default(false),
 });
 export type ScanOptions = z.input<typeof ScanOptions>;
 
@@ -414,9 +416,10 @@ function inspect(
   realDirs: Map<string, string>,
 ): ScannedFile | undefined {
   // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
-  // A path given as known was checked by the scan that indexed it.
+  // A path given as known was checked by the scan that indexed it, when that scan had the same rules.
   const known = opts.known?.[c.path];
-  const reason = !known && redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
+  const checked = known !== undefined && opts.knownPathsChecked;
+  const reason = !checked && redact(c.path) !== c.path ? "secret-in-path" : nameSkip(c.path);
   if (reason) {
     skip(tally, reason, c.path);
     return undefined;
@@ -519,6 +522,22 @@ export function readInsideRoot(realRoot: string, path: string, maxBytes = MAX_SC
     const abs = join(realRoot, path);
     if (!insideDir(realRoot, abs)) return undefined;
     return readChecked(abs, insideRules(realRoot, maxBytes)).data.toString("utf8");
+  } catch {
+    return undefined; // gone, unreadable, outside, or replaced by a link since the check
+  }
+}
+
+/** `readInsideRoot`, with the hash of the bytes read (as `scanRepo` computes it): the content may differ from the scan's. */
+export function readInsideRootHashed(
+  realRoot: string,
+  path: string,
+  maxBytes = MAX_SCAN_FILE_BYTES,
+): { text: string; hash: string } | undefined {
+  try {
+    const abs = join(realRoot, path);
+    if (!insideDir(realRoot, abs)) return undefined;
+    const data = readChecked(abs, insideRules(realRoot, maxBytes)).data;
+    return { text: data.toString("utf8"), hash: sha1(data) };
   } catch {
     return undefined; // gone, unreadable, outside, or replaced by a link since the check
   }

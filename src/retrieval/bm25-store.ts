@@ -4,6 +4,7 @@
 import { realpathSync } from "node:fs";
 
 import { MAX_SCAN_FILE_BYTES, readInsideRoot } from "../repo/scan.js";
+import { redact } from "../text/redact.js";
 import { BM25_DEFAULTS, type Bm25Doc, bm25Doc, type Bm25Index, indexBm25Docs } from "./bm25.js";
 
 /** An indexed file: its repo path and the content hash the index stored for it. */
@@ -95,7 +96,11 @@ export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}
         entries.set(f.path, { hash: f.hash, bytes: 0 });
       } else {
         totalBytes += size;
-        entries.set(f.path, { hash: f.hash, doc: bm25Doc(f.path, text, BM25_DEFAULTS.pathWeight), bytes: size });
+        entries.set(f.path, {
+          hash: f.hash,
+          doc: bm25Doc(f.path, redact(text), BM25_DEFAULTS.pathWeight),
+          bytes: size,
+        });
       }
     }
     return queue.length === 0;

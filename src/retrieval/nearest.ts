@@ -189,7 +189,8 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
  * Nearest vectors of one store. The first use (or `warm`) starts reading the vectors into memory, a chunk of the
  * vec0 table at a time between other work; until the copy is complete, and after the vectors changed until it is read
  * again, queries go to sqlite-vec (same neighbours). Changed means a vector write on this connection, or another
- * connection's commit that changed the embedded items' count or highest id.
+ * connection's commit that wrote vectors (the store counts vector writes: a vector replaced in place changes neither the
+ * embedded items' count nor their highest id).
  */
 export function createNearestVectors(db: Db) {
   let matrix: VectorMatrix | undefined;

@@ -349,11 +349,13 @@ export function createRanker(
     const w = o.weights ?? LEARNED_SYMBOL_WEIGHTS;
     const files = o.files ?? (await rankWith(query, ALL_CHANNELS, w.files)).map((f) => f.path);
     const tokens = new Set(bm25Tokens(query));
-    const index = bm25.forTokens(tokens);
+    const named = new Set(extractAnchors(query).map((a) => a.text.split(/::|\./).pop()!.toLowerCase()));
+    // The idf is also taken of the names the task spells in words (`unit circle` → unitcircle), not in its tokens.
+    const index = bm25.forTokens(new Set([...tokens, ...named]));
     const n = index?.keys.length ?? 0;
     const q: SymbolQuery = {
       tokens,
-      named: new Set(extractAnchors(query).map((a) => a.text.split(/::|\./).pop()!.toLowerCase())),
+      named,
       ...(index ? { idf: (t: string) => Math.log(1 + n / (1 + (index.postings.get(t)?.length ?? 0))) } : {}),
     };
     return rankFileSymbols(db, files, q, w, linesOf).slice(0, limit);
@@ -410,7 +412,15 @@ function bm25Source(
       if (storedIndex()) return;
       store()?.warm(sources());
       // The index itself is put together once the files are read (a few hundred milliseconds on a large repository).
-      const whenRead = () => void (inMemory() || setTimeout(whenRead, WARM_POLL_MS).unref());
+      // A store closed meanwhile (a server stopping, an idle project let go) ends the polling, never the process.
+      const whenRead = () => {
+        try {
+          if (!db.open || inMemory()) return;
+        } catch {
+          return;
+        }
+        setTimeout(whenRead, WARM_POLL_MS).unref();
+      };
       if (store()) setTimeout(whenRead, WARM_POLL_MS).unref();
     },
   };

@@ -78,46 +78,100 @@ const RARITY_CAP = 256;
 /** Distinct words weighed per check: more than a unit's text holds (units are a few sentences). */
 const MAX_SIMILAR_TERMS = 512;
 
+/** A unit in force as a duplicate or contradiction check reads it: no JSON column decoded. */
+export interface SimilarUnit {
+  id: number;
+  status: string;
+  text: string;
+  confidence: number;
+}
+
 /**
- * Candidates for a near-duplicate or contradiction check: units of a category still in force that contain one of
- * the rarer half (plus one) of `words`, those sharing the most of them first, at most `limit`. A unit sharing at
- * least half of the words (Jaccard ≥ 0.5 or more) contains at least one of them, so nothing that could match is
- * missed; the cost is one walk over the units holding those rare words (each term's count stops at RARITY_CAP).
+ * Every unit of a category still in force (active or in conflict) whose words could reach `minJaccard` with
+ * `words` (the distinct words of the unit being checked; `self`, that unit's id when it is already stored, is left
+ * out) and that `accept` takes (the caller measures the overlap), best first. A unit that shares at least that fraction lacks at most
+ * `a − ⌈minJaccard·a⌉` of the `a` words, and words no other unit holds count against that allowance. So it holds at
+ * least one of the rarest allowance + 1 words, and, when that allowance is small, at least two of the rarest
+ * allowance + 2: the full-text index is asked for those words (or those pairs) and nothing that could match is
+ * missed. Each term's count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
   projectId: number,
   category: string,
   words: Iterable<string>,
-  limit = 64,
-): MemoryRow[] {
-  // Every word is weighed (the rarer half is taken among all of them: the first words alone may be ones a
-  // candidate lacks); MAX_SIMILAR_TERMS bounds a pathological text.
-  const terms = [...new Set(words)].filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w)).slice(0, MAX_SIMILAR_TERMS);
-  if (!terms.length) return [];
+  minJaccard: number,
+  opts: { self?: number; accept?: (u: SimilarUnit) => boolean } = {},
+): SimilarUnit[] {
+  const all = [...new Set(words)];
+  if (!all.length) return [];
+  // Words the index cannot hold (a character its tokenizer splits on) are lacked by every unit.
+  const searchable = all.filter((w) => /^[\p{L}\p{N}_$]+$/u.test(w));
+  const terms = searchable.slice(0, MAX_SIMILAR_TERMS);
+  const self = opts.self ?? 0;
+  // A term's first RARITY_CAP + 1 units (in id order, as the index keeps them): their number, and the highest id
+  // among them. Past the cap, the term that needs the longer stretch of ids to reach it is the rarer.
   const count = stmt(
     db,
-    "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+    `SELECT count(*) AS n, max(rowid) AS high FROM
+       (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ? LIMIT ?)`,
   );
   const quote = (t: string) => `"${t}"`;
-  const rare = terms
-    .map((t) => ({ t, n: (count.get(quote(t), RARITY_CAP + 1) as { n: number }).n }))
+  const counted = terms.map((t) => ({
+    t: quote(t),
+    ...(count.get(quote(t), self, RARITY_CAP + 1) as { n: number; high: number }),
+  }));
+  const present = counted.filter((x) => x.n > 0).sort((a, b) => a.n - b.n || (a.n > RARITY_CAP ? b.high - a.high : 0));
+  const lacked = all.length - searchable.length + (counted.length - present.length);
+  const allowance = all.length - Math.ceil(minJaccard * all.length - 1e-9) - lacked;
+  if (allowance < 0 || !present.length) return [];
+  let match: string;
+  if (allowance <= MAX_PAIRED_ALLOWANCE && present.length >= allowance + 2) {
+    const rare = present.slice(0, allowance + 2).map((x) => x.t);
+    const pairs: string[] = [];
+    for (let i = 0; i < rare.length; i++)
+      for (let j = i + 1; j < rare.length; j++) pairs.push(`(${rare[i]} AND ${rare[j]})`);
+    match = pairs.join(" OR ");
+  } else {
+    match = present
+      .slice(0, allowance + 1)
+      .map((x) => x.t)
+      .join(" OR ");
+  }
+  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ?")
+    .pluck()
+    .all(match, self) as number[];
+  if (!ids.length) return [];
+  const units = (
+    stmt(
+      db,
+      `SELECT id, status, text, confidence FROM memories WHERE id IN (SELECT value FROM json_each(?))
+       AND project_id = ? AND category = ? AND status != 'superseded'`,
+    ).all(JSON.stringify(ids), projectId, category) as SimilarUnit[]
+  )
+    .filter((u) => !opts.accept || opts.accept(u))
+    .sort((a, b) => b.id - a.id);
+  if (units.length < 2) return units;
+  // Several match: ranked as they always were, by BM25 over the rarer half (plus one) of the words, counted with
+  // the unit itself, the newest first among equals.
+  const byRarity = counted
+    .map((x) => ({ ...x, n: Math.min(x.n + (self ? 1 : 0), RARITY_CAP + 1) }))
     .filter((x) => x.n > 0)
     .sort((a, b) => a.n - b.n)
     .slice(0, Math.floor(terms.length / 2) + 1);
-  if (!rare.length) return [];
-  return (
-    stmt(
-      db,
-      // The project, category and status are checked on every match before the limit, and the matches are ranked
-      // by the rare words they share (bm25), so neither units of other categories or projects nor newer units that
-      // share fewer words push the closest candidate past the limit.
-      `SELECT m.* FROM memories_fts f JOIN memories m ON m.id = f.rowid
-       WHERE memories_fts MATCH ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
-       ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?`,
-    ).all(rare.map((x) => quote(x.t)).join(" OR "), projectId, category, limit) as StoredMemory[]
-  ).map(decodeMemory);
+  const order = stmt(
+    db,
+    `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
+     ORDER BY bm25(memories_fts), rowid DESC`,
+  )
+    .pluck()
+    .all(byRarity.map((x) => x.t).join(" OR "), JSON.stringify(units.map((u) => u.id))) as number[];
+  const rank = new Map(order.map((id, i) => [id, i]));
+  return units.sort((a, b) => (rank.get(a.id) ?? order.length) - (rank.get(b.id) ?? order.length) || b.id - a.id);
 }
+
+/** Pairs of rare words are asked for while they are few (at most 6 pairs); past that, any of the rare words. */
+const MAX_PAIRED_ALLOWANCE = 2;
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   return Number(
@@ -209,9 +263,10 @@ export function memoryCounts(
   db: Db,
   projectId: number,
 ): { category: string; tier: string; status: string; n: number }[] {
+  // Kept by the store's triggers as units are written, changed and deleted: a few rows, whatever the store's size.
   return stmt(
     db,
-    "SELECT category, tier, status, COUNT(*) AS n FROM memories WHERE project_id = ? GROUP BY category, tier, status ORDER BY category",
+    "SELECT category, tier, status, n FROM memory_counts WHERE project_id = ? AND n > 0 ORDER BY category",
   ).all(projectId) as { category: string; tier: string; status: string; n: number }[];
 }
 
@@ -495,41 +550,109 @@ export interface MemoryFilter {
   since?: string | undefined;
 }
 
+/** Where a page of units starts: after the unit last shown (keyset), or, for a link to a page number, an offset. */
+export type MemoryCursor = { before: number } | { after: number } | { offset: number };
+
+/**
+ * The WHERE clause of a unit listing. Its one indexed column is the rarest the filter names (a status other than
+ * active, then the category, the tier, active); the others are unary-plus filters, so the walk newest first goes
+ * down that index in id order, stopped at the page's size, whatever the planner's statistics.
+ */
 function memoryWhere(projectId: number, f: MemoryFilter): { sql: string; args: unknown[] } {
-  // `+project_id`: newest first is a backward walk of the rowids; the (project, category, key) index would make
-  // SQLite sort every unit of the project first.
-  const where = ["+project_id = ?"];
+  const lead: [string, string | undefined][] = [
+    ["status", f.status && f.status !== "active" ? f.status : undefined],
+    ["category", f.category],
+    ["tier", f.tier],
+    ["status", f.status],
+  ];
+  const driver = lead.find(([, v]) => v)?.[0];
+  const where = ["project_id = ?"];
   const args: unknown[] = [projectId];
-  const add = (clause: string, value: unknown) => {
+  const add = (column: string, value: string | undefined) => {
     if (value === undefined || value === "") return;
-    where.push(clause);
+    where.push(`${column === driver ? "" : "+"}${column} = ?`);
     args.push(value);
   };
-  add("category = ?", f.category);
-  add("tier = ?", f.tier);
-  add("status = ?", f.status);
-  add("created_at >= ?", f.since);
+  add("category", f.category);
+  add("tier", f.tier);
+  add("status", f.status);
+  if (f.since) {
+    // Every unit created since has an id at least the lowest of them: the walk stops there, not at the oldest unit.
+    where.push(
+      "+created_at >= ?",
+      "id >= (SELECT coalesce(min(id), 0) FROM memories INDEXED BY memories_created WHERE project_id = ? AND created_at >= ?)",
+    );
+    args.push(f.since, projectId, f.since);
+  }
   return { sql: where.join(" AND "), args };
+}
+
+/** How many units match a filter: from the kept counts, or, for a time since, from that range of its index. */
+function memoryTotal(db: Db, projectId: number, f: MemoryFilter): number {
+  if (f.since) {
+    const where = ["project_id = ?", "created_at >= ?"];
+    const args: unknown[] = [projectId, f.since];
+    for (const [column, value] of [
+      ["category", f.category],
+      ["tier", f.tier],
+      ["status", f.status],
+    ] as const) {
+      if (!value) continue;
+      where.push(`${column} = ?`);
+      args.push(value);
+    }
+    return (
+      stmt(db, `SELECT COUNT(*) AS n FROM memories INDEXED BY memories_created WHERE ${where.join(" AND ")}`).get(
+        ...args,
+      ) as { n: number }
+    ).n;
+  }
+  return memoryCounts(db, projectId)
+    .filter(
+      (r) =>
+        (!f.category || r.category === f.category) &&
+        (!f.tier || r.tier === f.tier) &&
+        (!f.status || r.status === f.status),
+    )
+    .reduce((n, r) => n + r.n, 0);
 }
 
 /**
  * One page of a project's units under `f`, newest first, and how many match in all; a damaged JSON column reads
- * as empty (the viewer shows what it can).
+ * as empty (the viewer shows what it can). A page starts after the unit last shown (`before`: older ones; `after`:
+ * newer ones), so it costs the same however deep it is.
  */
 export function browseMemories(
   db: Db,
   projectId: number,
   f: MemoryFilter,
   limit: number,
-  offset: number,
+  cursor: MemoryCursor = { offset: 0 },
 ): { units: MemoryRow[]; total: number } {
   const w = memoryWhere(projectId, f);
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM memories WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
-  const rows = stmt(db, `SELECT * FROM memories WHERE ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(
-    ...w.args,
-    limit,
-    offset,
-  ) as StoredMemory[];
+  const total = memoryTotal(db, projectId, f);
+  let rows: StoredMemory[];
+  if ("after" in cursor) {
+    rows = (
+      stmt(db, `SELECT * FROM memories WHERE ${w.sql} AND id > ? ORDER BY id LIMIT ?`).all(
+        ...w.args,
+        cursor.after,
+        limit,
+      ) as StoredMemory[]
+    ).reverse();
+  } else if ("before" in cursor) {
+    rows = stmt(db, `SELECT * FROM memories WHERE ${w.sql} AND id < ? ORDER BY id DESC LIMIT ?`).all(
+      ...w.args,
+      cursor.before,
+      limit,
+    ) as StoredMemory[];
+  } else {
+    rows = stmt(db, `SELECT * FROM memories WHERE ${w.sql} ORDER BY id DESC LIMIT ? OFFSET ?`).all(
+      ...w.args,
+      limit,
+      cursor.offset,
+    ) as StoredMemory[];
+  }
   return { units: rows.map(decodeMemoryLeniently), total };
 }
 

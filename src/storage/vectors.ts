@@ -21,9 +21,24 @@ function hashText(text: string): string {
 /** Vector writes made through this connection, per connection: what a reader's in-memory copy checks. */
 const writes = new WeakMap<Db, number>();
 
-/** Notes a write to the vector table made outside this module (a recreated table, a forgotten memory's vector). */
+/**
+ * Meta key counting vector writes in the store itself, so another connection's in-memory copy sees them too: a
+ * vector replaced in place (an edited symbol re-embedded by a hook's re-index) changes neither the count nor the
+ * highest id of the embedded items.
+ */
+const EPOCH_KEY = "vectors.epoch";
+
+/**
+ * Notes a write to the vector table (a recreated table, a forgotten memory's vector, new or replaced vectors): on this
+ * connection, and in the store for other connections. Call inside the write's transaction.
+ */
 export function noteVectorWrite(db: Db): void {
   writes.set(db, (writes.get(db) ?? 0) + 1);
+  stmt(
+    db,
+    `INSERT INTO meta (key, value) VALUES ('${EPOCH_KEY}', '1')
+     ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`,
+  ).run();
 }
 const wrote = noteVectorWrite;
 
@@ -73,8 +88,9 @@ export function upsertVectorItem(db: Db, projectId: number, ownerType: string, o
     ownerId,
   ) as { id: number; text_hash: string } | undefined;
   if (row?.text_hash === hash) return;
-  wrote(db);
   if (row) {
+    // Its vector goes (a new item has none yet: nothing a copy of the vectors holds changes).
+    wrote(db);
     stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
     if (hasVectorTable(db)) stmt(db, "DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
   } else {
@@ -129,8 +145,8 @@ export function storeVectors(db: Db, items: readonly { id: number; vector: Float
   const del = stmt(db, "DELETE FROM vectors WHERE rowid = ?");
   const ins = stmt(db, "INSERT INTO vectors (rowid, embedding) VALUES (?, vec_int8(?))");
   const mark = stmt(db, "UPDATE vector_items SET embedded = 1 WHERE id = ?");
-  wrote(db);
   writeTx(db, () => {
+    wrote(db);
     for (const { id, vector } of items) {
       del.run(BigInt(id));
       // A zero vector (empty text) has no direction: it is marked done but never returned by kNN.
@@ -142,8 +158,10 @@ export function storeVectors(db: Db, items: readonly { id: number; vector: Float
 
 /** Marks every item as needing a new vector (after the vec0 table was recreated for another embedder). */
 export function markAllPending(db: Db): number {
-  wrote(db);
-  return writeTx(db, () => stmt(db, "UPDATE vector_items SET embedded = 0").run().changes);
+  return writeTx(db, () => {
+    wrote(db);
+    return stmt(db, "UPDATE vector_items SET embedded = 0").run().changes;
+  });
 }
 
 /**
@@ -203,22 +221,26 @@ export function pendingNodeIds(db: Db, projectId: number, types: readonly string
 
 /**
  * What an in-memory copy of the vectors is checked against before each use: this connection's vector writes, the
- * commits of other connections (`data_version`) and, only when another connection committed, the count and highest
- * id of the embedded items (an index run elsewhere adds or removes items; a commit that left them alone, such as a
- * hook recording served cards, does not force a reload).
+ * commits of other connections (`data_version`) and, only when another connection committed, the fingerprint of
+ * `vectorsFingerprint` (an index run elsewhere adds, removes or re-embeds items; a commit that left them alone, such
+ * as a hook recording served cards, does not force a reload).
  */
 export function vectorsVersion(db: Db): { own: number; external: number } {
   return { own: writes.get(db) ?? 0, external: Number(db.pragma("data_version", { simple: true })) };
 }
 
-/** Count and highest id of the embedded items: a fingerprint of the vector table, read through the items' index. */
+/**
+ * Count and highest id of the embedded items (read through the items' index) and the store's count of vector writes:
+ * a fingerprint of the vector table that any connection's write changes.
+ */
 export function vectorsFingerprint(db: Db): string {
   if (!hasVectorTable(db)) return "none";
-  const r = stmt(db, "SELECT count(*) AS n, max(id) AS m FROM vector_items WHERE embedded = 1").get() as {
-    n: number;
-    m: number | null;
-  };
-  return `${r.n}:${r.m ?? 0}`;
+  const r = stmt(
+    db,
+    `SELECT count(*) AS n, max(id) AS m, (SELECT value FROM meta WHERE key = '${EPOCH_KEY}') AS e
+       FROM vector_items WHERE embedded = 1`,
+  ).get() as { n: number; m: number | null; e: string | null };
+  return `${r.n}:${r.m ?? 0}:${r.e ?? 0}`;
 }
 
 /** One storage chunk of the vec0 table: which of its slots hold a vector, their rowids, and the vectors, packed. */

@@ -2,6 +2,9 @@
 // credentials in URLs, Authorization headers, secret assignments (`.env`, code, config, prose); `<private>…</private>`
 // spans are dropped whole. Every pattern is bounded or unambiguous, so redaction is linear in the input, and a
 // replacement keeps the line count (line numbers of indexed code stay right).
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 type Replacer = (match: string, ...args: unknown[]) => string;
 /** A pattern, its replacement, and optionally a substring without which the pattern cannot match (a fast skip). */
@@ -429,6 +432,18 @@ function replaceSpans(text: string, open: RegExp, close: RegExp, marker: string)
 /** Text with every recognised secret replaced by a marker. Idempotent; never changes the number of lines. */
 export function redact(text: string): string {
   return redactText(text, true);
+}
+
+let rulesId: string | undefined;
+
+/**
+ * An identity of these rules (a hash of this module's code): what was checked with other rules, such as a path
+ * indexed by an earlier version, is checked again.
+ */
+export function redactionRulesId(): string {
+  return (rulesId ??= createHash("sha1")
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest("hex"));
 }
 
 /** The rules alone, without decoding base64 or escapes (what a decoded run is checked with). */

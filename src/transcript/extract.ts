@@ -80,6 +80,16 @@ function unbullet(s: string): string {
   return s.replace(/^(?:\s*(?:[-*•+]|\d+[.)])\s+)+/, "").trim();
 }
 
+/** The agent's sentences in its own messages (code, quoted output and bullets removed), each with its turn. */
+export function agentSentences(turns: readonly Turn[]): { text: string; turn: string }[] {
+  const out: { text: string; turn: string }[] = [];
+  for (const t of turns) {
+    if (t.role !== "assistant" || !conversational(t)) continue;
+    for (const raw of sentences(spoken(t.text))) out.push({ text: unbullet(raw).replace(/\*\*/g, ""), turn: t.id });
+  }
+  return out;
+}
+
 /** What the person typed in a user turn, without injected blocks; empty when the turn is not theirs. */
 function typed(t: Turn): string {
   if (t.role !== "user" || !conversational(t)) return "";

@@ -3,14 +3,14 @@
 // (killed, a stale socket file, a wrong token, no answer, a folder others can enter) sends the hook down the direct
 // path instead of failing or hanging the agent.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Socket } from "node:net";
-import { join } from "node:path";
+import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { afterEach, describe, expect, it } from "vitest";
 
-import { readToken, workerListening, workerPlace } from "../../src/integrate/worker-client.js";
+import { askWorker, readToken, workerListening, workerPlace } from "../../src/integrate/worker-client.js";
 import { cliPath, runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { pollUntil } from "../helpers/wait.js";
@@ -83,10 +83,10 @@ function project() {
     );
     return child;
   };
-  const log = () =>
-    readFileSync(join(root, ".memcards", "hooks.log"), "utf8")
-      .trim()
-      .split("\n");
+  const log = () => {
+    const file = join(root, ".memcards", "hooks.log");
+    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n") : [];
+  };
   return { root, env, hook, place, startWorker, log };
 }
 
@@ -240,5 +240,127 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
     expect(code).toBe(0);
     expect(existsSync(p.place.socket)).toBe(false);
     expect(existsSync(p.place.token)).toBe(false);
+  });
+  it("a malformed request is refused and the worker keeps answering", async () => {
+    const p = project();
+    await p.startWorker();
+    /** Sends one raw line on the worker's socket; resolves with what came back before it closed. */
+    const raw = (line: string) =>
+      new Promise<string>((done) => {
+        const s = connect(p.place.socket);
+        let got = "";
+        s.on("data", (c: Buffer) => (got += c.toString("utf8")));
+        s.on("error", () => undefined);
+        s.on("close", () => done(got));
+        s.write(`${line}\n`);
+      });
+    const real = readToken(p.place.token)!;
+    const base = { v: 1, event: "SessionStart", stdin: "{}", cwd: p.root, env: {} };
+    for (const line of [
+      "null",
+      "[]",
+      '"text"',
+      // As many characters as the token, more bytes.
+      JSON.stringify({ ...base, token: "\u00e9".repeat(real.length) }),
+      JSON.stringify({ ...base, token: real, flags: null, env: "HOME=/" }),
+    ])
+      expect(JSON.parse(await raw(line))).toMatchObject({ ok: false });
+    expect(await workerListening(p.place.socket)).toBe(true);
+    const after = await p.hook("UserPromptSubmit", PROMPT);
+    expect(answeredByWorker(after)).toBe(true);
+    expect(after.stdout).toMatch(/^# memcards: cards for this prompt/);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+
+  it("a call whose hook gave up waiting is not run by the worker later: each hook acts once", async () => {
+    const p = project();
+    const w = await p.startWorker();
+    const token = readToken(p.place.token)!;
+    const kept = join(p.place.dir, "kept.sock");
+    linkSync(p.place.socket, kept);
+    const before = p.log().length;
+    // The worker is stuck: hooks connect, wait their time, give its socket up and run directly.
+    w.kill("SIGSTOP");
+    // (Hooks here start no other worker: one is being started.)
+    writeFileSync(p.place.starting, String(process.pid));
+    const gaveUp = await Promise.all(
+      [1, 2, 3].map((i) =>
+        p.hook("SessionStart", { source: "startup", session_id: `g${i}` }, { MEMCARDS_HOOK_WORKER_TIMEOUT_MS: "300" }),
+      ),
+    );
+    for (const r of gaveUp) expect(answeredByWorker(r)).toBe(false);
+    expect(p.log().length - before).toBe(3);
+    // It comes back with its place restored and reads the requests those hooks left behind, then a fresh one.
+    linkSync(kept, p.place.socket);
+    writeFileSync(p.place.token, token, { mode: 0o600 });
+    w.kill("SIGCONT");
+    const fresh = await p.hook(
+      "SessionStart",
+      { source: "startup", session_id: "f1" },
+      { MEMCARDS_HOOK_WORKER_TIMEOUT_MS: "120000" },
+    );
+    expect(answeredByWorker(fresh)).toBe(true);
+    const lines = p.log().slice(before);
+    expect(lines).toHaveLength(4);
+    for (const s of ["g1", "g2", "g3", "f1"])
+      expect(lines.filter((l) => l.includes(` SessionStart ${s} `))).toHaveLength(1);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+
+  it("a hook that gave up on a stuck worker leaves alone a newer worker's socket and token", async () => {
+    const home = tmpDir();
+    const place = workerPlace({ HOME: home }, cliPath);
+    mkdirSync(place.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(place.token, "a".repeat(64), { mode: 0o600 });
+    const held: Socket[] = [];
+    // Stuck; while the hook waits, a newer worker takes the place (its token replaces the old one).
+    const stuck = createServer((c) => {
+      held.push(c);
+      writeFileSync(place.token, "b".repeat(64), { mode: 0o600 });
+    });
+    await new Promise<void>((r) => stuck.listen(place.socket, r));
+    try {
+      const a = await askWorker(
+        place,
+        { event: "SessionStart", stdin: "{}", flags: {}, cwd: home, env: {} },
+        { connectMs: 30_000, replyMs: 2000 },
+      );
+      expect(a.ok).toBe(false);
+      expect(readToken(place.token)).toBe("b".repeat(64));
+      expect(existsSync(place.socket)).toBe(true);
+    } finally {
+      for (const c of held) c.destroy();
+      await new Promise((r) => stuck.close(r));
+    }
+  });
+
+  it("relative paths in the hook's settings mean the hook's folder, also when the worker answers", async () => {
+    const p = project();
+    const rel = { MEMCARDS_DB: join(".memcards", "memcards.db") };
+    const direct = await p.hook("UserPromptSubmit", PROMPT, { ...DIRECT, ...rel });
+    expect(direct.stdout).toMatch(/^# memcards: cards for this prompt/);
+    await p.startWorker();
+    const viaWorker = await p.hook("UserPromptSubmit", PROMPT, rel);
+    expect(answeredByWorker(viaWorker)).toBe(true);
+    expect(viaWorker.stdout).toBe(direct.stdout);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+  it("a hook whose MEMCARDS_HOME is relative starts its worker where later hooks look for it", async () => {
+    const p = project();
+    const rel = { MEMCARDS_HOME: relative(p.root, p.env.MEMCARDS_HOME) };
+    const first = await p.hook(
+      "PostToolUse",
+      { tool_name: "Edit", tool_input: { file_path: join(p.root, "x.py") } },
+      rel,
+    );
+    expect(answeredByWorker(first)).toBe(false);
+    await pollUntil(
+      () => (readToken(p.place.token) ? workerListening(p.place.socket) : false),
+      (v) => v,
+    );
+    const next = await p.hook("UserPromptSubmit", PROMPT, rel);
+    expect(answeredByWorker(next)).toBe(true);
+    expect(next.stdout).toMatch(/^# memcards: cards for this prompt/);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
   });
 });

@@ -31,13 +31,15 @@ describe("browsing units", () => {
       record("learning", `The ${w} cache warms up.`),
     );
     const failure = record("failure", "The nightly build fails on the ARM runner.");
-    const first = browseUnits(app.scope, { category: "learning" }, 2, 0);
+    const first = browseUnits(app.scope, { category: "learning" }, 2, { offset: 0 });
     expect(first.total).toBe(5);
     expect(first.units.map((u) => u.id)).toEqual([ids[4], ids[3]]);
-    expect(browseUnits(app.scope, { category: "learning" }, 2, 4).units.map((u) => u.id)).toEqual([ids[0]]);
-    expect(browseUnits(app.scope, { category: "failure" }, 10, 0).units.map((u) => u.id)).toEqual([failure]);
-    expect(browseUnits(app.scope, {}, 10, 0).total).toBe(6);
-    expect(browseUnits(app.scope, { since: "2999-01-01" }, 10, 0).total).toBe(0);
+    expect(browseUnits(app.scope, { category: "learning" }, 2, { offset: 4 }).units.map((u) => u.id)).toEqual([ids[0]]);
+    expect(browseUnits(app.scope, { category: "failure" }, 10, { offset: 0 }).units.map((u) => u.id)).toEqual([
+      failure,
+    ]);
+    expect(browseUnits(app.scope, {}, 10, { offset: 0 }).total).toBe(6);
+    expect(browseUnits(app.scope, { since: "2999-01-01" }, 10, { offset: 0 }).total).toBe(0);
     const facets = unitFacets(app.scope);
     expect(facets.filter((f) => f.category === "learning").reduce((n, f) => n + f.n, 0)).toBe(5);
     expect(listUnits(app.scope, { category: "failure" }).map((u) => u.text)).toEqual([
@@ -81,7 +83,7 @@ describe("browsing units", () => {
     app.db
       .prepare("UPDATE memories SET record = ?, evidence = ?, files = ? WHERE id = ?")
       .run("{oops", '[{"quote": 1}]', "[1, 2]", damaged);
-    const page = browseUnits(app.scope, {}, 10, 0);
+    const page = browseUnits(app.scope, {}, 10, { offset: 0 });
     expect(page.total).toBe(2);
     expect(page.units.map((u) => u.id)).toEqual([damaged, sound]);
     const [bad, good] = page.units;

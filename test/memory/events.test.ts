@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { distill, draftUnits } from "../../src/memory/distill.js";
-import { eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
+import { errorLine, eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
 import { recall, searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
@@ -190,6 +190,20 @@ describe("search returns the fact with its evidence, within a budget", () => {
     const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", include_raw: true });
     expect(r.raw.some((x) => x.text.includes("tests/e2e/login.spec.ts"))).toBe(true);
     expect(r.raw.every((x) => x.text.length <= 600)).toBe(true);
+  });
+  it("fills in, without the archive asked for, a short window of a turn no unit covers", () => {
+    const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", limit: 4 });
+    const fill = r.raw.find((x) => x.text.includes("tests/e2e/login.spec.ts"));
+    expect(fill?.text).toMatch(
+      /^(?:Unrelated output line\. )*The flaky spec is tests\/e2e\/login\.spec\.ts, it times out on the OAuth redirect\./,
+    );
+    expect(fill!.text.length).toBeLessThanOrEqual(360);
+    expect(r.hits.length + r.raw.length).toBeLessThanOrEqual(4);
+  });
+  it("adds no window that only repeats a unit shown", () => {
+    const r = searchMemory(deps, { query: "never merge red login suite" });
+    expect(r.hits.some((h) => h.text === "Never merge with a red login suite.")).toBe(true);
+    expect(r.raw.some((x) => x.text.includes("Never merge with a red login suite"))).toBe(false);
   });
   it("keeps what it returns within the caller's budget", () => {
     const all = searchMemory(deps, { query: "login suite OAuth redirect spec", include_raw: true });
@@ -381,5 +395,187 @@ describe("an aider /undo", () => {
     expect(dead[0]!.text).toContain("feat: add MongoDB configuration to development settings");
     expect(dead[0]!.files).toEqual(["appsettings.Development.json"]);
     expect(dead[0]!.text).toContain('"add the mongo settings to the development config"');
+  });
+});
+
+describe("what is not worth a unit", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+  const bash = (id: string, command: string, output: string, isError: boolean): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command } }],
+    tool_results: [{ call_id: id, output, is_error: isError }],
+  });
+
+  it("a type error the agent's own edit caused and its next edit fixed", () => {
+    const span: Turn[] = [
+      turn("user", "Make the token parser return a typed grant."),
+      turn("assistant", "", edit("e1", "/r/src/auth.ts")),
+      turn(
+        "assistant",
+        "",
+        bash(
+          "b1",
+          "npx tsc --noEmit",
+          "src/auth.ts(20,8): error TS2315: Type 'AuthenticatedRequest' is not generic.",
+          true,
+        ),
+      ),
+      turn("assistant", "", edit("e2", "/r/src/auth.ts")),
+      turn("assistant", "", bash("b2", "npx tsc --noEmit", "", false)),
+    ];
+    const sections = extractSections(span, { cwd: "/r" });
+    expect(sections.failures.some((f) => f.text.includes("TS2315") && f.remediation)).toBe(true);
+    const failures = eventDrafts("s", span, sections).filter((d) => d.category === "failure");
+    expect(failures).toEqual([]);
+  });
+
+  it("an editor's diagnostic after the agent's write, fixed by its next write", () => {
+    const span: Turn[] = [
+      turn("user", "Reread the express.d.ts and adapt auth.ts to it."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "w1", name: "Write", input: { file_path: "/r/src/config/keycloak.ts", content: "x" } }],
+        tool_results: [
+          {
+            call_id: "w1",
+            output:
+              "The content was successfully saved to src/config/keycloak.ts.\n\nNew problems detected after saving the file:\nsrc/config/keycloak.ts\n- [ts Error] Line 52: Property 'startsWith' does not exist on type 'string[]'.",
+            is_error: false,
+          },
+        ],
+      }),
+      turn("assistant", "", {
+        tool_calls: [{ id: "w2", name: "Write", input: { file_path: "/r/src/config/keycloak.ts", content: "y" } }],
+        tool_results: [
+          { call_id: "w2", output: "The content was successfully saved to src/config/keycloak.ts.", is_error: false },
+        ],
+      }),
+    ];
+    const sections = extractSections(span, { cwd: "/r" });
+    expect(sections.failures.some((f) => f.text.includes("startsWith") && f.remediation)).toBe(true);
+    const drafts = eventDrafts("s", span, sections);
+    expect(drafts.filter((d) => d.category === "failure" && String(d.record.error).includes("startsWith"))).toEqual([]);
+  });
+
+  it("the same type error is kept when no edit of the agent's came before it", () => {
+    const span: Turn[] = [
+      turn("user", "Check why the build fails."),
+      turn(
+        "assistant",
+        "",
+        bash(
+          "b1",
+          "npx tsc --noEmit",
+          "src/auth.ts(20,8): error TS2315: Type 'AuthenticatedRequest' is not generic.",
+          true,
+        ),
+      ),
+      turn("assistant", "", edit("e2", "/r/src/auth.ts")),
+      turn("assistant", "", bash("b2", "npx tsc --noEmit", "", false)),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter(
+      (d) => d.category === "failure",
+    );
+    expect(failures.map((f) => f.record.error)).toContain(
+      "src/auth.ts(20,8): error TS2315: Type 'AuthenticatedRequest' is not generic.",
+    );
+  });
+
+  it("a docstring's Raises: entry printed by a tool is no error that was hit", () => {
+    const span: Turn[] = [
+      turn("user", "Show me the converter."),
+      turn("assistant", "", {
+        tool_calls: [{ id: "r", name: "Bash", input: { command: "sed -n 1,40p politipo/convert.py" } }],
+        tool_results: [
+          {
+            call_id: "r",
+            output:
+              'def to_models(df):\n    """Convert rows to models.\n\n    Raises:\n        ConversionError: If the object is not a supported Pandera type.\n    """',
+            is_error: false,
+          },
+        ],
+      }),
+    ];
+    expect(errorLine("ConversionError: If the object is not a supported Pandera type.", span[1]!)).toBeUndefined();
+    expect(errorLine("ValueError: When the frame is empty", span[1]!)).toBeUndefined();
+    expect(errorLine("ConversionError: object of type 'Series' is not a supported Pandera type", span[1]!)).toBe(
+      "ConversionError: object of type 'Series' is not a supported Pandera type",
+    );
+  });
+
+  it("a test run's tally or duration", () => {
+    const span: Turn[] = [
+      turn("user", "Run the unit tests."),
+      turn(
+        "assistant",
+        "",
+        bash(
+          "t",
+          "npx vitest run",
+          " Test Files  5 passed (5)\n      Tests  77 passed (77)\n   Duration  536 ms",
+          false,
+        ),
+      ),
+    ];
+    const sections = extractSections(span);
+    expect(sections.metrics.tests?.value).toContain("77 passed");
+    expect(draftUnits("s", span, sections).filter((d) => d.category === "performance")).toEqual([]);
+  });
+
+  it("a pasted compiler line is no request, even where it reads as a sentence", () => {
+    const pasted = [
+      "c:\\src\\Codeunits\\Cod51000.Economic.al(40,42): error AL0856: Statements cannot start with a parenthesis in runtime version '11.0'. The supported runtime versions are: '14.0' or greater.",
+      "src/app.ts:12:3 - error TS2304: Cannot find name 'foo'. Did you mean 'for'?",
+    ].join("\n");
+    expect(requestText(pasted)).toBe("");
+    expect(requestText(`Fix these please.\n${pasted}`)).toBe("Fix these please.");
+  });
+});
+
+describe("aider commits", () => {
+  const history = (tail: string[]) =>
+    [
+      "# aider chat started at 2025-05-01 10:00:00",
+      "",
+      "#### get the connection string from env MONGODB_CONNECTION_STRING",
+      "",
+      "Program.cs",
+      "```csharp",
+      "<<<<<<< SEARCH",
+      'var c = "x";',
+      "=======",
+      'var c = Environment.GetEnvironmentVariable("MONGODB_CONNECTION_STRING");',
+      ">>>>>>> REPLACE",
+      "```",
+      "",
+      "> Commit 098a698 feat: add interface import for catalog service  ",
+      "> Applied edit to Program.cs  ",
+      "> Commit 1101109 feat: use MONGODB_CONNECTION_STRING env var  ",
+      "",
+      ...tail,
+    ].join("\n");
+
+  it("a commit named by the request's change unit is not stored again on its own", () => {
+    const t = parseText(history([]), "aider-md");
+    const drafts = eventDrafts("s", t.turns, extractSections(t.turns));
+    const naming = drafts.filter((d) => d.category === "change" && d.text.includes("1101109"));
+    expect(naming).toHaveLength(1);
+    expect(naming[0]!.record.kind).toBe("edit");
+  });
+
+  it("a commit later undone with /undo is no change, only the dead end", () => {
+    const t = parseText(
+      history([
+        "#### /undo  ",
+        "> Removed: 1101109 feat: use MONGODB_CONNECTION_STRING env var  ",
+        "> Now at:  098a698 feat: add interface import for catalog service  ",
+        "",
+      ]),
+      "aider-md",
+    );
+    const drafts = eventDrafts("s", t.turns, extractSections(t.turns));
+    expect(drafts.filter((d) => d.category === "change" && d.text.includes("1101109"))).toEqual([]);
+    expect(drafts.filter((d) => d.category === "dead_end").map((d) => d.record.sha)).toEqual(["1101109"]);
   });
 });

@@ -84,18 +84,32 @@ describe("duplicate and contradiction checks through the index", () => {
     const text = "The billing cache is keyed by tenant id and invoice period, refreshed nightly";
     const first = recordMemory(deps, { category: "learning", text });
     for (let i = 0; i < 300; i++) recordMemory(other, { category: "learning", text: `${text} in region_${i}` });
-    const got = similarMemories(deps.db, deps.projectId, "learning", ["billing", "cache", "tenant", "invoice"]);
+    const got = similarMemories(deps.db, deps.projectId, "learning", ["billing", "cache", "tenant", "invoice"], 0.5);
     expect(got.map((m) => m.id)).toContain(first.id);
   });
 
-  it("returns units of the asked category still in force, those sharing the most words first", () => {
+  it("returns the units of the asked category in force that could reach the overlap, and no others", () => {
     const deps = store();
-    recordMemory(deps, { category: "learning", text: "parser tables load lazily on first use" });
+    const fewer = recordMemory(deps, { category: "learning", text: "parser tables load lazily on first use" });
     const best = recordMemory(deps, { category: "learning", text: "tokenizer tables load lazily on first count" });
-    recordMemory(deps, { category: "commitment", text: "tokenizer tables load lazily on first count, always" });
-    const got = similarMemories(deps.db, deps.projectId, "learning", ["tokenizer", "tables", "count"]);
-    expect(got.map((m) => m.id)[0]).toBe(best.id);
-    expect(got.every((m) => m.category === "learning")).toBe(true);
-    expect(similarMemories(deps.db, deps.projectId, "learning", [])).toEqual([]);
+    const other = recordMemory(deps, {
+      category: "commitment",
+      text: "tokenizer tables load lazily on first count, always",
+    });
+    const got = similarMemories(deps.db, deps.projectId, "learning", ["tokenizer", "tables", "count"], 0.5);
+    expect(got.map((m) => m.id)).toEqual([best.id]);
+    // At a lower overlap the unit sharing one of the three words could qualify: it is a candidate too.
+    const loose = similarMemories(deps.db, deps.projectId, "learning", ["tokenizer", "tables", "count"], 0.3);
+    expect(loose.map((m) => m.id)).toEqual([best.id, fewer.id]);
+    expect(loose.map((m) => m.id)).not.toContain(other.id);
+    expect(similarMemories(deps.db, deps.projectId, "learning", [], 0.5)).toEqual([]);
+  });
+
+  it("finds nothing when the words no unit holds already exceed what a match may lack", () => {
+    const deps = store();
+    recordMemory(deps, { category: "learning", text: "tokenizer tables load lazily on first count" });
+    const words = ["tokenizer", "tables", "count", "unheard1", "unheard2", "unheard3"];
+    expect(similarMemories(deps.db, deps.projectId, "learning", words, 0.85)).toEqual([]);
+    expect(similarMemories(deps.db, deps.projectId, "learning", words, 0.5).length).toBe(1);
   });
 });

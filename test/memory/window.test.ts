@@ -1,7 +1,8 @@
 // The best window of a long turn for a query.
 import { describe, expect, it } from "vitest";
 
-import { bestWindow } from "../../src/memory/window.js";
+import { bestWindow, sentenceWindow } from "../../src/memory/window.js";
+import { identifierTokens } from "../../src/text/identifiers.js";
 
 describe("bestWindow", () => {
   it("returns a short text whole", () => {
@@ -22,5 +23,29 @@ describe("bestWindow", () => {
   it("reaches into one long line", () => {
     const text = `${"x ".repeat(2000)}needle found here ${"y ".repeat(2000)}`;
     expect(bestWindow(text, ["needle"], 200)).toContain("needle");
+  });
+});
+
+describe("sentenceWindow", () => {
+  it("returns whole sentences around the query's terms, never a cut word", () => {
+    const text = [
+      "Looking at the startup code now.",
+      "**Could be better:** You're using `Environment.GetEnvironmentVariable()` directly instead of the .NET Configuration system. Your appsettings still holds the Mongo settings.",
+      "",
+      "```csharp",
+      'var cs = Environment.GetEnvironmentVariable("MONGODB_CONNECTION_STRING");',
+      "```",
+      ...Array.from({ length: 40 }, (_, i) => `Unrelated line ${i} about logging and NLog targets.`),
+    ].join("\n");
+    const w = sentenceWindow(text, identifierTokens("configuration environment variable instead"), 200);
+    expect(w).toContain(
+      "You're using `Environment.GetEnvironmentVariable()` directly instead of the .NET Configuration system.",
+    );
+    expect(w.length).toBeLessThanOrEqual(200);
+    expect(w).not.toContain("Unrelated line 30");
+  });
+
+  it("is empty when no query term is in the text", () => {
+    expect(sentenceWindow("Nothing to see here. At all.", ["mongodb"], 200)).toBe("");
   });
 });

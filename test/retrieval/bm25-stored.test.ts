@@ -1,6 +1,6 @@
 // Whole-file BM25 from the counts the index stores: the same scores as counting the files in memory, kept in step by
 // each index run (only changed files are read again), and a ranking over them reads no file at all.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,8 +12,9 @@ import { bm25Tokens, scoreBm25 } from "../../src/retrieval/bm25.js";
 import { createBm25Store, rootReader } from "../../src/retrieval/bm25-store.js";
 import { storedBm25 } from "../../src/retrieval/bm25-stored.js";
 import { type ChannelSet, createRanker } from "../../src/retrieval/rank.js";
-import { fileTermRows } from "../../src/storage/graph/terms.js";
+import { clearFileTerms, fileTermRows } from "../../src/storage/graph/terms.js";
 import { openTestApp } from "../graph/helpers.js";
+import { tmpDir } from "../helpers/tmp.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
 const BM25: ChannelSet = { anchors: false, symbols: false, vectors: false, expansion: false, path_prior: false };
@@ -96,5 +97,99 @@ describe("stored whole-file BM25", () => {
     // Counts that no longer describe the files are refused.
     const sources = bm25SourceFiles(app.db).map((s) => (s.path.endsWith("extra.go") ? { ...s, hash: "changed" } : s));
     expect(storedBm25(app.db, sources)).toBeUndefined();
+  });
+});
+
+describe("a file that could not be read when counted", () => {
+  it("is counted at the next refresh once it reads again, as counting the files in a new process does", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app);
+      const path = "gosvc/store/store.go";
+      // A second link makes the file one the reader refuses (as a file replaced mid-read is): counted as unread.
+      const link = join(tmpDir(), "store-link.go");
+      linkSync(join(root, path), link);
+      clearFileTerms(app.db);
+      refreshFileTerms(app.db, root);
+      expect(fileTermRows(app.db).find((r) => r.path === path)?.len).toBe(-1);
+      rmSync(link);
+      refreshFileTerms(app.db, root);
+      expect(fileTermRows(app.db).find((r) => r.path === path)?.len).toBeGreaterThan(0);
+      const { stored, memory } = bothWays(app, root, "store get put key value");
+      expect(stored).toEqual(memory);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("a file that changed between the index's scan and the counting", () => {
+  it("is counted again once it is back to what the index holds", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app);
+      const file = join(root, "gosvc/store/store.go");
+      const original = readFileSync(file, "utf8");
+      // An edit the index has not scanned yet when the counts are refreshed (a save during an index run)...
+      writeFileSync(file, original + "\n// okapi okapi okapi\n");
+      clearFileTerms(app.db);
+      refreshFileTerms(app.db, root);
+      // ...undone before the next run, which then finds the file as it indexed it.
+      writeFileSync(file, original);
+      await buildGraph(app.scope, app);
+      const { stored, memory } = bothWays(app, root, "okapi store get put");
+      expect(stored).toEqual(memory);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("symbol ranking over stored counts", () => {
+  it("scores a symbol the task names in words as counting the files does", async () => {
+    const root = copyPolyglot();
+    writeFileSync(
+      join(root, "pyproj/shapes/rounds.py"),
+      "def unitCircle():\n    return circle(1)\n\n\ndef circle(r):\n    return 3.14 * r * r\n",
+    );
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app);
+      // "unit circle" names unitCircle: its idf is the whole-file one of the term `unitcircle`, absent from the task's
+      // own tokens.
+      const task = "the unit circle is wrong";
+      const files = ["pyproj/shapes/rounds.py"];
+      const stored = await createRanker(app.db, { root }).rankSymbols(task, 10, { files });
+      expect(stored.find((s) => s.name === "unitCircle")?.features.named).toBeGreaterThan(0);
+      clearFileTerms(app.db);
+      const counted = await createRanker(app.db, { root }).rankSymbols(task, 10, { files });
+      expect(stored).toEqual(counted);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("a server's warm-up on a store without stored counts", () => {
+  it("ends quietly when the store is closed while it is still reading", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    await buildGraph(app.scope, app);
+    // A store indexed before the counts were kept: the warm-up reads the files in the background instead.
+    clearFileTerms(app.db);
+    const crashes: unknown[] = [];
+    const onCrash = (err: unknown) => crashes.push(err);
+    process.on("uncaughtException", onCrash);
+    try {
+      app.ranker.warm();
+      await app.close();
+      // Long enough for every background step and poll the warm-up scheduled to run against the closed store.
+      for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 60));
+    } finally {
+      process.off("uncaughtException", onCrash);
+    }
+    expect(crashes).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
 import { createNearestVectors, nearestRows, vectorMatrix } from "../../src/retrieval/nearest.js";
+import { openDatabase } from "../../src/storage/db.js";
 import { nearestVectors, storeVectors } from "../../src/storage/vectors.js";
 import { embedPending } from "../../src/vectors/embed-pending.js";
 import { openTestApp } from "../graph/helpers.js";
@@ -53,6 +54,26 @@ describe("nearest vectors in memory", () => {
     const target = nearestVectors(app.db, q!, 50).at(-1)!;
     expect(near.nearest(q!, 1)[0]?.id).not.toBe(target.id);
     storeVectors(app.db, [{ id: target.id, vector: q! }]);
+    await settled(near, q!);
+    const top = near.nearest(q!, 1)[0];
+    expect(top?.id).toBe(target.id);
+    expect(top?.distance).toBeCloseTo(0, 5);
+  });
+
+  it("sees a vector another connection replaced in place (same item, same count of vectors)", async () => {
+    const near = createNearestVectors(app.db);
+    const [q] = await app.embedding.embedder.embed(["capybara lighthouse quokka"]);
+    await settled(near, q!);
+    const target = nearestVectors(app.db, q!, 50).at(-1)!;
+    expect(near.nearest(q!, 1)[0]?.id).not.toBe(target.id);
+    // Another process (a hook's re-index of an edited file) re-embeds an existing item: the item keeps its id and
+    // the table keeps its count and highest id.
+    const other = openDatabase(app.db.name);
+    try {
+      storeVectors(other, [{ id: target.id, vector: q! }]);
+    } finally {
+      other.close();
+    }
     await settled(near, q!);
     const top = near.nearest(q!, 1)[0];
     expect(top?.id).toBe(target.id);

@@ -115,6 +115,53 @@ describe("a store the repository commits", () => {
     expect(r.stderr).toMatch(/STORE_UNTRUSTED/);
     expect(r.stdout).not.toContain("attacker.example");
   });
+
+  it("a write-ahead log a pull brings next to a trusted store is refused, not replayed into it", () => {
+    const root = realpathSync(tmpDir("memcards-trust-repo-"));
+    execFileSync("git", ["init", "-q", root]);
+    const me = user(root);
+    expect(me.cli(["remember", "learning", "the tests need a warm cache"]).code).toBe(0);
+    const db = join(root, ".memcards", "memcards.db");
+    expect(me.registry()).toContain(db);
+    // The log of a copy of this store that holds a planted memory: every page of it, written by a VACUUM.
+    const other = realpathSync(tmpDir("memcards-trust-other-"));
+    const copy = join(other, "memcards.db");
+    writeFileSync(copy, readFileSync(db));
+    const planted = user(root).cli(["remember", "commitment", PLANTED, "--db", copy]);
+    expect(planted.code, planted.stderr).toBe(0);
+    const conn = openDatabase(copy);
+    conn.pragma("wal_autocheckpoint = 0");
+    conn.exec("VACUUM");
+    const wal = readFileSync(`${copy}-wal`);
+    conn.close();
+    expect(wal.length).toBeGreaterThan(0);
+    writeFileSync(`${db}-wal`, wal);
+    execFileSync("git", ["-C", root, "add", "-f", ".memcards/memcards.db-wal"]);
+    const r = me.cli(["recall"]);
+    expect(r.stdout).not.toContain("attacker.example");
+    expect(r.stderr).toMatch(/STORE_UNTRUSTED: .*memcards\.db-wal/);
+  });
+
+  it("is refused when the clone also makes its store folder look like a bare repository", () => {
+    // HEAD, objects/ and refs/ in `.memcards` make git, run there, take the folder for a repository of its own that
+    // tracks nothing (or refuse it as a bare repository): the committed store must not pass as untracked.
+    const root = realpathSync(tmpDir("memcards-trust-repo-"));
+    execFileSync("git", ["init", "-q", root]);
+    expect(user(root).cli(["remember", "commitment", PLANTED]).code).toBe(0);
+    const dir = join(root, ".memcards");
+    writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+    for (const sub of ["objects", "refs"]) {
+      mkdirSync(join(dir, sub));
+      writeFileSync(join(dir, sub, "keep"), "");
+    }
+    gitCommitAll(root);
+    const victim = user(root);
+    const r = victim.cli(["recall"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/STORE_UNTRUSTED/);
+    expect(r.stdout).not.toContain("attacker.example");
+    expect(existsSync(join(victim.env.MEMCARDS_HOME, TRUSTED_STORES))).toBe(false);
+  });
 });
 
 describe("stores that were not cloned", () => {

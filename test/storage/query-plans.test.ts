@@ -11,6 +11,8 @@ import { buildGraph } from "../../src/graph/build-graph.js";
 import { recall, recordMemory, searchMemory } from "../../src/memory/service.js";
 import { type Db, preparedSql } from "../../src/storage/db.js";
 import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
+import { memoryCounts } from "../../src/storage/memories.js";
+import { browseMemories as browseUnits, memoryCounts as unitFacets } from "../../src/storage/memories.js";
 import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
 
@@ -95,6 +97,22 @@ describe("query plans of the hot paths", () => {
     recall(app.scope, { budget_tokens: 1500 });
     searchMemory(app.scope, { query: "helper called first" });
     symbolsOfFile(app.db, "pkg1/mod7.py");
+    // The viewer's Memory page: the filter bar's counts and one page of units per filter, first and deeper pages.
+    const pid = app.project.id;
+    unitFacets(app.db, pid);
+    memoryCounts(app.db, pid);
+    const filters = [
+      {},
+      { category: "learning" },
+      { status: "pending" },
+      { status: "active" },
+      { tier: "cold" },
+      { category: "commitment", tier: "warm", status: "active" },
+      { since: "2026-01-01" },
+    ];
+    for (const f of filters)
+      for (const cursor of [{ offset: 0 }, { before: 1_000_000 }, { after: 0 }])
+        browseUnits(app.db, pid, f, 50, cursor);
     hot = preparedSql(app.db).filter((s) => /^\s*(SELECT|WITH|UPDATE|DELETE)/i.test(s));
   }, 120_000);
   afterAll(async () => {
@@ -111,6 +129,30 @@ describe("query plans of the hot paths", () => {
     const sql = hot.find((s) => /JOIN symbol_terms s ON s\.file_id = t\.id WHERE f\.path = \?/.test(s));
     expect(sql).toBeDefined();
     expect(planProblems(app.db, sql!)).toEqual([]);
+  });
+
+  it("the viewer's unit pages and counts, and the duplicate checks' candidates, are read through an index", () => {
+    const plan = (sql: string) =>
+      (app.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nullArgs(sql)) as { detail: string }[])
+        .map((p) => p.detail)
+        .join("\n");
+    const pages = hot.filter((s) => /^SELECT \* FROM memories WHERE project_id = \?.* ORDER BY id/.test(s));
+    expect(pages.length).toBeGreaterThanOrEqual(18);
+    for (const sql of pages) {
+      const p = plan(sql);
+      expect(p, sql).toMatch(/SEARCH memories USING (COVERING )?INDEX memories_(project|recent|status|tier|key)/);
+      expect(p, sql).not.toMatch(/TEMP B-TREE|^SCAN memories/m);
+    }
+    const counts = hot.filter((s) => /FROM memory_counts/.test(s));
+    expect(counts.length).toBeGreaterThanOrEqual(1);
+    for (const sql of counts) expect(plan(sql)).toMatch(/SEARCH memory_counts USING PRIMARY KEY \(project_id=\?\)/);
+    const candidates = hot.find(
+      (s) => /id IN \(SELECT value FROM json_each/.test(s) && /status != 'superseded'/.test(s),
+    );
+    // Each candidate id is one lookup (by rowid, or the category index ending in the id).
+    expect(plan(candidates!)).toMatch(
+      /SEARCH memories USING (INTEGER PRIMARY KEY \(rowid=\?\)|INDEX memories_recent \(project_id=\? AND category=\? AND id=\?\))/,
+    );
   });
 
   it("no hot statement scans a table or sorts in a temporary B-tree, with the statistics of a build", () => {

@@ -85,4 +85,30 @@ describe(`memcards ui on ${UNITS.toLocaleString("en-US")} units`, () => {
     expect(unitsOn(found)).toBeGreaterThan(0);
     expect(found).toContain("helper42");
   });
+
+  it("walks every unit of a filter by the older links, each page starting after the last unit shown", async () => {
+    const idsOn = (html: string) =>
+      [...html.matchAll(/<article class="unit" id="unit-(\d+)"/g)].map((m) => Number(m[1]));
+    const older = (html: string) => /<a href="(\/memory\?[^"]*)"\s*>older/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+    const newer = (html: string) => /<a href="(\/memory\?[^"]*)"\s*>← newer/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+    const first = await page("/memory?category=failure&tier=warm");
+    const total = Number(/([\d,]+) units?, page 1 of (\d+)/.exec(first)![1]!.replace(/,/g, ""));
+    const seen: number[] = idsOn(first);
+    const pages = [first];
+    for (let next = older(first); next;) {
+      expect(next).toMatch(/before=\d+/);
+      const html = await page(next);
+      expect(html).toContain(`page ${pages.length + 1} of`);
+      pages.push(html);
+      seen.push(...idsOn(html));
+      next = older(html);
+    }
+    expect(seen.length).toBe(total);
+    expect([...seen].sort((a, b) => b - a)).toEqual(seen);
+    expect(new Set(seen).size).toBe(seen.length);
+    // Back from the third page: the second page again, the same units.
+    const back = await page(newer(pages[2]!)!);
+    expect(idsOn(back)).toEqual(idsOn(pages[1]!));
+    expect(newer(pages[1]!)).toBe("/memory?category=failure&tier=warm");
+  });
 });

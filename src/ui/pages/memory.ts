@@ -130,7 +130,14 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
   const status = pick(params.get("status"), STATUSES);
   const since = /^\d{4}-\d{2}-\d{2}$/.test(params.get("since") ?? "") ? (params.get("since") ?? undefined) : undefined;
   const page = Math.max(1, Math.min(10_000, Number.parseInt(params.get("page") ?? "1", 10) || 1));
-  const back = `/memory${qs({ q: query, category, tier, status, since, page: page > 1 ? page : undefined })}`;
+  // A page after the first starts at the unit last shown on its neighbour (keyset): as cheap as the first page.
+  const unitId = (name: string) => {
+    const v = Number.parseInt(params.get(name) ?? "", 10);
+    return Number.isSafeInteger(v) && v > 0 ? v : undefined;
+  };
+  const before = unitId("before");
+  const after = before === undefined ? unitId("after") : undefined;
+  const back = `/memory${qs({ q: query, category, tier, status, since, before, after, page: page > 1 ? page : undefined })}`;
   const facets = unitFacets(app.scope);
   const count = (f: (r: (typeof facets)[number]) => boolean) => facets.filter(f).reduce((n, r) => n + r.n, 0);
   const option = (value: string, current: string | undefined, n: number) =>
@@ -163,15 +170,18 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
       app.scope,
       { category, tier, status, since },
       PAGE_SIZE,
-      (page - 1) * PAGE_SIZE,
+      before !== undefined ? { before } : after !== undefined ? { after } : { offset: (page - 1) * PAGE_SIZE },
     );
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-    const link = (p: number, label: string) =>
-      html`<a href="/memory${qs({ category, tier, status, since, page: p })}">${label}</a>`;
+    const link = (p: number, label: string, from: { before?: number; after?: number }) =>
+      html`<a href="/memory${qs({ category, tier, status, since, ...(p > 1 ? { ...from, page: p } : {}) })}"
+        >${label}</a
+      >`;
     list = html`<p class="muted" role="status">${countOf(total, "unit")}, page ${page} of ${pages}</p>
       ${units.map((u) => unitCard(app, ctx, u, back))}
       <nav class="actions" aria-label="Pages of units">
-        ${page > 1 ? link(page - 1, "← newer") : ""} ${page < pages ? link(page + 1, "older →") : ""}
+        ${page > 1 && units.length ? link(page - 1, "← newer", { after: units[0]!.id }) : ""}
+        ${page < pages && units.length ? link(page + 1, "older →", { before: units.at(-1)!.id }) : ""}
       </nav>`;
   }
   const pending = count((r) => r.status === "pending");
