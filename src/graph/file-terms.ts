@@ -7,10 +7,12 @@ import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import { MAX_SCAN_FILE_BYTES, readInsideRootHashed } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
-import { fileLevelNodes } from "../storage/graph/nodes.js";
-import { type CountedFile, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
+import { fileLevelNodes, symbolsOfFile } from "../storage/graph/nodes.js";
+import { type CountedFile, filesWithoutBodies, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
+import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
-import { bm25Doc } from "../text/term-counts.js";
+import { encodeSymbolBodies, ownTokens } from "../text/symbol-bodies.js";
+import { bm25DocOfTokens } from "../text/term-counts.js";
 
 /** Files counted per write transaction: bounds the memory a full build holds at once. */
 const BATCH_FILES = 256;
@@ -27,17 +29,36 @@ export function bm25SourceFiles(db: Db): { path: string; hash: string }[] {
   return out;
 }
 
+/**
+ * One file's counts: its whole-file BM25 terms and its symbols' own tokens, from one pass of tokenizing its lines
+ * (the lines and tokens a ranking would take from the file, secrets redacted).
+ */
+function countFile(db: Db, path: string, hash: string, raw: string): CountedFile {
+  // Counted on the redacted text, as the index stores a file's symbols: a secret's tokens never reach the store.
+  const text = redact(raw);
+  const lines = text.split("\n");
+  const lineTokens = lines.map((l) => identifierTokens(l));
+  const doc = bm25DocOfTokens(path, lineTokens.flat());
+  const syms = symbolsOfFile(db, path);
+  const own = ownTokens(syms, lines.length, (l) => lineTokens[l - 1]!);
+  // Bodies only where redaction kept the lines in place (the symbols' spans are the file's lines).
+  const inPlace = text === raw || lines.length === raw.split("\n").length;
+  const bodies = syms.length && inPlace ? encodeSymbolBodies(syms, own, [...doc.tf.keys()]) : undefined;
+  return { path, hash, len: doc.len, tf: doc.tf, ...(bodies ? { bodies } : {}) };
+}
+
 /** Brings the stored counts in step with the index under `root`; returns how many files were read and removed. */
 export function refreshFileTerms(db: Db, root: string): { read: number; removed: number } {
   const sources = bm25SourceFiles(db);
   const stored = new Map(fileTermRows(db).map((r) => [r.path, r]));
   const wanted = new Set(sources.map((s) => s.path));
   const removed = [...stored.keys()].filter((p) => !wanted.has(p));
+  const bodiless = filesWithoutBodies(db);
   // A file that could not be read (refused, or replaced while it was read) is tried again at every run: its content
   // hash alone would keep it out of BM25 for good, where counting the files in a new process would read it.
   const stale = sources.filter((s) => {
     const row = stored.get(s.path);
-    return row?.hash !== s.hash || row.len < 0;
+    return row?.hash !== s.hash || row.len < 0 || bodiless.has(s.path);
   });
   let realRoot: string | undefined;
   try {
@@ -51,9 +72,7 @@ export function refreshFileTerms(db: Db, root: string): { read: number; removed:
       if (read === undefined) return { path: s.path, hash: s.hash, len: -1, tf: undefined };
       // Counted under the hash of what was read: a file changed since the scan (a save during the run) then does not
       // match the index, so the counts are not used, and the next run reads it again.
-      // Counted on the redacted text, as the index stores a file's symbols: a secret's tokens never reach the store.
-      const doc = bm25Doc(s.path, redact(read.text));
-      return { path: s.path, hash: read.hash, len: doc.len, tf: doc.tf };
+      return countFile(db, s.path, read.hash, read.text);
     });
     writeFileTerms(db, batch, i === 0 ? removed : []);
   }

@@ -11,6 +11,8 @@ import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
 import { nodeCount, symbolsOfFile } from "../storage/graph/nodes.js";
 import { termDocFrequency } from "../storage/graph/search.js";
+import { storedSymbolBodies } from "../storage/graph/terms.js";
+import { decodeSymbolBodies, spanKey } from "../text/symbol-bodies.js";
 import { type Bm25Index, bm25Tokens } from "./bm25.js";
 import { type Bm25Reader, type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
 import { type Bm25ForTokens, storedBm25 } from "./bm25-stored.js";
@@ -27,10 +29,13 @@ import type { Ranked } from "./fuse.js";
 import { createNearestVectors } from "./nearest.js";
 import { extractAnchors, queryTerms } from "./query.js";
 import {
+  bodiesFromLines,
   LEARNED_SYMBOL_WEIGHTS,
   orderSymbols,
+  type SymbolBody,
+  type SymbolDef,
   type SymbolFeatures,
-  symbolFeatures,
+  symbolFeaturesOf,
   type SymbolQuery,
   symbolScore,
   type SymbolWeights,
@@ -203,6 +208,36 @@ export function fuseLists(
     .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
 }
 
+/**
+ * A file's symbols' bodies for the query's tokens: those the index stored when they describe every span, else from
+ * the file's lines (undefined bodies, names alone, when the file cannot be read).
+ */
+function symbolBodies(
+  db: Db,
+  path: string,
+  syms: readonly SymbolDef[],
+  tokens: ReadonlySet<string>,
+  linesOf: (path: string) => string[] | undefined,
+): (SymbolBody | undefined)[] {
+  const row = storedSymbolBodies(db, path);
+  const stored = row ? decodeSymbolBodies(row.bodies, row.terms, tokens) : undefined;
+  if (stored) {
+    const out: (SymbolBody | undefined)[] = [];
+    for (const s of syms) {
+      if (!s.startLine || !s.endLine) {
+        out.push(undefined);
+        continue;
+      }
+      const b = stored.get(spanKey(s.startLine, s.endLine));
+      if (!b) break;
+      out.push(b);
+    }
+    if (out.length === syms.length) return out;
+  }
+  const lines = linesOf(path);
+  return lines ? bodiesFromLines(syms, lines, tokens) : syms.map(() => undefined);
+}
+
 /** The symbols of `files` (in that order) scored for a query; `linesOf` gives a file's lines for body matches. */
 export function rankFileSymbols(
   db: Db,
@@ -215,7 +250,7 @@ export function rankFileSymbols(
   files.forEach((path, i) => {
     const syms = symbolsOfFile(db, path);
     if (!syms.length) return;
-    const feats = symbolFeatures(syms, q, linesOf(path));
+    const feats = symbolFeaturesOf(syms, q, symbolBodies(db, path, syms, q.tokens, linesOf));
     syms.forEach((s, j) => {
       const features = feats[j]!;
       out.push({

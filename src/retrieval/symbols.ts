@@ -3,7 +3,10 @@
 // Pure: symbols, lines and term statistics come in, features and scores go out.
 import { z } from "zod";
 
+import { ownTokens, type SymbolBody } from "../text/symbol-bodies.js";
 import { bm25Tokens } from "./bm25.js";
+
+export type { SymbolBody } from "../text/symbol-bodies.js";
 
 /** One symbol of a file, as the index stores it. */
 export interface SymbolDef {
@@ -77,52 +80,20 @@ const CONTAINER_KINDS = new Set(["class", "struct", "enum", "trait", "interface"
 const K1 = 1.2;
 const B = 0.75;
 
-/**
- * Each symbol's own tokens: the tokens of its span minus the spans of symbols nested in it (their first line kept,
- * and a nested symbol starting on the symbol's own first line does not count as nested). Each line is tokenized once
- * for the whole file, and a symbol visits only the symbols starting inside it.
- */
-function ownTokens(syms: readonly SymbolDef[], lines: readonly string[]): (string[] | undefined)[] {
+/** The bodies of a file's symbols from its lines, counting only `tokens`. */
+export function bodiesFromLines(
+  syms: readonly SymbolDef[],
+  lines: readonly string[],
+  tokens: ReadonlySet<string>,
+): (SymbolBody | undefined)[] {
   const lineTokens: (readonly string[] | undefined)[] = new Array(lines.length);
-  const tokensOf = (l: number) => (lineTokens[l - 1] ??= bm25Tokens(lines[l - 1]!));
-  const spans = syms
-    .map((s, i) => ({ i, start: s.startLine ?? 0, end: s.endLine ?? 0 }))
-    .filter((x) => x.start > 0 && x.end > 0)
-    .sort((a, b) => a.start - b.start);
-  const starts = spans.map((x) => x.start);
-  return syms.map((s, i) => {
-    if (!s.startLine || !s.endLine) return undefined;
-    const from = s.startLine;
-    const to = Math.min(s.endLine, lines.length);
-    // Lines covered by a nested symbol, as a difference array over the span.
-    const cover = new Int32Array(Math.max(0, s.endLine - from + 2));
-    for (let k = upperBound(starts, from); k < spans.length && spans[k]!.start <= s.endLine; k++) {
-      const o = spans[k]!;
-      if (o.i === i || o.end > s.endLine) continue;
-      cover[o.start - from]!++;
-      cover[o.end - from + 1]!--;
-    }
-    const out: string[] = [];
-    let depth = 0;
-    for (let l = from; l <= to; l++) {
-      depth += cover[l - from]!;
-      if (l !== from && depth > 0) continue;
-      for (const t of tokensOf(l)) out.push(t);
-    }
-    return out;
+  const own = ownTokens(syms, lines.length, (l) => (lineTokens[l - 1] ??= bm25Tokens(lines[l - 1]!)));
+  return own.map((b) => {
+    if (!b) return undefined;
+    const tf = new Map<string, number>();
+    for (const t of b) if (tokens.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    return { len: b.length, tf };
   });
-}
-
-/** The index of the first element of ascending `xs` greater than `x`. */
-function upperBound(xs: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid]! <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
@@ -135,23 +106,29 @@ export function symbolFeatures(
   query: SymbolQuery,
   lines?: readonly string[],
 ): SymbolFeatures[] {
-  const bodies = lines ? ownTokens(syms, lines) : syms.map(() => undefined);
-  const present = bodies.filter((b): b is string[] => !!b);
-  const avg = present.length ? present.reduce((a, b) => a + b.length, 0) / present.length : 1;
+  return symbolFeaturesOf(syms, query, lines ? bodiesFromLines(syms, lines, query.tokens) : syms.map(() => undefined));
+}
+
+/** Features of one file's symbols from their bodies (as `symbolFeatures` scores them; undefined: names alone). */
+export function symbolFeaturesOf(
+  syms: readonly SymbolDef[],
+  query: SymbolQuery,
+  bodies: readonly (SymbolBody | undefined)[],
+): SymbolFeatures[] {
+  const present = bodies.filter((b): b is SymbolBody => !!b);
+  const avg = present.length ? present.reduce((a, b) => a + b.len, 0) / present.length : 1;
   let idf = query.idf;
   if (!idf) {
     const df = new Map<string, number>();
-    for (const b of present) for (const t of new Set(b)) if (query.tokens.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+    for (const b of present) for (const t of b.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
     const n = Math.max(1, present.length);
     idf = (t) => Math.log(1 + (n - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5));
   }
   const raw = bodies.map((b) => {
     let body = 0;
-    if (b && b.length) {
-      const tf = new Map<string, number>();
-      for (const t of b) if (query.tokens.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
-      const norm = K1 * (1 - B + (B * b.length) / Math.max(1, avg));
-      for (const [t, n] of tf) body += (idf(t) * n * (K1 + 1)) / (n + norm);
+    if (b && b.len) {
+      const norm = K1 * (1 - B + (B * b.len) / Math.max(1, avg));
+      for (const [t, n] of b.tf) body += (idf(t) * n * (K1 + 1)) / (n + norm);
     }
     return body;
   });

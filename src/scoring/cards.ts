@@ -97,7 +97,52 @@ export function makeCard(c: Candidate, k: Components, utility: number, id: strin
     source: c.key,
     stale: c.signals.stale,
   };
-  return { ...base, tokens: countTokens(cardMarkdown(base)) };
+  return { ...base, tokens: cardTokens(cardMarkdown(base)) };
+}
+
+/**
+ * Token counts of card lines already counted, by the line's exact text (so an entry can never describe changed
+ * content): a card is built twice per call and most of its lines repeat from call to call, only its utility and
+ * rank change. Bounded; emptied when full.
+ */
+const lineCounts = new Map<string, number>();
+const LINE_COUNTS_MAX = 50_000;
+
+/**
+ * `countTokens` of a card's markdown, line by line through the memo. The text is cut after each newline that a
+ * non-space character follows: the cl100k pre-tokenizer never joins text across such a point, so the parts' counts
+ * add up to the whole's.
+ */
+export function cardTokens(markdown: string): number {
+  let n = 0;
+  let from = 0;
+  for (let i = markdown.indexOf("\n"); i >= 0; i = markdown.indexOf("\n", i + 1)) {
+    const next = markdown[i + 1];
+    if (next === undefined || /\s/.test(next)) continue;
+    n += segmentTokens(markdown.slice(from, i + 1));
+    from = i + 1;
+  }
+  return n + segmentTokens(markdown.slice(from));
+}
+
+/**
+ * The head line's utility changes from call to call: it is counted in three parts, each cut where the pre-tokenizer
+ * cuts too (before the space of ` (` after a non-space, and before the `,` after the utility's digits).
+ */
+const HEAD = /^(.*\S)( \(utility \d+\.\d+)(, id [^\s,()]+\)\n?)$/s;
+
+function segmentTokens(segment: string): number {
+  const m = segment.startsWith("### ") ? HEAD.exec(segment) : null;
+  return m ? lineTokens(m[1]!) + lineTokens(m[2]!) + lineTokens(m[3]!) : lineTokens(segment);
+}
+
+function lineTokens(line: string): number {
+  let n = lineCounts.get(line);
+  if (n === undefined) {
+    if (lineCounts.size >= LINE_COUNTS_MAX) lineCounts.clear();
+    lineCounts.set(line, (n = countTokens(line)));
+  }
+  return n;
 }
 
 export const ACTION_VERBS = [

@@ -19,9 +19,14 @@ export interface Bm25Doc {
 
 /** Counts a document's terms: its content tokens, plus its path tokens each counted `pathWeight` times. */
 export function bm25Doc(key: string, text: string, pathWeight: number = PATH_WEIGHT): Bm25Doc {
+  return bm25DocOfTokens(key, identifierTokens(text), pathWeight);
+}
+
+/** `bm25Doc` from the content's tokens, already taken (in text order). */
+export function bm25DocOfTokens(key: string, tokens: Iterable<string>, pathWeight: number = PATH_WEIGHT): Bm25Doc {
   const tf = new Map<string, number>();
   let len = 0;
-  for (const t of identifierTokens(text)) {
+  for (const t of tokens) {
     tf.set(t, (tf.get(t) ?? 0) + 1);
     len++;
   }

@@ -125,6 +125,12 @@ describe("query plans of the hot paths", () => {
     expect(plan.map((p) => p.detail).join("\n")).toMatch(/USING INDEX nodes_path_type/);
   });
 
+  it("a file's stored symbol bodies are read by the cards, through the path and primary-key indexes", () => {
+    const sql = hot.find((s) => /JOIN symbol_terms s ON s\.file_id = t\.id WHERE f\.path = \?/.test(s));
+    expect(sql).toBeDefined();
+    expect(planProblems(app.db, sql!)).toEqual([]);
+  });
+
   it("the viewer's unit pages and counts, and the duplicate checks' candidates, are read through an index", () => {
     const plan = (sql: string) =>
       (app.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nullArgs(sql)) as { detail: string }[])

@@ -13,12 +13,16 @@ export interface FileTermsRow {
   len: number;
 }
 
-/** A file's counts to store: `tf` undefined when it could not be read (no BM25 document). */
+/**
+ * A file's counts to store: `tf` undefined when it could not be read (no BM25 document); `bodies` its symbols' own
+ * tokens, encoded against the order of `tf`'s keys (text/symbol-bodies.ts; empty: none kept).
+ */
 export interface CountedFile {
   path: string;
   hash: string;
   len: number;
   tf: ReadonlyMap<string, number> | undefined;
+  bodies?: Buffer;
 }
 
 /** Every counted file, by id. */
@@ -35,6 +39,28 @@ export function termPostings(db: Db, terms: Iterable<string>): Map<string, Int32
     if (row) out.set(t, decodePairs(row.postings));
   }
   return out;
+}
+
+/** Counted files whose symbol bodies are not stored (counted before migration 0016 kept them). */
+export function filesWithoutBodies(db: Db): Set<string> {
+  const rows = stmt(
+    db,
+    "SELECT path FROM file_terms f WHERE NOT EXISTS (SELECT 1 FROM symbol_terms s WHERE s.file_id = f.id)",
+  ).all() as { path: string }[];
+  return new Set(rows.map((r) => r.path));
+}
+
+/**
+ * A file's stored symbol bodies and its term list (what the bodies' term positions point into), when they were
+ * counted from the content the index holds now (their hash is the indexed file's); else undefined.
+ */
+export function storedSymbolBodies(db: Db, path: string): { terms: string[]; bodies: Buffer } | undefined {
+  const row = stmt(
+    db,
+    `SELECT t.terms, s.bodies FROM files f JOIN file_terms t ON t.path = f.path AND t.hash = f.hash
+     JOIN symbol_terms s ON s.file_id = t.id WHERE f.path = ?`,
+  ).get(path) as { terms: Buffer; bodies: Buffer } | undefined;
+  return row ? { terms: decodeTerms(row.terms), bodies: row.bodies } : undefined;
 }
 
 function decodePairs(b: Buffer): Int32Array {
@@ -72,6 +98,10 @@ export function writeFileTerms(db: Db, upserts: readonly CountedFile[], removed:
     "INSERT INTO term_postings (term, postings) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET postings = excluded.postings",
   );
   const delPostings = stmt(db, "DELETE FROM term_postings WHERE term = ?");
+  const putBodies = stmt(
+    db,
+    "INSERT INTO symbol_terms (file_id, bodies) VALUES (?, ?) ON CONFLICT(file_id) DO UPDATE SET bodies = excluded.bodies",
+  );
   writeTx(db, () => {
     // Per touched term: the file ids to take out and the (file id, count) pairs to put in.
     const changes = new Map<string, { out: Set<number>; in: Map<number, number> }>();
@@ -94,6 +124,7 @@ export function writeFileTerms(db: Db, upserts: readonly CountedFile[], removed:
       takeOut(f.path);
       const terms = f.tf ? [...f.tf.keys()] : [];
       const { id } = put.get(f.path, f.hash, f.tf ? f.len : -1, encodeTerms(terms)) as { id: number };
+      putBodies.run(id, f.bodies ?? EMPTY);
       if (f.tf) for (const [t, n] of f.tf) if (n > 0) change(t).in.set(id, n);
     }
     for (const [term, c] of changes) {
@@ -110,6 +141,8 @@ export function writeFileTerms(db: Db, upserts: readonly CountedFile[], removed:
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
 function encodeTerms(terms: readonly string[]): Buffer {
   return deflateRawSync(Buffer.from(terms.join(" ")));
 }
@@ -123,6 +156,7 @@ function decodeTerms(b: Buffer): string[] {
 export function clearFileTerms(db: Db): void {
   writeTx(db, () => {
     stmt(db, "DELETE FROM term_postings").run();
+    stmt(db, "DELETE FROM symbol_terms").run();
     stmt(db, "DELETE FROM file_terms").run();
   });
 }
