@@ -22,7 +22,8 @@ describe("a damaged store with a write-ahead log", () => {
     const live = new Database(db);
     live.pragma("wal_autocheckpoint = 0");
     const row = live.prepare("SELECT key, value FROM meta LIMIT 1").get() as { key: string; value: string };
-    live.prepare("UPDATE meta SET value = ? WHERE key = ?").run([...row.value].reverse().join(""), row.key);
+    // A value that differs for sure (reversing a one-character value would write nothing).
+    live.prepare("UPDATE meta SET value = ? WHERE key = ?").run(`${row.value}.`, row.key);
     const copyDir = tmpDir();
     const copy = join(copyDir, "memcards.db");
     copyFileSync(db, copy);
