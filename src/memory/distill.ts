@@ -207,8 +207,11 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   ].sort((a, b) => (position.get(a.turn) ?? 0) - (position.get(b.turn) ?? 0));
   for (const c of candidates) keep(c.text, c.turn, c.confidence);
   out.push(...prose);
+  // A preference is kept only from a turn the human-turn classifier took for a standing instruction (its sentences
+  // are the User Constraints): a one-off request or a remark is not a preference to recall later.
+  const instructed = new Set(sections.constraints.map((c) => c.turn));
   for (const s of segments) {
-    if (s.category === "preference" && s.role === "user") {
+    if (s.category === "preference" && s.role === "user" && instructed.has(s.turn)) {
       out.push({
         category: "preference",
         text: redact(s.text),

@@ -4,8 +4,7 @@ import { describe, expect, it } from "vitest";
 
 import { connect, textOf } from "../helpers/mcp.js";
 import { writeSession } from "../helpers/session.js";
-import { copyInto, tmpDir } from "../helpers/tmp.js";
-import { fixture } from "../transcript/data.js";
+import { tmpDir } from "../helpers/tmp.js";
 
 type Structured = Record<string, unknown>;
 
@@ -78,7 +77,7 @@ describe("compress_context client-model route", () => {
       // A session ending with open task items: a generic Next Steps would drop them.
       const lossy = await c.client.callTool({
         name: "compress_context",
-        arguments: { transcript_path: copyInto(root, fixture("claude-code.jsonl")) },
+        arguments: { transcript_path: writeSession(root, "lossy.jsonl") },
       });
       expect((lossy.structuredContent as Structured).route).toBe("deterministic");
       expect(textOf(lossy)).toMatch(/Client-model route not used: the rewrite lost \d+ facts? the summary held/);

@@ -579,3 +579,19 @@ describe("aider commits", () => {
     expect(drafts.filter((d) => d.category === "dead_end").map((d) => d.record.sha)).toEqual(["1101109"]);
   });
 });
+
+describe("preferences", () => {
+  it("come only from a turn the human-turn classifier took for a standing instruction, never from a remark", () => {
+    const span = [
+      turn(
+        "user",
+        "Hey I love the changes you've made but I'm confused on how ctx is being used for countryRequiresState",
+      ),
+      turn("assistant", "ctx carries the request's locale; countryRequiresState reads it to pick the rule set."),
+    ];
+    const sections = extractSections(span);
+    const drafts = draftUnits("s", span, sections);
+    expect(sections.constraints).toEqual([]);
+    expect(drafts.filter((d) => d.category === "preference")).toEqual([]);
+  });
+});

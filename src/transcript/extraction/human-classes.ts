@@ -205,7 +205,8 @@ export function turnFeatures(text: string, kind: string): Set<string> {
   }
   // A rule said on its own or nearly (at most three sentences), the shape a standing instruction is often typed in.
   if (ss.length <= 3 && ss.some(ruleShaped)) f.add("t:rule_few");
-  if (ss.length <= 3 && ss.some(shortFirmRule)) f.add(PRIOR_FEATURE);
+  // A clause after a semicolon counts as said on its own ("Keep the mutex in Store; do not switch to sync.Map.").
+  if (ss.length <= 3 && ss.some((s) => s.split(/;\s+/).some(shortFirmRule))) f.add(PRIOR_FEATURE);
   return f;
 }
 
