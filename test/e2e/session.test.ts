@@ -81,7 +81,10 @@ describe("a scripted session over stdio", () => {
       });
       expect(textOf(mem)).toContain("the eventBus tests use a real Redis instance");
       const brief = await client.readResource({ uri: "memcards://project/brief" });
-      expect((brief.contents[0] as { text: string }).text).toContain("Reply to all review comments");
+      // Where the last session stood: its last request (the earlier request's todo list was left for it).
+      expect((brief.contents[0] as { text: string }).text).toContain(
+        "fails with TypeError: Cannot read properties of undefined (reading 'kind')",
+      );
       const card = await client.readResource({ uri: `memcards://cards/${cardId}` });
       expect((card.contents[0] as { text: string }).text).toContain(cardId);
       const again = await client.callTool({
