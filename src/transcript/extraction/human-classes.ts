@@ -212,8 +212,8 @@ export function turnFeatures(text: string, kind: string): Set<string> {
 
 /**
  * The one feature whose weight is set, not fitted: a turn of at most three sentences, one of them a short firm rule
- * (at most 16 words, of the rule shape, opening with never/always/don't/do not/make sure/only or aimed at a path or
- * identifier). The development turns hold almost none ("never" opens no labelled turn), so the fit cannot learn
+ * (at most 16 words, of the rule shape, opening with never/always/don't/do not/make sure/only, itself or in a clause
+ * after ", but" / ", and" / ";", or aimed at a path or identifier). The development turns hold almost none ("never" opens no labelled turn), so the fit cannot learn
  * what such a sentence is; the fit holds its instruction weight at `PRIOR_WEIGHT` (its other classes at 0) and
  * weighs every other feature around it, and the threshold is chosen with it in place.
  */
@@ -223,8 +223,9 @@ export const PRIOR_WEIGHT = 5;
 
 function shortFirmRule(s: string): boolean {
   if (!ruleShaped(s) || words(s).length > 16) return false;
-  const body = s.replace(LEAD, "");
-  return TARGET.test(s) || OPENINGS.slice(0, 6).some(([, re]) => re.test(body));
+  // The rule may be the clause after the request it qualifies: "Fix it, but do not change the public API."
+  const bodies = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)].map((c) => c.replace(LEAD, ""));
+  return TARGET.test(s) || OPENINGS.slice(0, 6).some(([, re]) => bodies.some((b) => re.test(b)));
 }
 
 /** Where a sentence stands in its turn: its place, how many sentences and characters the turn has. */
@@ -361,7 +362,8 @@ export function latestRequest(turns: readonly ClassifiedTurnInput[]): { text: st
 
 /**
  * The standing instructions of a span, one line per turn that sets one: the turn's instruction sentences, each
- * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside).
+ * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside); and the
+ * short firm rules a request or a problem report states for its task.
  */
 export function standingInstructions(
   turns: readonly ClassifiedTurnInput[],
@@ -369,7 +371,16 @@ export function standingInstructions(
 ): { text: string; turn: string }[] {
   const out: { text: string; turn: string }[] = [];
   for (const t of turns) {
-    if (!isMessage(t) || classifyTurn(t.text, t.kind) !== "instruction") continue;
+    if (!isMessage(t)) continue;
+    const cls = classifyTurn(t.text, t.kind);
+    if (cls === "request" || cls === "problem") {
+      // A request or report can carry the task's own rule ("Fix it, but do not change the public API."): a short,
+      // firm rule sentence in it is kept whole, the request around it is not.
+      const rules = ownSentences(t.text).filter((x) => x.split(/;\s+/).some(shortFirmRule));
+      if (rules.length) out.push({ text: rules.join(" … "), turn: t.id });
+      continue;
+    }
+    if (cls !== "instruction") continue;
     const source = spokenText(t.text).replace(/\s+/g, " ");
     let text = "";
     let prev = "";
