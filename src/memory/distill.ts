@@ -120,6 +120,8 @@ const SAME_LEARNING = 0.85;
 const CLASHING_COMMITMENT = 0.5;
 /** Word overlap at which a later learning or decision naming the same code is about the same subject (hand-set). */
 const SAME_SUBJECT = 0.25;
+/** The newest units the same-subject check reads: a loose overlap matches much of a large store (hand-set). */
+const SAME_SUBJECT_CANDIDATES = 64;
 
 /** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
@@ -375,6 +377,7 @@ export function settleUnit(
     const anchors = new Set(anchorsOf(d.text));
     replaced = similarMemories(db, projectId, d.category, w, SAME_SUBJECT, {
       self: id,
+      newest: SAME_SUBJECT_CANDIDATES,
       // The same subject: a name in code both cite, and enough words in common.
       accept: (m) =>
         m.status === "active" &&

@@ -101,7 +101,7 @@ export function similarMemories(
   category: string,
   words: Iterable<string>,
   minJaccard: number,
-  opts: { self?: number; accept?: (u: SimilarUnit) => boolean } = {},
+  opts: { self?: number; accept?: (u: SimilarUnit) => boolean; newest?: number } = {},
 ): SimilarUnit[] {
   const all = [...new Set(words)];
   if (!all.length) return [];
@@ -139,9 +139,14 @@ export function similarMemories(
       .map((x) => x.t)
       .join(" OR ");
   }
-  const ids = stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ?")
-    .pluck()
-    .all(match, self) as number[];
+  // `newest`: only that many of the newest matches (a loose overlap matches much of a large store).
+  const ids = (
+    opts.newest
+      ? stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ? ORDER BY rowid DESC LIMIT ?")
+          .pluck()
+          .all(match, self, opts.newest)
+      : stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ?").pluck().all(match, self)
+  ) as number[];
   if (!ids.length) return [];
   const units = (
     stmt(
