@@ -31,6 +31,7 @@ export const FLOORS = [
       "config.ts",
       "progress.ts",
       "crash-point.ts",
+      "worker-file.ts",
       "project",
     ],
   },
@@ -54,18 +55,6 @@ const NO_STORAGE = new Set(["fronts"]);
  * src/), so any new import that breaks a rule fails even between the same two folders.
  */
 export const ALLOWED = new Map([
-  [
-    "memory/service.ts -> team/queue.ts",
-    "recording a unit queues it for team sharing; belongs in a composer (memory/ is being reworked)",
-  ],
-  [
-    "memory/service.ts -> retrieval/query.ts",
-    "recall builds its FTS query with retrieval's query parser; belongs in a composer (memory/ is being reworked)",
-  ],
-  [
-    "memory/distiller.ts -> graph/worker-file.ts",
-    "the distiller spawns its worker with graph's worker-file helper; a basics helper would do (memory/ is being reworked)",
-  ],
   [
     "integrate/hook-command.ts -> storage/db.ts",
     "the hook log's folder is made with storage's ensureDir (a file helper)",

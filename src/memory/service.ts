@@ -8,7 +8,6 @@ import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { git } from "../git.js";
 import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
-import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
   deleteMemories,
@@ -24,11 +23,11 @@ import {
 } from "../storage/memories.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
-import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
+import { queryTerms } from "../text/search-terms.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory, CategoryName } from "../vocab.js";
 import { isPaused } from "./admin.js";
@@ -54,11 +53,14 @@ export type RecordInput = z.input<typeof RecordInput>;
 
 /**
  * Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). The id
- * is the row this call inserted, or the existing unit it merged into (`merged: true`).
+ * is the row this call inserted, or the existing unit it merged into (`merged: true`). `onAdded` is called with the
+ * id of a row this call inserted (not a merge): the composer shares it with the team (`recordMemory` in
+ * session/memory.ts, which the fronts call).
  */
-export function recordMemory(
+export function recordUnit(
   deps: MemoryDeps,
   raw: RecordInput,
+  onAdded: (id: number) => void,
 ): { id: number | undefined; merged: boolean; outcome: string } {
   const input = RecordInput.parse(raw);
   if (isPaused(deps.db, deps.projectId))
@@ -93,7 +95,7 @@ export function recordMemory(
   };
   const w = writeUnit(deps.db, deps.projectId, input.session_id ?? "recorded", draft);
   if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
-  if (w.action === "added" && w.id !== undefined) queueUnitForTeam(deps, w.id);
+  if (w.action === "added" && w.id !== undefined) onAdded(w.id);
   const outcome =
     w.action === "merged"
       ? w.pending
@@ -509,10 +511,13 @@ export const NOT_PURGED =
  * Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages
  * overwritten, WAL truncated. `purged` is false when another connection's open read kept the WAL from being emptied:
  * the old text stays in the file until that read ends (the purge is finished at the next open or close).
+ * `beforeDelete` is called with the ids of the units about to be deleted, while they still exist: the composer
+ * queues their removal from the team store (`forget` in session/memory.ts, which the fronts call).
  */
-export function forget(
+export function forgetUnits(
   deps: MemoryDeps,
   raw: ForgetInput,
+  beforeDelete: (ids: readonly number[]) => void,
 ): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   const input = ForgetInput.parse(raw);
   const chosen = [input.id !== undefined, Boolean(input.session_id), Boolean(input.file), input.all].filter(
@@ -528,7 +533,7 @@ export function forget(
   });
   if (input.id !== undefined && ids.length === 0)
     throw new AppError("NOT_FOUND", `no memory unit #${input.id} in this project`);
-  queueForgetForTeam(deps, ids);
+  beforeDelete(ids);
   return deleteMemories(deps.db, deps.projectId, ids, {
     ...(input.session_id ? { session: input.session_id } : {}),
     all: input.all,

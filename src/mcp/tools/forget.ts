@@ -1,7 +1,8 @@
 // Tool `forget`: delete memory for real, from every table and index.
 import { z } from "zod";
 
-import { forget, ForgetInput, NOT_PURGED } from "../../memory/service.js";
+import { ForgetInput, NOT_PURGED } from "../../memory/service.js";
+import { forget } from "../../session/memory.js";
 import { count } from "../../text/plural.js";
 import { defineTool } from "../tool.js";
 

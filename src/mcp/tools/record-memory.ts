@@ -1,7 +1,8 @@
 // Tool `record_memory`: store one memory unit for this project.
 import { z } from "zod";
 
-import { RecordInput, recordMemory } from "../../memory/service.js";
+import { RecordInput } from "../../memory/service.js";
+import { recordMemory } from "../../session/memory.js";
 import { sendQueued } from "../../team/deps.js";
 import { defineTool } from "../tool.js";
 
