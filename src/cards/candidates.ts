@@ -67,7 +67,7 @@ const UNCITED = 2;
 const MEMORY_OVERLAP = 0.34;
 /** Warm memory units of a category read (the most important first). */
 const MEMORIES_READ = 200;
-/** Team units read: one list of both categories, so as many as the two categories of memory units above. */
+/** Team units read (one list of both categories; the memory units above are read per category). */
 const TEAM_UNITS_READ = 400;
 /**
  * How far retrieval is trusted for code in a language the session does not work in (see `foreignTo`): the

@@ -94,11 +94,11 @@ export const ANCHOR_WEIGHTS = {
 
 /**
  * Shapes of text the anchor rules look for, hand-set with the rules they serve: `minCodeWord`, the shortest
- * code-shaped or backticked name (shorter ones are mostly prose or loop variables); `abbreviationPart`, dotted names
- * whose parts are all lower case and shorter are abbreviations ("e.g", "i.e"); `titleBehind` and `titleAhead`,
- * characters searched for a Title Case neighbour; `sentenceBehind`, characters searched for a sentence end before a
- * capitalized word; `phraseMaxWords`..`phraseMinWords`, the words of a file-naming phrase, longest first;
- * `pluralMin`, a phrase's last word longer than this that ends in "s" is also tried singular.
+ * code-shaped or backticked name; `abbreviationPart`, dotted names whose parts are all lower case and shorter are
+ * abbreviations ("e.g", "i.e"); `titleBehind` and `titleAhead`, characters searched for a Title Case neighbour;
+ * `sentenceBehind`, characters searched for a sentence end before a capitalized word; `phraseMaxWords` down to
+ * `phraseMinWords`, the words of a file-naming phrase, longest first; `pluralMin`, a phrase's last word longer than
+ * this that ends in "s" is also tried singular.
  */
 const SHAPE = {
   minCodeWord: 3,

@@ -48,10 +48,9 @@ export function confidenceOf(f: EvidenceFeatures, c: Calibration = CALIBRATION):
 }
 
 /**
- * Newton's method's settings, hand-set when the calibration was built (not tuned on any data): `ridge`, an L2 penalty
- * small beside the features' scale (coverage 0–1, ln files about 1–10) that keeps the fit finite when the two classes
- * separate; `iterations`, a cap far above what four parameters need; `tolerance`, the largest step at which the fit
- * has converged.
+ * Newton's method's settings, hand-set when the calibration was built (not tuned on any data): `ridge`, a small L2
+ * penalty that keeps the fit finite when the two classes separate; `iterations`, a cap (four parameters take a few);
+ * `tolerance`, the largest step at which the fit has converged.
  */
 export const NEWTON = { ridge: 0.01, iterations: 50, tolerance: 1e-9 } as const;
 

@@ -19,11 +19,10 @@ export interface PackResult {
 }
 
 /**
- * Packing's thresholds, set by hand when packing was built (no command fits them; `memcards eval cards` measures the
- * packs): `ruleReserve`, the share of the budget held for governing rules (a fifth: room for a rule or two beside the
- * code cards at the usual budgets); `minUtility`, below which a card is not served (a card that barely moves the
- * score costs the agent reading time); `duplicate`, the word-set Jaccard similarity at which a card repeats an
- * already served one (four fifths of their words shared).
+ * Packing's thresholds, set by hand when packing was built, with no measurement recorded for the values (no command
+ * fits them; `memcards eval cards` measures the packs they make): `ruleReserve`, the share of the budget held for
+ * governing rules; `minUtility`, the utility below which a card is not served; `duplicate`, the Jaccard similarity of
+ * two cards' word sets at which the later one repeats the earlier.
  */
 export const PACK = { ruleReserve: 0.2, minUtility: 0.05, duplicate: 0.8 } as const;
 

@@ -21,15 +21,15 @@ const RANK_CONFIDENCE = { halving: 0.5, halfLife: 3, fusedHalfLife: 2 } as const
 
 /**
  * Retrieval evidence: the file's fused score relative to the best (or its rank confidence), with a small extra for
- * being named in the task. Hand-set when retrieval evidence became the relative fused score: the fused score already
- * counts the anchor channel, so the anchor hit only breaks near-ties.
+ * being named in the task. Hand-set when retrieval evidence became the relative fused score, with the anchor hit as
+ * "a small extra" (the fused score already counts the anchors channel).
  */
 const RETRIEVED = { fused: 0.95, anchor: 0.05 } as const;
 
 /**
  * Proximity of a unit to the edit by graph distance: 1 at distance 0 (the unit is on a top-ranked file), `adjacent`
- * at distance 1, `far` beyond. Hand-set when the cards were built: one hop keeps most of the relevance, two hops
- * (a unit related by its words only) a quarter.
+ * at distance 1, `far` beyond (distance 2 is a unit related to the task by its words only). Hand-set when the cards
+ * were built; no reason for the two values was recorded beyond their order.
  */
 const PROXIMITY = { adjacent: 0.6, far: 0.25 } as const;
 
@@ -61,7 +61,7 @@ const OUTCOMES = { helped: 1, total: 2, fullWeightAt: 3 } as const;
 /**
  * Negative-transfer risk added per cause (held to 1): a file changed since indexing that the session did not change,
  * a conflicting unit, a unit off the top files' scope. Hand-set when the cards were built (the stale exemption for
- * the session's own edits came later); staleness misleads most, an off-scope rule least.
+ * the session's own edits came later); no reason for the values was recorded beyond their order.
  */
 const RISK = { stale: 0.6, conflict: 0.5, offScope: 0.4 } as const;
 
