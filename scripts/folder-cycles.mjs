@@ -1,14 +1,17 @@
 // The floors of src/: every folder (and top-level file) sits on one floor and imports only from floors below it;
 // folders of one "separate" floor never import each other (they meet in a floor above); fronts never import
 // storage/; and no two folders import each other in a cycle. Exits 1 on any import that breaks a rule and is not
-// in ALLOWED below, and on any function longer than MAX_FUNCTION_LINES not in LONG_ALLOWED. `--src <dir>` checks
-// another tree (the tests use it).
+// in ALLOWED below, on any function longer than MAX_FUNCTION_LINES not in LONG_ALLOWED, and on any unnamed number in
+// the ranking and scoring files (scripts/named-constants.mjs states the rule). `--src <dir>` checks another tree (the
+// tests use it).
 // Type-only and dynamic imports count too: a folder that needs another's types depends on it.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import ts from "typescript";
+
+import { checkNamedConstants } from "./named-constants.mjs";
 
 /**
  * Lowest first. `separate`: the folders of this floor do not import each other. Top-level files are named with
@@ -234,6 +237,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { errors, allowed } = checkFloors(src);
   const long = checkFunctionLengths(src);
   errors.push(...long.errors);
+  const numbers = checkNamedConstants(src, at < 0);
+  errors.push(...numbers.errors);
   // On the repository's own tree, an allowed import or function that is gone must leave its list too, so the lists
   // only shrink.
   if (at < 0) {
@@ -255,6 +260,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (errors.length === 0) {
     console.log(`floors hold in ${relative(process.cwd(), src) || "."}: ${FLOORS.map((f) => f.name).join(" < ")}`);
     console.log(`no other function spans more than ${MAX_FUNCTION_LINES} lines`);
+    console.log(`every number is named in ${numbers.checked.length} ranking and scoring file(s)`);
   } else {
     for (const e of errors) console.log(e);
     process.exitCode = 1;

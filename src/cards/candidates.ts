@@ -65,8 +65,9 @@ const UNCITED = 2;
  * cites none of the best files: more than a third (3 of a long unit's first 8 terms, 2 of a short one's 3–5).
  */
 const MEMORY_OVERLAP = 0.34;
-/** Warm memory units of a category read (the most important first), and team units read. */
+/** Warm memory units of a category read (the most important first). */
 const MEMORIES_READ = 200;
+/** Team units read (one list of both categories; the memory units above are read per category). */
 const TEAM_UNITS_READ = 400;
 /**
  * How far retrieval is trusted for code in a language the session does not work in (see `foreignTo`): the
@@ -104,8 +105,13 @@ export function foreignTo(sessionPaths: readonly string[], taskPaths: readonly s
   };
 }
 
+/** The shortest term compared: one- and two-letter pieces (`ex`, `i`) occur in any text and name nothing. */
+const MIN_TERM = 3;
+/** Characters of a failure's signature in its card key: enough to tell failures apart, short enough for a key. */
+const FAILURE_KEY_CHARS = 80;
+
 function termSet(text: string): Set<string> {
-  return new Set(identifierTokens(text).filter((t) => t.length >= 3));
+  return new Set(identifierTokens(text).filter((t) => t.length >= MIN_TERM));
 }
 
 /** A unit's distinctive terms are compared up to this many: a long unit needs no more matches than a short one. */
@@ -386,7 +392,7 @@ function failureCandidates(
     const names = named.get(i) ?? [];
     const where = names.map((n) => `${n.name} in ${n.path}`).join(", ");
     return {
-      key: `failure:${f.signature.slice(0, 80)}`,
+      key: `failure:${f.signature.slice(0, FAILURE_KEY_CHARS)}`,
       kind: "failure",
       text: f.text,
       raw_tokens: countTokens(`${f.text} ${where}`),

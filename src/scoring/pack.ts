@@ -18,6 +18,14 @@ export interface PackResult {
   skipped: { id: string; reason: "budget" | "duplicate" | "conflict" | "no utility" }[];
 }
 
+/**
+ * Packing's thresholds, set by hand when packing was built, with no measurement recorded for the values (no command
+ * fits them; `memcards eval cards` measures the packs they make): `ruleReserve`, the share of the budget held for
+ * governing rules; `minUtility`, the utility below which a card is not served; `duplicate`, the Jaccard similarity of
+ * two cards' word sets at which the later one repeats the earlier.
+ */
+export const PACK = { ruleReserve: 0.2, minUtility: 0.05, duplicate: 0.8 } as const;
+
 function words(s: string): Set<string> {
   return new Set(s.toLowerCase().match(/[a-z0-9_./]+/g) ?? []);
 }
@@ -47,8 +55,8 @@ export function pack(
   mode: PackMode,
   opts: { ruleReserve?: number; minUtility?: number } = {},
 ): PackResult {
-  const reserve = Math.floor(budget * (opts.ruleReserve ?? 0.2));
-  const minUtility = opts.minUtility ?? 0.05;
+  const reserve = Math.floor(budget * (opts.ruleReserve ?? PACK.ruleReserve));
+  const minUtility = opts.minUtility ?? PACK.minUtility;
   const cost = (c: Card) => (mode === "post_selection" ? Math.max(c.tokens, c.raw_tokens) : c.tokens);
   const selected: PackInput[] = [];
   const seen = new Map<string, Set<string>>();
@@ -60,7 +68,7 @@ export function pack(
     if (it.blocked) return "conflict";
     if (c.utility < minUtility) return "no utility";
     const w = words(`${c.kind} ${c.evidence}`);
-    for (const other of seen.values()) if (jaccard(w, other) >= 0.8) return "duplicate";
+    for (const other of seen.values()) if (jaccard(w, other) >= PACK.duplicate) return "duplicate";
     if (spentSelect + cost(c) > limit || spentCards + c.tokens > budget) return "budget";
     selected.push(it);
     seen.set(c.id, w);

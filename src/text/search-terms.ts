@@ -27,8 +27,14 @@ export function matchOf(tokens: readonly string[]): QueryTerms {
   return { tokens: [...tokens], match: tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ") };
 }
 
+/**
+ * Query terms kept when the caller names no cap, most frequent first. Hand-set with the retrieval ladder; the ranker
+ * and the cards' evidence pass their own cap (32, measured with `memcards eval localize`).
+ */
+const MAX_QUERY_TERMS = 64;
+
 /** Tokens for lexical search: identifier-aware, stop words and one-letter tokens dropped, capped in number. */
-export function queryTerms(text: string, maxTerms = 64): QueryTerms {
+export function queryTerms(text: string, maxTerms: number = MAX_QUERY_TERMS): QueryTerms {
   const counts = new Map<string, number>();
   for (const t of identifierTokens(text)) {
     if (t.length < 2 || STOP_WORDS.has(t) || /^\d+$/.test(t)) continue;
