@@ -66,10 +66,6 @@ export const ALLOWED = new Map([
     "memory/distiller.ts -> graph/worker-file.ts",
     "the distiller spawns its worker with graph's worker-file helper; a basics helper would do (memory/ is being reworked)",
   ],
-  [
-    "integrate/hook-command.ts -> storage/db.ts",
-    "the hook log's folder is made with storage's ensureDir (a file helper)",
-  ],
   ["integrate/hooks.ts -> storage/graph/counts.ts", "the card hooks check for a graph; wants a graph/ function"],
   ["integrate/hooks.ts -> storage/projects.ts", "every hook records its session; wants a session/ function"],
   [
