@@ -66,12 +66,6 @@ export const ALLOWED = new Map([
     "memory/distiller.ts -> graph/worker-file.ts",
     "the distiller spawns its worker with graph's worker-file helper; a basics helper would do (memory/ is being reworked)",
   ],
-  ["integrate/hooks.ts -> storage/graph/counts.ts", "the card hooks check for a graph; wants a graph/ function"],
-  ["integrate/hooks.ts -> storage/projects.ts", "every hook records its session; wants a session/ function"],
-  [
-    "integrate/hooks.ts -> storage/summaries.ts",
-    "SessionStart checks for an earlier summary; wants a session/ function",
-  ],
 ]);
 
 /** The most lines a function in src/ may span, from its first line to its closing brace. */

@@ -15,7 +15,8 @@ import { type ProjectLocation, resolveProjectRoot } from "../project/root.js";
 import { storeRefusal } from "../project/store.js";
 import { redact } from "../text/redact.js";
 import { jsonProblem } from "../transcript/formats/json-error.js";
-import { HookEvent, HookInput, runHook } from "./hooks.js";
+import { HookEvent, HookInput } from "./hooks/input.js";
+import { runHook } from "./hooks/run.js";
 
 /** The log's file name, beside the project's database (or in the per-user folder). */
 export const HOOK_LOG = "hooks.log";
