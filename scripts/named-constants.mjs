@@ -32,6 +32,9 @@ export const RANKING_FILES = [
   "retrieval/universe.ts",
   "cards/candidates.ts",
   "cards/evidence.ts",
+  // The ranker's and the cards' lexical query terms (how many are kept, the shortest term kept), moved out of
+  // retrieval/query.ts.
+  "text/search-terms.ts",
 ];
 
 /** Literal values allowed anywhere (rule 1). */

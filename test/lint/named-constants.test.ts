@@ -78,6 +78,17 @@ describe("named constants in ranking and scoring", () => {
     expect(r.out).toContain("scoring/pack.ts:1 100 inline in a function");
   });
 
+  it("holds the search terms the ranker's queries are built from to the rule too", () => {
+    const r = check(
+      tree({
+        "text/search-terms.ts":
+          "export function queryTerms(text: string, maxTerms = 64): string[] {\n  return text.split(/\\s+/).slice(0, maxTerms);\n}\n",
+      }),
+    );
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("unnamed constant: text/search-terms.ts:1 64 inline in a function");
+  });
+
   it("follows a listed file moved to another folder, and leaves unlisted files alone", () => {
     const r = check(
       tree({
