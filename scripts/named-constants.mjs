@@ -6,11 +6,12 @@
 // 1. 0, 1 and 2 may stand anywhere: they are structural (an empty sum, a share's bounds, a rank's 1-based offset, a
 //    pair, a half as `/ 2`); a weight of 1 or 2 that is a choice should still be named, but no check can tell the two
 //    apart. Any literal may index (`match[3]`, `parts[4]`): a position in a tuple or a regex match is no weight.
-// 2. The rounding idiom `Math.round(x * N) / N` may use its N inline (`Math.round(x * 1000) / 1000`): it rounds a
-//    figure for output, it does not weigh anything.
+// 2. The rounding idiom `Math.round(x * N) / N` may use its N inline when N is a power of ten
+//    (`Math.round(x * 1000) / 1000`): it rounds a figure for output, it does not weigh anything. Another step
+//    (`Math.round(x * 3) / 3`) quantizes a score, a choice like any other: it is named.
 // 3. Any other literal stands in the initializer of a module-level `const` (a plain value, or an object or array of
 //    them: group related constants in one `as const` object), outside any function, and that `const` statement
-//    carries a doc comment (`/** … */`) saying where the values came from.
+//    carries a doc comment (`/** … */`) saying where the values came from (an empty one says nothing and fails).
 // So `score * 0.37` inside a function fails, and so does a default parameter `k = 60`: name it, document it, use it.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
@@ -32,6 +33,9 @@ export const RANKING_FILES = [
   "retrieval/universe.ts",
   "cards/candidates.ts",
   "cards/evidence.ts",
+  // The ranker's and the cards' lexical query terms (how many are kept, the shortest term kept), moved out of
+  // retrieval/query.ts.
+  "text/search-terms.ts",
 ];
 
 /** Literal values allowed anywhere (rule 1). */
@@ -63,7 +67,10 @@ const isMathRound = (node) =>
   node.expression.expression.getText() === "Math" &&
   node.expression.name.text === "round";
 
-/** The literals of every `Math.round(x * N) / N` in the file (rule 2). */
+/** A rounding step for output: 10, 100, 1000, … (rule 2). */
+const powerOfTen = (v) => v >= 10 && Number.isInteger(Math.log10(v));
+
+/** The literals of every `Math.round(x * N) / N` in the file, N a power of ten (rule 2). */
 function roundingLiterals(sf) {
   const out = new Set();
   const visit = (node) => {
@@ -79,7 +86,8 @@ function roundingLiterals(sf) {
         ts.isBinaryExpression(inner) &&
         inner.operatorToken.kind === ts.SyntaxKind.AsteriskToken &&
         ts.isNumericLiteral(inner.right) &&
-        valueOf(inner.right) === valueOf(node.right)
+        valueOf(inner.right) === valueOf(node.right) &&
+        powerOfTen(valueOf(node.right))
       ) {
         out.add(inner.right);
         out.add(node.right);
@@ -91,9 +99,11 @@ function roundingLiterals(sf) {
   return out;
 }
 
-/** Whether a statement carries a doc comment (`/** … *\/`) right before it. */
+/** Whether a statement carries a doc comment (`/** … *\/`) with some words in it right before it. */
 function documented(sf, stmt) {
-  return (ts.getLeadingCommentRanges(sf.text, stmt.pos) ?? []).some((c) => sf.text.startsWith("/**", c.pos));
+  return (ts.getLeadingCommentRanges(sf.text, stmt.pos) ?? []).some(
+    (c) => sf.text.startsWith("/**", c.pos) && /\w/.test(sf.text.slice(c.pos + 3, c.end - 2)),
+  );
 }
 
 /** Why a literal breaks the rule, or undefined when it keeps it. */

@@ -511,8 +511,9 @@ export const NOT_PURGED =
  * Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages
  * overwritten, WAL truncated. `purged` is false when another connection's open read kept the WAL from being emptied:
  * the old text stays in the file until that read ends (the purge is finished at the next open or close).
- * `beforeDelete` is called with the ids of the units about to be deleted, while they still exist: the composer
- * queues their removal from the team store (`forget` in session/memory.ts, which the fronts call).
+ * `beforeDelete` is called with the ids of the units about to be deleted, while they still exist and in the delete's
+ * transaction (what it writes stands or falls with the delete): the composer queues their removal from the team store
+ * (`forget` in session/memory.ts, which the fronts call).
  */
 export function forgetUnits(
   deps: MemoryDeps,
@@ -533,9 +534,11 @@ export function forgetUnits(
   });
   if (input.id !== undefined && ids.length === 0)
     throw new AppError("NOT_FOUND", `no memory unit #${input.id} in this project`);
-  beforeDelete(ids);
-  return deleteMemories(deps.db, deps.projectId, ids, {
-    ...(input.session_id ? { session: input.session_id } : {}),
-    all: input.all,
-  });
+  return deleteMemories(
+    deps.db,
+    deps.projectId,
+    ids,
+    { ...(input.session_id ? { session: input.session_id } : {}), all: input.all },
+    () => beforeDelete(ids),
+  );
 }

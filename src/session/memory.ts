@@ -18,8 +18,8 @@ export function recordMemory(
 }
 
 /**
- * Deletes for real (see `forgetUnits`) and, when the project is linked to a team, first queues the removal of the
- * shared copies of the units it deletes.
+ * Deletes for real (see `forgetUnits`) and, when the project is linked to a team, queues the removal of the shared
+ * copies of the units it deletes, in the delete's transaction: a delete that fails leaves nothing queued.
  */
 export function forget(
   scope: ProjectScope,

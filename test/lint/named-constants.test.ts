@@ -78,6 +78,42 @@ describe("named constants in ranking and scoring", () => {
     expect(r.out).toContain("scoring/pack.ts:1 100 inline in a function");
   });
 
+  it("takes the rounding idiom for output only: a step that is no power of ten quantizes a score and is named", () => {
+    const r = check(
+      tree({
+        "scoring/pack.ts":
+          "export const ok = (x: number): number => Math.round(x * 100) / 100;\n" +
+          "export const thirds = (x: number): number => Math.round(x * 3) / 3;\n",
+      }),
+    );
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("scoring/pack.ts:2 3 inline in a function");
+    expect(r.out).not.toContain("scoring/pack.ts:1");
+  });
+
+  it("does not take an empty doc comment for one that says where the values came from", () => {
+    const r = check(
+      tree({
+        "scoring/utility.ts":
+          "/** */\nconst BASE = 0.6;\n/**\n *\n */\nconst MIX = 0.4;\nexport const score = (x: number): number => BASE + MIX * x;\n",
+      }),
+    );
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("scoring/utility.ts:2 0.6 in a const with no doc comment");
+    expect(r.out).toContain("scoring/utility.ts:6 0.4 in a const with no doc comment");
+  });
+
+  it("holds the search terms the ranker's queries are built from to the rule too", () => {
+    const r = check(
+      tree({
+        "text/search-terms.ts":
+          "export function queryTerms(text: string, maxTerms = 64): string[] {\n  return text.split(/\\s+/).slice(0, maxTerms);\n}\n",
+      }),
+    );
+    expect(r.status).toBe(1);
+    expect(r.out).toContain("unnamed constant: text/search-terms.ts:1 64 inline in a function");
+  });
+
   it("follows a listed file moved to another folder, and leaves unlisted files alone", () => {
     const r = check(
       tree({

@@ -16,7 +16,7 @@ import { forget, recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { pendingOps } from "../../src/storage/team/outbox.js";
-import { linkTeam } from "../../src/team/queue.js";
+import { linkTeam, queueDistilledForTeam } from "../../src/team/queue.js";
 import { openTestApp } from "../graph/helpers.js";
 import { runCli } from "../helpers/cli.js";
 import { connect } from "../helpers/mcp.js";
@@ -81,6 +81,24 @@ describe("forgetting", () => {
     const [put] = ops(a);
     expect(put).toMatchObject({ op: "put", local: r.id });
     expect(forget(a.scope, { id: r.id! })).toMatchObject({ memories: 1 });
+    expect(getMemory(a.db, r.id!)).toBeUndefined();
+    expect(ops(a)).toEqual([{ op: "forget", local: null, uid: put!.uid, text: undefined }]);
+  });
+
+  it("a forget whose delete fails queues nothing: the unit stays shared under its id, and a retry forgets it", () => {
+    const a = open();
+    linkTeam(a.db, a.project.id, "name:payments");
+    const r = recordMemory(a.scope, { category: "learning", text: "The release job needs the signing key mounted." });
+    const [put] = ops(a);
+    // The delete fails (a lock held past the busy timeout, a full disk): here a trigger makes it fail.
+    a.db.exec("CREATE TEMP TRIGGER no_delete BEFORE DELETE ON memories BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    expect(() => forget(a.scope, { id: r.id! })).toThrow(/disk full/);
+    expect(getMemory(a.db, r.id!)).toBeDefined();
+    expect(ops(a)).toEqual([put]);
+    // The next push or sync queues what was never queued: the unit is not shared a second time under a new id.
+    expect(queueDistilledForTeam(a.scope)).toBe(0);
+    a.db.exec("DROP TRIGGER no_delete");
+    forget(a.scope, { id: r.id! });
     expect(getMemory(a.db, r.id!)).toBeUndefined();
     expect(ops(a)).toEqual([{ op: "forget", local: null, uid: put!.uid, text: undefined }]);
   });
