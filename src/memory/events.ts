@@ -230,11 +230,38 @@ function errorShape(line: string): string {
   );
 }
 
-/**
- * The units of a span's events: one `change` per request that led to edits and per commit, one `dead_end` per revert, one
- * `failure` per error with where it was hit and what resolved it, one `commitment` (kind rule) per standing rule.
- */
-export function eventDrafts(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+/** An edit of a file, at the index of its turn in the span. */
+interface Edit {
+  path: string;
+  op: string;
+  i: number;
+}
+
+/** A commit, with the files edited since the previous one. */
+interface Commit {
+  sha: string;
+  message: string;
+  i: number;
+  turn: string;
+  files: string[];
+}
+
+/** What each kind of event's units are read against: the span, its requests, edits and commits. */
+interface SpanEvents {
+  sessionId: string;
+  span: readonly Turn[];
+  at: (turn: string) => number | undefined;
+  ev: (turn: string, quote: string) => Evidence[];
+  requests: Request[];
+  /** The request a turn served: the last one at or before it. */
+  requestAt: (i: number) => Request | undefined;
+  edits: Edit[];
+  commits: Commit[];
+  /** Whether an aider `/undo` later removed the commit: neither it nor the edits it carried are facts any more. */
+  isUndone: (sha: string) => boolean;
+}
+
+function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections): SpanEvents {
   const index = new Map(span.map((t, i) => [t.id, i]));
   const at = (turn: string) => index.get(turn);
   const ev = (turn: string, quote: string): Evidence[] => [
@@ -246,14 +273,18 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     for (const q of requests) if (q.index <= i) r = q;
     return r;
   };
-  const out: UnitDraft[] = [];
-
-  // Commits, in order, with the files edited since the previous one.
   const edits = Object.entries(sections.files)
     .flatMap(([path, ops]) => ops.map((o) => ({ path, op: o.op, i: at(o.turn) })))
-    .filter((e): e is { path: string; op: string; i: number } => e.i !== undefined)
+    .filter((e): e is Edit => e.i !== undefined)
     .sort((a, b) => a.i - b.i);
-  const commits: { sha: string; message: string; i: number; turn: string; files: string[] }[] = [];
+  const undone = undoneShas(span);
+  const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
+  return { sessionId, span, at, ev, requests, requestAt, edits, commits: commitsOf(sections, edits, at), isUndone };
+}
+
+/** Commits, in order, with the files edited since the previous one. */
+function commitsOf(sections: Sections, edits: readonly Edit[], at: (turn: string) => number | undefined): Commit[] {
+  const commits: Commit[] = [];
   for (const c of sections.completed) {
     const m = COMMIT.exec(c.text);
     const i = at(c.turn);
@@ -262,29 +293,33 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const files = [...new Set(edits.filter((e) => e.i > from && e.i <= i).map((e) => e.path))];
     commits.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn, files });
   }
-  // Which request's edits each commit carried: a commit carried whole by one request's change unit is that unit.
-  const carriedBy = new Map<number, Set<string>>();
-  for (const [ci, c] of commits.entries()) {
-    const from = ci > 0 ? commits[ci - 1]!.i : -1;
-    carriedBy.set(ci, new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? "")));
-  }
-  // Commits an aider `/undo` later removed: neither they nor the edits they carried are facts any more.
+  return commits;
+}
+
+/** The short hashes of the commits an aider `/undo` removed in the span. */
+function undoneShas(span: readonly Turn[]): Set<string> {
   const undone = new Set<string>();
   for (const t of span)
     for (const res of t.tool_results) {
       const m = AIDER_REMOVED.exec(res.output);
       if (m) undone.add(m[1]!.slice(0, 7));
     }
-  const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
-  /** Commit index → the files of the request's change unit that names it as its carrier. */
-  const carriers = new Map<number, Set<string>>();
+  return undone;
+}
 
-  // One change per request: the files its edits touched, and the commit that carried them.
+/**
+ * One change per request: the files its edits touched, and the commit that carried them. Also says, per commit
+ * index, the files of the change unit that names it as its carrier.
+ */
+function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<number, Set<string>> } {
+  const { span, requests, requestAt, commits } = s;
+  const drafts: UnitDraft[] = [];
+  const carriers = new Map<number, Set<string>>();
   const byRequest = new Map<
     string,
     { request: Request | undefined; files: string[]; ops: Set<string>; last: number; turn: string }
   >();
-  for (const e of edits) {
+  for (const e of s.edits) {
     const r = requestAt(e.i);
     const k = r?.turn ?? "";
     const g = byRequest.get(k) ?? { request: r, files: [], ops: new Set<string>(), last: e.i, turn: span[e.i]!.id };
@@ -299,7 +334,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     // the files left dirty before it edits, in the same turn as the commit of its own edits).
     const first = commits.find((c) => c.i >= g.last && c.i < next);
     const commit = first && commits.filter((c) => c.i === first.i).at(-1);
-    if (commit && isUndone(commit.sha)) continue;
+    if (commit && s.isUndone(commit.sha)) continue;
     if (commit) {
       const ci = commits.indexOf(commit);
       carriers.set(ci, new Set([...(carriers.get(ci) ?? []), ...g.files]));
@@ -308,7 +343,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
     const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
-    out.push({
+    drafts.push({
       category: "change",
       text,
       record: {
@@ -317,147 +352,204 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
         request: g.request?.text ?? "",
         ...(commit ? { commit: commit.sha, commit_message: commit.message } : {}),
       },
-      key: `change:${sessionId}:${g.request?.turn ?? g.turn}`,
+      key: `change:${s.sessionId}:${g.request?.turn ?? g.turn}`,
       confidence: 0.9,
-      evidence: ev(g.turn, text),
+      evidence: s.ev(g.turn, text),
       files: g.files,
     });
   }
+  return { drafts, carriers };
+}
 
+/** One change per commit that no single request's change unit names already. */
+function commitDrafts(s: SpanEvents, carriers: ReadonlyMap<number, Set<string>>): UnitDraft[] {
+  const { commits, edits, requestAt } = s;
+  const drafts: UnitDraft[] = [];
   for (const [ci, c] of commits.entries()) {
-    if (c.files.length > 0 && carriedBy.get(ci)!.size === 1) continue;
-    if (isUndone(c.sha)) continue;
+    // Which requests' edits the commit carried: a commit carried whole by one request's change unit is that unit.
+    const from = ci > 0 ? commits[ci - 1]!.i : -1;
+    const carriedBy = new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? ""));
+    if (c.files.length > 0 && carriedBy.size === 1) continue;
+    if (s.isUndone(c.sha)) continue;
     // Named already by the change unit of the request whose edits it carried (aider's second commit of a turn).
     const carrier = carriers.get(ci);
     if (carrier && c.files.every((f) => carrier.has(f))) continue;
     const text = `Commit ${c.sha ? `${c.sha} ` : ""}${quoted(c.message)}${c.files.length ? ` changed ${listFiles(c.files)}` : ""}.`;
-    out.push({
+    drafts.push({
       category: "change",
       text,
       record: { kind: "commit", sha: c.sha, message: c.message, files: c.files },
       key: `commit:${c.sha || signature(c.message)}`,
       confidence: 0.9,
-      evidence: ev(c.turn, text),
+      evidence: s.ev(c.turn, text),
       files: c.files,
     });
   }
+  return drafts;
+}
 
-  // Reverts: what the command put back; a command that only mentions one, or one that never ran or failed, is none.
-  for (const { at: i, call, result } of callsWithResults(span)) {
+/** Reverts: what the command put back; a command that only mentions one, or one that never ran or failed, is none. */
+function revertDrafts(s: SpanEvents): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
+  for (const { at: i, call, result } of callsWithResults(s.span)) {
     if (!result || resultFailed(result, call)) continue;
     for (const { command } of shellReverts(commandText(call.input))) {
-      const r = requestAt(i);
+      const r = s.requestAt(i);
       const text = `Reverted with \`${command}\`${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
-      out.push({
+      drafts.push({
         category: "dead_end",
         text,
         record: { kind: "revert", command },
         key: `revert:${signature(command)}`,
         confidence: 0.8,
-        evidence: ev(span[i]!.id, text),
+        evidence: s.ev(s.span[i]!.id, text),
         files: [],
       });
     }
   }
+  return drafts;
+}
 
-  // An aider `/undo` drops the last aider commit and reports it: `Removed: 609f42e feat: …`.
-  span.forEach((t, i) => {
+/** An aider `/undo` drops the last aider commit and reports it: `Removed: 609f42e feat: …`. */
+function undoDrafts(s: SpanEvents): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
+  s.span.forEach((t, i) => {
     for (const res of t.tool_results) {
       const m = AIDER_REMOVED.exec(res.output);
       if (!m) continue;
       const sha = m[1]!;
       const message = m[2]!.trim();
-      const files = commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
-      const r = requestAt(i);
+      const files = s.commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
+      const r = s.requestAt(i);
       const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
-      out.push({
+      drafts.push({
         category: "dead_end",
         text,
         record: { kind: "revert", command: "/undo", sha, message, files },
         key: `revert:undo:${sha}`,
         confidence: 0.8,
-        evidence: ev(t.id, text),
+        evidence: s.ev(t.id, text),
         files,
       });
     }
   });
+  return drafts;
+}
 
-  // Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span.
+type Failure = Sections["failures"][number];
+
+/** Whether an error is a step of the work: caused by the agent's own edit and fixed by its next one. */
+function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): boolean {
+  if (f.category === "user-reported") return false;
+  // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed.
+  if ((f.resolved || f.remediation) && SELF_INFLICTED.test(line)) return true;
+  // A type, name or import error hit after the agent edited code for the same request and fixed by an edit.
+  if (EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
+    const r = s.requestAt(i);
+    if (s.edits.some((e) => e.i <= i && s.requestAt(e.i) === r)) return true;
+  }
+  return false;
+}
+
+/** A failure unit: the error line, where it was hit, what resolved it. */
+function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitDraft {
+  const r = s.requestAt(i);
+  // A request that is the error report itself says nothing more about where it was hit.
+  const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
+  const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
+  // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
+  const remedy = f.remediation
+    ?.replace(/\s+/g, " ")
+    .trim()
+    .replace(/\s*\([^()\s]+\)$/, "")
+    .replace(/^then /, "");
+  const fix = remedy
+    ? ` Resolved by: ${remedy}.`
+    : f.resolved
+      ? " Resolved: a later run of the same command, test or file ran clean."
+      : "";
+  const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
+  const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
+  return {
+    category: "failure",
+    text,
+    record: {
+      category: f.category,
+      severity,
+      error: line,
+      where: r?.text ?? "",
+      resolved_by: f.remediation ?? "",
+      remediation: f.remediation ?? "",
+      count: f.count,
+    },
+    key: f.signature,
+    confidence: 0.7,
+    evidence: s.ev(f.turn, line),
+    files: [],
+  };
+}
+
+/** Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span. */
+function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
   const byShape = new Map<string, UnitDraft>();
   for (const f of sections.failures) {
-    const i = at(f.turn) ?? at(f.last_turn);
+    const i = s.at(f.turn) ?? s.at(f.last_turn);
     if (i === undefined) continue;
-    const line = errorLine(f.text, span[i]!);
-    if (!line) continue;
-    // An error the agent's own edit caused and its next edit fixed is a step of the work, not worth recalling.
-    if (f.category !== "user-reported" && (f.resolved || f.remediation) && SELF_INFLICTED.test(line)) continue;
-    // So is a type, name or import error hit after the agent edited code for the same request and fixed by an edit.
-    if (f.category !== "user-reported" && EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
-      const r = requestAt(i);
-      if (edits.some((e) => e.i <= i && requestAt(e.i) === r)) continue;
-    }
+    const line = errorLine(f.text, s.span[i]!);
+    if (!line || stepOfTheWork(s, f, line, i)) continue;
     const shape = errorShape(line);
     const same = byShape.get(shape);
     if (same) {
-      same.evidence.push(...ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
+      same.evidence.push(...s.ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
       const also = (same.record.also as string[] | undefined) ?? [];
       if (line !== same.record.error && !also.includes(line) && also.length < 10) same.record.also = [...also, line];
       continue;
     }
-    const r = requestAt(i);
-    // A request that is the error report itself says nothing more about where it was hit.
-    const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
-    const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
-    // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
-    const remedy = f.remediation
-      ?.replace(/\s+/g, " ")
-      .trim()
-      .replace(/\s*\([^()\s]+\)$/, "")
-      .replace(/^then /, "");
-    const fix = remedy
-      ? ` Resolved by: ${remedy}.`
-      : f.resolved
-        ? " Resolved: a later run of the same command, test or file ran clean."
-        : "";
-    const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
-    const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
-    const draft: UnitDraft = {
-      category: "failure",
-      text,
-      record: {
-        category: f.category,
-        severity,
-        error: line,
-        where: r?.text ?? "",
-        resolved_by: f.remediation ?? "",
-        remediation: f.remediation ?? "",
-        count: f.count,
-      },
-      key: f.signature,
-      confidence: 0.7,
-      evidence: ev(f.turn, line),
-      files: [],
-    };
+    const draft = failureDraft(s, f, line, i);
     byShape.set(shape, draft);
-    out.push(draft);
+    drafts.push(draft);
   }
+  return drafts;
+}
 
-  // Standing rules, in the person's words: the summary's User Constraints, which hold only what the human-turn
-  // classifier calls a standing instruction (a one-off request is never one), sentence by whole sentence.
+/**
+ * Standing rules, in the person's words: the summary's User Constraints, which hold only what the human-turn
+ * classifier calls a standing instruction (a one-off request is never one), sentence by whole sentence.
+ */
+function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
   for (const c of sections.constraints) {
-    if (at(c.turn) === undefined) continue;
+    if (s.at(c.turn) === undefined) continue;
     for (const sentence of typedSentences(c.text.replace(/\s*…\s*/g, "\n")).filter(isRuleShaped)) {
-      out.push({
+      drafts.push({
         category: "commitment",
         text: sentence,
         record: { by: "user", kind: "rule", scope: "project", caveats: "" },
         key: signature(sentence),
         confidence: 0.8,
-        evidence: ev(c.turn, sentence),
+        evidence: s.ev(c.turn, sentence),
         files: [],
       });
     }
   }
-  return out;
+  return drafts;
+}
+
+/**
+ * The units of a span's events: one `change` per request that led to edits and per commit, one `dead_end` per revert, one
+ * `failure` per error with where it was hit and what resolved it, one `commitment` (kind rule) per standing rule.
+ */
+export function eventDrafts(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+  const s = spanEvents(sessionId, span, sections);
+  const changes = changeDrafts(s);
+  return [
+    ...changes.drafts,
+    ...commitDrafts(s, changes.carriers),
+    ...revertDrafts(s),
+    ...undoDrafts(s),
+    ...failureDrafts(s, sections),
+    ...ruleDrafts(s, sections),
+  ];
 }
