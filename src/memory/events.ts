@@ -12,6 +12,7 @@ import { conversational } from "../transcript/extraction/extract.js";
 import { echoesAgent, humanPart } from "../transcript/extraction/human.js";
 import { FIRM_CUES } from "../transcript/rendering/clip.js";
 import type { Evidence, UnitDraft } from "./schema.js";
+import { IMPERATIVE } from "./segment.js";
 
 /** The longest request or rule kept whole; a longer single sentence is a paste, not something said. */
 const MAX_SENTENCE = 600;
@@ -27,9 +28,31 @@ export function typedSentences(text: string): string[] {
     .replace(FENCE, "\n")
     .split(/\n+/)
     .filter((l) => !DIAGNOSTIC.test(l.trim()))
-    .flatMap((l) => l.split(/(?<=[.!?])\s+/))
+    .flatMap(lineSentences)
     .map((s) => s.replace(/\s+/g, " ").trim())
     .filter((s) => s.length > 2 && !PASTED.test(s));
+}
+
+/**
+ * Abbreviations a sentence goes on after ("the Record "Gen. Journal Line"", "customer no. 5", "e.g. a path"); a
+ * single capital with a point is an initial.
+ */
+const ABBREVIATION =
+  /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|nos|gen|approx|incl|excl|ca|fig|ref|dept|mr|mrs|ms|dr|prof|st|jr|sr|co|inc|ltd|corp|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|[A-Z])\.$/i;
+
+/**
+ * One line's sentences: split after . ! ? and a space, except after an abbreviation or where the next word goes
+ * on in lower case or with a number (a sentence starts with neither).
+ */
+export function lineSentences(line: string): string[] {
+  const out: string[] = [];
+  for (const piece of line.split(/(?<=[.!?])\s+/)) {
+    const prev = out.at(-1);
+    if (prev !== undefined && prev.endsWith(".") && (ABBREVIATION.test(prev) || /^[\p{Ll}\d]/u.test(piece)))
+      out[out.length - 1] = `${prev} ${piece}`;
+    else out.push(piece);
+  }
+  return out;
 }
 
 /** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */
@@ -60,7 +83,7 @@ export function requestText(text: string): string {
  * ("list the unused functions") is not one.
  */
 const RULE_OPENING =
-  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+  /^(?:(?:if|when|whenever|before|after|once|unless|in|on|for|with)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances|no(?=\s+[\w-]+\s+\w))\b/i;
 const RULE_MODAL =
   /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
 const RULE_STANDING =
@@ -68,7 +91,8 @@ const RULE_STANDING =
 /** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
-const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
+const QUESTION =
+  /\?\s*$|^(?:what|why|how|where|which|who|when(?!\s+(?:you|we|writing|editing|adding|changing|making|a|an|the)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
 const HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
@@ -78,18 +102,45 @@ const clauses = (s: string): string[] => [s, ...s.split(/,\s*(?:but|and)\s+|;\s*
 const isRuleShaped = (s: string): boolean =>
   s.length >= 15 && s.length <= MAX_SENTENCE && !s.endsWith(":") && !QUESTION.test(s);
 
+/** A list item's marker ("- ", "* ", "2) "): not part of what the item says. */
+const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
+
+/**
+ * Words that make a sentence hold beyond the request at hand: every time, whenever, from now on, as we go, keep a
+ * thing updated or minimal, remember to (a reminder of a standing duty).
+ */
+const STANDING_MARK =
+  /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
+
+/** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
+export function standingRule(sentence: string): boolean {
+  const s = sentence.replace(BULLET, "");
+  if (!isRuleShaped(s) || s.split(/\s+/).length < 4) return false;
+  if (FIRM_CUES.test(s) && !HEDGE.test(s)) {
+    const bodies = clauses(s);
+    if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
+      return true;
+  }
+  // "Keep the spec updated as decisions are made", "I think we should bump the version each time we make changes":
+  // a directive (an imperative, a reminder, what we or you should do) with a word that makes it hold on.
+  if (STANDING_MARK.test(s) && directive(s)) return true;
+  // "When writing AL code, follow the guidelines": a directive under a condition holds each time the condition does.
+  const cond = CONDITIONAL.exec(s);
+  return cond !== null && directive(cond[1]!);
+}
+
+/** A condition that recurs (when, whenever, before, after, each time), then what to do. */
+const CONDITIONAL = /^(?:when(?:ever)?|every time|each time|before|after)\b[^,]{3,80},\s*(.+)$/i;
+
+/** What may stand before an imperative: a reminder, "meanwhile", "just". */
+const DIRECTIVE_LEAD = /^(?:(?:meanwhile|just|also|and|so|then|remember(?: to)?|remeber(?: to)?)[,]?\s+)+/i;
+/** A sentence that tells the agent (or "we") to do something: an imperative, a reminder, a should/need/want. */
+const DIRECTIVE_SAID =
+  /\b(?:we|you)\s+(?:should|must|need to|have to|shall)\b|\bI (?:want|need|would like|'d like) you to\b|\b(?:remember|remeber|don'?t forget)\b/i;
+const directive = (s: string): boolean => IMPERATIVE.test(s.replace(DIRECTIVE_LEAD, "")) || DIRECTIVE_SAID.test(s);
+
 export function ruleSentences(text: string): string[] {
-  return typedSentences(text).filter(
-    (s) =>
-      s.length >= 15 &&
-      s.length <= MAX_SENTENCE &&
-      // A heading whose list follows ("Ensure the README includes:") is not the rule; its items are.
-      !s.endsWith(":") &&
-      FIRM_CUES.test(s) &&
-      !QUESTION.test(s) &&
-      !HEDGE.test(s) &&
-      (clauses(s).some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)),
-  );
+  return typedSentences(text).filter(standingRule);
 }
 
 interface Request {
@@ -169,7 +220,7 @@ const ERRORISH = [
 const ERROR_START = /^(?:[\w./\\:-]+[:(]\d+[^ ]*\s*[-:]?\s*)?(?:[\w.]*(?:Error|Exception)\b|error\b|FAIL|\[ts Error\])/;
 /** An error the agent's own edit caused: a file it just wrote does not parse. */
 const SELF_INFLICTED =
-  /\b(?:SyntaxError|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
+  /\b(?:SyntaxError|syntax error|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
 /**
  * An error in code as a compiler, type checker or interpreter reports it before the code does anything: a type or
  * syntax error, a name or module that does not resolve. Raised right after the agent's own edit and fixed by its next
@@ -181,6 +232,13 @@ const STATIC_CODE =
 const EDIT_REMEDY = /\bwas (?:written|edited|created|modified|applied|updated)\b/;
 /** A docstring's or doc comment's `Raises:` entry ("ValueError: If the input is empty"): documents an error, hits none. */
 const DOC_RAISES = /^[\w.]*(?:Error|Exception|Warning)\s*:\s*(?:If|When|Whenever|Raised|Thrown|On|In case)\b/;
+/** An error class alone, with no message ("NotImplementedError."): what was hit, not what went wrong. */
+const BARE_CLASS = /^[\w.]*(?:Error|Exception)[.:]?$/;
+/** A command's exit reported by what ran it ("did not complete successfully: exit code: 2", "exited with code 1"). */
+const EXIT_ONLY =
+  /\b(?:exit(?:ed)? (?:with )?(?:code|status)|did not complete successfully|returned non-zero exit status|ELIFECYCLE)\b/i;
+/** An error a line names beyond the exit: an error class or a compiler's code. */
+const NAMED_ERROR = /\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b/;
 /** A bare assertion with no test named: the test runner's FAIL line says which test, this says little alone. */
 const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
 /** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */
@@ -215,7 +273,9 @@ export function errorLine(text: string, turn: Turn): string | undefined {
   if (!ERRORISH.some((r) => r.test(line))) return undefined;
   // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
   if (line.endsWith(":") || line.length < 12 || line.length > 400) return undefined;
-  if (DOC_RAISES.test(line)) return undefined;
+  if (DOC_RAISES.test(line) || BARE_CLASS.test(line)) return undefined;
+  // A wrapper's report that a command exited non-zero says nothing of why: the error that made it fail is its own unit.
+  if (EXIT_ONLY.test(line) && !NAMED_ERROR.test(line)) return undefined;
   if (HARNESS.test(line) || BARE_ASSERTION.test(line) || /\{"/.test(line) || !CONCRETE.test(line)) return undefined;
   return line;
 }
@@ -246,6 +306,9 @@ interface Commit {
   files: string[];
 }
 
+/** A file written where throwaway files go (a temp or scratch folder): the agent's helper, not the project's. */
+const THROWAWAY = /^\/(?:tmp|private\/tmp|var\/folders)\/|(?:^|\/)(?:tmp|temp|scratch|scratchpad)\//i;
+
 /** What each kind of event's units are read against: the span, its requests, edits and commits. */
 interface SpanEvents {
   sessionId: string;
@@ -275,7 +338,7 @@ function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections
   };
   const edits = Object.entries(sections.files)
     .flatMap(([path, ops]) => ops.map((o) => ({ path, op: o.op, i: at(o.turn) })))
-    .filter((e): e is Edit => e.i !== undefined)
+    .filter((e): e is Edit => e.i !== undefined && !THROWAWAY.test(e.path))
     .sort((a, b) => a.i - b.i);
   const undone = undoneShas(span);
   const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
@@ -515,14 +578,23 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
 }
 
 /**
- * Standing rules, in the person's words: the summary's User Constraints, which hold only what the human-turn
- * classifier calls a standing instruction (a one-off request is never one), sentence by whole sentence.
+ * Standing rules, in the person's words: the summary's User Constraints hold only turns the human-turn classifier
+ * calls a standing instruction (and the firm rules a request states for its task); of those, each sentence that read
+ * alone sets a rule (`standingRule`), taken whole from the turn (a sentence goes on after "e.g." or "no."), so a
+ * one-off request, a remark or a role said in the same turn is never a rule.
  */
 function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
   const drafts: UnitDraft[] = [];
+  const squeeze = (x: string) => x.replace(/\s+/g, " ").trim();
   for (const c of sections.constraints) {
-    if (s.at(c.turn) === undefined) continue;
-    for (const sentence of typedSentences(c.text.replace(/\s*…\s*/g, "\n")).filter(isRuleShaped)) {
+    const i = s.at(c.turn);
+    if (i === undefined) continue;
+    const said = squeeze(c.text);
+    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) =>
+      said.includes(squeeze(x).slice(0, 40)),
+    );
+    const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
+    for (const sentence of sentences.filter(standingRule).map((x) => x.replace(BULLET, ""))) {
       drafts.push({
         category: "commitment",
         text: sentence,

@@ -15,6 +15,11 @@ const HEDGE =
 /** A heading, a bullet's bold label, a table row, a quote, a code comment or an emoji-led line. */
 const FRAGMENT_OPENING =
   /^(?:#|\*\*[^*]+\*\*\s*[:—–-]|\||>|\/\/|\(|\[[^\]]*\]\s*$|[\p{Extended_Pictographic}\u2700-\u27bf])/u;
+/** A list item led by its label ("Status: Uses `barred` …", "Better Country Mapping: Separate …"): a fragment. */
+const LABELLED = /^(?:\*\*)?[\p{Lu}][\p{L}\d/&'-]*(?:\s+[\p{L}\d/&'-]+){0,3}(?:\*\*)?\s*:\s+\S/u;
+/** An abbreviation the sentence ends on, so was cut after it: "e.g.", "i.e.", "no.", "Gen.", "vs.", an initial. */
+const ABBREVIATION_END =
+  /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|gen|approx|incl|ca|fig|ref|mr|mrs|dr|prof|st|[A-Z])\.$/i;
 /** A summary list's item with its subject left out ("Updated `X` to use …", "`f()`: now …"): a fragment. */
 const SUBJECTLESS =
   /^(?:`[^`]+`\s*[:—–-]|(?:now|updated?|added?|fixed|removed?|changed?|uses|used|proposed|created?|replaced|moved|refactored|implemented|made|ensured?|kept|switched|converted|renamed|simplified|improved)\b)/i;
@@ -49,7 +54,9 @@ export function wholeSentence(t: string): boolean {
   if (t.length < MIN_CHARS - 10 || t.length > MAX_CHARS) return false;
   if (/…|\.\.\.$|[:;,(\-–—]$/.test(t)) return false;
   if (t.endsWith("?")) return false;
-  if (FRAGMENT_OPENING.test(t)) return false;
+  if (FRAGMENT_OPENING.test(t) || LABELLED.test(t)) return false;
+  // Cut after an abbreviation ("… the Record "Gen.", "… e.g."): the sentence went on.
+  if (ABBREVIATION_END.test(t)) return false;
   // A sentence starts with a capital, a digit, a quote or a code span; a lower-case start was cut from another.
   if (!/^[\p{Lu}\d`"']/u.test(t)) return false;
   // Unbalanced code spans or brackets: the sentence was split inside them.

@@ -40,6 +40,11 @@ describe("prose that is not a whole statement of fact", () => {
     "The error in the conversion is caused by `MinLength` objects being passed where the dict was…",
     "Why does `takeSnapshot()` fail because of the buffer?",
     "I see the issue - there are conflicts because the old tables still exist.",
+    // A list item led by its label, and a sentence cut after an abbreviation.
+    "Status: Uses `barred` field instead of `blocked` because the API has no blocked flag.",
+    "Currency Field: Fixed to treat `currency` as a direct string instead of a nested object.",
+    'The posting fails because the journal is read from the Record "Gen.',
+    "The lookup returns nothing because the key must be a plain value, e.g.",
   ])("%s is no claim", (s) => {
     expect(wholeClaim(s)).toBe(false);
   });
