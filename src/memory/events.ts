@@ -115,7 +115,7 @@ const STANDING_MARK =
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
-  if (!isRuleShaped(s) || s.split(/\s+/).length < 4) return false;
+  if (!isRuleShaped(s)) return false;
   if (FIRM_CUES.test(s) && !HEDGE.test(s)) {
     const bodies = clauses(s);
     if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
@@ -161,6 +161,14 @@ function saysTheWork(text: string): boolean {
   return words.length >= 3 && !FOLLOW_UP.test(text);
 }
 
+/** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
+function payloadLead(typed: string): string {
+  const first = typed.trim().split("\n")[0]!.trim();
+  const lead = first.replace(/\s*[{[]\s*$/, "").trim();
+  if (lead === first || lead.length > MAX_SENTENCE || lead.split(/\s+/).length < 5 || PASTED.test(lead)) return "";
+  return `${lead.replace(/[\s:,]+$/, "")}:`;
+}
+
 /** A request as a unit names it: its words, and the task it follows up when it says nothing of the work alone. */
 function requestPhrase(r: Request): string {
   return r.task ? `${quoted(r.text)} (a follow-up to the request ${quoted(r.task)})` : quoted(r.text);
@@ -175,7 +183,9 @@ function requestsOf(span: readonly Turn[]): Request[] {
     if (t.role !== "user" || !conversational(t)) return;
     const typed = humanPart(t.text).text;
     if (!typed || echoesAgent(typed, previousAgent)) return;
-    let text = requestText(typed);
+    // A report that opens a pasted payload on its first line ("… for fetching schema I get {") is still a request:
+    // without it, the edits it led to would be filed under the request before.
+    let text = requestText(typed) || payloadLead(typed);
     if (!text) return;
     // "Build error:" with the log pasted after it: the request is the error it pasted.
     if (text.endsWith(":")) {

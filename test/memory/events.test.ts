@@ -682,3 +682,31 @@ describe("errors and edits that are no facts of the project", () => {
     expect(changes.flatMap((c) => c.files)).toEqual(["vercel.json"]);
   });
 });
+
+describe("which request an edit served", () => {
+  it("files an edit under a report that opened a pasted payload on its first line, not the request before", () => {
+    const span: Turn[] = [
+      turn("user", "The health endpoint returns the wrong scheme for the database URL."),
+      turn("assistant", "Fixed the scheme.", {
+        tool_calls: [
+          { id: "e1", name: "Edit", input: { file_path: "/r/backend/app.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "e1", output: "ok", is_error: false }],
+      }),
+      turn(
+        "user",
+        'When I use an absolute Windows path for fetching the schema I get {\n  "status": 500,\n  "detail": "unable to open database file"\n}',
+      ),
+      turn("assistant", "Accepting both URL forms now.", {
+        tool_calls: [
+          { id: "e2", name: "Edit", input: { file_path: "/r/backend/db.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "e2", output: "ok", is_error: false }],
+      }),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    const db = changes.find((c) => c.files.includes("backend/db.py"))!;
+    expect(db.record.request).toBe("When I use an absolute Windows path for fetching the schema I get:");
+    expect(db.files).toEqual(["backend/db.py"]);
+  });
+});
