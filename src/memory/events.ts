@@ -525,6 +525,28 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
   return false;
 }
 
+/** A script written to look around (debug_x.py, scratch.js, tmp_check.py) or one in a scratch or temp folder. */
+const THROWAWAY_SCRIPT = /(?:^|[\\/])(?:debug|scratch|tmp|temp|sandbox|playground)[\w-]*\.\w+$/i;
+/** A traceback's frame: `File "path", line N` (Python) or `at fn (path:N:M)` (JavaScript). */
+const FRAME = /File "([^"]+)", line \d+|\bat (?:[\w.<>]+ )?\(?([^\s():]+):\d+:\d+\)?/g;
+
+/**
+ * Whether an error was raised inside a throwaway script, not the project: the innermost frame of the traceback
+ * printed before the error line is a debug or scratch script (its own import or attribute slip, never the code's).
+ */
+function raisedInThrowaway(turn: Turn, line: string): boolean {
+  const probe = line.slice(0, 60);
+  for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)]) {
+    const at = source.indexOf(probe);
+    if (at < 0) continue;
+    const frames = [...source.slice(Math.max(0, at - 3000), at).matchAll(FRAME)];
+    const last = frames.at(-1);
+    const file = last && (last[1] ?? last[2]);
+    if (file) return THROWAWAY_SCRIPT.test(file) || THROWAWAY.test(file);
+  }
+  return false;
+}
+
 /** A failure unit: the error line, where it was hit, what resolved it. */
 function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitDraft {
   const r = s.requestAt(i);
@@ -571,7 +593,7 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const i = s.at(f.turn) ?? s.at(f.last_turn);
     if (i === undefined) continue;
     const line = errorLine(f.text, s.span[i]!);
-    if (!line || stepOfTheWork(s, f, line, i)) continue;
+    if (!line || stepOfTheWork(s, f, line, i) || raisedInThrowaway(s.span[i]!, line)) continue;
     const shape = errorShape(line);
     const same = byShape.get(shape);
     if (same) {

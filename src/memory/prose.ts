@@ -17,6 +17,9 @@ const FRAGMENT_OPENING =
   /^(?:#|\*\*[^*]+\*\*\s*[:—–-]|\||>|\/\/|\(|\[[^\]]*\]\s*$|[\p{Extended_Pictographic}\u2700-\u27bf])/u;
 /** A list item led by its label ("Status: Uses `barred` …", "Better Country Mapping: Separate …"): a fragment. */
 const LABELLED = /^(?:\*\*)?[\p{Lu}][\p{L}\d/&'-]*(?:\s+[\p{L}\d/&'-]+){0,3}(?:\*\*)?\s*:\s+\S/u;
+/** An opening that points back to the sentence before ("Likewise, switch to …"): what it says is said there. */
+const ANAPHORIC =
+  /^(?:likewise|similarly|same (?:for|here|with|as)|as (?:above|before|mentioned)|otherwise|in addition|additionally)\b/i;
 /** An abbreviation the sentence ends on, so was cut after it: "e.g.", "i.e.", "no.", "Gen.", "vs.", an initial. */
 const ABBREVIATION_END =
   /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|gen|approx|incl|ca|fig|ref|mr|mrs|dr|prof|st|[A-Z])\.$/i;
@@ -54,7 +57,7 @@ export function wholeSentence(t: string): boolean {
   if (t.length < MIN_CHARS - 10 || t.length > MAX_CHARS) return false;
   if (/…|\.\.\.$|[:;,(\-–—]$/.test(t)) return false;
   if (t.endsWith("?")) return false;
-  if (FRAGMENT_OPENING.test(t) || LABELLED.test(t)) return false;
+  if (FRAGMENT_OPENING.test(t) || LABELLED.test(t) || ANAPHORIC.test(t)) return false;
   // Cut after an abbreviation ("… the Record "Gen.", "… e.g."): the sentence went on.
   if (ABBREVIATION_END.test(t)) return false;
   // A sentence starts with a capital, a digit, a quote or a code span; a lower-case start was cut from another.

@@ -710,3 +710,33 @@ describe("which request an edit served", () => {
     expect(db.files).toEqual(["backend/db.py"]);
   });
 });
+
+describe("errors of the project, not of a throwaway script", () => {
+  it("stores no error raised inside a debug script the agent ran, and keeps one raised in the project's code", () => {
+    const run = (id: string, output: string): Partial<Turn> => ({
+      tool_calls: [{ id, name: "Bash", input: { command: "python debug_constraints.py" } }],
+      tool_results: [{ call_id: id, output, is_error: true }],
+    });
+    const span: Turn[] = [
+      turn("user", "Find out why the constraints are lost in the conversion."),
+      turn(
+        "assistant",
+        "",
+        run(
+          "d1",
+          "Traceback (most recent call last):\n  File \"/w/debug_constraints.py\", line 19, in <module>\n    from politipo.core.constraints import MinLength\nModuleNotFoundError: No module named 'politipo.core.constraints'",
+        ),
+      ),
+      turn(
+        "assistant",
+        "",
+        run(
+          "d2",
+          'Traceback (most recent call last):\n  File "/w/debug_constraints.py", line 3, in <module>\n    convert(df)\n  File "/w/politipo/convert.py", line 40, in convert\n    key = {field: meta}\nTypeError: unhashable type: \'dict\'',
+        ),
+      ),
+    ];
+    const errors = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(errors.map((e) => e.record.error)).toEqual(["TypeError: unhashable type: 'dict'"]);
+  });
+});

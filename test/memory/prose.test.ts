@@ -45,6 +45,7 @@ describe("prose that is not a whole statement of fact", () => {
     "Currency Field: Fixed to treat `currency` as a direct string instead of a nested object.",
     'The posting fails because the journal is read from the Record "Gen.',
     "The lookup returns nothing because the key must be a plain value, e.g.",
+    "Likewise, switch to the `ecommerce_db_path` fixture instead of the temporary file.",
   ])("%s is no claim", (s) => {
     expect(wholeClaim(s)).toBe(false);
   });
