@@ -8,7 +8,7 @@ const MAX_CHARS = 420;
 
 /** Narration of what the agent is about to do, or chat around it: the edit itself is the unit. */
 const NARRATION =
-  /^(?:(?:now|ok(?:ay)?|so|first|next|then|great|perfect|alright|good|finally|also|and)[,!]?\s+)*(?:let me|let[’']?s|let us|I\b|we need|we should|we can|we'?ll|looking at|it seems|it looks|oops|yes|no|hmm|here'?s|here is|this will|this should|now that|to (?:fix|resolve|address|ensure|confirm|verify|check|test)|you\b|your\b|if you|once|this\b|that\b|it\b|these\b|those\b|the output|the result|the (?:code|fix|change|changes|app|application) (?:now|should|will)|after (?:applying|these|this|making|running)|great|perfect|excellent|done|all set|summary)\b/i;
+  /^(?:(?:now|ok(?:ay)?|so|first|next|then|great|perfect|alright|good|finally|also|and)[,!]?\s+)*(?:let me|let[’']?s|let us|I\b|we need|we should|we can|we'?ll|looking at|it seems|it looks|oops|yes|no|hmm|here'?s|here is|this will|this should|now that|to (?:fix|resolve|address|ensure|confirm|verify|check|test)|you\b|your\b|if you|once|this\b(?!\s+(?:error|exception|warning) (?:occurs|happens|arises|is (?:raised|thrown)) (?:when|because|if)\b)|that\b|it\b|these\b|those\b|the output|the result|the (?:code|fix|change|changes|app|application) (?:now|should|will)|after (?:applying|these|this|making|running)|great|perfect|excellent|done|all set|summary)\b/i;
 /** A guess or a prediction is not a fact. */
 const HEDGE =
   /\b(?:likely|unlikely|probably|might|may|maybe|perhaps|possibly|could|would be|if you (?:prefer|want|like)|I think|I believe|I suspect|seems?|appears? to|should (?:now|be|no longer|stop|work|fix|resolve|help)|hopefully|presumably|suggests?|I should|we should|I would|need to|somewhere|something)\b/i;

@@ -52,6 +52,10 @@ describe("prose that is not a whole statement of fact", () => {
 
   it("a cause stated whole is a claim", () => {
     expect(
+      wholeClaim("This error occurs when you call `useMutation` on a query procedure instead of a mutation procedure."),
+    ).toBe(true);
+    expect(wholeClaim("This will make the `useMutation` call work instead of the query.")).toBe(false);
+    expect(
       wholeClaim(
         "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",
       ),
