@@ -7,7 +7,7 @@ import type { HookEvent, HookHandler } from "./input.js";
 export interface HookEntry {
   /** Answered by the resident worker: the frequent events. PreCompact and SessionEnd (once a session) run directly. */
   worker: boolean;
-  /** The event's handler, loaded on first use. */
+  /** The event's handler, loaded on first use (by the worker, for the events it answers, when it starts). */
   load: () => Promise<HookHandler>;
 }
 
