@@ -89,7 +89,6 @@ export const LONG_ALLOWED = new Map([
   ["graph/index-repository.ts:indexRepository", "the indexer is being reworked (graph/)"],
   ["memory/events.ts:eventDrafts", "unit distillation is being reworked (memory/distill*, events)"],
   ["transcript/events/shell.ts:commands", "transcript/ is being reorganised by job (transcript/)"],
-  ["transcript/rendering/render.ts:lines", "the summary sections are being reworked for precision (transcript/)"],
 ]);
 
 function* files(dir) {
