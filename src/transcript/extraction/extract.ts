@@ -484,21 +484,37 @@ function commitMessage(m: RegExpExecArray): string {
   );
 }
 
+/** A file name with an extension: `config.js`, `src/app/page.tsx`. */
+const FILE_NAME = /\b[\w./-]+\.[a-z]{1,5}\b(?![\w(])/i;
+
+/** A line that is only a file's name, as a list item or heading: `1. **app/globals.css**`, `### src/a.ts:`. */
+const FILE_HEAD = /^\s*(?:(?:[-*•+]|\d+[.)]|#{1,6})\s+)?(?:\*\*)?`?[\w./-]+\.[a-z]{1,5}`?(?:\*\*)?:?(?:\*\*)?\s*$/i;
 /** A list item of the agent's report that says what it did: `- Added dark variants to the subtitle class`. */
 const REPORTED =
   /^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*)?((?:Added|Updated|Fixed|Removed|Created|Implemented|Refactored|Moved|Renamed|Replaced|Deleted|Converted|Extracted|Consolidated|Changed|Wrapped|Enabled|Disabled|Introduced|Migrated|Rewrote|Split|Merged)\b.{10,})$/;
 
+/** A report list item, and whether it names the file it changed, itself or in the line it sits under
+ * (`1. **app/globals.css**` over `- Added dark variants to the subtitle class`). */
+interface ReportItem {
+  text: string;
+  file: boolean;
+}
+
 /** Report list items of a text outside code: `- Added dark variants…`. */
-function reportedItems(text: string): string[] {
-  return text
-    .replace(/```[\s\S]*?(```|$)/g, " ")
-    .split("\n")
-    .map((l) => REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim())
-    .filter((x): x is string => Boolean(x));
+function reportedItems(text: string): ReportItem[] {
+  const out: ReportItem[] = [];
+  let under = false;
+  for (const l of text.replace(/```[\s\S]*?(```|$)/g, " ").split("\n")) {
+    const item = REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim();
+    if (item) out.push({ text: item, file: under || FILE_NAME.test(item) });
+    // A line that is only a file's name heads the items below it: they change that file.
+    else if (l.trim()) under = FILE_HEAD.test(l);
+  }
+  return out;
 }
 
 /** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
-function reported(t: Turn): string[] {
+function reported(t: Turn): ReportItem[] {
   if (t.role !== "assistant" || !conversational(t)) return [];
   return reportedItems(t.text);
 }
@@ -509,8 +525,8 @@ const DELEGATE = /^(?:agent|task|subagent|dispatch_agent|spawn_agent|delegate)$/
 const REPORTED_COMMIT = /\bcommit(?:\s+sha)?\b\**:?\**\s*`?([0-9a-f]{7,40})\b`?(?:\s*[—–-]+\s*`([^`\n]{3,160})`)?/gi;
 
 /** What delegated agents report they did: their commits and their report's list items. */
-function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: string[] }> {
-  const out = new Map<Turn, { commits: string[]; items: string[] }>();
+function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: ReportItem[] }> {
+  const out = new Map<Turn, { commits: string[]; items: ReportItem[] }>();
   let prevCalls: ToolCall[] = [];
   for (const t of turns) {
     // A result answers the call at its position in the same turn, else in the turn that made the calls.
@@ -526,9 +542,6 @@ function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: 
   }
   return out;
 }
-
-/** A file name with an extension: `config.js`, `src/app/page.tsx`. */
-const FILE_NAME = /\b[\w./-]+\.[a-z]{1,5}\b(?![\w(])/i;
 
 /** List items kept of the report that closes a request's work. */
 const REPORT_ITEMS = 3;
@@ -598,7 +611,7 @@ export function completed(turns: Turn[]): Fact[] {
   const delegated = delegatedReports(turns);
   // A request's work is told by the last report before the next request: earlier reports of the same phase are
   // steps on the way (or were redone), and a report is a few lines, not its whole list.
-  const reports = new Map<number, { turn: string; items: string[] }>();
+  const reports = new Map<number, { turn: string; items: ReportItem[] }>();
   const phase = phaseOf(turns);
   for (const t of turns) {
     const d = delegated.get(t);
@@ -607,10 +620,10 @@ export function completed(turns: Turn[]): Fact[] {
     if (items.length > 0) reports.set(phase.get(t.id) ?? 0, { turn: t.id, items });
   }
   for (const r of reports.values()) {
-    // The report's first item heads it; the others stay when they name the file they changed.
-    const [head, ...rest] = r.items;
-    const kept = [head!, ...rest.filter((x) => FILE_NAME.test(x))].slice(0, REPORT_ITEMS);
-    for (const item of kept) add(`reported: ${item}`, r.turn);
+    // The items that name the file they changed (or sit under its name): an item that names none (`Added Reset
+    // default button`) cannot be told apart from a detail, and the changes themselves are in Files Modified.
+    const kept = r.items.filter((x) => x.file).slice(0, REPORT_ITEMS);
+    for (const item of kept) add(`reported: ${item.text}`, r.turn);
   }
   if (lastPass) add(lastPass.text, lastPass.turn);
   const ids = new Map(turns.map((t, i) => [t.id, i]));
