@@ -134,9 +134,7 @@ const CHOSE =
   /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for)\b/i;
 /** A recommendation: a choice once it is carried out or the person takes it up, else only advice. */
 const RECOMMEND = /\b(?:I recommend|I'd recommend|I would recommend|recommended option)\b/i;
-/** Someone who makes a choice in the sentence: the agent (`I`, `we`, `let's`) or the person (`you`). A sentence
- * with `instead of` and no chooser is a diagnosis (`X is created as object instead of …`) or a report of work done
- * (`Address Fields: fixed to use … instead of …`), not a choice. */
+/** Someone who makes a choice in the sentence: the agent (`I`, `we`, `let's`) or the person (`you`). */
 const CHOOSER = /\b(?:I|I['’](?:ll|d|m|ve)|we|we['’](?:ll|d|re|ve)|let['’]?s|us|our|you|you['’](?:ll|d|re))\b/i;
 /** An entry of a labelled list (`Address Fields: fixed to use …`, `✅ Better Performance: …`): a recap of work done or of
  * findings, not a choice, unless someone chooses in it. */
