@@ -1,7 +1,8 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
 // 256 dimensions); the copy is read once, normalized, and compared in a tight loop. The results are the same
-// neighbours with the same cosine distances (up to float rounding), ties broken by id.
+// neighbours with the same cosine distances (up to float rounding), ties broken by id. The copy is read after a
+// warm-up or from a store's second query on: a one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
 import {
@@ -241,11 +242,16 @@ export function createNearestVectors(db: Db) {
     step();
   };
 
-  /** The in-memory copy when it is current; otherwise undefined (and a load is under way). */
+  /**
+   * Whether a copy is worth reading: after a warm-up, or from the second query on. A store asked once (a hook's
+   * process, a worker's call) answers from sqlite-vec and never reads the copy it would not use.
+   */
+  let wanted = false;
+  /** The in-memory copy when it is current; otherwise undefined (and a load is under way when one is wanted). */
   const current = (): VectorMatrix | undefined => {
     if (unreadable) return undefined;
     if (!matrix) {
-      if (!loading) load();
+      if (!loading && wanted) load();
       return matrix;
     }
     const v = vectorsVersion(db);
@@ -259,11 +265,16 @@ export function createNearestVectors(db: Db) {
     return undefined;
   };
 
+  let asked = 0;
   return {
     /** Starts reading the copy (a server's warm-up), so queries soon stop going to sqlite-vec. */
-    warm: (): void => void current(),
+    warm: (): void => {
+      wanted = true;
+      current();
+    },
     /** The `k` nearest stored vectors to `query`, of owners of `ownerType` when given (filtered after the k). */
     nearest(query: Float32Array, k: number, ownerType?: string): Neighbour[] {
+      if (++asked > 1) wanted = true;
       const m = current();
       if (!m) return nearestVectors(db, query, k, ownerType);
       const rows = nearestRows(m, m.quantized ? asQuantized(query) : query, k);
