@@ -5,6 +5,8 @@ import { perStoreState, stmt } from "../db.js";
 
 export interface FtsHit {
   id: number;
+  /** The node's path (read in the same join that filters by type). */
+  path: string | null;
   score: number;
 }
 
@@ -19,7 +21,7 @@ export function searchFts(
 ): FtsHit[] {
   const [wn, wp, wb] = opts.weights;
   const typeFilter = opts.types?.length ? `AND n.type IN (${opts.types.map(() => "?").join(",")})` : "";
-  const sql = `SELECT f.rowid AS id, -bm25(nodes_fts, ${wn}, ${wp}, ${wb}) AS score
+  const sql = `SELECT f.rowid AS id, n.path AS path, -bm25(nodes_fts, ${wn}, ${wp}, ${wb}) AS score
     FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
     WHERE nodes_fts MATCH ? ${typeFilter}
     ORDER BY bm25(nodes_fts, ${wn}, ${wp}, ${wb}) LIMIT ?`;
