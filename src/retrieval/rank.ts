@@ -40,7 +40,7 @@ import {
   symbolScore,
   type SymbolWeights,
 } from "./symbols.js";
-import { buildUniverse, isSource, type Universe } from "./universe.js";
+import { isSource, type Universe, universeOf } from "./universe.js";
 import {
   type CandidateSignals,
   type Channel,
@@ -287,7 +287,7 @@ export function createRanker(
 ): Ranker {
   const weights = opts.weights ?? LEARNED_WEIGHTS;
   let universe: Universe | undefined;
-  const u = () => (universe ??= buildUniverse(db));
+  const u = () => (universe ??= universeOf(db));
   const nearest = createNearestVectors(db);
   const bm25 = bm25Source(db, u, opts);
 
