@@ -70,7 +70,9 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   if (norm === 0) return [];
   const inv = 1 / Math.sqrt(norm);
   const n = m.rows;
-  const sims = new Float64Array(n);
+  const scratch = scratchOf(m);
+  const sims = scratch.sims;
+  sims.fill(0);
   for (let i = 0; i < m.dimension; i++) {
     const qi = query[i]! * inv;
     if (qi === 0) continue;
@@ -79,7 +81,7 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   }
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
-  const bound = kthLargest(sims, take);
+  const bound = kthLargest(sims, take, scratch.copy);
   const best: number[] = [];
   for (let r = 0; r < m.rows; r++) if (sims[r]! >= bound) best.push(r);
   best.sort((a, b) => sims[b]! - sims[a]! || m.ids[a]! - m.ids[b]!);
@@ -91,9 +93,21 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   }));
 }
 
-/** The k-th largest value (1-based) of `xs`, by quickselect on a copy. */
-function kthLargest(xs: Float64Array, k: number): number {
-  const a = Float64Array.from(xs);
+/**
+ * Per matrix, the similarity array a query fills and the copy quickselect reorders: allocated once, not per query
+ * (two arrays of every row, hundreds of kilobytes on a large store).
+ */
+const scratches = new WeakMap<VectorMatrix, { sims: Float64Array; copy: Float64Array }>();
+function scratchOf(m: VectorMatrix): { sims: Float64Array; copy: Float64Array } {
+  let s = scratches.get(m);
+  if (!s) scratches.set(m, (s = { sims: new Float64Array(m.rows), copy: new Float64Array(m.rows) }));
+  return s;
+}
+
+/** The k-th largest value (1-based) of `xs`, by quickselect on a copy (into `into`, of the same length). */
+function kthLargest(xs: Float64Array, k: number, into: Float64Array): number {
+  const a = into;
+  a.set(xs);
   let lo = 0;
   let hi = a.length - 1;
   const target = k - 1;
