@@ -58,7 +58,8 @@ export function pack(
   const cost = (c: Card) => (mode === "post_selection" ? Math.max(c.tokens, c.raw_tokens) : c.tokens);
   const selected: PackInput[] = [];
   const seen = new Map<string, Set<string>>();
-  const wordsOf = new Map<string, Set<string>>();
+  /** Each item's words, made once (by item: two items may carry one card id). */
+  const wordsOf = new Map<PackInput, Set<string>>();
   let spentSelect = 0;
   let spentCards = 0;
   /** Adds the item if it fits (selection cost under `limit`, card tokens under the budget); returns why not otherwise. */
@@ -66,8 +67,8 @@ export function pack(
     const c = it.card;
     if (it.blocked) return "conflict";
     if (c.utility < minUtility) return "no utility";
-    let w = wordsOf.get(c.id);
-    if (!w) wordsOf.set(c.id, (w = words(`${c.kind} ${c.evidence}`)));
+    let w = wordsOf.get(it);
+    if (!w) wordsOf.set(it, (w = words(`${c.kind} ${c.evidence}`)));
     for (const other of seen.values()) if (jaccardAtLeast(w, other, DUPLICATE)) return "duplicate";
     if (spentSelect + cost(c) > limit || spentCards + c.tokens > budget) return "budget";
     selected.push(it);
