@@ -30,10 +30,13 @@ function words(s: string): Set<string> {
   return new Set(s.toLowerCase().match(/[a-z0-9_./]+/g) ?? []);
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+/** Jaccard similarity of two word sets, at least `min`; 0 when the sizes alone rule that out (|a ∩ b| ≤ min size). */
+function jaccardAtLeast(a: Set<string>, b: Set<string>, min: number): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  if (small.size < min * Math.max(1, large.size)) return false;
   let inter = 0;
-  for (const w of a) if (b.has(w)) inter++;
-  return inter / Math.max(1, a.size + b.size - inter);
+  for (const w of small) if (large.has(w)) inter++;
+  return inter / Math.max(1, a.size + b.size - inter) >= min;
 }
 
 /** The repository path a card is about (its scope without a line range). */
@@ -60,6 +63,8 @@ export function pack(
   const cost = (c: Card) => (mode === "post_selection" ? Math.max(c.tokens, c.raw_tokens) : c.tokens);
   const selected: PackInput[] = [];
   const seen = new Map<string, Set<string>>();
+  /** Each item's words, made once (by item: two items may carry one card id). */
+  const wordsOf = new Map<PackInput, Set<string>>();
   let spentSelect = 0;
   let spentCards = 0;
   /** Adds the item if it fits (selection cost under `limit`, card tokens under the budget); returns why not otherwise. */
@@ -67,8 +72,9 @@ export function pack(
     const c = it.card;
     if (it.blocked) return "conflict";
     if (c.utility < minUtility) return "no utility";
-    const w = words(`${c.kind} ${c.evidence}`);
-    for (const other of seen.values()) if (jaccard(w, other) >= PACK.duplicate) return "duplicate";
+    let w = wordsOf.get(it);
+    if (!w) wordsOf.set(it, (w = words(`${c.kind} ${c.evidence}`)));
+    for (const other of seen.values()) if (jaccardAtLeast(w, other, PACK.duplicate)) return "duplicate";
     if (spentSelect + cost(c) > limit || spentCards + c.tokens > budget) return "budget";
     selected.push(it);
     seen.set(c.id, w);
