@@ -18,6 +18,7 @@ import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { writeFileTerms } from "../storage/graph/terms.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { redactionRulesId } from "../text/redact.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
@@ -244,6 +245,9 @@ async function parseChanged(opts: IndexOptions, changed: ScannedFile[], progress
         if (p.overBudget) out.overBudget++;
       }
       writeBatch(opts.db, opts.projectId, batch, prepared);
+      // The batch's whole-file counts, taken from the tokens its nodes were made of: no file is read twice.
+      const counted = prepared.flatMap((p) => (p.terms ? [p.terms] : []));
+      if (counted.length) writeFileTerms(opts.db, counted, []);
       for (const f of batch) f.content = undefined;
       out.parsed += batch.length;
       progress("parse", out.parsed, changed.length, out.symbols);
