@@ -6,6 +6,7 @@ import type { ParsedFile } from "../repo/parse.js";
 import { parseRule, ruleKindOf } from "../repo/rules.js";
 import type { ScannedFile } from "../repo/scan.js";
 import type { NodeInput } from "../storage/graph/nodes.js";
+import { symbolEmbedText } from "../storage/graph/symbol-text.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
 
@@ -94,7 +95,7 @@ export function fileNodes(
       source: parsed?.parser ?? "regex",
       meta: s.parent ? { parent: s.parent } : undefined,
       fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
-      embedText: `${s.kind} ${qual} in ${file.path}: ${s.signature ?? ""}`,
+      embedText: symbolEmbedText(s.kind, qual, file.path, s.signature ?? null),
     });
   }
   return nodes;
