@@ -6,6 +6,7 @@ import type { ParsedFile } from "../repo/parse.js";
 import { parseRule, ruleKindOf } from "../repo/rules.js";
 import type { ScannedFile } from "../repo/scan.js";
 import type { NodeInput } from "../storage/graph/nodes.js";
+import { symbolEmbedText } from "../storage/graph/symbol-text.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
 
@@ -16,13 +17,15 @@ const textHash = (s: string) => createHash("sha1").update(s).digest("hex").slice
 const tok = (s: string) => identifierTokens(s).join(" ");
 /** Body tokens with each term kept at most `cap` times: BM25's term frequency saturates long before. */
 const TF_CAP = 8;
-const capTok = (s: string) => {
+const capTok = (lineTokens: readonly (readonly string[])[]) => {
   const seen = new Map<string, number>();
   const out: string[] = [];
-  for (const t of identifierTokens(s)) {
-    const n = (seen.get(t) ?? 0) + 1;
-    seen.set(t, n);
-    if (n <= TF_CAP) out.push(t);
+  for (const line of lineTokens) {
+    for (const t of line) {
+      const n = (seen.get(t) ?? 0) + 1;
+      seen.set(t, n);
+      if (n <= TF_CAP) out.push(t);
+    }
   }
   return out.join(" ");
 };
@@ -31,11 +34,15 @@ const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 
 export const fileKey = (path: string) => `file:${path}`;
 
-/** The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). */
+/**
+ * The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). `lineTokens`:
+ * the tokens of each line of `content`, when the caller has them (a token never spans lines).
+ */
 export function fileNodes(
   file: Pick<ScannedFile, "path" | "language" | "hash">,
   content: string,
   parsed: ParsedFile | undefined,
+  lineTokens: readonly (readonly string[])[] = content.split("\n").map((l) => identifierTokens(l)),
 ): NodeInput[] {
   const isTest = isTestPath(file.path, file.language);
   const ruleKind = ruleKindOf(file.path);
@@ -62,7 +69,7 @@ export function fileNodes(
       contentHash: file.hash,
       source: rule ? "rule" : (parsed?.parser ?? "text"),
       meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
-      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(content) },
+      fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(lineTokens) },
       embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
     },
   ];
@@ -88,7 +95,7 @@ export function fileNodes(
       source: parsed?.parser ?? "regex",
       meta: s.parent ? { parent: s.parent } : undefined,
       fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
-      embedText: `${s.kind} ${qual} in ${file.path}: ${s.signature ?? ""}`,
+      embedText: symbolEmbedText(s.kind, qual, file.path, s.signature ?? null),
     });
   }
   return nodes;

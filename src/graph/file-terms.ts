@@ -11,7 +11,7 @@ import { fileLevelNodes, symbolsOfFile } from "../storage/graph/nodes.js";
 import { type CountedFile, filesWithoutBodies, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
-import { encodeSymbolBodies, ownTokens } from "../text/symbol-bodies.js";
+import { encodeSymbolBodies, ownTokens, type SymbolSpan } from "../text/symbol-bodies.js";
 import { bm25DocOfTokens } from "../text/term-counts.js";
 
 /** Files counted per write transaction: bounds the memory a full build holds at once. */
@@ -22,7 +22,7 @@ export function bm25SourceFiles(db: Db): { path: string; hash: string }[] {
   const hashes = knownFiles(db);
   const out: { path: string; hash: string }[] = [];
   for (const n of fileLevelNodes(db)) {
-    if (n.type !== "file" || !isCodeLanguage(n.kind as LanguageId | null)) continue;
+    if (!isBm25Source(n.type, n.kind)) continue;
     const hash = hashes.get(n.path)?.hash;
     if (hash !== undefined) out.push({ path: n.path, hash });
   }
@@ -31,20 +31,36 @@ export function bm25SourceFiles(db: Db): { path: string; hash: string }[] {
 
 /**
  * One file's counts: its whole-file BM25 terms and its symbols' own tokens, from one pass of tokenizing its lines
- * (the lines and tokens a ranking would take from the file, secrets redacted).
+ * (the lines and tokens a ranking would take from the file, secrets redacted). `text` is `raw` redacted, `lineTokens`
+ * the tokens of each of its lines; `syms` the file's symbols as the index holds them.
  */
+export function countTerms(
+  path: string,
+  hash: string,
+  raw: string,
+  text: string,
+  lineTokens: readonly (readonly string[])[],
+  syms: readonly SymbolSpan[],
+): CountedFile {
+  const doc = bm25DocOfTokens(path, lineTokens.flat());
+  const own = ownTokens(syms, lineTokens.length, (l) => lineTokens[l - 1]!);
+  // Bodies only where redaction kept the lines in place (the symbols' spans are the file's lines).
+  const inPlace = text === raw || lineTokens.length === raw.split("\n").length;
+  const bodies = syms.length && inPlace ? encodeSymbolBodies(syms, own, [...doc.tf.keys()]) : undefined;
+  return { path, hash, len: doc.len, tf: doc.tf, ...(bodies ? { bodies } : {}) };
+}
+
+/** A file read again for its counts: redacted, tokenized by line, its symbols read from the index. */
 function countFile(db: Db, path: string, hash: string, raw: string): CountedFile {
   // Counted on the redacted text, as the index stores a file's symbols: a secret's tokens never reach the store.
   const text = redact(raw);
-  const lines = text.split("\n");
-  const lineTokens = lines.map((l) => identifierTokens(l));
-  const doc = bm25DocOfTokens(path, lineTokens.flat());
-  const syms = symbolsOfFile(db, path);
-  const own = ownTokens(syms, lines.length, (l) => lineTokens[l - 1]!);
-  // Bodies only where redaction kept the lines in place (the symbols' spans are the file's lines).
-  const inPlace = text === raw || lines.length === raw.split("\n").length;
-  const bodies = syms.length && inPlace ? encodeSymbolBodies(syms, own, [...doc.tf.keys()]) : undefined;
-  return { path, hash, len: doc.len, tf: doc.tf, ...(bodies ? { bodies } : {}) };
+  const lineTokens = text.split("\n").map((l) => identifierTokens(l));
+  return countTerms(path, hash, raw, text, lineTokens, symbolsOfFile(db, path));
+}
+
+/** Whether whole-file BM25 counts a file of this node type and language (see `bm25SourceFiles`). */
+export function isBm25Source(type: string, language: string | null): boolean {
+  return type === "file" && isCodeLanguage(language as LanguageId | null);
 }
 
 /** Brings the stored counts in step with the index under `root`; returns how many files were read and removed. */

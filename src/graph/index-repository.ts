@@ -18,12 +18,13 @@ import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
+import { writeFileTerms } from "../storage/graph/terms.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { redactionRulesId } from "../text/redact.js";
 import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
 import { refreshFileTerms } from "./file-terms.js";
-import { localPreparer, workerPreparer } from "./prepare.js";
+import { localPreparer, type PreparedFile, workerPreparer } from "./prepare.js";
 
 export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);
 export type IndexPhase = z.infer<typeof IndexPhase>;
@@ -87,30 +88,97 @@ const WORKER_THRESHOLD = 300;
 const SCAN_RULE_FILES = new Set([".gitignore", ".memcardsignore"]);
 /** Meta key: the redaction rules every indexed path was last checked with (see `redactionRulesId`). */
 const PATHS_CHECKED_WITH = "index.redaction_rules";
+/** Changed files from which a build refreshes the planner's statistics outright. */
+const BULK_CHANGE = 50;
+
+/** What a scan found against what the index keeps. */
+interface ScanOutcome {
+  scan: ReturnType<typeof scanRepo>;
+  /** The paths this run looks at, or undefined for the whole tree. */
+  paths: readonly string[] | undefined;
+  known: ReturnType<typeof knownFiles>;
+  removed: string[];
+  changed: ScannedFile[];
+  /** Files the index holds once this run is through. */
+  totalFiles: number;
+  /** The previous build did not write its derived edges. */
+  edgesOwed: boolean;
+  ms: number;
+}
+
+/** What the parse phase wrote. */
+interface ParseOutcome {
+  parsed: number;
+  symbols: number;
+  regexFallback: number;
+  overBudget: number;
+  cancelled: boolean;
+}
+
+type Progress = (phase: IndexPhase, done: number, total: number, symbols: number) => void;
+
 /**
  * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
  * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed, and
  * all of them when the previous build did not finish its edge phase. Batches commit as they go and each finished
  * phase is recorded, so a killed run resumes where it stopped.
  */
-/** Changed files from which a build refreshes the planner's statistics outright. */
-const BULK_CHANGE = 50;
-
 export async function indexRepository(opts: IndexOptions): Promise<IndexResult> {
-  const { db, logger } = opts;
+  const { db } = opts;
   const t0 = performance.now();
   const elapsed = () => Math.round(performance.now() - t0);
-  const progress = (phase: IndexPhase, done: number, total: number, symbols: number) =>
+  const progress: Progress = (phase, done, total, symbols) =>
     opts.onProgress?.({ phase, done, total, symbols, elapsedMs: elapsed() });
-  const cancelled = () => opts.isCancelled?.() ?? false;
 
   progress("scan", 0, 0, 0);
+  const found = scanChanges(opts, elapsed);
+  const build = startBuild(db, found.totalFiles);
+  dropRemoved(db, found);
+
+  const parsed = await parseChanged(opts, found.changed, progress);
+  const tParse = elapsed();
+  if (!parsed.cancelled) markPhase(db, build.id, "parse", true);
+
+  if (!parsed.cancelled) deriveAfterParse(db, opts.root, found, () => progress("edges", 0, 1, parsed.symbols));
+  refreshStats(db, found);
+  const tEdges = elapsed();
+  if (!parsed.cancelled) markPhase(db, build.id, "edges", true);
+  recordLastRun(db, { at: new Date().toISOString(), files: found.totalFiles, parsed: parsed.parsed, ms: tEdges });
+  const counts = graphCounts(db);
+  progress("done", parsed.parsed, found.changed.length, parsed.symbols);
+  const total = elapsed();
+  return {
+    root: found.scan.root,
+    mode: found.scan.mode,
+    files: {
+      scanned: found.scan.files.length,
+      parsed: parsed.parsed,
+      unchanged: found.scan.files.length - found.changed.length,
+      deleted: found.removed.length,
+      regexFallback: parsed.regexFallback,
+      overBudget: parsed.overBudget,
+    },
+    symbols: parsed.symbols,
+    skipped: found.scan.skipped,
+    counts: { nodes: counts.nodes, edges: counts.edges },
+    ms: { scan: found.ms, parse: tParse - found.ms, edges: tEdges - tParse, total },
+    filesPerSecond: total > 0 ? Math.round((parsed.parsed / total) * 1000) : 0,
+    cancelled: parsed.cancelled,
+    buildId: build.id,
+  };
+}
+
+/**
+ * Scans the tree (or only `opts.paths`) against the stored files: which changed, which are gone. Some paths stand
+ * for a whole scan only over a complete index: after a build that stopped before it parsed everything (cancelled,
+ * killed, overtaken by another run), or on an empty one, the whole tree is scanned. So is it when an ignore file
+ * changed, which changes what the whole tree takes in.
+ */
+function scanChanges(opts: IndexOptions, elapsed: () => number): ScanOutcome {
+  const { db, logger } = opts;
   // An earlier build stopped before its edges were written: rebuild them all, whatever changed since.
   const edgesOwed = !phaseComplete(db, "edges");
   const known = knownFiles(db);
-  // Some paths stand for a whole scan only over a complete index: after a build that stopped before it parsed
-  // everything (cancelled, killed, overtaken by another run), or on an empty one, the whole tree is scanned. So is
-  // it when an ignore file changed, which changes what the whole tree takes in.
   const paths =
     !phaseComplete(db, "parse") ||
     known.size === 0 ||
@@ -127,7 +195,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     // Indexed paths were checked for secrets when indexed: again only if the rules changed since.
     knownPathsChecked: getMeta(db, PATHS_CHECKED_WITH) === redactionRulesId(),
   });
-  const tScan = elapsed();
+  const ms = elapsed();
   const present = new Set(scan.files.map((f) => f.path));
   const inScope = paths ? underPaths(paths) : () => true;
   const removed = [...known.keys()].filter((p) => inScope(p) && !present.has(p));
@@ -136,21 +204,25 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const totalFiles = paths
     ? known.size - removed.length + changed.filter((f) => !known.has(f.path)).length
     : scan.files.length;
-  logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms: tScan });
+  logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms });
   if (edgesOwed && known.size > 0) logger.info("the previous index did not finish; its derived edges are rebuilt");
-  const build = startBuild(db, totalFiles);
+  return { scan, paths, known, removed, changed, totalFiles, edgesOwed, ms };
+}
 
-  if (removed.length) writeTx(db, () => deleteFiles(db, removed));
+/** Deletes the files that are gone; after a whole scan, records the redaction rules every kept path passed. */
+function dropRemoved(db: Db, found: ScanOutcome): void {
+  if (found.removed.length) writeTx(db, () => deleteFiles(db, found.removed));
   // A whole scan checked (and the removals above dropped) every path the index keeps: record with which rules.
-  if (!paths) setMeta(db, PATHS_CHECKED_WITH, redactionRulesId());
+  if (!found.paths) setMeta(db, PATHS_CHECKED_WITH, redactionRulesId());
+}
 
-  let parsedCount = 0;
-  let symbolCount = 0;
-  let regexFallback = 0;
-  let overBudget = 0;
-  let wasCancelled = false;
+/**
+ * Parses the changed files batch by batch and writes each batch in one transaction. Many files: parse in a worker
+ * so the next batch is parsed while this one is written.
+ */
+async function parseChanged(opts: IndexOptions, changed: ScannedFile[], progress: Progress): Promise<ParseOutcome> {
+  const out: ParseOutcome = { parsed: 0, symbols: 0, regexFallback: 0, overBudget: 0, cancelled: false };
   const batchSize = opts.batchFiles ?? 200;
-  // Many files: parse in a worker so the next batch is parsed while this one is written.
   const preparer = changed.length >= WORKER_THRESHOLD && !opts.parser ? workerPreparer() : localPreparer(opts.parser);
   try {
     const languages = [...new Set(changed.map((f) => f.language).filter((l): l is LanguageId => !!l))];
@@ -159,57 +231,69 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     for (let i = 0; i < changed.length; i += batchSize) batches.push(changed.slice(i, i + batchSize));
     let ahead = batches[0] ? preparer.prepare(batches[0]) : undefined;
     for (let b = 0; b < batches.length; b++) {
-      if (cancelled()) {
-        wasCancelled = true;
+      if (opts.isCancelled?.()) {
+        out.cancelled = true;
         await ahead?.catch(() => undefined);
         break;
       }
       const batch = batches[b]!;
       const prepared = await ahead!;
       ahead = batches[b + 1] ? preparer.prepare(batches[b + 1]!) : undefined;
-      const byPath = new Map(batch.map((f) => [f.path, f]));
       for (const p of prepared) {
-        symbolCount += p.symbols;
-        if (p.fallback) regexFallback++;
-        if (p.overBudget) overBudget++;
+        out.symbols += p.symbols;
+        if (p.fallback) out.regexFallback++;
+        if (p.overBudget) out.overBudget++;
       }
-      // One transaction per batch; the batch's FTS rows are written last, together.
-      writeTx(db, () =>
-        writeFiles(
-          db,
-          opts.projectId,
-          prepared.map((p) => {
-            const file = byPath.get(p.path)!;
-            return {
-              file: {
-                path: file.path,
-                language: file.language,
-                size: file.size,
-                mtimeMs: file.mtimeMs,
-                hash: file.hash,
-                isTest: isTestPath(file.path, file.language),
-              },
-              parser: p.parser,
-              imports: p.imports,
-              nodes: p.nodes,
-            };
-          }),
-        ),
-      );
+      writeBatch(opts.db, opts.projectId, batch, prepared);
+      // The batch's whole-file counts, taken from the tokens its nodes were made of: no file is read twice.
+      const counted = prepared.flatMap((p) => (p.terms ? [p.terms] : []));
+      if (counted.length) writeFileTerms(opts.db, counted, []);
       for (const f of batch) f.content = undefined;
-      parsedCount += batch.length;
-      progress("parse", parsedCount, changed.length, symbolCount);
+      out.parsed += batch.length;
+      progress("parse", out.parsed, changed.length, out.symbols);
       await new Promise((r) => setImmediate(r));
     }
   } finally {
     await preparer.dispose();
   }
-  const tParse = elapsed();
-  if (!wasCancelled) markPhase(db, build.id, "parse", true);
+  return out;
+}
 
-  if (!wasCancelled && (changed.length || removed.length || known.size === 0 || edgesOwed)) {
-    progress("edges", 0, 1, symbolCount);
-    // Only modified files, none added, removed or a rule: re-resolve just their edges; else rebuild all.
+/** One transaction per batch; the batch's FTS rows are written last, together. */
+function writeBatch(db: Db, projectId: number, batch: ScannedFile[], prepared: PreparedFile[]): void {
+  const byPath = new Map(batch.map((f) => [f.path, f]));
+  writeTx(db, () =>
+    writeFiles(
+      db,
+      projectId,
+      prepared.map((p) => {
+        const file = byPath.get(p.path)!;
+        return {
+          file: {
+            path: file.path,
+            language: file.language,
+            size: file.size,
+            mtimeMs: file.mtimeMs,
+            hash: file.hash,
+            isTest: isTestPath(file.path, file.language),
+          },
+          parser: p.parser,
+          imports: p.imports,
+          nodes: p.nodes,
+        };
+      }),
+    ),
+  );
+}
+
+/**
+ * Recomputes the derived edges when anything changed (or the previous build owes them), then the whole-file BM25
+ * counts. Only modified files, none added, removed or a rule: re-resolve just their edges; else rebuild all.
+ */
+function deriveAfterParse(db: Db, root: string, found: ScanOutcome, onEdges: () => void): void {
+  const { changed, removed, known, edgesOwed } = found;
+  if (changed.length || removed.length || known.size === 0 || edgesOwed) {
+    onEdges();
     const onlyModified =
       !edgesOwed &&
       removed.length === 0 &&
@@ -218,41 +302,20 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
     if (onlyModified)
       updateDerivedEdges(
         db,
-        opts.root,
+        root,
         changed.map((f) => f.path),
       );
-    else rebuildDerivedEdges(db, opts.root);
+    else rebuildDerivedEdges(db, root);
   }
   // The whole-file BM25 counts follow the files (only changed ones are read again).
-  if (!wasCancelled) refreshFileTerms(db, opts.root);
-  // A bulk change gets fresh planner statistics; a few files (the watcher's edits) only the cheap staleness check.
+  refreshFileTerms(db, root);
+}
+
+/** A bulk change gets fresh planner statistics; a few files (the watcher's edits) only the cheap staleness check. */
+function refreshStats(db: Db, found: ScanOutcome): void {
+  const { changed, removed, known } = found;
   if (changed.length + removed.length >= BULK_CHANGE || (known.size === 0 && changed.length)) refreshPlannerStats(db);
   else if (changed.length || removed.length) optimizePlanner(db);
-  const tEdges = elapsed();
-  if (!wasCancelled) markPhase(db, build.id, "edges", true);
-  recordLastRun(db, { at: new Date().toISOString(), files: totalFiles, parsed: parsedCount, ms: tEdges });
-  const counts = graphCounts(db);
-  progress("done", parsedCount, changed.length, symbolCount);
-  const total = elapsed();
-  return {
-    root: scan.root,
-    mode: scan.mode,
-    files: {
-      scanned: scan.files.length,
-      parsed: parsedCount,
-      unchanged: scan.files.length - changed.length,
-      deleted: removed.length,
-      regexFallback,
-      overBudget,
-    },
-    symbols: symbolCount,
-    skipped: scan.skipped,
-    counts: { nodes: counts.nodes, edges: counts.edges },
-    ms: { scan: tScan, parse: tParse - tScan, edges: tEdges - tParse, total },
-    filesPerSecond: total > 0 ? Math.round((parsedCount / total) * 1000) : 0,
-    cancelled: wasCancelled,
-    buildId: build.id,
-  };
 }
 
 /**

@@ -7,9 +7,12 @@ import { createParser, type RepoParser } from "../repo/parse.js";
 import { rereadScanned, type ScannedFile } from "../repo/scan.js";
 import type { ImportRef } from "../repo/symbols.js";
 import type { NodeInput } from "../storage/graph/nodes.js";
+import type { CountedFile } from "../storage/graph/terms.js";
+import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { siblingWorkerFile, workerExecArgv } from "../worker-file.js";
 import { fileNodes } from "./file-nodes.js";
+import { countTerms, isBm25Source } from "./file-terms.js";
 
 /** What is needed of a scanned file to prepare it (content is read when absent). */
 export type PrepareInput = Pick<ScannedFile, "path" | "absPath" | "language" | "hash" | "content">;
@@ -23,6 +26,8 @@ export interface PreparedFile {
   fallback: boolean;
   /** Over the per-file parse budget: indexed lexically. */
   overBudget: boolean;
+  /** The whole-file BM25 counts of a source file (see file-terms.ts), from the same tokens as its nodes. */
+  terms?: CountedFile;
 }
 
 export interface Preparer {
@@ -51,11 +56,18 @@ export async function prepareFiles(parser: RepoParser, files: readonly PrepareIn
     if (read === undefined) continue;
     const content = redact(read);
     const parsed = f.language ? await parser.parseFile(f.path, content, f.language) : undefined;
+    // Each line tokenized once: for the search rows and for the whole-file counts.
+    const lineTokens = content.split("\n").map((l) => identifierTokens(l));
+    const nodes = fileNodes(f, content, parsed, lineTokens);
+    const terms = isBm25Source(nodes[0]!.type, f.language)
+      ? countTerms(f.path, f.hash, read, content, lineTokens, parsed?.symbols ?? [])
+      : undefined;
     out.push({
       path: f.path,
       parser: parsed?.parser ?? null,
       imports: parsed?.imports ?? [],
-      nodes: fileNodes(f, content, parsed),
+      nodes,
+      ...(terms ? { terms } : {}),
       symbols: parsed?.symbols.length ?? 0,
       fallback: parsed?.parser === "regex" && !!parsed.fallbackReason && !parsed.overBudget,
       overBudget: !!parsed?.overBudget,
@@ -76,6 +88,13 @@ export function localPreparer(parser?: RepoParser): Preparer {
   };
 }
 
+/** A prepared file as it crossed threads: a Buffer arrives as a plain Uint8Array, made a Buffer again. */
+function asBuffers(p: PreparedFile): PreparedFile {
+  const b = p.terms?.bodies as Uint8Array | undefined;
+  if (!b || Buffer.isBuffer(b)) return p;
+  return { ...p, terms: { ...p.terms!, bodies: Buffer.from(b.buffer, b.byteOffset, b.byteLength) } };
+}
+
 type Reply = { id: number; ok: true; result: PreparedFile[] } | { id: number; ok: false; message: string };
 
 /** A preparer in a worker thread with its own parser. */
@@ -87,7 +106,7 @@ export function workerPreparer(): Preparer {
     const p = pending.get(msg.id);
     if (!p) return;
     pending.delete(msg.id);
-    if (msg.ok) p.resolve(msg.result);
+    if (msg.ok) p.resolve(msg.result.map(asBuffers));
     else p.reject(new Error(msg.message));
   });
   const failAll = (err: Error) => {

@@ -230,7 +230,7 @@ function gitList(root: string, paths?: readonly string[]): { files: string[]; ig
         : "";
       return { files: [...new Set(listed.split("\0").filter(Boolean))], ignored: [] };
     }
-    if (run(["rev-parse", "--is-inside-work-tree"]).trim() !== "true") return undefined;
+    // Outside a work tree (or inside .git) ls-files fails: the caller walks instead.
     const files = run(["ls-files", "-z", "-c", "-o", "--exclude-standard"]).split("\0").filter(Boolean);
     let ignored: string[] = [];
     try {

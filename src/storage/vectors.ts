@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { redact } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
+import { storedSymbolText } from "./graph/symbol-text.js";
 
 export interface VectorItem {
   id: number;
@@ -77,11 +78,29 @@ export function dequantizeVector(blob: Uint8Array): Float32Array {
 }
 
 /**
+ * An item's text: raw text (redacted here), or text the caller redacted, with `fromNode` when it is exactly what its
+ * symbol node's row composes (`storedSymbolText`): then the row is not copied, the item's stored text is empty and
+ * `pendingVectorItems` composes it again.
+ */
+export type ItemText = string | { text: string; fromNode: boolean };
+
+function itemText(t: ItemText): { text: string; stored: string } {
+  if (typeof t === "string") {
+    const text = redact(t);
+    return { text, stored: text };
+  }
+  return { text: t.text, stored: t.fromNode ? FROM_NODE : t.text };
+}
+
+/** The stored text of an item whose words its symbol node composes. */
+const FROM_NODE = "";
+
+/**
  * Registers (or updates) the text of an embeddable thing. An unchanged text keeps its vector; a changed one is
  * queued again. Call inside the caller's transaction.
  */
-export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, raw: string): void {
-  const text = redact(raw);
+export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, t: ItemText): void {
+  const { text, stored } = itemText(t);
   const hash = hashText(text);
   const row = stmt(db, "SELECT id, text_hash FROM vector_items WHERE owner_type = ? AND owner_id = ?").get(
     ownerType,
@@ -91,27 +110,27 @@ export function upsertVectorItem(db: Db, projectId: number, ownerType: string, o
   if (row) {
     // Its vector goes (a new item has none yet: nothing a copy of the vectors holds changes).
     wrote(db);
-    stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(text, hash, row.id);
+    stmt(db, "UPDATE vector_items SET text = ?, text_hash = ?, embedded = 0 WHERE id = ?").run(stored, hash, row.id);
     if (hasVectorTable(db)) stmt(db, "DELETE FROM vectors WHERE rowid = ?").run(BigInt(row.id));
   } else {
     stmt(db, "INSERT INTO vector_items (project_id, owner_type, owner_id, text, text_hash) VALUES (?, ?, ?, ?, ?)").run(
       projectId,
       ownerType,
       ownerId,
-      text,
+      stored,
       hash,
     );
   }
 }
 
 /** Registers the text of an owner known to have no vector item yet (a new node): one insert, no lookup. */
-export function insertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, raw: string): void {
-  const text = redact(raw);
+export function insertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, t: ItemText): void {
+  const { text, stored } = itemText(t);
   stmt(db, "INSERT INTO vector_items (project_id, owner_type, owner_id, text, text_hash) VALUES (?, ?, ?, ?, ?)").run(
     projectId,
     ownerType,
     ownerId,
-    text,
+    stored,
     hashText(text),
   );
 }
@@ -130,14 +149,20 @@ export function deleteVectorItems(db: Db, ownerType: string, ownerIds: readonly 
   }
 }
 
-/** Up to `limit` items still waiting for a vector. */
+/** Up to `limit` items still waiting for a vector, with their text (a symbol's composed from its node's row). */
 export function pendingVectorItems(db: Db, limit: number, projectId?: number): VectorItem[] {
-  const sql =
-    projectId === undefined
-      ? "SELECT id, text FROM vector_items WHERE embedded = 0 ORDER BY id LIMIT ?"
-      : "SELECT id, text FROM vector_items WHERE embedded = 0 AND project_id = ? ORDER BY id LIMIT ?";
+  const sql = `SELECT i.id AS id, i.text AS text, n.kind AS kind, n.key AS key, n.path AS path, n.summary AS summary
+    FROM vector_items i LEFT JOIN nodes n ON i.text = '' AND i.owner_type = 'node' AND n.id = i.owner_id AND n.type = 'symbol'
+    WHERE i.embedded = 0${projectId === undefined ? "" : " AND i.project_id = ?"} ORDER BY i.id LIMIT ?`;
   const args = projectId === undefined ? [limit] : [projectId, limit];
-  return stmt(db, sql).all(...args) as VectorItem[];
+  type Row = VectorItem & { kind: string | null; key: string | null; path: string | null; summary: string | null };
+  return (stmt(db, sql).all(...args) as Row[]).map((r) => ({
+    id: r.id,
+    text:
+      r.text === FROM_NODE && r.key !== null && r.path !== null
+        ? storedSymbolText({ kind: r.kind, key: r.key, path: r.path, summary: r.summary })
+        : r.text,
+  }));
 }
 
 /** Stores computed vectors and marks their items embedded, in one write transaction. */

@@ -7,6 +7,7 @@ import type { Db } from "../db.js";
 import { stmt } from "../db.js";
 import { decodeJson } from "../json.js";
 import { deleteVectorItems, insertVectorItem, upsertVectorItem } from "../vectors.js";
+import { storedSymbolText } from "./symbol-text.js";
 
 /**
  * The JSON `meta` column: a symbol's enclosing type, a rule's scope. A field of the wrong type reads as absent,
@@ -137,6 +138,7 @@ export function upsertFileNodes(
   const before = new Map(existing.map((e) => [e.key, e.id]));
   const ids: number[] = [];
   for (const n of nodes) {
+    const summary = n.summary === null ? null : redact(n.summary);
     const id = (
       upsert.get({
         key: n.key,
@@ -147,7 +149,7 @@ export function upsertFileNodes(
         kind: n.kind,
         startLine: n.startLine,
         endLine: n.endLine,
-        summary: n.summary === null ? null : redact(n.summary),
+        summary,
         tokens: n.tokens,
         contentHash: n.contentHash,
         source: n.source,
@@ -159,8 +161,15 @@ export function upsertFileNodes(
     if (existed) fts.deletes.push(id);
     fts.inserts.push([id, n.fts.name, n.fts.path, n.fts.body]);
     if (n.embedText !== undefined) {
-      if (existed) upsertVectorItem(db, projectId, "node", id, n.embedText);
-      else insertVectorItem(db, projectId, "node", id, n.embedText);
+      const text = redact(n.embedText);
+      // A symbol's text that its row composes again word for word is not stored twice (see symbol-text.ts).
+      const fromNode =
+        n.type === "symbol" &&
+        n.path !== null &&
+        text === storedSymbolText({ kind: n.kind, key: n.key, path: n.path, summary });
+      const item = { text, fromNode };
+      if (existed) upsertVectorItem(db, projectId, "node", id, item);
+      else insertVectorItem(db, projectId, "node", id, item);
     } else if (existed) deleteVectorItems(db, "node", [id]);
   }
   return ids;

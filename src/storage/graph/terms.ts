@@ -63,21 +63,49 @@ export function storedSymbolBodies(db: Db, path: string): { terms: string; bodie
   return row ? { terms: termList(row.terms), bodies: row.bodies } : undefined;
 }
 
+/**
+ * A term's postings as stored (migration 0017): per file in ascending id order, the gap from the previous id (the
+ * first from 0) and the term's count, each a varint (7 bits a byte, low first): a third of the size of int32 pairs.
+ * Read back as (file id, count) pairs.
+ */
 function decodePairs(b: Buffer): Int32Array {
-  const out = new Int32Array(b.byteLength / 4);
-  for (let i = 0; i < out.length; i++) out[i] = b.readInt32LE(i * 4);
-  return out;
+  const out: number[] = [];
+  let p = 0;
+  let doc = 0;
+  const next = (): number => {
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = b[p++]!;
+      v += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return v;
+      shift += 7;
+    }
+  };
+  while (p < b.length) {
+    doc += next();
+    out.push(doc, next());
+  }
+  return Int32Array.from(out);
 }
 
 function encodePairs(m: ReadonlyMap<number, number>): Buffer {
-  const b = Buffer.alloc(m.size * 8);
-  let o = 0;
-  for (const [doc, tf] of m) {
-    b.writeInt32LE(doc, o);
-    b.writeInt32LE(tf, o + 4);
-    o += 8;
+  const docs = [...m.keys()].sort((a, b) => a - b);
+  const bytes: number[] = [];
+  const put = (v: number) => {
+    while (v >= 0x80) {
+      bytes.push((v % 0x80) | 0x80);
+      v = Math.floor(v / 0x80);
+    }
+    bytes.push(v);
+  };
+  let prev = 0;
+  for (const doc of docs) {
+    put(doc - prev);
+    put(m.get(doc)!);
+    prev = doc;
   }
-  return b;
+  return Buffer.from(bytes);
 }
 
 /**
