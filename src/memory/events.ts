@@ -316,8 +316,14 @@ interface Commit {
   files: string[];
 }
 
-/** A file written where throwaway files go (a temp or scratch folder): the agent's helper, not the project's. */
-const THROWAWAY = /^\/(?:tmp|private\/tmp|var\/folders)\/|(?:^|\/)(?:tmp|temp|scratch|scratchpad)\//i;
+/**
+ * A file written where throwaway files go: straight into the system's temp folder (`/tmp/check.py`, a macOS or
+ * Windows temp folder) or into a scratch folder: the agent's helper, not the project's. A project may itself live
+ * under /tmp (`/tmp/shop/app/models.py`) or keep code in a `tmp/` or `temp/` folder of its own (`src/sensors/temp/`),
+ * so neither a deeper path under /tmp nor a folder of the project named so is one.
+ */
+const THROWAWAY =
+  /^\/(?:private\/)?tmp\/[^/]+$|^\/var\/folders\/|^[A-Za-z]:\\(?:[^\\]+\\)*Temp\\[^\\]+$|(?:^|[\\/])(?:scratch|scratchpad)[\\/]/i;
 
 /** What each kind of event's units are read against: the span, its requests, edits and commits. */
 interface SpanEvents {
@@ -525,8 +531,14 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
   return false;
 }
 
-/** A script written to look around (debug_x.py, scratch.js, tmp_check.py) or one in a scratch or temp folder. */
-const THROWAWAY_SCRIPT = /(?:^|[\\/])(?:debug|scratch|tmp|temp|sandbox|playground)[\w-]*\.\w+$/i;
+/**
+ * A script written to look around: named for it with a separator after the word (debug_x.py, tmp-check.js,
+ * scratch_test.py) or named just scratch, tmp or temp. Not a module whose name only starts so (templates.py,
+ * debugger.py, temperature.py), nor anything of an installed package.
+ */
+const THROWAWAY_SCRIPT = /(?:^|[\\/])(?:(?:debug|scratch|tmp|temp|sandbox|playground)[_-][\w-]*|scratch|tmp|temp)\.\w+$/i;
+/** An installed package's folder: its frames are a library's, never a throwaway script's. */
+const INSTALLED = /[\\/](?:site-packages|dist-packages|node_modules)[\\/]/;
 /** A traceback's frame: `File "path", line N` (Python) or `at fn (path:N:M)` (JavaScript). */
 const FRAME = /File "([^"]+)", line \d+|\bat (?:[\w.<>]+ )?\(?([^\s():]+):\d+:\d+\)?/g;
 
@@ -542,7 +554,7 @@ function raisedInThrowaway(turn: Turn, line: string): boolean {
     const frames = [...source.slice(Math.max(0, at - 3000), at).matchAll(FRAME)];
     const last = frames.at(-1);
     const file = last && (last[1] ?? last[2]);
-    if (file) return THROWAWAY_SCRIPT.test(file) || THROWAWAY.test(file);
+    if (file) return !INSTALLED.test(file) && (THROWAWAY_SCRIPT.test(file) || THROWAWAY.test(file));
   }
   return false;
 }

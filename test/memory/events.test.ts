@@ -740,3 +740,56 @@ describe("errors of the project, not of a throwaway script", () => {
     expect(errors.map((e) => e.record.error)).toEqual(["TypeError: unhashable type: 'dict'"]);
   });
 });
+
+describe("errors and edits of a project whose files are named or placed like scratch", () => {
+  const run = (id: string, output: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command: "python manage.py check" } }],
+    tool_results: [{ call_id: id, output, is_error: true }],
+  });
+  const raisedIn = (file: string) => {
+    const span: Turn[] = [
+      turn("user", "Find out why the page crashes on render."),
+      turn(
+        "assistant",
+        "",
+        run(
+          `r${n}`,
+          `Traceback (most recent call last):\n  File "/w/manage.py", line 3, in <module>\n    main()\n  File "${file}", line 40, in render\n    key = {field: meta}\nTypeError: unhashable type: 'dict'`,
+        ),
+      ),
+    ];
+    return eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+  };
+
+  it("keeps an error raised in a module whose name only starts like a scratch word, or in a project under /tmp", () => {
+    for (const file of [
+      "/w/app/templates.py",
+      "/w/app/temperature.py",
+      "/w/src/debugger.py",
+      "/tmp/shop/app/models.py",
+      "/w/venv/lib/python3.12/site-packages/lib/tmp.py",
+    ])
+      expect(raisedIn(file).map((e) => e.record.error)).toEqual(["TypeError: unhashable type: 'dict'"]);
+    for (const file of ["/w/debug_render.py", "/tmp/check.py", "/w/tmp-probe.py"]) expect(raisedIn(file)).toEqual([]);
+  });
+
+  it("keeps the edits of a project that lives under /tmp or has its own tmp/ or temp/ folder", () => {
+    const edited = (cwd: string | undefined, path: string) => {
+      const span: Turn[] = [
+        turn("user", "Add a retry to the loader."),
+        turn("assistant", "", {
+          tool_calls: [{ id: `e${n}`, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+          tool_results: [{ call_id: `e${n}`, output: "ok", is_error: false }],
+        }),
+      ];
+      span[1]!.tool_results[0]!.call_id = span[1]!.tool_calls[0]!.id;
+      return eventDrafts("s", span, extractSections(span, { cwd }))
+        .filter((d) => d.category === "change")
+        .flatMap((c) => c.files);
+    };
+    expect(edited(undefined, "/tmp/shop/src/loader.py")).toHaveLength(1);
+    expect(edited("/r", "/r/src/sensors/temp/reader.py")).toEqual(["src/sensors/temp/reader.py"]);
+    expect(edited("/r", "/r/tmp/loader.py")).toEqual(["tmp/loader.py"]);
+    expect(edited("/r", "/tmp/retry_check.py")).toEqual([]);
+  });
+});
