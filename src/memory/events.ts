@@ -634,9 +634,16 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const i = s.at(c.turn);
     if (i === undefined) continue;
     const said = squeeze(c.text);
-    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) =>
-      said.includes(squeeze(x).slice(0, 40)),
-    );
+    // The summary's sentences start where the turn's do, but may stop short of them (cut after "e.g." or "no."):
+    // a turn sentence is one of them when it starts with one, however early the cut came.
+    const starts = said
+      .split(/\s*…\s*|(?<=[.!?])\s+/)
+      .filter((x) => x.length > 2)
+      .map((x) => x.slice(0, 40));
+    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) => {
+      const w = squeeze(x);
+      return said.includes(w.slice(0, 40)) || starts.some((start) => w.startsWith(start));
+    });
     const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
     for (const sentence of sentences.filter(standingRule).map((x) => x.replace(BULLET, ""))) {
       drafts.push({

@@ -793,3 +793,16 @@ describe("errors and edits of a project whose files are named or placed like scr
     expect(edited("/r", "/tmp/retry_check.py")).toEqual([]);
   });
 });
+
+describe("a rule cut early by the summary is stored whole", () => {
+  it("takes the whole sentence from the turn when the cut after an abbreviation came in its first words", () => {
+    const span: Turn[] = [
+      turn("user", "Always use absolute imports (e.g. from app.models import User) rather than relative ones."),
+      turn("assistant", "Understood."),
+    ];
+    const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
+    expect(rules.map((r) => r.text)).toEqual([
+      "Always use absolute imports (e.g. from app.models import User) rather than relative ones.",
+    ]);
+  });
+});
