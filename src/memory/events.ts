@@ -41,18 +41,25 @@ const ABBREVIATION =
   /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|nos|gen|approx|incl|excl|ca|fig|ref|dept|mr|mrs|ms|dr|prof|st|jr|sr|co|inc|ltd|corp|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|[A-Z])\.$/i;
 
 /**
- * One line's sentences: split after . ! ? and a space, except after an abbreviation or where the next word goes
- * on in lower case or with a number (a sentence starts with neither).
+ * One line's sentences: split after . ! ? and a space, except after an abbreviation or, for a writer who starts
+ * sentences with a capital, where the next word goes on in lower case or with a number. A line typed all in lower
+ * case ("always run the tests. never push to main.") starts each sentence in lower case, so there that says nothing.
  */
 export function lineSentences(line: string): string[] {
-  const out: string[] = [];
+  // Each sentence as its pieces, joined once at the end: an abbreviation is read on the last piece alone (a piece
+  // starts after a space, where the abbreviation may start), so a line of many pieces costs no more than its length.
+  const out: string[][] = [];
+  const capitalised = !/^[^\p{L}]*\p{Ll}/u.test(line);
   for (const piece of line.split(/(?<=[.!?])\s+/)) {
-    const prev = out.at(-1);
-    if (prev !== undefined && prev.endsWith(".") && (ABBREVIATION.test(prev) || /^[\p{Ll}\d]/u.test(piece)))
-      out[out.length - 1] = `${prev} ${piece}`;
-    else out.push(piece);
+    const last = out.at(-1)?.at(-1);
+    const goesOn =
+      last !== undefined &&
+      last.endsWith(".") &&
+      (ABBREVIATION.test(last) || (capitalised && /^[\p{Ll}\d]/u.test(piece)));
+    if (goesOn) out.at(-1)!.push(piece);
+    else out.push([piece]);
   }
-  return out;
+  return out.map((pieces) => pieces.join(" "));
 }
 
 /** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */

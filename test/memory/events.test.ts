@@ -806,3 +806,22 @@ describe("a rule cut early by the summary is stored whole", () => {
     ]);
   });
 });
+
+describe("sentences of a line typed in lower case, and of a very long line", () => {
+  it("splits a line whose writer starts no sentence with a capital at each sentence's end", () => {
+    expect(lineSentences("always run the tests before committing. never push to main directly.")).toEqual([
+      "always run the tests before committing.",
+      "never push to main directly.",
+    ]);
+    expect(ruleSentences("always run the tests before committing. never push to main directly.")).toHaveLength(2);
+    // A writer who capitalises still has a sentence go on in lower case after a full stop.
+    expect(lineSentences("Customers keep the same customer no. as they had before. Done.")).toHaveLength(2);
+  });
+
+  it("reads a 400 KB line of abbreviations in time linear in its length", () => {
+    const line = "See e.g. ".repeat(45_000);
+    const t0 = performance.now();
+    expect(lineSentences(line)).toHaveLength(1);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
