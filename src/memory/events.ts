@@ -119,10 +119,17 @@ const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
 const STANDING_MARK =
   /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
 
+/**
+ * Words that bound what a sentence asks to the task at hand ("Only change the test file this time.", "Don't commit
+ * yet.", "Skip the linter for this commit."): a one-off request, however firm its words.
+ */
+const BOUND_TO_NOW =
+  /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|right now|at the moment|for today|today)\b|\byet[.!]?$/i;
+
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
-  if (!isRuleShaped(s)) return false;
+  if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
   if (FIRM_CUES.test(s) && !HEDGE.test(s)) {
     const bodies = clauses(s);
     if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))

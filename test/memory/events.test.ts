@@ -825,3 +825,23 @@ describe("sentences of a line typed in lower case, and of a very long line", () 
     expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
+
+describe("a firm request bound to the task at hand is no rule", () => {
+  it("stores no rule of a sentence that says it holds this time, not yet, or for this commit", () => {
+    for (const s of [
+      "Only change the test file this time.",
+      "Don't commit yet.",
+      "Do not run the linter for this commit.",
+      "Never mind the failing e2e tests right now, just fix the unit tests.",
+    ])
+      expect(ruleSentences(s)).toEqual([]);
+    for (const s of ["Never commit directly to main.", "Only change test files when a test is wrong."])
+      expect(ruleSentences(s)).toHaveLength(1);
+  });
+
+  it("makes no rule unit of an instruction turn's one-off", () => {
+    const span: Turn[] = [turn("user", "Only change the test file this time."), turn("assistant", "Understood.")];
+    expect(eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment")).toEqual([]);
+  });
+});
+
