@@ -261,8 +261,13 @@ const BARE_CLASS = /^[\w.]*(?:Error|Exception)[.:]?$/;
 /** A command's exit reported by what ran it ("did not complete successfully: exit code: 2", "exited with code 1"). */
 const EXIT_ONLY =
   /\b(?:exit(?:ed)? (?:with )?(?:code|status)|did not complete successfully|returned non-zero exit status|ELIFECYCLE)\b/i;
-/** An error a line names beyond the exit: an error class or a compiler's code. */
-const NAMED_ERROR = /\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b/;
+/**
+ * An error a line names beyond the exit: an error class, a compiler's code, a system error's code (ENOENT, EACCES;
+ * not npm's ELIFECYCLE wrapper), a signal or the memory killer, or the message the exit code is followed by
+ * ("failed with exit code 128: fatal: not a git repository").
+ */
+const NAMED_ERROR =
+  /\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b|\bE(?!RROR\b|LIFECYCLE\b|XIT)[A-Z]{3,}\b|\bSIG[A-Z]{3,}\b|\bOOM|\b(?:out of memory|segmentation fault|killed)\b|\b(?:code|status)\s*:?\s*-?\d+\s*:\s*\S/;
 /** A bare assertion with no test named: the test runner's FAIL line says which test, this says little alone. */
 const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
 /** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */

@@ -845,3 +845,20 @@ describe("a firm request bound to the task at hand is no rule", () => {
   });
 });
 
+describe("an exit report that says why the command failed", () => {
+  it("keeps an exit line that names a system error, a signal or the message after the code", () => {
+    const t = turn("assistant", "");
+    for (const l of [
+      "Error: The process '/usr/bin/git' failed with exit code 128: fatal: not a git repository",
+      "Error: spawn npx ENOENT, exited with code -2",
+      "Error: Command failed with exit code 1: SIGKILL received",
+    ])
+      expect(errorLine(l, t)).toBe(l);
+    for (const l of [
+      "Error: Process completed with exit code 1.",
+      "npm ERR! code ELIFECYCLE, exited with code 1",
+      "ERROR: failed to solve: process did not complete successfully: exit code: 2",
+    ])
+      expect(errorLine(l, t)).toBeUndefined();
+  });
+});
