@@ -146,8 +146,9 @@ export function standingRule(sentence: string): boolean {
 /** A condition that recurs (when, whenever, before, after, each time), then what to do. */
 const CONDITIONAL = /^(?:when(?:ever)?|every time|each time|before|after)\b[^,]{3,80},\s*(.+)$/i;
 
-/** What may stand before an imperative: a reminder, "meanwhile", "just". */
-const DIRECTIVE_LEAD = /^(?:(?:meanwhile|just|also|and|so|then|remember(?: to)?|remeber(?: to)?)[,]?\s+)+/i;
+/** What may stand before an imperative: a reminder, "meanwhile", "just", "from now on". */
+const DIRECTIVE_LEAD =
+  /^(?:(?:meanwhile|just|also|and|so|then|remember(?: to)?|remeber(?: to)?|from now on|going forward|in (?:the )?future)[,]?\s+)+/i;
 /** A sentence that tells the agent (or "we") to do something: an imperative, a reminder, a should/need/want. */
 const DIRECTIVE_SAID =
   /\b(?:we|you)\s+(?:should|must|need to|have to|shall)\b|\bI (?:want|need|would like|'d like) you to\b|\b(?:remember|remeber|don'?t forget)\b/i;

@@ -131,8 +131,11 @@ const RULE_QUESTION =
 const RULE_HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 
+/** Words that make what follows hold from now on: as firm as "always", though none of the firm cues. */
+const FROM_NOW = /\b(?:from now on|going forward)\b/i;
+
 function ruleShaped(s: string): boolean {
-  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !FIRM_CUES.test(s)) return false;
+  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !(FIRM_CUES.test(s) || FROM_NOW.test(s))) return false;
   if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s)) return false;
   const clauses = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
   return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
