@@ -121,10 +121,11 @@ const STANDING_MARK =
 
 /**
  * Words that bound what a sentence asks to the task at hand ("Only change the test file this time.", "Don't commit
- * yet.", "Skip the linter for this commit."): a one-off request, however firm its words.
+ * yet.", "Skip the linter for this commit.", "Don't change anything else in that file.", "Do not use pandas in this
+ * script"): a one-off request, however firm its words. "This project" or "this repo" are no such bound.
  */
 const BOUND_TO_NOW =
-  /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|right now|at the moment|for today|today)\b|\byet[.!]?$/i;
+  /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|for now|right now|at the moment|for today|today|(?:anything|nothing) else)\b|\b(?:in|to|of|from|on) (?:this|that|these|those) (?:file|function|method|class|script|component|module|test|endpoint|query|PR|pull request|branch|commit|change|bug|page|screen)s?\b|\byet[.!]?$/i;
 
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {

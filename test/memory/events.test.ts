@@ -833,9 +833,18 @@ describe("a firm request bound to the task at hand is no rule", () => {
       "Don't commit yet.",
       "Do not run the linter for this commit.",
       "Never mind the failing e2e tests right now, just fix the unit tests.",
+      "Don't change anything else in that file.",
+      "Only fix the typo, nothing else.",
+      "Don't worry about the tests for now.",
+      "Do not use pandas in this script; use the csv module.",
+      "Please don't use the old API in this function, use fetchV2 instead.",
     ])
       expect(ruleSentences(s)).toEqual([]);
-    for (const s of ["Never commit directly to main.", "Only change test files when a test is wrong."])
+    for (const s of [
+      "Never commit directly to main.",
+      "Only change test files when a test is wrong.",
+      "Never use pandas in this project; use the csv module.",
+    ])
       expect(ruleSentences(s)).toHaveLength(1);
   });
 
