@@ -98,8 +98,12 @@ const RULE_STANDING =
 /** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+/**
+ * A question: ends with a question mark, or opens with a question word. "When" asks only with an auxiliary after it
+ * ("When will …", "When does …"); else it opens a condition ("When running the tests, always pass -x").
+ */
 const QUESTION =
-  /\?\s*$|^(?:what|why|how|where|which|who|when(?!\s+(?:you|we|writing|editing|adding|changing|making|a|an|the)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
+  /\?\s*$|^(?:what|why|how|where|which|who|when(?=\s+(?:is|are|was|were|will|would|do|does|did|should|shall|can|could|has|have|had|may|might|must)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
 const HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */

@@ -881,3 +881,19 @@ describe("a rule said to hold from now on", () => {
     }
   });
 });
+
+describe("a rule under a condition that opens with when", () => {
+  it("reads a when-clause as a condition, and as a question only with an auxiliary after it", () => {
+    for (const s of [
+      "When running the tests, always pass -x.",
+      "When I say deploy, always run the smoke tests first.",
+      "When it fails, never retry more than twice.",
+    ]) {
+      expect(ruleSentences(s)).toEqual([s]);
+      const span: Turn[] = [turn("user", s), turn("assistant", "Understood.")];
+      const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
+      expect(rules.map((r) => r.text)).toEqual([s]);
+    }
+    expect(ruleSentences("When will you always run the tests.")).toEqual([]);
+  });
+});

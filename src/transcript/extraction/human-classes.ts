@@ -126,8 +126,9 @@ const RULE_STANDING =
   /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+/** A question (a "when" with no auxiliary after it opens a condition, not a question). */
 const RULE_QUESTION =
-  /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
+  /\?\s*$|^(?:what|why|how|where|which|who|when(?=\s+(?:is|are|was|were|will|would|do|does|did|should|shall|can|could|has|have|had|may|might|must)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
 const RULE_HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 
