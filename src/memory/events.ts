@@ -184,7 +184,8 @@ function saysTheWork(text: string): boolean {
 /** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
 function payloadLead(typed: string): string {
   const first = typed.trim().split("\n")[0]!.trim();
-  const lead = first.replace(/\s*[{[]\s*$/, "").trim();
+  // The brace is cut off by position: a pattern of spaces before it would read a long run of spaces quadratically.
+  const lead = /[{[]$/.test(first) ? first.slice(0, -1).trim() : first;
   if (lead === first || lead.length > MAX_SENTENCE || lead.split(/\s+/).length < 5 || PASTED.test(lead)) return "";
   return `${lead.replace(/[\s:,]+$/, "")}:`;
 }

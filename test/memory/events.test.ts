@@ -897,3 +897,14 @@ describe("a rule under a condition that opens with when", () => {
     expect(ruleSentences("When will you always run the tests.")).toEqual([]);
   });
 });
+
+describe("a report that opens a payload after a long run of spaces", () => {
+  it("reads the report's first line in time linear in its length", () => {
+    const said = `When I use an absolute path${" ".repeat(100_000)}for the schema I get {\n  "status": 500\n}`;
+    const span: Turn[] = [turn("user", said), turn("assistant", "ok")];
+    const sections = extractSections(span);
+    const t0 = performance.now();
+    eventDrafts("s", span, sections);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
