@@ -562,7 +562,8 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
  * scratch_test.py) or named just scratch, tmp or temp. Not a module whose name only starts so (templates.py,
  * debugger.py, temperature.py), nor anything of an installed package.
  */
-const THROWAWAY_SCRIPT = /(?:^|[\\/])(?:(?:debug|scratch|tmp|temp|sandbox|playground)[_-][\w-]*|scratch|tmp|temp)\.\w+$/i;
+const THROWAWAY_SCRIPT =
+  /(?:^|[\\/])(?:(?:debug|scratch|tmp|temp|sandbox|playground)[_-][\w-]*|scratch|tmp|temp)\.\w+$/i;
 /** An installed package's folder: its frames are a library's, never a throwaway script's. */
 const INSTALLED = /[\\/](?:site-packages|dist-packages|node_modules)[\\/]/;
 /** A traceback's frame: `File "path", line N` (Python) or `at fn (path:N:M)` (JavaScript). */

@@ -874,7 +874,10 @@ describe("an exit report that says why the command failed", () => {
 
 describe("a rule said to hold from now on", () => {
   it("stores a rule that holds from now on or going forward, with no other firm word", () => {
-    for (const said of ["From now on use pnpm, not npm.", "Going forward, please write all commit messages in English."]) {
+    for (const said of [
+      "From now on use pnpm, not npm.",
+      "Going forward, please write all commit messages in English.",
+    ]) {
       const span: Turn[] = [turn("user", said), turn("assistant", "Understood.")];
       const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
       expect(rules.map((r) => r.text)).toEqual([said]);
