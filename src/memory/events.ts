@@ -41,18 +41,25 @@ const ABBREVIATION =
   /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|nos|gen|approx|incl|excl|ca|fig|ref|dept|mr|mrs|ms|dr|prof|st|jr|sr|co|inc|ltd|corp|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|[A-Z])\.$/i;
 
 /**
- * One line's sentences: split after . ! ? and a space, except after an abbreviation or where the next word goes
- * on in lower case or with a number (a sentence starts with neither).
+ * One line's sentences: split after . ! ? and a space, except after an abbreviation or, for a writer who starts
+ * sentences with a capital, where the next word goes on in lower case or with a number. A line typed all in lower
+ * case ("always run the tests. never push to main.") starts each sentence in lower case, so there that says nothing.
  */
 export function lineSentences(line: string): string[] {
-  const out: string[] = [];
+  // Each sentence as its pieces, joined once at the end: an abbreviation is read on the last piece alone (a piece
+  // starts after a space, where the abbreviation may start), so a line of many pieces costs no more than its length.
+  const out: string[][] = [];
+  const capitalised = !/^[^\p{L}]*\p{Ll}/u.test(line);
   for (const piece of line.split(/(?<=[.!?])\s+/)) {
-    const prev = out.at(-1);
-    if (prev !== undefined && prev.endsWith(".") && (ABBREVIATION.test(prev) || /^[\p{Ll}\d]/u.test(piece)))
-      out[out.length - 1] = `${prev} ${piece}`;
-    else out.push(piece);
+    const last = out.at(-1)?.at(-1);
+    const goesOn =
+      last !== undefined &&
+      last.endsWith(".") &&
+      (ABBREVIATION.test(last) || (capitalised && /^[\p{Ll}\d]/u.test(piece)));
+    if (goesOn) out.at(-1)!.push(piece);
+    else out.push([piece]);
   }
-  return out;
+  return out.map((pieces) => pieces.join(" "));
 }
 
 /** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */
@@ -91,8 +98,12 @@ const RULE_STANDING =
 /** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+/**
+ * A question: ends with a question mark, or opens with a question word. "When" asks only with an auxiliary after it
+ * ("When will …", "When does …"); else it opens a condition ("When running the tests, always pass -x").
+ */
 const QUESTION =
-  /\?\s*$|^(?:what|why|how|where|which|who|when(?!\s+(?:you|we|writing|editing|adding|changing|making|a|an|the)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
+  /\?\s*$|^(?:what|why|how|where|which|who|when(?=\s+(?:is|are|was|were|will|would|do|does|did|should|shall|can|could|has|have|had|may|might|must)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
 const HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
@@ -112,10 +123,18 @@ const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
 const STANDING_MARK =
   /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
 
+/**
+ * Words that bound what a sentence asks to the task at hand ("Only change the test file this time.", "Don't commit
+ * yet.", "Skip the linter for this commit.", "Don't change anything else in that file.", "Do not use pandas in this
+ * script"): a one-off request, however firm its words. "This project" or "this repo" are no such bound.
+ */
+const BOUND_TO_NOW =
+  /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|for now|right now|at the moment|for today|today|(?:anything|nothing) else)\b|\b(?:in|to|of|from|on) (?:this|that|these|those) (?:file|function|method|class|script|component|module|test|endpoint|query|PR|pull request|branch|commit|change|bug|page|screen)s?\b|\byet[.!]?$/i;
+
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
-  if (!isRuleShaped(s)) return false;
+  if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
   if (FIRM_CUES.test(s) && !HEDGE.test(s)) {
     const bodies = clauses(s);
     if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
@@ -132,8 +151,9 @@ export function standingRule(sentence: string): boolean {
 /** A condition that recurs (when, whenever, before, after, each time), then what to do. */
 const CONDITIONAL = /^(?:when(?:ever)?|every time|each time|before|after)\b[^,]{3,80},\s*(.+)$/i;
 
-/** What may stand before an imperative: a reminder, "meanwhile", "just". */
-const DIRECTIVE_LEAD = /^(?:(?:meanwhile|just|also|and|so|then|remember(?: to)?|remeber(?: to)?)[,]?\s+)+/i;
+/** What may stand before an imperative: a reminder, "meanwhile", "just", "from now on". */
+const DIRECTIVE_LEAD =
+  /^(?:(?:meanwhile|just|also|and|so|then|remember(?: to)?|remeber(?: to)?|from now on|going forward|in (?:the )?future)[,]?\s+)+/i;
 /** A sentence that tells the agent (or "we") to do something: an imperative, a reminder, a should/need/want. */
 const DIRECTIVE_SAID =
   /\b(?:we|you)\s+(?:should|must|need to|have to|shall)\b|\bI (?:want|need|would like|'d like) you to\b|\b(?:remember|remeber|don'?t forget)\b/i;
@@ -164,7 +184,8 @@ function saysTheWork(text: string): boolean {
 /** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
 function payloadLead(typed: string): string {
   const first = typed.trim().split("\n")[0]!.trim();
-  const lead = first.replace(/\s*[{[]\s*$/, "").trim();
+  // The brace is cut off by position: a pattern of spaces before it would read a long run of spaces quadratically.
+  const lead = /[{[]$/.test(first) ? first.slice(0, -1).trim() : first;
   if (lead === first || lead.length > MAX_SENTENCE || lead.split(/\s+/).length < 5 || PASTED.test(lead)) return "";
   return `${lead.replace(/[\s:,]+$/, "")}:`;
 }
@@ -247,8 +268,13 @@ const BARE_CLASS = /^[\w.]*(?:Error|Exception)[.:]?$/;
 /** A command's exit reported by what ran it ("did not complete successfully: exit code: 2", "exited with code 1"). */
 const EXIT_ONLY =
   /\b(?:exit(?:ed)? (?:with )?(?:code|status)|did not complete successfully|returned non-zero exit status|ELIFECYCLE)\b/i;
-/** An error a line names beyond the exit: an error class or a compiler's code. */
-const NAMED_ERROR = /\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b/;
+/**
+ * An error a line names beyond the exit: an error class, a compiler's code, a system error's code (ENOENT, EACCES;
+ * not npm's ELIFECYCLE wrapper), a signal or the memory killer, or the message the exit code is followed by
+ * ("failed with exit code 128: fatal: not a git repository").
+ */
+const NAMED_ERROR =
+  /\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b|\bE(?!RROR\b|LIFECYCLE\b|XIT)[A-Z]{3,}\b|\bSIG[A-Z]{3,}\b|\bOOM|\b(?:out of memory|segmentation fault|killed)\b|\b(?:code|status)\s*:?\s*-?\d+\s*:\s*\S/;
 /** A bare assertion with no test named: the test runner's FAIL line says which test, this says little alone. */
 const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
 /** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */
@@ -316,8 +342,14 @@ interface Commit {
   files: string[];
 }
 
-/** A file written where throwaway files go (a temp or scratch folder): the agent's helper, not the project's. */
-const THROWAWAY = /^\/(?:tmp|private\/tmp|var\/folders)\/|(?:^|\/)(?:tmp|temp|scratch|scratchpad)\//i;
+/**
+ * A file written where throwaway files go: straight into the system's temp folder (`/tmp/check.py`, a macOS or
+ * Windows temp folder) or into a scratch folder: the agent's helper, not the project's. A project may itself live
+ * under /tmp (`/tmp/shop/app/models.py`) or keep code in a `tmp/` or `temp/` folder of its own (`src/sensors/temp/`),
+ * so neither a deeper path under /tmp nor a folder of the project named so is one.
+ */
+const THROWAWAY =
+  /^\/(?:private\/)?tmp\/[^/]+$|^\/var\/folders\/|^[A-Za-z]:\\(?:[^\\]+\\)*Temp\\[^\\]+$|(?:^|[\\/])(?:scratch|scratchpad)[\\/]/i;
 
 /** What each kind of event's units are read against: the span, its requests, edits and commits. */
 interface SpanEvents {
@@ -525,8 +557,15 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
   return false;
 }
 
-/** A script written to look around (debug_x.py, scratch.js, tmp_check.py) or one in a scratch or temp folder. */
-const THROWAWAY_SCRIPT = /(?:^|[\\/])(?:debug|scratch|tmp|temp|sandbox|playground)[\w-]*\.\w+$/i;
+/**
+ * A script written to look around: named for it with a separator after the word (debug_x.py, tmp-check.js,
+ * scratch_test.py) or named just scratch, tmp or temp. Not a module whose name only starts so (templates.py,
+ * debugger.py, temperature.py), nor anything of an installed package.
+ */
+const THROWAWAY_SCRIPT =
+  /(?:^|[\\/])(?:(?:debug|scratch|tmp|temp|sandbox|playground)[_-][\w-]*|scratch|tmp|temp)\.\w+$/i;
+/** An installed package's folder: its frames are a library's, never a throwaway script's. */
+const INSTALLED = /[\\/](?:site-packages|dist-packages|node_modules)[\\/]/;
 /** A traceback's frame: `File "path", line N` (Python) or `at fn (path:N:M)` (JavaScript). */
 const FRAME = /File "([^"]+)", line \d+|\bat (?:[\w.<>]+ )?\(?([^\s():]+):\d+:\d+\)?/g;
 
@@ -542,7 +581,7 @@ function raisedInThrowaway(turn: Turn, line: string): boolean {
     const frames = [...source.slice(Math.max(0, at - 3000), at).matchAll(FRAME)];
     const last = frames.at(-1);
     const file = last && (last[1] ?? last[2]);
-    if (file) return THROWAWAY_SCRIPT.test(file) || THROWAWAY.test(file);
+    if (file) return !INSTALLED.test(file) && (THROWAWAY_SCRIPT.test(file) || THROWAWAY.test(file));
   }
   return false;
 }
@@ -622,9 +661,16 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const i = s.at(c.turn);
     if (i === undefined) continue;
     const said = squeeze(c.text);
-    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) =>
-      said.includes(squeeze(x).slice(0, 40)),
-    );
+    // The summary's sentences start where the turn's do, but may stop short of them (cut after "e.g." or "no."):
+    // a turn sentence is one of them when it starts with one, however early the cut came.
+    const starts = said
+      .split(/\s*…\s*|(?<=[.!?])\s+/)
+      .filter((x) => x.length > 2)
+      .map((x) => x.slice(0, 40));
+    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) => {
+      const w = squeeze(x);
+      return said.includes(w.slice(0, 40)) || starts.some((start) => w.startsWith(start));
+    });
     const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
     for (const sentence of sentences.filter(standingRule).map((x) => x.replace(BULLET, ""))) {
       drafts.push({

@@ -15,8 +15,13 @@ const HEDGE =
 /** A heading, a bullet's bold label, a table row, a quote, a code comment or an emoji-led line. */
 const FRAGMENT_OPENING =
   /^(?:#|\*\*[^*]+\*\*\s*[:—–-]|\||>|\/\/|\(|\[[^\]]*\]\s*$|[\p{Extended_Pictographic}\u2700-\u27bf])/u;
-/** A list item led by its label ("Status: Uses `barred` …", "Better Country Mapping: Separate …"): a fragment. */
-const LABELLED = /^(?:\*\*)?[\p{Lu}][\p{L}\d/&'-]*(?:\s+[\p{L}\d/&'-]+){0,3}(?:\*\*)?\s*:\s+\S/u;
+/**
+ * A list item led by its label, its subject left out ("Status: Uses `barred` …", "Better Country Mapping: Separate
+ * …"): a fragment. A label followed by a clause with its subject ("Root cause: the cookie was set without SameSite",
+ * "The fix: The parser takes the zone") is a whole statement.
+ */
+const LABELLED =
+  /^(?:\*\*)?[\p{Lu}][\p{L}\d/&'-]*(?:\s+[\p{L}\d/&'-]+){0,3}(?:\*\*)?\s*:\s+(?!(?:The|A|An|This|That|These|Those|It|Its|Our|We|They|Each|Every|No|All|Any)\b)[\p{Lu}`]/u;
 /** An opening that points back to the sentence before ("Likewise, switch to …"): what it says is said there. */
 const ANAPHORIC =
   /^(?:likewise|similarly|same (?:for|here|with|as)|as (?:above|before|mentioned)|otherwise|in addition|additionally)\b/i;

@@ -740,3 +740,174 @@ describe("errors of the project, not of a throwaway script", () => {
     expect(errors.map((e) => e.record.error)).toEqual(["TypeError: unhashable type: 'dict'"]);
   });
 });
+
+describe("errors and edits of a project whose files are named or placed like scratch", () => {
+  const run = (id: string, output: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command: "python manage.py check" } }],
+    tool_results: [{ call_id: id, output, is_error: true }],
+  });
+  const raisedIn = (file: string) => {
+    const span: Turn[] = [
+      turn("user", "Find out why the page crashes on render."),
+      turn(
+        "assistant",
+        "",
+        run(
+          `r${n}`,
+          `Traceback (most recent call last):\n  File "/w/manage.py", line 3, in <module>\n    main()\n  File "${file}", line 40, in render\n    key = {field: meta}\nTypeError: unhashable type: 'dict'`,
+        ),
+      ),
+    ];
+    return eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+  };
+
+  it("keeps an error raised in a module whose name only starts like a scratch word, or in a project under /tmp", () => {
+    for (const file of [
+      "/w/app/templates.py",
+      "/w/app/temperature.py",
+      "/w/src/debugger.py",
+      "/tmp/shop/app/models.py",
+      "/w/venv/lib/python3.12/site-packages/lib/tmp.py",
+    ])
+      expect(raisedIn(file).map((e) => e.record.error)).toEqual(["TypeError: unhashable type: 'dict'"]);
+    for (const file of ["/w/debug_render.py", "/tmp/check.py", "/w/tmp-probe.py"]) expect(raisedIn(file)).toEqual([]);
+  });
+
+  it("keeps the edits of a project that lives under /tmp or has its own tmp/ or temp/ folder", () => {
+    const edited = (cwd: string | undefined, path: string) => {
+      const span: Turn[] = [
+        turn("user", "Add a retry to the loader."),
+        turn("assistant", "", {
+          tool_calls: [{ id: `e${n}`, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+          tool_results: [{ call_id: `e${n}`, output: "ok", is_error: false }],
+        }),
+      ];
+      span[1]!.tool_results[0]!.call_id = span[1]!.tool_calls[0]!.id;
+      return eventDrafts("s", span, extractSections(span, { cwd }))
+        .filter((d) => d.category === "change")
+        .flatMap((c) => c.files);
+    };
+    expect(edited(undefined, "/tmp/shop/src/loader.py")).toHaveLength(1);
+    expect(edited("/r", "/r/src/sensors/temp/reader.py")).toEqual(["src/sensors/temp/reader.py"]);
+    expect(edited("/r", "/r/tmp/loader.py")).toEqual(["tmp/loader.py"]);
+    expect(edited("/r", "/tmp/retry_check.py")).toEqual([]);
+  });
+});
+
+describe("a rule cut early by the summary is stored whole", () => {
+  it("takes the whole sentence from the turn when the cut after an abbreviation came in its first words", () => {
+    const span: Turn[] = [
+      turn("user", "Always use absolute imports (e.g. from app.models import User) rather than relative ones."),
+      turn("assistant", "Understood."),
+    ];
+    const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
+    expect(rules.map((r) => r.text)).toEqual([
+      "Always use absolute imports (e.g. from app.models import User) rather than relative ones.",
+    ]);
+  });
+});
+
+describe("sentences of a line typed in lower case, and of a very long line", () => {
+  it("splits a line whose writer starts no sentence with a capital at each sentence's end", () => {
+    expect(lineSentences("always run the tests before committing. never push to main directly.")).toEqual([
+      "always run the tests before committing.",
+      "never push to main directly.",
+    ]);
+    expect(ruleSentences("always run the tests before committing. never push to main directly.")).toHaveLength(2);
+    // A writer who capitalises still has a sentence go on in lower case after a full stop.
+    expect(lineSentences("Customers keep the same customer no. as they had before. Done.")).toHaveLength(2);
+  });
+
+  it("reads a 400 KB line of abbreviations in time linear in its length", () => {
+    const line = "See e.g. ".repeat(45_000);
+    const t0 = performance.now();
+    expect(lineSentences(line)).toHaveLength(1);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
+
+describe("a firm request bound to the task at hand is no rule", () => {
+  it("stores no rule of a sentence that says it holds this time, not yet, or for this commit", () => {
+    for (const s of [
+      "Only change the test file this time.",
+      "Don't commit yet.",
+      "Do not run the linter for this commit.",
+      "Never mind the failing e2e tests right now, just fix the unit tests.",
+      "Don't change anything else in that file.",
+      "Only fix the typo, nothing else.",
+      "Don't worry about the tests for now.",
+      "Do not use pandas in this script; use the csv module.",
+      "Please don't use the old API in this function, use fetchV2 instead.",
+    ])
+      expect(ruleSentences(s)).toEqual([]);
+    for (const s of [
+      "Never commit directly to main.",
+      "Only change test files when a test is wrong.",
+      "Never use pandas in this project; use the csv module.",
+    ])
+      expect(ruleSentences(s)).toHaveLength(1);
+  });
+
+  it("makes no rule unit of an instruction turn's one-off", () => {
+    const span: Turn[] = [turn("user", "Only change the test file this time."), turn("assistant", "Understood.")];
+    expect(eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment")).toEqual([]);
+  });
+});
+
+describe("an exit report that says why the command failed", () => {
+  it("keeps an exit line that names a system error, a signal or the message after the code", () => {
+    const t = turn("assistant", "");
+    for (const l of [
+      "Error: The process '/usr/bin/git' failed with exit code 128: fatal: not a git repository",
+      "Error: spawn npx ENOENT, exited with code -2",
+      "Error: Command failed with exit code 1: SIGKILL received",
+    ])
+      expect(errorLine(l, t)).toBe(l);
+    for (const l of [
+      "Error: Process completed with exit code 1.",
+      "npm ERR! code ELIFECYCLE, exited with code 1",
+      "ERROR: failed to solve: process did not complete successfully: exit code: 2",
+    ])
+      expect(errorLine(l, t)).toBeUndefined();
+  });
+});
+
+describe("a rule said to hold from now on", () => {
+  it("stores a rule that holds from now on or going forward, with no other firm word", () => {
+    for (const said of [
+      "From now on use pnpm, not npm.",
+      "Going forward, please write all commit messages in English.",
+    ]) {
+      const span: Turn[] = [turn("user", said), turn("assistant", "Understood.")];
+      const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
+      expect(rules.map((r) => r.text)).toEqual([said]);
+    }
+  });
+});
+
+describe("a rule under a condition that opens with when", () => {
+  it("reads a when-clause as a condition, and as a question only with an auxiliary after it", () => {
+    for (const s of [
+      "When running the tests, always pass -x.",
+      "When I say deploy, always run the smoke tests first.",
+      "When it fails, never retry more than twice.",
+    ]) {
+      expect(ruleSentences(s)).toEqual([s]);
+      const span: Turn[] = [turn("user", s), turn("assistant", "Understood.")];
+      const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
+      expect(rules.map((r) => r.text)).toEqual([s]);
+    }
+    expect(ruleSentences("When will you always run the tests.")).toEqual([]);
+  });
+});
+
+describe("a report that opens a payload after a long run of spaces", () => {
+  it("reads the report's first line in time linear in its length", () => {
+    const said = `When I use an absolute path${" ".repeat(100_000)}for the schema I get {\n  "status": 500\n}`;
+    const span: Turn[] = [turn("user", said), turn("assistant", "ok")];
+    const sections = extractSections(span);
+    const t0 = performance.now();
+    eventDrafts("s", span, sections);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});

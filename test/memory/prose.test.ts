@@ -50,6 +50,15 @@ describe("prose that is not a whole statement of fact", () => {
     expect(wholeClaim(s)).toBe(false);
   });
 
+  it("a cause stated whole after its label is a claim", () => {
+    for (const s of [
+      "Root cause: the session cookie was dropped on redirect because it was set without SameSite.",
+      "Why it failed: the worker read the old env file because the deploy rotated the keys.",
+      "The fix: The parser takes the timezone explicitly because the server locale differs per host.",
+    ])
+      expect(wholeClaim(s)).toBe(true);
+  });
+
   it("a cause stated whole is a claim", () => {
     expect(
       wholeClaim("This error occurs when you call `useMutation` on a query procedure instead of a mutation procedure."),

@@ -126,13 +126,17 @@ const RULE_STANDING =
   /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
+/** A question (a "when" with no auxiliary after it opens a condition, not a question). */
 const RULE_QUESTION =
-  /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
+  /\?\s*$|^(?:what|why|how|where|which|who|when(?=\s+(?:is|are|was|were|will|would|do|does|did|should|shall|can|could|has|have|had|may|might|must)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
 const RULE_HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 
+/** Words that make what follows hold from now on: as firm as "always", though none of the firm cues. */
+const FROM_NOW = /\b(?:from now on|going forward)\b/i;
+
 function ruleShaped(s: string): boolean {
-  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !FIRM_CUES.test(s)) return false;
+  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !(FIRM_CUES.test(s) || FROM_NOW.test(s))) return false;
   if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s)) return false;
   const clauses = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
   return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
