@@ -172,11 +172,15 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
         const stamp = getMeta(db, "graph.last_run");
         if (!ranked || ranked.stamp !== stamp || ranked.embedder !== embedding.embedder) {
           const { embedder, vectorsEnabled } = embedding;
+          const replaced = ranked !== undefined;
           ranked = {
             stamp,
             embedder,
             ranker: createRanker(db, { embedder, vectorsEnabled, root: location.root, bm25 }),
           };
+          // A ranker replaced after an index run serves an app that ranks again and again (a server): it reads its
+          // copies at once, as a warmed one does, rather than answering its first queries from sqlite-vec.
+          if (replaced) ranked.ranker.warm();
         }
         return ranked.ranker;
       },

@@ -453,11 +453,16 @@ function replaceSpans(text: string, open: RegExp, close: RegExp, marker: string)
 
 /**
  * Short texts that redaction left unchanged, remembered so a text seen again (a field name, a path, a card line
- * in every result) is not checked again. Only texts without a secret are kept; bounded, emptied when full.
+ * in every result) is not checked again. Only texts without a secret are kept; bounded, emptied when full. Each is
+ * kept as a copy of its own: a short text cut from a long one (a summary line from a file's content) would otherwise
+ * keep the whole long text alive for as long as it is remembered.
  */
 const clean = new Set<string>();
 const CLEAN_MAX = 8192;
 const CLEAN_CHARS = 512;
+
+/** A copy of `text` that shares no storage with the string it was cut from (UTF-16 code units copied as they are). */
+const ownCopy = (text: string): string => Buffer.from(text, "utf16le").toString("utf16le");
 
 /** Text with every recognised secret replaced by a marker. Idempotent; never changes the number of lines. */
 export function redact(text: string): string {
@@ -466,7 +471,7 @@ export function redact(text: string): string {
   const out = redactText(text, true);
   if (out === text) {
     if (clean.size >= CLEAN_MAX) clean.clear();
-    clean.add(text);
+    clean.add(ownCopy(text));
   }
   return out;
 }
