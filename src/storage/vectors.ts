@@ -102,11 +102,16 @@ const FROM_NODE = "";
 export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, t: ItemText): void {
   const { text, stored } = itemText(t);
   const hash = hashText(text);
-  const row = stmt(db, "SELECT id, text_hash FROM vector_items WHERE owner_type = ? AND owner_id = ?").get(
-    ownerType,
-    ownerId,
-  ) as { id: number; text_hash: string } | undefined;
-  if (row?.text_hash === hash) return;
+  const row = stmt(
+    db,
+    "SELECT id, text_hash, text = ? AS same FROM vector_items WHERE owner_type = ? AND owner_id = ?",
+  ).get(stored, ownerType, ownerId) as { id: number; text_hash: string; same: number } | undefined;
+  if (row?.text_hash === hash) {
+    // The same words keep their vector, but how they are kept follows the row: a symbol's row that no longer composes
+    // them (its summary changed, its redacted text did not) must not be what the embedder reads.
+    if (!row.same) stmt(db, "UPDATE vector_items SET text = ? WHERE id = ?").run(stored, row.id);
+    return;
+  }
   if (row) {
     // Its vector goes (a new item has none yet: nothing a copy of the vectors holds changes).
     wrote(db);
