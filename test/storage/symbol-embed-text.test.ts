@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
-import { pendingVectorItems } from "../../src/storage/vectors.js";
+import { pendingVectorItems, storeVectors } from "../../src/storage/vectors.js";
 import { redact } from "../../src/text/redact.js";
 import { openTestApp } from "../graph/helpers.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -62,5 +62,38 @@ describe("a symbol's embed text composed from its node's row", () => {
     expect(text).toBeDefined();
     expect(text).not.toContain(KEY);
     expect(text).toContain("[redacted aws secret]");
+  }, 60_000);
+});
+
+describe("a symbol edited while its vector is computed", () => {
+  it("stays queued: the vector of its old words is not stored as that of its new ones", async () => {
+    const root = tmpDir("memcards-symrace-");
+    mkdirSync(join(root, "pkg"));
+    const file = join(root, "pkg", "shapes.py");
+    writeFileSync(file, "def area(width, height):\n    return width * height\n");
+    const app = openTestApp(root);
+    try {
+      await buildGraph(app.scope, app, { lexicalOnly: true });
+      const id = (
+        app.db
+          .prepare("SELECT i.id AS id FROM vector_items i JOIN nodes n ON n.id = i.owner_id WHERE n.name = 'area'")
+          .get() as { id: number }
+      ).id;
+      // An embedder takes the queued items (one index run)...
+      const taken = pendingVectorItems(app.db, 10_000);
+      expect(taken.find((i) => i.id === id)?.text).toContain("area(width, height)");
+      // ... another run re-indexes the symbol with new words while the vectors are computed...
+      writeFileSync(file, "def area(radius):\n    return 3.14159 * radius * radius\n");
+      await buildGraph(app.scope, app, { lexicalOnly: true });
+      // ... and the first run stores what it computed.
+      storeVectors(
+        app.db,
+        taken.map((i) => ({ ...i, vector: Float32Array.from({ length: app.embedding.embedder.dimension }, () => 1) })),
+      );
+      const again = pendingVectorItems(app.db, 10_000).find((i) => i.id === id);
+      expect(again?.text).toContain("area(radius)");
+    } finally {
+      await app.close();
+    }
   }, 60_000);
 });
