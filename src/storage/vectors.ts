@@ -12,6 +12,8 @@ import { storedSymbolText } from "./graph/symbol-text.js";
 export interface VectorItem {
   id: number;
   text: string;
+  /** The identity of the text when it was read: a vector computed from it is stored only while it still holds. */
+  hash: string;
 }
 
 /** A text's identity for "unchanged, keep its vector": 64 bits of its sha1 (hex). */
@@ -102,11 +104,16 @@ const FROM_NODE = "";
 export function upsertVectorItem(db: Db, projectId: number, ownerType: string, ownerId: number, t: ItemText): void {
   const { text, stored } = itemText(t);
   const hash = hashText(text);
-  const row = stmt(db, "SELECT id, text_hash FROM vector_items WHERE owner_type = ? AND owner_id = ?").get(
-    ownerType,
-    ownerId,
-  ) as { id: number; text_hash: string } | undefined;
-  if (row?.text_hash === hash) return;
+  const row = stmt(
+    db,
+    "SELECT id, text_hash, text = ? AS same FROM vector_items WHERE owner_type = ? AND owner_id = ?",
+  ).get(stored, ownerType, ownerId) as { id: number; text_hash: string; same: number } | undefined;
+  if (row?.text_hash === hash) {
+    // The same words keep their vector, but how they are kept follows the row: a symbol's row that no longer composes
+    // them (its summary changed, its redacted text did not) must not be what the embedder reads.
+    if (!row.same) stmt(db, "UPDATE vector_items SET text = ? WHERE id = ?").run(stored, row.id);
+    return;
+  }
   if (row) {
     // Its vector goes (a new item has none yet: nothing a copy of the vectors holds changes).
     wrote(db);
@@ -151,13 +158,14 @@ export function deleteVectorItems(db: Db, ownerType: string, ownerIds: readonly 
 
 /** Up to `limit` items still waiting for a vector, with their text (a symbol's composed from its node's row). */
 export function pendingVectorItems(db: Db, limit: number, projectId?: number): VectorItem[] {
-  const sql = `SELECT i.id AS id, i.text AS text, n.kind AS kind, n.key AS key, n.path AS path, n.summary AS summary
+  const sql = `SELECT i.id AS id, i.text AS text, i.text_hash AS hash, n.kind AS kind, n.key AS key, n.path AS path, n.summary AS summary
     FROM vector_items i LEFT JOIN nodes n ON i.text = '' AND i.owner_type = 'node' AND n.id = i.owner_id AND n.type = 'symbol'
     WHERE i.embedded = 0${projectId === undefined ? "" : " AND i.project_id = ?"} ORDER BY i.id LIMIT ?`;
   const args = projectId === undefined ? [limit] : [projectId, limit];
   type Row = VectorItem & { kind: string | null; key: string | null; path: string | null; summary: string | null };
   return (stmt(db, sql).all(...args) as Row[]).map((r) => ({
     id: r.id,
+    hash: r.hash,
     text:
       r.text === FROM_NODE && r.key !== null && r.path !== null
         ? storedSymbolText({ kind: r.kind, key: r.key, path: r.path, summary: r.summary })
@@ -165,14 +173,20 @@ export function pendingVectorItems(db: Db, limit: number, projectId?: number): V
   }));
 }
 
-/** Stores computed vectors and marks their items embedded, in one write transaction. */
-export function storeVectors(db: Db, items: readonly { id: number; vector: Float32Array }[]): void {
+/**
+ * Stores computed vectors and marks their items embedded, in one write transaction. An item given with the `hash` of
+ * the text its vector was computed from is skipped when its text changed since (another run re-queued it meanwhile):
+ * it stays queued for its new words.
+ */
+export function storeVectors(db: Db, items: readonly { id: number; vector: Float32Array; hash?: string }[]): void {
   const del = stmt(db, "DELETE FROM vectors WHERE rowid = ?");
   const ins = stmt(db, "INSERT INTO vectors (rowid, embedding) VALUES (?, vec_int8(?))");
   const mark = stmt(db, "UPDATE vector_items SET embedded = 1 WHERE id = ?");
+  const current = stmt(db, "SELECT text_hash FROM vector_items WHERE id = ?").pluck();
   writeTx(db, () => {
     wrote(db);
-    for (const { id, vector } of items) {
+    for (const { id, vector, hash } of items) {
+      if (hash !== undefined && current.get(id) !== hash) continue;
       del.run(BigInt(id));
       // A zero vector (empty text) has no direction: it is marked done but never returned by kNN.
       if (vector.some((x) => x !== 0)) ins.run(BigInt(id), quantizeVector(vector));

@@ -117,13 +117,13 @@ const RULES: Rule[] = [
   ],
   [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, "[redacted openai key]", "sk-"],
   [
-    /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}/g,
+    /(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))gh[pousr]_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}/g,
     "[redacted github token]",
     ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
   ],
   [/github_pat_[A-Za-z0-9_]{30,}/g, "[redacted github token]", "github_pat_"],
   [
-    /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g,
+    /(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g,
     "[redacted aws key]",
     ["AKIA", "ASIA", "ABIA", "ACCA"],
   ],
@@ -138,7 +138,11 @@ const RULES: Rule[] = [
     "[redacted token]",
     ["gsk", "glpat", "glptt", "npm", "hf", "dop_v1", "_live", "_test"],
   ],
-  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, "[redacted jwt]", "eyJ"],
+  [
+    /(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    "[redacted jwt]",
+    "eyJ",
+  ],
   [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))pypi-[A-Za-z0-9_-]{40,}/g, "[redacted pypi token]", "pypi-"],
   [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))GOCSPX-[A-Za-z0-9_-]{20,}/g, "[redacted google oauth secret]", "GOCSPX-"],
   [/(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])/g, "[redacted telegram token]", ":AA"],
@@ -147,7 +151,7 @@ const RULES: Rule[] = [
   [/(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))hv[sbr]\.[A-Za-z0-9_-]{20,}/g, "[redacted vault token]", ["hvs.", "hvb.", "hvr."]],
   // A Discord bot token: the bot's numeric id in base64, a timestamp, an HMAC.
   [
-    /(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+    /(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
     (m) =>
       /^\d{15,22}$/.test(Buffer.from(m.slice(0, m.indexOf(".")), "base64").toString("latin1"))
         ? "[redacted discord token]"
@@ -342,7 +346,7 @@ const RULES: Rule[] = [
   // Webhook URLs are credentials; so are SendGrid keys.
   [/(hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]{8,}/g, "$1[redacted]", "hooks.slack.com/"],
   [/(discord(?:app)?\.com\/api\/webhooks\/\d{1,30}\/)[A-Za-z0-9_-]{8,}/g, "$1[redacted]", "discord"],
-  [/(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g, "[redacted sendgrid key]", "SG."],
+  [/(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g, "[redacted sendgrid key]", "SG."],
   // A bare AWS secret access key (40 base64 characters), wherever it stands.
   [
     /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,

@@ -21,7 +21,11 @@ export async function embedPending(db: Db, embedder: Embedder, opts: EmbedPendin
     const vectors = await embedder.embed(items.map((i) => i.text));
     storeVectors(
       db,
-      items.map((item, k) => ({ id: item.id, vector: vectors[k] ?? new Float32Array(embedder.dimension) })),
+      items.map((item, k) => ({
+        id: item.id,
+        hash: item.hash,
+        vector: vectors[k] ?? new Float32Array(embedder.dimension),
+      })),
     );
     done += items.length;
     opts.onProgress?.(done);
