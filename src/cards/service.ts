@@ -32,12 +32,12 @@ export const CardsInput = z
       .max(50)
       .optional()
       .describe("repo-relative paths you are looking at"),
-    budget_tokens: z.number().int().min(50).max(20_000).default(1200).describe("token budget for all cards"),
+    budgetTokens: z.number().int().min(50).max(20_000).default(1200).describe("token budget for all cards"),
     mode: PackMode.default("post_selection").describe(
       "post_selection: choose on raw unit cost, then compress; pre_budget: compress first so more fit",
     ),
     kinds: z.array(UnitKind).max(UnitKind.options.length).optional().describe("only these card kinds"),
-    session_id: z
+    sessionId: z
       .string()
       .min(1)
       .max(MAX_ID_CHARS)
@@ -200,12 +200,12 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     task = task.slice(0, MAX_TASK_CHARS);
   }
   let session: Sections | undefined;
-  if (input.session_id) {
-    const row = latestSummary(deps.db, input.session_id, deps.projectId);
+  if (input.sessionId) {
+    const row = latestSummary(deps.db, input.sessionId, deps.projectId);
     if (row) session = Sections.parse(row.sections);
     else
       notes.push(
-        `Session ${input.session_id} has no stored summary yet; its constraints and failures are not included.`,
+        `Session ${input.sessionId} has no stored summary yet; its constraints and failures are not included.`,
       );
   }
   const kinds = new Set<UnitKind>(input.kinds ?? UnitKind.options);
@@ -232,8 +232,8 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     blocked: c.candidate.signals.conflict && c.card.components.risk >= 0.5,
   }));
   const packs = {
-    post_selection: pack(items, input.budget_tokens, "post_selection"),
-    pre_budget: pack(items, input.budget_tokens, "pre_budget"),
+    post_selection: pack(items, input.budgetTokens, "post_selection"),
+    pre_budget: pack(items, input.budgetTokens, "pre_budget"),
   };
   const chosen = packs[input.mode];
   const byId = new Map(cards.map((c) => [c.card.id, c.card]));
@@ -246,7 +246,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   recordServed(
     deps.db,
     deps.projectId,
-    input.session_id,
+    input.sessionId,
     task,
     served.map((c) => ({ id: c.id, unitKey: c.source, card: JSON.stringify(c) })),
   );
@@ -254,7 +254,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     task_chars: input.task.length,
     cards: served,
     mode: input.mode,
-    budget: input.budget_tokens,
+    budget: input.budgetTokens,
     tokens: chosen.tokens,
     selected: { post_selection: packs.post_selection.selected, pre_budget: packs.pre_budget.selected },
     skipped: chosen.skipped,
@@ -290,13 +290,13 @@ export function renderCards(r: CardsResult): string {
 export const OutcomeInput = z
   .object({
     helped: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that helped"),
-    not_helpful: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that did not"),
-    edited_files: z
+    notHelpful: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that did not"),
+    editedFiles: z
       .array(z.string().max(MAX_PATH_CHARS))
       .max(100)
       .default([])
       .describe("repo-relative paths you finally edited"),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    sessionId: z.string().max(MAX_ID_CHARS).optional(),
   })
   .strict();
 export type OutcomeInput = z.input<typeof OutcomeInput>;
@@ -312,20 +312,20 @@ export function someIds(ids: readonly string[], total = ids.length): string {
 
 /**
  * Records which cards helped (by card id) and which files were finally edited (as helpful file units).
- * `unknown` lists at most a few of the ids that name no served card; `unknown_count` says how many there were.
+ * `unknown` lists at most a few of the ids that name no served card; `unknownCount` says how many there were.
  * Card ids are looked up among the project's served cards unless `unitKeyOfCard` is given.
  */
 export function recordOutcome(
   deps: Pick<ProjectScope, "db" | "projectId"> & { unitKeyOfCard?: (id: string) => string | undefined },
   raw: OutcomeInput,
-): { recorded: number; unknown: string[]; unknown_count: number } {
+): { recorded: number; unknown: string[]; unknownCount: number } {
   const input = OutcomeInput.parse(raw);
   const unitKeyOfCard = deps.unitKeyOfCard ?? ((id: string) => servedCard(deps.db, deps.projectId, id)?.unit_key);
   const unknown: string[] = [];
   const units: { unitKey: string; helped: boolean }[] = [];
   for (const [ids, helped] of [
     [input.helped, true],
-    [input.not_helpful, false],
+    [input.notHelpful, false],
   ] as const) {
     for (const id of ids) {
       const key = unitKeyOfCard(id);
@@ -333,7 +333,7 @@ export function recordOutcome(
       else unknown.push(id);
     }
   }
-  for (const f of input.edited_files) units.push({ unitKey: `file:${f.replace(/^\.\//, "")}`, helped: true });
+  for (const f of input.editedFiles) units.push({ unitKey: `file:${f.replace(/^\.\//, "")}`, helped: true });
   if (units.length === 0 && unknown.length > 0) {
     throw new AppError(
       "NOT_FOUND",
@@ -343,8 +343,8 @@ export function recordOutcome(
   if (units.length === 0)
     throw new AppError("BAD_INPUT", "nothing to record: pass helped, not_helpful or edited_files");
   return {
-    recorded: recordOutcomes(deps.db, deps.projectId, raw.session_id, units),
+    recorded: recordOutcomes(deps.db, deps.projectId, input.sessionId, units),
     unknown: unknown.slice(0, UNKNOWN_SHOWN),
-    unknown_count: unknown.length,
+    unknownCount: unknown.length,
   };
 }

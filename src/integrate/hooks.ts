@@ -156,7 +156,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       const { compressContext } = await import("../session/compress.js");
       const r = compressContext(
         { ...app.scope, read: confinedReader(scope) },
-        { transcript_path: transcript, ...(sessionId ? { session_id: sessionId } : {}) },
+        { transcriptPath: transcript, ...(sessionId ? { sessionId: sessionId } : {}) },
       );
       return {
         stdout: "",
@@ -179,7 +179,7 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
       // startup, resume, clear: the project brief (recall): the last session's next steps, constraints,
       // failures and metrics that the work at hand most likely needs.
       const { recall } = await import("../memory/service.js");
-      const brief = recall(app.scope, { budget_tokens: 2000 });
+      const brief = recall(app.scope, { budgetTokens: 2000 });
       if (brief.units.length === 0 && !summarizedSessions(app.db, app.project.id, 1).some((x) => x.id !== sessionId)) {
         return { stdout: "", log: "no memory yet" };
       }
@@ -220,10 +220,10 @@ async function hookResult(event: HookEvent, input: HookInput, ctx: HookContext):
         { ...app.scope, ranker },
         {
           task,
-          budget_tokens: CARD_HOOK_BUDGET,
+          budgetTokens: CARD_HOOK_BUDGET,
           mode: "pre_budget",
           ...(typeof file === "string" ? { files: [relative(app.location.root, file)] } : {}),
-          ...(sessionId ? { session_id: sessionId } : {}),
+          ...(sessionId ? { sessionId: sessionId } : {}),
         },
       );
       if (r.cards.length === 0) return { stdout: "", log: "no card" };

@@ -47,7 +47,7 @@ export const RecordInput = z
     files: z.array(z.string().max(MAX_PATH_CHARS)).max(20).optional().describe("repo-relative paths it concerns"),
     scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
     confidence: z.number().min(0).max(1).default(0.9),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    sessionId: z.string().max(MAX_ID_CHARS).optional(),
   })
   .strict();
 export type RecordInput = z.input<typeof RecordInput>;
@@ -87,11 +87,11 @@ export function recordMemory(
     key,
     confidence: input.confidence,
     evidence: [
-      { ...(input.session_id ? { session: input.session_id } : {}), turn: "recorded", quote: text.slice(0, 500) },
+      { ...(input.sessionId ? { session: input.sessionId } : {}), turn: "recorded", quote: text.slice(0, 500) },
     ],
     files: input.files ?? [],
   };
-  const w = writeUnit(deps.db, deps.projectId, input.session_id ?? "recorded", draft);
+  const w = writeUnit(deps.db, deps.projectId, input.sessionId ?? "recorded", draft);
   if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
   if (w.action === "added" && w.id !== undefined) queueUnitForTeam(deps, w.id);
   const outcome =
@@ -113,16 +113,16 @@ export const SearchInput = z
   .object({
     query: z.string().min(1).max(4000),
     category: CategoryName.optional(),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    sessionId: z.string().max(MAX_ID_CHARS).optional(),
     file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
     tier: z.enum(["warm", "cold", "any"]).default("any"),
-    include_inactive: z
+    includeInactive: z
       .boolean()
       .default(false)
       .describe("also superseded units and units in conflict (never units waiting for review)"),
-    include_raw: z.boolean().default(false),
+    includeRaw: z.boolean().default(false),
     // The most tokens the hits (units, their evidence windows and raw turns) may take together.
-    budget_tokens: z.number().int().min(100).optional(),
+    budgetTokens: z.number().int().min(100).optional(),
     since: z.string().max(40).optional().describe("ISO time: only units updated since"),
     until: z.string().max(40).optional(),
     limit: z.number().int().min(1).max(50).default(10),
@@ -172,7 +172,7 @@ function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
 
 /** Options only the local viewer sets; never reachable from a tool call. */
 export interface SearchScope {
-  /** Also units waiting for review (with `include_inactive`): the viewer shows them to the person reviewing. */
+  /** Also units waiting for review (with `includeInactive`): the viewer shows them to the person reviewing. */
   includePending?: boolean;
 }
 
@@ -213,10 +213,10 @@ export function searchMemory(
     const m = getMemory(deps.db, id);
     if (!m) continue;
     // A superseded unit is shown, ranked down (a later unit replaced it); one in conflict only when asked for.
-    if (!input.include_inactive && m.status !== "active" && m.status !== "superseded") continue;
+    if (!input.includeInactive && m.status !== "active" && m.status !== "superseded") continue;
     if (m.status === "pending" && !scope.includePending) continue;
     if (category && m.category !== category) continue;
-    if (input.session_id && m.session_id !== input.session_id) continue;
+    if (input.sessionId && m.session_id !== input.sessionId) continue;
     if (input.tier !== "any" && m.tier !== input.tier) continue;
     if (input.file && !cites(m)) continue;
     const at = Date.parse(m.updated_at);
@@ -242,7 +242,7 @@ export function searchMemory(
     const own = new Set(identifierTokens(h.text));
     if (w && identifierTokens(w).some((x) => tokens.includes(x) && !own.has(x))) h.window = w;
   }
-  const rawHits = input.include_raw
+  const rawHits = input.includeRaw
     ? searchRawFts(deps.db, deps.projectId, match, input.limit + shownTurns.size)
         .filter((r) => !shownTurns.has(`${r.session_id}:${r.turn_id}`))
         .slice(0, input.limit)
@@ -256,12 +256,12 @@ export function searchMemory(
     : [];
   // Without the archive asked for, its best windows still fill in what the units miss: a short window, whole
   // sentences around the query's terms, for each of the best archive turns that holds terms no unit shown holds.
-  const fills = input.include_raw ? [] : fillWindows(deps, match, tokens, hits, shownTurns, input.limit);
+  const fills = input.includeRaw ? [] : fillWindows(deps, match, tokens, hits, shownTurns, input.limit);
   const shown = fills.length ? hits.slice(0, Math.max(1, input.limit - fills.length)) : hits;
   const extra = [...rawHits, ...fills];
-  return input.budget_tokens === undefined
+  return input.budgetTokens === undefined
     ? { hits: shown, raw: extra }
-    : withinBudget(shown, extra, input.budget_tokens);
+    : withinBudget(shown, extra, input.budgetTokens);
 }
 
 /** At most this many archive windows fill in after the units; characters of each. */
@@ -376,7 +376,7 @@ export async function searchMemoryHybrid(
   return searchMemory(deps, input, vector, scope);
 }
 
-export const RecallInput = z.object({ budget_tokens: z.number().int().min(100).max(10_000).default(1500) }).strict();
+export const RecallInput = z.object({ budgetTokens: z.number().int().min(100).max(10_000).default(1500) }).strict();
 
 /**
  * What the work at hand most likely needs, under a budget: the user's standing constraints, recent failures
@@ -387,7 +387,7 @@ export function recall(
   deps: MemoryDeps,
   raw: z.input<typeof RecallInput> = {},
 ): { markdown: string; tokens: number; units: number[] } {
-  const { budget_tokens: budget } = RecallInput.parse(raw);
+  const { budgetTokens: budget } = RecallInput.parse(raw);
   // One git process for both: the branch from the status header, the changed paths from its lines.
   const status = (git(deps.root, ["status", "--porcelain", "--branch"], { timeout: 2000, trim: false }) ?? "").split(
     "\n",
@@ -491,7 +491,7 @@ export function recall(
 export const ForgetInput = z
   .object({
     id: z.number().int().positive().optional(),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
+    sessionId: z.string().max(MAX_ID_CHARS).optional(),
     file: z.string().max(MAX_PATH_CHARS).optional(),
     all: z
       .boolean()
@@ -515,14 +515,14 @@ export function forget(
   raw: ForgetInput,
 ): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   const input = ForgetInput.parse(raw);
-  const chosen = [input.id !== undefined, Boolean(input.session_id), Boolean(input.file), input.all].filter(
+  const chosen = [input.id !== undefined, Boolean(input.sessionId), Boolean(input.file), input.all].filter(
     Boolean,
   ).length;
   if (chosen !== 1)
     throw new AppError("BAD_INPUT", "say what to forget: exactly one of id, session_id, file or all: true");
   const ids = memoryIdsFor(deps.db, deps.projectId, {
     ...(input.id !== undefined ? { id: input.id } : {}),
-    ...(input.session_id ? { session: input.session_id } : {}),
+    ...(input.sessionId ? { session: input.sessionId } : {}),
     ...(input.file ? { file: input.file } : {}),
     all: input.all,
   });
@@ -530,7 +530,7 @@ export function forget(
     throw new AppError("NOT_FOUND", `no memory unit #${input.id} in this project`);
   queueForgetForTeam(deps, ids);
   return deleteMemories(deps.db, deps.projectId, ids, {
-    ...(input.session_id ? { session: input.session_id } : {}),
+    ...(input.sessionId ? { session: input.sessionId } : {}),
     all: input.all,
   });
 }

@@ -17,8 +17,8 @@ const BuildInput = z
         "true: return when indexed (progress notifications with a progress token); false: return a job_id at once",
       ),
     watch: z.boolean().default(false).describe("keep the graph fresh as files change, for as long as this server runs"),
-    lexical_only: z.boolean().default(false).describe("skip vectors (lexical index and graph only)"),
-    job_id: z
+    lexicalOnly: z.boolean().default(false).describe("skip vectors (lexical index and graph only)"),
+    jobId: z
       .string()
       .max(MAX_ID_CHARS)
       .optional()
@@ -30,9 +30,9 @@ const BuildInput = z
 const counts = z.record(z.string(), z.number());
 
 const Output = z.object({
-  job_id: z.string(),
+  jobId: z.string(),
   state: z.enum(["running", "done", "failed", "cancelled"]) satisfies z.ZodType<JobState>,
-  progress: z.object({ phase: z.string(), done: z.number(), total: z.number(), elapsed_ms: z.number() }).optional(),
+  progress: z.object({ phase: z.string(), done: z.number(), total: z.number(), elapsedMs: z.number() }).optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   // When the job is done:
   files: z
@@ -41,24 +41,24 @@ const Output = z.object({
       parsed: z.number(),
       unchanged: z.number(),
       deleted: z.number(),
-      regex_fallback: z.number(),
+      regexFallback: z.number(),
       /** Files over the per-file parse budget, indexed lexically. */
-      over_budget: z.number(),
+      overBudget: z.number(),
     })
     .optional(),
   counts: z.object({ nodes: counts, edges: counts }).optional(),
   /** Files left out, per reason. */
   skipped: counts.optional(),
   ms: z.number().optional(),
-  files_per_second: z.number().optional(),
+  filesPerSecond: z.number().optional(),
 });
 
 function jobView(job: GraphJob): z.input<typeof Output> {
   const { progress: p, result: r } = job;
   return {
-    job_id: job.id,
+    jobId: job.id,
     state: job.state,
-    ...(p ? { progress: { phase: p.phase, done: p.done, total: p.total, elapsed_ms: p.elapsedMs } } : {}),
+    ...(p ? { progress: { phase: p.phase, done: p.done, total: p.total, elapsedMs: p.elapsedMs } } : {}),
     ...(job.error ? { error: { code: job.error.code, message: job.error.message } } : {}),
     ...(r
       ? {
@@ -67,13 +67,13 @@ function jobView(job: GraphJob): z.input<typeof Output> {
             parsed: r.files.parsed,
             unchanged: r.files.unchanged,
             deleted: r.files.deleted,
-            regex_fallback: r.files.regexFallback,
-            over_budget: r.files.overBudget,
+            regexFallback: r.files.regexFallback,
+            overBudget: r.files.overBudget,
           },
           counts: r.counts,
           skipped: r.skipped,
           ms: r.ms.total,
-          files_per_second: r.filesPerSecond,
+          filesPerSecond: r.filesPerSecond,
         }
       : {}),
   };
@@ -132,15 +132,15 @@ export const buildContextGraphTool = defineTool({
   async run(args, deps, request) {
     const app = await deps.app();
     const svc = app.graph;
-    if (args.job_id) {
-      const job = svc.host.job(args.job_id);
-      if (!job) throw new AppError("NOT_FOUND", `no graph job ${args.job_id} in this server (jobs are kept in memory)`);
+    if (args.jobId) {
+      const job = svc.host.job(args.jobId);
+      if (!job) throw new AppError("NOT_FOUND", `no graph job ${args.jobId} in this server (jobs are kept in memory)`);
       if (args.cancel) job.cancel();
       return { text: args.cancel ? `cancel requested for ${job.id}` : jobText(job), data: jobView(job) };
     }
     // No project: refused before a job or a watcher on the per-user store's folder starts.
     if (app.scope.userStore) throw noProject(app.scope.root);
-    const job = svc.host.start({ lexicalOnly: args.lexical_only, onProgress: progressReporter(request) });
+    const job = svc.host.start({ lexicalOnly: args.lexicalOnly, onProgress: progressReporter(request) });
     if (args.watch) svc.watch();
     if (!args.wait) return { text: jobText(job), data: jobView(job) };
     const onAbort = () => job.cancel();

@@ -12,7 +12,7 @@ import { defineTool } from "../tool.js";
 const count = z.number();
 
 const Output = z.object({
-  session_id: z.string(),
+  sessionId: z.string(),
   source: z.object({ kind: z.string(), path: z.string().optional(), format: z.string() }),
   stats: z.object({
     tokens_before: count,
@@ -51,7 +51,7 @@ const Output = z.object({
     })
     .optional(),
   /** Turns handed to background distillation. */
-  memories_queued: count.optional(),
+  memoriesQueued: count.optional(),
 });
 
 export const compressContextTool = defineTool({
@@ -78,13 +78,13 @@ export const compressContextTool = defineTool({
     return {
       text: `${r.markdown}\n\n${renderCompressFooter(r)}`,
       data: {
-        session_id: r.session_id,
+        sessionId: r.session_id,
         source: r.source,
         stats: { ...stats, probes_failed: probes_failed.length },
         notes: r.notes,
         route: r.route.route,
         ...(r.memories ? { memories: r.memories } : {}),
-        ...(r.memories_queued ? { memories_queued: r.memories_queued } : {}),
+        ...(r.memories_queued ? { memoriesQueued: r.memories_queued } : {}),
       },
     };
   },

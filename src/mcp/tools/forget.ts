@@ -7,7 +7,7 @@ import { defineTool } from "../tool.js";
 
 const Output = z.object({
   memories: z.number(),
-  raw_turns: z.number(),
+  rawTurns: z.number(),
   summaries: z.number(),
   /** False while another connection's open read keeps the old text in the store file. */
   purged: z.boolean(),
@@ -25,7 +25,7 @@ export const forgetTool = defineTool({
     const r = forget((await deps.app()).scope, args);
     return {
       text: `Forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summaryy", "summaryies")}.${r.purged ? "" : ` ${NOT_PURGED}`}`,
-      data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries, purged: r.purged },
+      data: r,
     };
   },
 });

@@ -2,6 +2,7 @@
 import { z } from "zod";
 
 import { CardsInput, getMemoryCards, indexText, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
+import { CardAudit } from "../../scoring/cards.js";
 import { Card, Components, PackMode } from "../../scoring/schema.js";
 import { defineTool } from "../tool.js";
 
@@ -21,16 +22,7 @@ const Output = z.object({
   index: z.string(),
   // With verbose only:
   selected: z.record(PackMode, z.array(z.string())).optional(),
-  audit: z
-    .object({
-      cards: z.number(),
-      field_completeness: z.number(),
-      action_hints: z.number(),
-      no_placeholders: z.number(),
-      token_ratio: z.number(),
-      problems: z.array(z.string()),
-    })
-    .optional(),
+  audit: CardAudit.optional(),
   ranking: z.array(z.object({ path: z.string(), channels: z.record(z.string(), z.number()) })).optional(),
   components: z.array(Components.extend({ id: z.string() })).optional(),
   skipped: z.array(z.object({ id: z.string(), reason: z.string() })).optional(),

@@ -8,7 +8,7 @@ import { defineTool } from "../tool.js";
 
 const Input = z
   .object({
-    session_id: z
+    sessionId: z
       .string()
       .min(1)
       .max(MAX_ID_CHARS)
@@ -19,11 +19,11 @@ const Input = z
   .strict();
 
 const Output = z.object({
-  session_id: z.string(),
+  sessionId: z.string(),
   compression: z.number(),
-  created_at: z.string(),
-  tokens_after: z.number(),
-  probe_score: z.number(),
+  createdAt: z.string(),
+  tokensAfter: z.number(),
+  probeScore: z.number(),
 });
 
 export const getSummaryTool = defineTool({
@@ -36,15 +36,15 @@ export const getSummaryTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, deps) {
     const app = await deps.app();
-    const s = getSummary(app.db, app.project.id, args.session_id);
+    const s = getSummary(app.db, app.project.id, args.sessionId);
     return {
       text: renderStoredSummary(s, args.full),
       data: {
-        session_id: s.session_id,
+        sessionId: s.session_id,
         compression: s.compression,
-        created_at: s.created_at,
-        tokens_after: s.stats.tokens_after,
-        probe_score: s.stats.probe_score,
+        createdAt: s.created_at,
+        tokensAfter: s.stats.tokens_after,
+        probeScore: s.stats.probe_score,
       },
     };
   },

@@ -14,7 +14,7 @@ const NeighborsInput = z
       .min(1)
       .max(MAX_PATH_CHARS)
       .describe("a repo-relative file path, a symbol name (or Parent.name), or a node id"),
-    per_group: z.number().int().min(1).max(100).default(15).describe("nodes shown per edge type"),
+    perGroup: z.number().int().min(1).max(100).default(15).describe("nodes shown per edge type"),
   })
   .strict();
 
@@ -35,7 +35,7 @@ export const graphNeighborsTool = defineTool({
   async run(args, deps) {
     const app = await deps.app();
     assertIndexed(app.db);
-    const n = neighborhood(app.db, args.ref, args.per_group);
+    const n = neighborhood(app.db, args.ref, args.perGroup);
     return {
       text: renderNeighborhood(n),
       data: {

@@ -20,7 +20,7 @@ export const recallTool = defineTool({
     const app = await deps.app();
     const r = recall(app.scope, args);
     // A project sharing memory with a team adds the team's rules and failures, with their authors, in the budget left.
-    const team = await teamRecallSection(app.scope, app.config.team, (args.budget_tokens ?? 1500) - r.tokens);
+    const team = await teamRecallSection(app.scope, app.config.team, (args.budgetTokens ?? 1500) - r.tokens);
     return {
       text: team ? `${r.markdown}\n\n${team}` : r.markdown,
       data: { tokens: team ? countTokens(`${r.markdown}\n\n${team}`) : r.tokens, units: r.units },

@@ -7,9 +7,9 @@ import { defineTool } from "../tool.js";
 
 const Output = z.object({
   recorded: z.number(),
-  /** A few of the ids no served card has; unknown_count counts them all. */
+  /** A few of the ids no served card has; unknownCount counts them all. */
   unknown: z.array(z.string()),
-  unknown_count: z.number(),
+  unknownCount: z.number(),
 });
 
 export const recordOutcomeTool = defineTool({
@@ -23,12 +23,12 @@ export const recordOutcomeTool = defineTool({
   async run(args, deps) {
     const app = await deps.app();
     const r = recordOutcome(app.scope, args);
-    const unknown = r.unknown_count
-      ? ` ${count(r.unknown_count, "unknown card id")}: ${someIds(r.unknown, r.unknown_count)}.`
+    const unknown = r.unknownCount
+      ? ` ${count(r.unknownCount, "unknown card id")}: ${someIds(r.unknown, r.unknownCount)}.`
       : "";
     return {
       text: `Recorded ${count(r.recorded, "outcome")}.${unknown}`,
-      data: { recorded: r.recorded, unknown: r.unknown, unknown_count: r.unknown_count },
+      data: r,
     };
   },
 });

@@ -26,7 +26,7 @@ export const searchMemoryTool = defineTool({
     // Hybrid when the project has vectors (unit vectors are computed with the graph's), as the CLI's search is.
     const r = await searchMemoryHybrid(app.scope, args, app.embedding);
     const team = await teamSearchFor(app.scope, app.config.team, args.query, {
-      includeInactive: args.include_inactive ?? false,
+      includeInactive: args.includeInactive ?? false,
       ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
     });
     return {

@@ -8,11 +8,11 @@ import { defineTool } from "../tool.js";
 const Output = z.object({
   root: z.string(),
   db: z.string(),
-  schema_version: z.number(),
+  schemaVersion: z.number(),
   embedder: z.string(),
-  embedder_mode: Status.shape.embedder.shape.mode,
+  embedderMode: Status.shape.embedder.shape.mode,
   /** Whether this client lets memcards ask its model (the judge route of get_memory_cards). */
-  client_sampling: z.boolean(),
+  clientSampling: z.boolean(),
   distillation: z.object({ pending: z.number(), done: z.number(), failed: z.number(), added: z.number() }),
 });
 
@@ -37,10 +37,10 @@ export const statusTool = defineTool({
       data: {
         root: status.root,
         db: status.db.path,
-        schema_version: status.db.schemaVersion,
+        schemaVersion: status.db.schemaVersion,
         embedder: status.embedder.id,
-        embedder_mode: status.embedder.mode,
-        client_sampling: sampling,
+        embedderMode: status.embedder.mode,
+        clientSampling: sampling,
         distillation: d,
       },
     };

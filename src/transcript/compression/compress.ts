@@ -28,7 +28,7 @@ export const RECENT_TITLE = "Recent Messages (verbatim)";
 const COMPACT_FRAME = 24;
 export const CompressInput = z
   .object({
-    transcript_path: z
+    transcriptPath: z
       .string()
       .min(1)
       .max(MAX_PATH_CHARS)
@@ -42,14 +42,14 @@ export const CompressInput = z
       })
       .optional()
       .describe("a short array of {role, content} since the last call"),
-    session_id: z
+    sessionId: z
       .string()
       .min(1)
       .max(200)
       .optional()
       .describe("the session to merge into (default: the transcript's own id)"),
-    keep_recent: z.number().int().min(0).max(50).default(5).describe("messages kept verbatim after the summary"),
-    budget_tokens: z
+    keepRecent: z.number().int().min(0).max(50).default(5).describe("messages kept verbatim after the summary"),
+    budgetTokens: z
       .number()
       .int()
       .min(200)
@@ -498,12 +498,12 @@ export function compressTranscript(
   const started = performance.now();
   const input = CompressInput.parse(raw);
   const { transcript, source, notes } = readSource(deps, input);
-  const sessionId = input.session_id ?? sessionIdFor(source.path, transcript);
+  const sessionId = input.sessionId ?? sessionIdFor(source.path, transcript);
   const prev = latestSummary(deps.db, sessionId);
   const turns = deps.limitTurns !== undefined ? transcript.turns.slice(0, deps.limitTurns) : transcript.turns;
   const resume = resumeAt(prev, turns, source);
   if (resume.note) notes.push(resume.note);
-  const { span, kept } = splitRecent(turns, resume.start, input.keep_recent);
+  const { span, kept } = splitRecent(turns, resume.start, input.keepRecent);
   const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
   const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
   const tokensSummarized = (prevStats.tokens_summarized ?? 0) + spanTokens;
@@ -512,7 +512,7 @@ export function compressTranscript(
   const s = summarizeSpan(span, prevSections, {
     title,
     cwd,
-    budget: input.budget_tokens,
+    budget: input.budgetTokens,
     tokens: tokensSummarized,
     focus: input.focus,
     after: kept,
