@@ -83,7 +83,7 @@ describe("bounded results", () => {
       { db, projectId, unitKeyOfCard: () => undefined },
       { helped: ids, editedFiles: ["src/a.ts"] },
     );
-    expect(r).toMatchObject({ recorded: 1, unknown_count: MAX_IDS });
+    expect(r).toMatchObject({ recorded: 1, unknownCount: MAX_IDS });
     expect(r.unknown).toHaveLength(5);
     db.close();
     const some = await call("record_outcome", { helped: ids, edited_files: ["src/a.ts"] });
