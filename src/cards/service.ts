@@ -7,52 +7,24 @@ import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
 import { indexCompleteness } from "../graph/build-state.js";
 import { assertIndexed } from "../graph/index-repository.js";
-import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { CONFIDENT, type EvidenceFeatures } from "../scoring/calibration.js";
-import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
+import { auditCards, cardMarkdown, makeCard } from "../scoring/cards.js";
 import { blendComponents, type JudgeFn, judgePrompt, parseJudgeAnswer } from "../scoring/judge.js";
 import { pack, type PackResult } from "../scoring/pack.js";
-import { type Candidate, type Card, PackMode, UnitKind } from "../scoring/schema.js";
+import { type Candidate, type Card, type CardAudit, PackMode, UnitKind } from "../scoring/schema.js";
 import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary } from "../storage/summaries.js";
 import { count } from "../text/plural.js";
 import { gatherCandidates } from "./candidates.js";
+import { CardsInput, OutcomeInput } from "./input.js";
+
+export { CardsInput, OutcomeInput };
 
 /** Retrieval reads at most this much of a task (a pasted log can be huge); anchors come from the same text. */
 export const MAX_TASK_CHARS = 20_000;
-
-export const CardsInput = z
-  .object({
-    task: z.string().max(1_000_000).describe("the issue or instruction, stack traces included"),
-    files: z
-      .array(z.string().min(1).max(MAX_PATH_CHARS))
-      .max(50)
-      .optional()
-      .describe("repo-relative paths you are looking at"),
-    budgetTokens: z.number().int().min(50).max(20_000).default(1200).describe("token budget for all cards"),
-    mode: PackMode.default("post_selection").describe(
-      "post_selection: choose on raw unit cost, then compress; pre_budget: compress first so more fit",
-    ),
-    kinds: z.array(UnitKind).max(UnitKind.options.length).optional().describe("only these card kinds"),
-    sessionId: z
-      .string()
-      .min(1)
-      .max(MAX_ID_CHARS)
-      .optional()
-      .describe("include this session's user constraints and failures"),
-    verbose: z.boolean().default(false).describe("include utility components, the audit and the ranking"),
-    judge: z
-      .boolean()
-      .default(true)
-      .describe(
-        "let the client's model judge the top candidates when the client offers sampling (bounded in count and time)",
-      ),
-  })
-  .strict();
-export type CardsInput = z.input<typeof CardsInput>;
 
 export interface CardsResult {
   task_chars: number;
@@ -286,20 +258,6 @@ export function renderCards(r: CardsResult): string {
   const foot = `— ${r.cards.length} cards, ${r.tokens}/${r.budget} tokens (${r.mode}); report what helped with record_outcome.`;
   return [body, foot, ...r.notes].join("\n\n");
 }
-
-export const OutcomeInput = z
-  .object({
-    helped: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that helped"),
-    notHelpful: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that did not"),
-    editedFiles: z
-      .array(z.string().max(MAX_PATH_CHARS))
-      .max(100)
-      .default([])
-      .describe("repo-relative paths you finally edited"),
-    sessionId: z.string().max(MAX_ID_CHARS).optional(),
-  })
-  .strict();
-export type OutcomeInput = z.input<typeof OutcomeInput>;
 
 /** Unknown card ids named back to the caller: a few, never the whole list it sent. */
 const UNKNOWN_SHOWN = 5;

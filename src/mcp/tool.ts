@@ -26,6 +26,13 @@ export interface ToolReply<O extends z.ZodObject> {
   data: z.input<O>;
 }
 
+/** One domain call, rendered; thrown errors become `isError` results. */
+export type ToolRun<I extends z.ZodObject, O extends z.ZodObject> = (
+  args: z.output<I>,
+  deps: ToolDeps,
+  request: ToolRequest,
+) => Promise<ToolReply<O>> | ToolReply<O>;
+
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
   title: string;
@@ -38,8 +45,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
    */
   output: O;
   annotations: Annotations;
-  /** One domain call, rendered; thrown errors become `isError` results. */
-  run(args: z.output<I>, deps: ToolDeps, request: ToolRequest): Promise<ToolReply<O>> | ToolReply<O>;
+  /**
+   * The run, loaded on the tool's first call (a dynamic import of its `.run.js` module), so that listing the tools
+   * loads no domain code; or `run` itself.
+   */
+  load?: () => Promise<ToolRun<I, O>>;
+  run?: ToolRun<I, O>;
 }
 
 export interface Tool {
@@ -64,6 +75,15 @@ const Truncated = { truncated: z.string().optional() };
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
   const input = wireSchema(spec.input);
   const output = wireSchema(spec.output).extend(Truncated);
+  let loading: Promise<ToolRun<I, O>> | undefined;
+  const runOf = (): Promise<ToolRun<I, O>> | ToolRun<I, O> => {
+    if (spec.run) return spec.run;
+    if (!spec.load) throw new AppError("INTERNAL", `${spec.name} has neither run nor load`);
+    loading ??= spec.load();
+    // A failed load is tried again on the next call rather than kept.
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
   const optional = Object.entries(output.shape)
     .filter(([, field]) => (field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
@@ -83,7 +103,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
         },
         (args, request) =>
           guard(async () => {
-            const r = await spec.run(fromWire(spec.input, args), deps, request);
+            const run = await runOf();
+            const r = await run(fromWire(spec.input, args), deps, request);
             // What leaves is the declared shape: keys the schema does not name are dropped here, not sent.
             const data = spec.output.safeParse(r.data);
             if (!data.success)

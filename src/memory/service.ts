@@ -7,7 +7,6 @@ import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { git } from "../git.js";
-import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
@@ -30,27 +29,18 @@ import { identifierTokens } from "../text/identifiers.js";
 import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
 import { countTokens } from "../text/tokens.js";
-import { canonicalCategory, CategoryName } from "../vocab.js";
+import { canonicalCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
+import { ForgetInput, RecallInput, RecordInput, SearchInput } from "./input.js";
 import type { UnitDraft } from "./schema.js";
 import { staleChecker } from "./stale.js";
 import { bestWindow, sentenceWindow } from "./window.js";
 
+export { ForgetInput, RecallInput, RecordInput, SearchInput };
+
 /** The project the memory functions work on. */
 export type MemoryDeps = ProjectScope;
-
-export const RecordInput = z
-  .object({
-    category: CategoryName.describe("a decision is kept as reasoning, a rule as a commitment"),
-    text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
-    files: z.array(z.string().max(MAX_PATH_CHARS)).max(20).optional().describe("repo-relative paths it concerns"),
-    scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
-    confidence: z.number().min(0).max(1).default(0.9),
-    sessionId: z.string().max(MAX_ID_CHARS).optional(),
-  })
-  .strict();
-export type RecordInput = z.input<typeof RecordInput>;
 
 /**
  * Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). The id
@@ -108,27 +98,6 @@ export function recordMemory(
             : "stored";
   return { id: w.id, merged: w.action === "merged", outcome };
 }
-
-export const SearchInput = z
-  .object({
-    query: z.string().min(1).max(4000),
-    category: CategoryName.optional(),
-    sessionId: z.string().max(MAX_ID_CHARS).optional(),
-    file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
-    tier: z.enum(["warm", "cold", "any"]).default("any"),
-    includeInactive: z
-      .boolean()
-      .default(false)
-      .describe("also superseded units and units in conflict (never units waiting for review)"),
-    includeRaw: z.boolean().default(false),
-    // The most tokens the hits (units, their evidence windows and raw turns) may take together.
-    budgetTokens: z.number().int().min(100).optional(),
-    since: z.string().max(40).optional().describe("ISO time: only units updated since"),
-    until: z.string().max(40).optional(),
-    limit: z.number().int().min(1).max(50).default(10),
-  })
-  .strict();
-export type SearchInput = z.input<typeof SearchInput>;
 
 export interface MemoryHit {
   id: number;
@@ -376,8 +345,6 @@ export async function searchMemoryHybrid(
   return searchMemory(deps, input, vector, scope);
 }
 
-export const RecallInput = z.object({ budgetTokens: z.number().int().min(100).max(10_000).default(1500) }).strict();
-
 /**
  * What the work at hand most likely needs, under a budget: the user's standing constraints, recent failures
  * and their fixes, latest metrics, units about the files changed in the work tree and the branch, and the
@@ -487,19 +454,6 @@ export function recall(
     : "_No memory for this project yet: it builds up as conversations are compressed._";
   return { markdown, tokens: countTokens(markdown), units };
 }
-
-export const ForgetInput = z
-  .object({
-    id: z.number().int().positive().optional(),
-    sessionId: z.string().max(MAX_ID_CHARS).optional(),
-    file: z.string().max(MAX_PATH_CHARS).optional(),
-    all: z
-      .boolean()
-      .default(false)
-      .describe("everything memcards remembers for this project (memories, raw turns, summaries, served cards)"),
-  })
-  .strict();
-export type ForgetInput = z.input<typeof ForgetInput>;
 
 /** What forget says when another connection's read kept the old text in the file. */
 export const NOT_PURGED =

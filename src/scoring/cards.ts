@@ -1,9 +1,7 @@
 // Cards: the five mandatory fields written from a candidate's facts, their markdown, and the structural audit.
-import { z } from "zod";
-
 import { clipWords } from "../text/cut.js";
 import { countTokens } from "../text/tokens.js";
-import type { Candidate, Card, Components } from "./schema.js";
+import type { Candidate, Card, CardAudit, Components } from "./schema.js";
 
 const lines = (c: Candidate) => (c.lines ? `:${c.lines[0]}-${c.lines[1]}` : "");
 const clip = clipWords;
@@ -163,21 +161,6 @@ export const ACTION_VERBS = [
   "Keep",
 ];
 const PLACEHOLDER = /\b(TODO|TBD|FIXME|lorem ipsum|undefined|null|NaN)\b|\{\w+\}|<placeholder>|\?\?\?/;
-
-/** The structural audit of a set of cards: its one definition (get_memory_cards' verbose output uses it). */
-export const CardAudit = z.object({
-  cards: z.number(),
-  /** Share of cards with all five fields non-empty. */
-  field_completeness: z.number(),
-  /** Share whose action hint starts with a next-action verb. */
-  action_hints: z.number(),
-  /** Share free of placeholder text. */
-  no_placeholders: z.number(),
-  /** Card tokens / raw unit tokens, summed over the cards. */
-  token_ratio: z.number(),
-  problems: z.array(z.string()),
-});
-export type CardAudit = z.infer<typeof CardAudit>;
 
 /** The paper's structural audit over a set of cards. */
 export function auditCards(cards: readonly Card[]): CardAudit {

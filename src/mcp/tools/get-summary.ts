@@ -2,11 +2,9 @@
 import { z } from "zod";
 
 import { MAX_ID_CHARS } from "../../limits.js";
-import { getSummary } from "../../transcript/compression/summaries.js";
-import { renderStoredSummary } from "../../transcript/rendering/report.js";
 import { defineTool } from "../tool.js";
 
-const Input = z
+export const Input = z
   .object({
     sessionId: z
       .string()
@@ -18,7 +16,7 @@ const Input = z
   })
   .strict();
 
-const Output = z.object({
+export const Output = z.object({
   sessionId: z.string(),
   compression: z.number(),
   createdAt: z.string(),
@@ -34,18 +32,5 @@ export const getSummaryTool = defineTool({
   input: Input,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const s = getSummary(app.db, app.project.id, args.sessionId);
-    return {
-      text: renderStoredSummary(s, args.full),
-      data: {
-        sessionId: s.session_id,
-        compression: s.compression,
-        createdAt: s.created_at,
-        tokensAfter: s.stats.tokens_after,
-        probeScore: s.stats.probe_score,
-      },
-    };
-  },
+  load: async () => (await import("./get-summary.run.js")).run,
 });
