@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { recordMemory, searchMemory } from "../src/memory/service.js";
+import { searchMemory } from "../src/memory/service.js";
+import { recordMemory } from "../src/session/memory.js";
 import { openDatabase } from "../src/storage/db.js";
 import { upsertProject } from "../src/storage/projects.js";
 import { initTeam, pushTeam, searchTeam, type TeamDeps, withTeam } from "../src/team/service.js";

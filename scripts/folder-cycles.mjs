@@ -1,14 +1,17 @@
 // The floors of src/: every folder (and top-level file) sits on one floor and imports only from floors below it;
 // folders of one "separate" floor never import each other (they meet in a floor above); fronts never import
 // storage/; and no two folders import each other in a cycle. Exits 1 on any import that breaks a rule and is not
-// in ALLOWED below, and on any function longer than MAX_FUNCTION_LINES not in LONG_ALLOWED. `--src <dir>` checks
-// another tree (the tests use it).
+// in ALLOWED below, on any function longer than MAX_FUNCTION_LINES not in LONG_ALLOWED, and on any unnamed number in
+// the ranking and scoring files (scripts/named-constants.mjs states the rule). `--src <dir>` checks another tree (the
+// tests use it).
 // Type-only and dynamic imports count too: a folder that needs another's types depends on it.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import ts from "typescript";
+
+import { checkNamedConstants } from "./named-constants.mjs";
 
 /**
  * Lowest first. `separate`: the folders of this floor do not import each other. Top-level files are named with
@@ -31,6 +34,7 @@ export const FLOORS = [
       "config.ts",
       "progress.ts",
       "crash-point.ts",
+      "worker-file.ts",
       "project",
     ],
   },
@@ -53,30 +57,7 @@ const NO_STORAGE = new Set(["fronts"]);
  * Imports that break a rule today, each with why it stays for now. Keyed by "file -> imported file" (paths under
  * src/), so any new import that breaks a rule fails even between the same two folders.
  */
-export const ALLOWED = new Map([
-  [
-    "memory/service.ts -> team/queue.ts",
-    "recording a unit queues it for team sharing; belongs in a composer (memory/ is being reworked)",
-  ],
-  [
-    "memory/service.ts -> retrieval/query.ts",
-    "recall builds its FTS query with retrieval's query parser; belongs in a composer (memory/ is being reworked)",
-  ],
-  [
-    "memory/distiller.ts -> graph/worker-file.ts",
-    "the distiller spawns its worker with graph's worker-file helper; a basics helper would do (memory/ is being reworked)",
-  ],
-  [
-    "integrate/hook-command.ts -> storage/db.ts",
-    "the hook log's folder is made with storage's ensureDir (a file helper)",
-  ],
-  ["integrate/hooks.ts -> storage/graph/counts.ts", "the card hooks check for a graph; wants a graph/ function"],
-  ["integrate/hooks.ts -> storage/projects.ts", "every hook records its session; wants a session/ function"],
-  [
-    "integrate/hooks.ts -> storage/summaries.ts",
-    "SessionStart checks for an earlier summary; wants a session/ function",
-  ],
-]);
+export const ALLOWED = new Map([]);
 
 /** The most lines a function in src/ may span, from its first line to its closing brace. */
 export const MAX_FUNCTION_LINES = 120;
@@ -87,9 +68,6 @@ export const MAX_FUNCTION_LINES = 120;
  */
 export const LONG_ALLOWED = new Map([
   ["graph/index-repository.ts:indexRepository", "the indexer is being reworked (graph/)"],
-  ["memory/events.ts:eventDrafts", "unit distillation is being reworked (memory/distill*, events)"],
-  ["transcript/events/shell.ts:commands", "transcript/ is being reorganised by job (transcript/)"],
-  ["transcript/rendering/render.ts:lines", "the summary sections are being reworked for precision (transcript/)"],
 ]);
 
 function* files(dir) {
@@ -246,6 +224,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { errors, allowed } = checkFloors(src);
   const long = checkFunctionLengths(src);
   errors.push(...long.errors);
+  const numbers = checkNamedConstants(src, at < 0);
+  errors.push(...numbers.errors);
   // On the repository's own tree, an allowed import or function that is gone must leave its list too, so the lists
   // only shrink.
   if (at < 0) {
@@ -267,6 +247,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   if (errors.length === 0) {
     console.log(`floors hold in ${relative(process.cwd(), src) || "."}: ${FLOORS.map((f) => f.name).join(" < ")}`);
     console.log(`no other function spans more than ${MAX_FUNCTION_LINES} lines`);
+    console.log(`every number is named in ${numbers.checked.length} ranking and scoring file(s)`);
   } else {
     for (const e of errors) console.log(e);
     process.exitCode = 1;

@@ -15,7 +15,7 @@ import { outcomeCounts } from "../storage/cards.js";
 import type { Db } from "../storage/db.js";
 import { edgesTo, fileNeighbors } from "../storage/graph/edges.js";
 import { fileStamp } from "../storage/graph/files.js";
-import { findNodes, getNodes, type NodeRow } from "../storage/graph/nodes.js";
+import { fileNodeAt, getNodeByKey, getNodes, type NodeRow } from "../storage/graph/nodes.js";
 import { listMemories } from "../storage/memories.js";
 import { cachedUnits } from "../storage/team/outbox.js";
 import { identifierTokens } from "../text/identifiers.js";
@@ -45,8 +45,6 @@ const SYMBOL_CARD_FILES = 3;
 const SYMBOL_CARDS_PER_FILE = 2;
 /** How deep the ranking is read to place files the caller passed among the others. */
 const PASSED_DEPTH = 100;
-/** A file's nodes read to find its file node and symbols: more than nearly any file defines. */
-const NODES_PER_FILE = 400;
 /**
  * The cost a file or test card is priced at, at most: the card shows the file's summary lines, not its body, so a
  * large file is not priced out of the pack by its size.
@@ -65,8 +63,9 @@ const UNCITED = 2;
  * cites none of the best files: more than a third (3 of a long unit's first 8 terms, 2 of a short one's 3–5).
  */
 const MEMORY_OVERLAP = 0.34;
-/** Warm memory units of a category read (the most important first), and team units read. */
+/** Warm memory units of a category read (the most important first). */
 const MEMORIES_READ = 200;
+/** Team units read (one list of both categories; the memory units above are read per category). */
 const TEAM_UNITS_READ = 400;
 /**
  * How far retrieval is trusted for code in a language the session does not work in (see `foreignTo`): the
@@ -104,8 +103,13 @@ export function foreignTo(sessionPaths: readonly string[], taskPaths: readonly s
   };
 }
 
+/** The shortest term compared: one- and two-letter pieces (`ex`, `i`) occur in any text and name nothing. */
+const MIN_TERM = 3;
+/** Characters of a failure's signature in its card key: enough to tell failures apart, short enough for a key. */
+const FAILURE_KEY_CHARS = 80;
+
 function termSet(text: string): Set<string> {
-  return new Set(identifierTokens(text).filter((t) => t.length >= 3));
+  return new Set(identifierTokens(text).filter((t) => t.length >= MIN_TERM));
 }
 
 /** A unit's distinctive terms are compared up to this many: a long unit needs no more matches than a short one. */
@@ -195,15 +199,15 @@ interface FileLead {
 /** A placed file's lead, or undefined when the index has no file node for it. */
 function fileLead(sc: Scene, placed: Placed, bestScore: number, symbolHits: Map<string, SymbolHit[]>) {
   const { r, rank } = placed;
-  const nodes = findNodes(sc.db, { path: r.path, limit: NODES_PER_FILE });
-  const node = nodes.find((n) => n.type === "file" || n.type === "test");
+  const node = fileNodeAt(sc.db, r.path);
   if (!node) return undefined;
-  const byKey = new Map(nodes.filter((n) => n.type === "symbol" && n.name).map((n) => [n.key, n]));
-  const hits = (symbolHits.get(r.path) ?? []).flatMap((h) => {
-    const s = byKey.get(h.key);
-    return s ? [{ ...h, s }] : [];
-  });
-  hits.splice(SYMBOLS_PER_FILE);
+  // The file's best symbols for the task, read by key until a card's worth are found.
+  const hits: FileLead["hits"] = [];
+  for (const h of symbolHits.get(r.path) ?? []) {
+    if (hits.length >= SYMBOLS_PER_FILE) break;
+    const s = getNodeByKey(sc.db, h.key);
+    if (s?.type === "symbol" && s.name && s.path === r.path) hits.push({ ...h, s });
+  }
   const session = sc.touched.get(r.path);
   // A file the session touched is as strong a lead as the best retrieval hit, whatever the task's wording.
   const relative = session ? 1 : r.score > 0 && bestScore > 0 ? Math.min(1, r.score / bestScore) : undefined;
@@ -386,7 +390,7 @@ function failureCandidates(
     const names = named.get(i) ?? [];
     const where = names.map((n) => `${n.name} in ${n.path}`).join(", ");
     return {
-      key: `failure:${f.signature.slice(0, 80)}`,
+      key: `failure:${f.signature.slice(0, FAILURE_KEY_CHARS)}`,
       kind: "failure",
       text: f.text,
       raw_tokens: countTokens(`${f.text} ${where}`),

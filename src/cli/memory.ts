@@ -3,7 +3,8 @@ import type { Command } from "commander";
 
 import { listUnits } from "../memory/browse.js";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
-import { type RecordInput, recordMemory, type SearchInput, searchMemoryHybrid } from "../memory/service.js";
+import { type RecordInput, type SearchInput, searchMemoryHybrid } from "../memory/service.js";
+import { recordMemory } from "../session/memory.js";
 import { sendQueued, teamSearchFor } from "../team/deps.js";
 import { renderTeamHits } from "../team/render.js";
 import type { UnitCategory } from "../vocab.js";

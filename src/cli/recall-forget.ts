@@ -1,7 +1,8 @@
 // `memcards recall` (the brief for the work at hand) and `memcards forget` (delete memory for real).
 import type { Command } from "commander";
 
-import { forget, NOT_PURGED, recall } from "../memory/service.js";
+import { NOT_PURGED, recall } from "../memory/service.js";
+import { forget } from "../session/memory.js";
 import { sendQueued, teamRecallSection } from "../team/deps.js";
 import { count } from "../text/plural.js";
 import { configFrom, int, withApp } from "./shared.js";

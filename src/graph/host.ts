@@ -4,9 +4,9 @@ import { Worker } from "node:worker_threads";
 
 import { AppError, fromErrorReply } from "../errors.js";
 import type { Logger } from "../log.js";
+import { siblingWorkerFile, workerExecArgv } from "../worker-file.js";
 import type { GraphBuildResult } from "./build-graph.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./worker.js";
-import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
 
 export type JobState = "running" | "done" | "failed" | "cancelled";
 

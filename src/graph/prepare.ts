@@ -8,8 +8,8 @@ import { rereadScanned, type ScannedFile } from "../repo/scan.js";
 import type { ImportRef } from "../repo/symbols.js";
 import type { NodeInput } from "../storage/graph/nodes.js";
 import { redact } from "../text/redact.js";
+import { siblingWorkerFile, workerExecArgv } from "../worker-file.js";
 import { fileNodes } from "./file-nodes.js";
-import { siblingWorkerFile, workerExecArgv } from "./worker-file.js";
 
 /** What is needed of a scanned file to prepare it (content is read when absent). */
 export type PrepareInput = Pick<ScannedFile, "path" | "absPath" | "language" | "hash" | "content">;

@@ -9,13 +9,14 @@ import { createApp } from "../app.js";
 import { type Config, resolveConfig } from "../config.js";
 import { toAppError } from "../errors.js";
 import { createLogger } from "../log.js";
+import { ensureDir } from "../project/dirs.js";
 import { appendOwnFile, checkStoreFiles, isOwnStoreFolder } from "../project/files.js";
 import { type ProjectLocation, resolveProjectRoot } from "../project/root.js";
 import { storeRefusal } from "../project/store.js";
-import { ensureDir } from "../storage/db.js";
 import { redact } from "../text/redact.js";
 import { jsonProblem } from "../transcript/formats/json-error.js";
-import { HookEvent, HookInput, runHook } from "./hooks.js";
+import { HookEvent, HookInput } from "./hooks/input.js";
+import { runHook } from "./hooks/run.js";
 
 /** The log's file name, beside the project's database (or in the per-user folder). */
 export const HOOK_LOG = "hooks.log";

@@ -1,6 +1,6 @@
 // The hook side of the resident hook worker: where it listens, how a hook asks it, and how a hook starts one.
-// Node built-ins only: this runs in every hook process before anything of memcards loads, so a hook the worker
-// answers costs a Node start-up and one local round trip. Any doubt (no worker, a stale socket, a wrong token, a
+// Node built-ins and the hook registry only (which loads no handler until one runs): this runs in every hook process
+// before anything else of memcards loads, so a hook the worker answers costs a Node start-up and one local round trip. Any doubt (no worker, a stale socket, a wrong token, a
 // worker that does not answer in time) means "absent", and the hook runs the direct path itself.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -19,13 +19,14 @@ import { connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-/** The events a worker answers: the frequent ones. PreCompact and SessionEnd (once a session) run directly. */
-export const WORKER_EVENTS: ReadonlySet<string> = new Set([
-  "SessionStart",
-  "PostToolUse",
-  "UserPromptSubmit",
-  "PreToolUse",
-]);
+import { HOOKS } from "./hooks/registry.js";
+
+/** The events a worker answers: those the registry marks (the frequent ones); the others run directly. */
+export const WORKER_EVENTS: ReadonlySet<string> = new Set(
+  Object.entries(HOOKS)
+    .filter(([, h]) => h.worker)
+    .map(([event]) => event),
+);
 
 /** Protocol version: a worker refuses a request of another version (the hook then runs directly). */
 export const WORKER_PROTOCOL = 1;

@@ -7,6 +7,7 @@ import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs
 import { createServer, type Server, type Socket } from "node:net";
 
 import { hookCommand } from "./hook-command.js";
+import { HOOKS } from "./hooks/registry.js";
 import {
   isPrivateDir,
   MAX_WORKER_LINE,
@@ -26,8 +27,14 @@ export interface WorkerOptions {
   idleMs?: number;
 }
 
-/** Loads what the frequent hooks need ahead of the first call. */
+/**
+ * Loads what the frequent hooks need ahead of the first call: the handler of every event a worker answers, and the
+ * modules they use. A module whose first load failed stays failed in this process (Node keeps a module that failed
+ * to link), so a handler that cannot load keeps the worker from starting (the hooks then run directly) rather than
+ * leaving a listening worker that answers its event with nothing.
+ */
 async function warmUp(): Promise<void> {
+  await Promise.all(Object.values(HOOKS).flatMap((h) => (h.worker ? [h.load()] : [])));
   const [{ countTokens }] = await Promise.all([
     import("../text/tokens.js"),
     import("../cards/service.js"),

@@ -1,6 +1,6 @@
 // Curating units by hand: reword a unit's text, pin it (always warm), approve or reject a unit waiting for review.
-// Rejecting deletes the unit as forget does. Sharing an edited or approved unit with the team is composed above
-// (session/curate.ts), so memory/ and team/ never import each other here.
+// Rejecting deletes the unit as forget does. Sharing an edited, approved or rejected unit with the team is composed
+// above (session/curate.ts), so memory/ and team/ never import each other here.
 import { AppError } from "../errors.js";
 import { checkpointWal, optimizeFts, writeTx } from "../storage/db.js";
 import { getNodeByKey } from "../storage/graph/nodes.js";
@@ -9,7 +9,7 @@ import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { linkUnitNode, settleUnit } from "./distill.js";
-import { forget, type MemoryDeps } from "./service.js";
+import { forgetUnits, type MemoryDeps } from "./service.js";
 
 /** The longest text a unit may have (an edit or an imported line). */
 export const MAX_UNIT_CHARS = 4000;
@@ -105,9 +105,12 @@ export function approvePending(deps: MemoryDeps, id: number): { superseded?: num
   });
 }
 
-/** Rejects a unit waiting for review: deleted for real, as forget deletes. */
-export function rejectUnit(deps: MemoryDeps, id: number): void {
+/**
+ * Rejects a unit waiting for review: deleted for real, as forget deletes (`beforeDelete` as in `forgetUnits`, with
+ * the unit's id).
+ */
+export function rejectPending(deps: MemoryDeps, id: number, beforeDelete: (ids: readonly number[]) => void): void {
   const m = unitOf(deps, id);
   if (m.status !== "pending") throw new AppError("BAD_INPUT", `unit #${id} is ${m.status}, not waiting for review`);
-  forget(deps, { id });
+  forgetUnits(deps, { id }, beforeDelete);
 }

@@ -3,9 +3,9 @@
 import { Worker } from "node:worker_threads";
 
 import { type ErrorReply, fromErrorReply } from "../errors.js";
-import { siblingWorkerFile, workerExecArgv } from "../graph/worker-file.js";
 import type { Logger } from "../log.js";
 import { count } from "../text/plural.js";
+import { siblingWorkerFile, workerExecArgv } from "../worker-file.js";
 import type { DistillResult } from "./distill.js";
 
 /** What the worker sends back for each job: its result, or the error it threw with its code. */

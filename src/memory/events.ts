@@ -12,6 +12,7 @@ import { conversational } from "../transcript/extraction/extract.js";
 import { echoesAgent, humanPart } from "../transcript/extraction/human.js";
 import { FIRM_CUES } from "../transcript/rendering/clip.js";
 import type { Evidence, UnitDraft } from "./schema.js";
+import { IMPERATIVE } from "./segment.js";
 
 /** The longest request or rule kept whole; a longer single sentence is a paste, not something said. */
 const MAX_SENTENCE = 600;
@@ -27,9 +28,31 @@ export function typedSentences(text: string): string[] {
     .replace(FENCE, "\n")
     .split(/\n+/)
     .filter((l) => !DIAGNOSTIC.test(l.trim()))
-    .flatMap((l) => l.split(/(?<=[.!?])\s+/))
+    .flatMap(lineSentences)
     .map((s) => s.replace(/\s+/g, " ").trim())
     .filter((s) => s.length > 2 && !PASTED.test(s));
+}
+
+/**
+ * Abbreviations a sentence goes on after ("the Record "Gen. Journal Line"", "customer no. 5", "e.g. a path"); a
+ * single capital with a point is an initial.
+ */
+const ABBREVIATION =
+  /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|nos|gen|approx|incl|excl|ca|fig|ref|dept|mr|mrs|ms|dr|prof|st|jr|sr|co|inc|ltd|corp|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|[A-Z])\.$/i;
+
+/**
+ * One line's sentences: split after . ! ? and a space, except after an abbreviation or where the next word goes
+ * on in lower case or with a number (a sentence starts with neither).
+ */
+export function lineSentences(line: string): string[] {
+  const out: string[] = [];
+  for (const piece of line.split(/(?<=[.!?])\s+/)) {
+    const prev = out.at(-1);
+    if (prev !== undefined && prev.endsWith(".") && (ABBREVIATION.test(prev) || /^[\p{Ll}\d]/u.test(piece)))
+      out[out.length - 1] = `${prev} ${piece}`;
+    else out.push(piece);
+  }
+  return out;
 }
 
 /** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */
@@ -60,7 +83,7 @@ export function requestText(text: string): string {
  * ("list the unused functions") is not one.
  */
 const RULE_OPENING =
-  /^(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
+  /^(?:(?:if|when|whenever|before|after|once|unless|in|on|for|with)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances|no(?=\s+[\w-]+\s+\w))\b/i;
 const RULE_MODAL =
   /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
 const RULE_STANDING =
@@ -68,7 +91,8 @@ const RULE_STANDING =
 /** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
 const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
-const QUESTION = /\?\s*$|^(?:what|why|how|where|which|who|when|can|could|would|is|are|do|does|did)\b/i;
+const QUESTION =
+  /\?\s*$|^(?:what|why|how|where|which|who|when(?!\s+(?:you|we|writing|editing|adding|changing|making|a|an|the)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
 const HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
@@ -78,18 +102,45 @@ const clauses = (s: string): string[] => [s, ...s.split(/,\s*(?:but|and)\s+|;\s*
 const isRuleShaped = (s: string): boolean =>
   s.length >= 15 && s.length <= MAX_SENTENCE && !s.endsWith(":") && !QUESTION.test(s);
 
+/** A list item's marker ("- ", "* ", "2) "): not part of what the item says. */
+const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
+
+/**
+ * Words that make a sentence hold beyond the request at hand: every time, whenever, from now on, as we go, keep a
+ * thing updated or minimal, remember to (a reminder of a standing duty).
+ */
+const STANDING_MARK =
+  /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
+
+/** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
+export function standingRule(sentence: string): boolean {
+  const s = sentence.replace(BULLET, "");
+  if (!isRuleShaped(s)) return false;
+  if (FIRM_CUES.test(s) && !HEDGE.test(s)) {
+    const bodies = clauses(s);
+    if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
+      return true;
+  }
+  // "Keep the spec updated as decisions are made", "I think we should bump the version each time we make changes":
+  // a directive (an imperative, a reminder, what we or you should do) with a word that makes it hold on.
+  if (STANDING_MARK.test(s) && directive(s)) return true;
+  // "When writing AL code, follow the guidelines": a directive under a condition holds each time the condition does.
+  const cond = CONDITIONAL.exec(s);
+  return cond !== null && directive(cond[1]!);
+}
+
+/** A condition that recurs (when, whenever, before, after, each time), then what to do. */
+const CONDITIONAL = /^(?:when(?:ever)?|every time|each time|before|after)\b[^,]{3,80},\s*(.+)$/i;
+
+/** What may stand before an imperative: a reminder, "meanwhile", "just". */
+const DIRECTIVE_LEAD = /^(?:(?:meanwhile|just|also|and|so|then|remember(?: to)?|remeber(?: to)?)[,]?\s+)+/i;
+/** A sentence that tells the agent (or "we") to do something: an imperative, a reminder, a should/need/want. */
+const DIRECTIVE_SAID =
+  /\b(?:we|you)\s+(?:should|must|need to|have to|shall)\b|\bI (?:want|need|would like|'d like) you to\b|\b(?:remember|remeber|don'?t forget)\b/i;
+const directive = (s: string): boolean => IMPERATIVE.test(s.replace(DIRECTIVE_LEAD, "")) || DIRECTIVE_SAID.test(s);
+
 export function ruleSentences(text: string): string[] {
-  return typedSentences(text).filter(
-    (s) =>
-      s.length >= 15 &&
-      s.length <= MAX_SENTENCE &&
-      // A heading whose list follows ("Ensure the README includes:") is not the rule; its items are.
-      !s.endsWith(":") &&
-      FIRM_CUES.test(s) &&
-      !QUESTION.test(s) &&
-      !HEDGE.test(s) &&
-      (clauses(s).some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)),
-  );
+  return typedSentences(text).filter(standingRule);
 }
 
 interface Request {
@@ -110,6 +161,14 @@ function saysTheWork(text: string): boolean {
   return words.length >= 3 && !FOLLOW_UP.test(text);
 }
 
+/** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
+function payloadLead(typed: string): string {
+  const first = typed.trim().split("\n")[0]!.trim();
+  const lead = first.replace(/\s*[{[]\s*$/, "").trim();
+  if (lead === first || lead.length > MAX_SENTENCE || lead.split(/\s+/).length < 5 || PASTED.test(lead)) return "";
+  return `${lead.replace(/[\s:,]+$/, "")}:`;
+}
+
 /** A request as a unit names it: its words, and the task it follows up when it says nothing of the work alone. */
 function requestPhrase(r: Request): string {
   return r.task ? `${quoted(r.text)} (a follow-up to the request ${quoted(r.task)})` : quoted(r.text);
@@ -124,7 +183,9 @@ function requestsOf(span: readonly Turn[]): Request[] {
     if (t.role !== "user" || !conversational(t)) return;
     const typed = humanPart(t.text).text;
     if (!typed || echoesAgent(typed, previousAgent)) return;
-    let text = requestText(typed);
+    // A report that opens a pasted payload on its first line ("… for fetching schema I get {") is still a request:
+    // without it, the edits it led to would be filed under the request before.
+    let text = requestText(typed) || payloadLead(typed);
     if (!text) return;
     // "Build error:" with the log pasted after it: the request is the error it pasted.
     if (text.endsWith(":")) {
@@ -169,7 +230,7 @@ const ERRORISH = [
 const ERROR_START = /^(?:[\w./\\:-]+[:(]\d+[^ ]*\s*[-:]?\s*)?(?:[\w.]*(?:Error|Exception)\b|error\b|FAIL|\[ts Error\])/;
 /** An error the agent's own edit caused: a file it just wrote does not parse. */
 const SELF_INFLICTED =
-  /\b(?:SyntaxError|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
+  /\b(?:SyntaxError|syntax error|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
 /**
  * An error in code as a compiler, type checker or interpreter reports it before the code does anything: a type or
  * syntax error, a name or module that does not resolve. Raised right after the agent's own edit and fixed by its next
@@ -181,6 +242,13 @@ const STATIC_CODE =
 const EDIT_REMEDY = /\bwas (?:written|edited|created|modified|applied|updated)\b/;
 /** A docstring's or doc comment's `Raises:` entry ("ValueError: If the input is empty"): documents an error, hits none. */
 const DOC_RAISES = /^[\w.]*(?:Error|Exception|Warning)\s*:\s*(?:If|When|Whenever|Raised|Thrown|On|In case)\b/;
+/** An error class alone, with no message ("NotImplementedError."): what was hit, not what went wrong. */
+const BARE_CLASS = /^[\w.]*(?:Error|Exception)[.:]?$/;
+/** A command's exit reported by what ran it ("did not complete successfully: exit code: 2", "exited with code 1"). */
+const EXIT_ONLY =
+  /\b(?:exit(?:ed)? (?:with )?(?:code|status)|did not complete successfully|returned non-zero exit status|ELIFECYCLE)\b/i;
+/** An error a line names beyond the exit: an error class or a compiler's code. */
+const NAMED_ERROR = /\b\w+(?:Error|Exception)\b|\b[A-Z]{2,}\d{3,}\b/;
 /** A bare assertion with no test named: the test runner's FAIL line says which test, this says little alone. */
 const BARE_ASSERTION = /^Assert(?:ion)?Error: expected\b/;
 /** What a log prints before the error: a clock time and its tags, a build step's seconds, a marker glyph. */
@@ -215,7 +283,9 @@ export function errorLine(text: string, turn: Turn): string | undefined {
   if (!ERRORISH.some((r) => r.test(line))) return undefined;
   // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
   if (line.endsWith(":") || line.length < 12 || line.length > 400) return undefined;
-  if (DOC_RAISES.test(line)) return undefined;
+  if (DOC_RAISES.test(line) || BARE_CLASS.test(line)) return undefined;
+  // A wrapper's report that a command exited non-zero says nothing of why: the error that made it fail is its own unit.
+  if (EXIT_ONLY.test(line) && !NAMED_ERROR.test(line)) return undefined;
   if (HARNESS.test(line) || BARE_ASSERTION.test(line) || /\{"/.test(line) || !CONCRETE.test(line)) return undefined;
   return line;
 }
@@ -230,11 +300,41 @@ function errorShape(line: string): string {
   );
 }
 
-/**
- * The units of a span's events: one `change` per request that led to edits and per commit, one `dead_end` per revert, one
- * `failure` per error with where it was hit and what resolved it, one `commitment` (kind rule) per standing rule.
- */
-export function eventDrafts(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+/** An edit of a file, at the index of its turn in the span. */
+interface Edit {
+  path: string;
+  op: string;
+  i: number;
+}
+
+/** A commit, with the files edited since the previous one. */
+interface Commit {
+  sha: string;
+  message: string;
+  i: number;
+  turn: string;
+  files: string[];
+}
+
+/** A file written where throwaway files go (a temp or scratch folder): the agent's helper, not the project's. */
+const THROWAWAY = /^\/(?:tmp|private\/tmp|var\/folders)\/|(?:^|\/)(?:tmp|temp|scratch|scratchpad)\//i;
+
+/** What each kind of event's units are read against: the span, its requests, edits and commits. */
+interface SpanEvents {
+  sessionId: string;
+  span: readonly Turn[];
+  at: (turn: string) => number | undefined;
+  ev: (turn: string, quote: string) => Evidence[];
+  requests: Request[];
+  /** The request a turn served: the last one at or before it. */
+  requestAt: (i: number) => Request | undefined;
+  edits: Edit[];
+  commits: Commit[];
+  /** Whether an aider `/undo` later removed the commit: neither it nor the edits it carried are facts any more. */
+  isUndone: (sha: string) => boolean;
+}
+
+function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections): SpanEvents {
   const index = new Map(span.map((t, i) => [t.id, i]));
   const at = (turn: string) => index.get(turn);
   const ev = (turn: string, quote: string): Evidence[] => [
@@ -246,14 +346,18 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     for (const q of requests) if (q.index <= i) r = q;
     return r;
   };
-  const out: UnitDraft[] = [];
-
-  // Commits, in order, with the files edited since the previous one.
   const edits = Object.entries(sections.files)
     .flatMap(([path, ops]) => ops.map((o) => ({ path, op: o.op, i: at(o.turn) })))
-    .filter((e): e is { path: string; op: string; i: number } => e.i !== undefined)
+    .filter((e): e is Edit => e.i !== undefined && !THROWAWAY.test(e.path))
     .sort((a, b) => a.i - b.i);
-  const commits: { sha: string; message: string; i: number; turn: string; files: string[] }[] = [];
+  const undone = undoneShas(span);
+  const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
+  return { sessionId, span, at, ev, requests, requestAt, edits, commits: commitsOf(sections, edits, at), isUndone };
+}
+
+/** Commits, in order, with the files edited since the previous one. */
+function commitsOf(sections: Sections, edits: readonly Edit[], at: (turn: string) => number | undefined): Commit[] {
+  const commits: Commit[] = [];
   for (const c of sections.completed) {
     const m = COMMIT.exec(c.text);
     const i = at(c.turn);
@@ -262,29 +366,33 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const files = [...new Set(edits.filter((e) => e.i > from && e.i <= i).map((e) => e.path))];
     commits.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn, files });
   }
-  // Which request's edits each commit carried: a commit carried whole by one request's change unit is that unit.
-  const carriedBy = new Map<number, Set<string>>();
-  for (const [ci, c] of commits.entries()) {
-    const from = ci > 0 ? commits[ci - 1]!.i : -1;
-    carriedBy.set(ci, new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? "")));
-  }
-  // Commits an aider `/undo` later removed: neither they nor the edits they carried are facts any more.
+  return commits;
+}
+
+/** The short hashes of the commits an aider `/undo` removed in the span. */
+function undoneShas(span: readonly Turn[]): Set<string> {
   const undone = new Set<string>();
   for (const t of span)
     for (const res of t.tool_results) {
       const m = AIDER_REMOVED.exec(res.output);
       if (m) undone.add(m[1]!.slice(0, 7));
     }
-  const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
-  /** Commit index → the files of the request's change unit that names it as its carrier. */
-  const carriers = new Map<number, Set<string>>();
+  return undone;
+}
 
-  // One change per request: the files its edits touched, and the commit that carried them.
+/**
+ * One change per request: the files its edits touched, and the commit that carried them. Also says, per commit
+ * index, the files of the change unit that names it as its carrier.
+ */
+function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<number, Set<string>> } {
+  const { span, requests, requestAt, commits } = s;
+  const drafts: UnitDraft[] = [];
+  const carriers = new Map<number, Set<string>>();
   const byRequest = new Map<
     string,
     { request: Request | undefined; files: string[]; ops: Set<string>; last: number; turn: string }
   >();
-  for (const e of edits) {
+  for (const e of s.edits) {
     const r = requestAt(e.i);
     const k = r?.turn ?? "";
     const g = byRequest.get(k) ?? { request: r, files: [], ops: new Set<string>(), last: e.i, turn: span[e.i]!.id };
@@ -299,7 +407,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     // the files left dirty before it edits, in the same turn as the commit of its own edits).
     const first = commits.find((c) => c.i >= g.last && c.i < next);
     const commit = first && commits.filter((c) => c.i === first.i).at(-1);
-    if (commit && isUndone(commit.sha)) continue;
+    if (commit && s.isUndone(commit.sha)) continue;
     if (commit) {
       const ci = commits.indexOf(commit);
       carriers.set(ci, new Set([...(carriers.get(ci) ?? []), ...g.files]));
@@ -308,7 +416,7 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
     const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
     const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
-    out.push({
+    drafts.push({
       category: "change",
       text,
       record: {
@@ -317,147 +425,235 @@ export function eventDrafts(sessionId: string, span: readonly Turn[], sections: 
         request: g.request?.text ?? "",
         ...(commit ? { commit: commit.sha, commit_message: commit.message } : {}),
       },
-      key: `change:${sessionId}:${g.request?.turn ?? g.turn}`,
+      key: `change:${s.sessionId}:${g.request?.turn ?? g.turn}`,
       confidence: 0.9,
-      evidence: ev(g.turn, text),
+      evidence: s.ev(g.turn, text),
       files: g.files,
     });
   }
+  return { drafts, carriers };
+}
 
+/** One change per commit that no single request's change unit names already. */
+function commitDrafts(s: SpanEvents, carriers: ReadonlyMap<number, Set<string>>): UnitDraft[] {
+  const { commits, edits, requestAt } = s;
+  const drafts: UnitDraft[] = [];
   for (const [ci, c] of commits.entries()) {
-    if (c.files.length > 0 && carriedBy.get(ci)!.size === 1) continue;
-    if (isUndone(c.sha)) continue;
+    // Which requests' edits the commit carried: a commit carried whole by one request's change unit is that unit.
+    const from = ci > 0 ? commits[ci - 1]!.i : -1;
+    const carriedBy = new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? ""));
+    if (c.files.length > 0 && carriedBy.size === 1) continue;
+    if (s.isUndone(c.sha)) continue;
     // Named already by the change unit of the request whose edits it carried (aider's second commit of a turn).
     const carrier = carriers.get(ci);
     if (carrier && c.files.every((f) => carrier.has(f))) continue;
     const text = `Commit ${c.sha ? `${c.sha} ` : ""}${quoted(c.message)}${c.files.length ? ` changed ${listFiles(c.files)}` : ""}.`;
-    out.push({
+    drafts.push({
       category: "change",
       text,
       record: { kind: "commit", sha: c.sha, message: c.message, files: c.files },
       key: `commit:${c.sha || signature(c.message)}`,
       confidence: 0.9,
-      evidence: ev(c.turn, text),
+      evidence: s.ev(c.turn, text),
       files: c.files,
     });
   }
+  return drafts;
+}
 
-  // Reverts: what the command put back; a command that only mentions one, or one that never ran or failed, is none.
-  for (const { at: i, call, result } of callsWithResults(span)) {
+/** Reverts: what the command put back; a command that only mentions one, or one that never ran or failed, is none. */
+function revertDrafts(s: SpanEvents): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
+  for (const { at: i, call, result } of callsWithResults(s.span)) {
     if (!result || resultFailed(result, call)) continue;
     for (const { command } of shellReverts(commandText(call.input))) {
-      const r = requestAt(i);
+      const r = s.requestAt(i);
       const text = `Reverted with \`${command}\`${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
-      out.push({
+      drafts.push({
         category: "dead_end",
         text,
         record: { kind: "revert", command },
         key: `revert:${signature(command)}`,
         confidence: 0.8,
-        evidence: ev(span[i]!.id, text),
+        evidence: s.ev(s.span[i]!.id, text),
         files: [],
       });
     }
   }
+  return drafts;
+}
 
-  // An aider `/undo` drops the last aider commit and reports it: `Removed: 609f42e feat: …`.
-  span.forEach((t, i) => {
+/** An aider `/undo` drops the last aider commit and reports it: `Removed: 609f42e feat: …`. */
+function undoDrafts(s: SpanEvents): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
+  s.span.forEach((t, i) => {
     for (const res of t.tool_results) {
       const m = AIDER_REMOVED.exec(res.output);
       if (!m) continue;
       const sha = m[1]!;
       const message = m[2]!.trim();
-      const files = commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
-      const r = requestAt(i);
+      const files = s.commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
+      const r = s.requestAt(i);
       const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
-      out.push({
+      drafts.push({
         category: "dead_end",
         text,
         record: { kind: "revert", command: "/undo", sha, message, files },
         key: `revert:undo:${sha}`,
         confidence: 0.8,
-        evidence: ev(t.id, text),
+        evidence: s.ev(t.id, text),
         files,
       });
     }
   });
+  return drafts;
+}
 
-  // Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span.
+type Failure = Sections["failures"][number];
+
+/** Whether an error is a step of the work: caused by the agent's own edit and fixed by its next one. */
+function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): boolean {
+  if (f.category === "user-reported") return false;
+  // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed.
+  if ((f.resolved || f.remediation) && SELF_INFLICTED.test(line)) return true;
+  // A type, name or import error hit after the agent edited code for the same request and fixed by an edit.
+  if (EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
+    const r = s.requestAt(i);
+    if (s.edits.some((e) => e.i <= i && s.requestAt(e.i) === r)) return true;
+  }
+  return false;
+}
+
+/** A script written to look around (debug_x.py, scratch.js, tmp_check.py) or one in a scratch or temp folder. */
+const THROWAWAY_SCRIPT = /(?:^|[\\/])(?:debug|scratch|tmp|temp|sandbox|playground)[\w-]*\.\w+$/i;
+/** A traceback's frame: `File "path", line N` (Python) or `at fn (path:N:M)` (JavaScript). */
+const FRAME = /File "([^"]+)", line \d+|\bat (?:[\w.<>]+ )?\(?([^\s():]+):\d+:\d+\)?/g;
+
+/**
+ * Whether an error was raised inside a throwaway script, not the project: the innermost frame of the traceback
+ * printed before the error line is a debug or scratch script (its own import or attribute slip, never the code's).
+ */
+function raisedInThrowaway(turn: Turn, line: string): boolean {
+  const probe = line.slice(0, 60);
+  for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)]) {
+    const at = source.indexOf(probe);
+    if (at < 0) continue;
+    const frames = [...source.slice(Math.max(0, at - 3000), at).matchAll(FRAME)];
+    const last = frames.at(-1);
+    const file = last && (last[1] ?? last[2]);
+    if (file) return THROWAWAY_SCRIPT.test(file) || THROWAWAY.test(file);
+  }
+  return false;
+}
+
+/** A failure unit: the error line, where it was hit, what resolved it. */
+function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitDraft {
+  const r = s.requestAt(i);
+  // A request that is the error report itself says nothing more about where it was hit.
+  const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
+  const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
+  // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
+  const remedy = f.remediation
+    ?.replace(/\s+/g, " ")
+    .trim()
+    .replace(/\s*\([^()\s]+\)$/, "")
+    .replace(/^then /, "");
+  const fix = remedy
+    ? ` Resolved by: ${remedy}.`
+    : f.resolved
+      ? " Resolved: a later run of the same command, test or file ran clean."
+      : "";
+  const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
+  const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
+  return {
+    category: "failure",
+    text,
+    record: {
+      category: f.category,
+      severity,
+      error: line,
+      where: r?.text ?? "",
+      resolved_by: f.remediation ?? "",
+      remediation: f.remediation ?? "",
+      count: f.count,
+    },
+    key: f.signature,
+    confidence: 0.7,
+    evidence: s.ev(f.turn, line),
+    files: [],
+  };
+}
+
+/** Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span. */
+function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
   const byShape = new Map<string, UnitDraft>();
   for (const f of sections.failures) {
-    const i = at(f.turn) ?? at(f.last_turn);
+    const i = s.at(f.turn) ?? s.at(f.last_turn);
     if (i === undefined) continue;
-    const line = errorLine(f.text, span[i]!);
-    if (!line) continue;
-    // An error the agent's own edit caused and its next edit fixed is a step of the work, not worth recalling.
-    if (f.category !== "user-reported" && (f.resolved || f.remediation) && SELF_INFLICTED.test(line)) continue;
-    // So is a type, name or import error hit after the agent edited code for the same request and fixed by an edit.
-    if (f.category !== "user-reported" && EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
-      const r = requestAt(i);
-      if (edits.some((e) => e.i <= i && requestAt(e.i) === r)) continue;
-    }
+    const line = errorLine(f.text, s.span[i]!);
+    if (!line || stepOfTheWork(s, f, line, i) || raisedInThrowaway(s.span[i]!, line)) continue;
     const shape = errorShape(line);
     const same = byShape.get(shape);
     if (same) {
-      same.evidence.push(...ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
+      same.evidence.push(...s.ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
       const also = (same.record.also as string[] | undefined) ?? [];
       if (line !== same.record.error && !also.includes(line) && also.length < 10) same.record.also = [...also, line];
       continue;
     }
-    const r = requestAt(i);
-    // A request that is the error report itself says nothing more about where it was hit.
-    const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
-    const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
-    // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
-    const remedy = f.remediation
-      ?.replace(/\s+/g, " ")
-      .trim()
-      .replace(/\s*\([^()\s]+\)$/, "")
-      .replace(/^then /, "");
-    const fix = remedy
-      ? ` Resolved by: ${remedy}.`
-      : f.resolved
-        ? " Resolved: a later run of the same command, test or file ran clean."
-        : "";
-    const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
-    const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
-    const draft: UnitDraft = {
-      category: "failure",
-      text,
-      record: {
-        category: f.category,
-        severity,
-        error: line,
-        where: r?.text ?? "",
-        resolved_by: f.remediation ?? "",
-        remediation: f.remediation ?? "",
-        count: f.count,
-      },
-      key: f.signature,
-      confidence: 0.7,
-      evidence: ev(f.turn, line),
-      files: [],
-    };
+    const draft = failureDraft(s, f, line, i);
     byShape.set(shape, draft);
-    out.push(draft);
+    drafts.push(draft);
   }
+  return drafts;
+}
 
-  // Standing rules, in the person's words: the summary's User Constraints, which hold only what the human-turn
-  // classifier calls a standing instruction (a one-off request is never one), sentence by whole sentence.
+/**
+ * Standing rules, in the person's words: the summary's User Constraints hold only turns the human-turn classifier
+ * calls a standing instruction (and the firm rules a request states for its task); of those, each sentence that read
+ * alone sets a rule (`standingRule`), taken whole from the turn (a sentence goes on after "e.g." or "no."), so a
+ * one-off request, a remark or a role said in the same turn is never a rule.
+ */
+function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
+  const drafts: UnitDraft[] = [];
+  const squeeze = (x: string) => x.replace(/\s+/g, " ").trim();
   for (const c of sections.constraints) {
-    if (at(c.turn) === undefined) continue;
-    for (const sentence of typedSentences(c.text.replace(/\s*…\s*/g, "\n")).filter(isRuleShaped)) {
-      out.push({
+    const i = s.at(c.turn);
+    if (i === undefined) continue;
+    const said = squeeze(c.text);
+    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) =>
+      said.includes(squeeze(x).slice(0, 40)),
+    );
+    const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
+    for (const sentence of sentences.filter(standingRule).map((x) => x.replace(BULLET, ""))) {
+      drafts.push({
         category: "commitment",
         text: sentence,
         record: { by: "user", kind: "rule", scope: "project", caveats: "" },
         key: signature(sentence),
         confidence: 0.8,
-        evidence: ev(c.turn, sentence),
+        evidence: s.ev(c.turn, sentence),
         files: [],
       });
     }
   }
-  return out;
+  return drafts;
+}
+
+/**
+ * The units of a span's events: one `change` per request that led to edits and per commit, one `dead_end` per revert, one
+ * `failure` per error with where it was hit and what resolved it, one `commitment` (kind rule) per standing rule.
+ */
+export function eventDrafts(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+  const s = spanEvents(sessionId, span, sections);
+  const changes = changeDrafts(s);
+  return [
+    ...changes.drafts,
+    ...commitDrafts(s, changes.carriers),
+    ...revertDrafts(s),
+    ...undoDrafts(s),
+    ...failureDrafts(s, sections),
+    ...ruleDrafts(s, sections),
+  ];
 }

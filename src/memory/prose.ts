@@ -8,13 +8,21 @@ const MAX_CHARS = 420;
 
 /** Narration of what the agent is about to do, or chat around it: the edit itself is the unit. */
 const NARRATION =
-  /^(?:(?:now|ok(?:ay)?|so|first|next|then|great|perfect|alright|good|finally|also|and)[,!]?\s+)*(?:let me|let[’']?s|let us|I\b|we need|we should|we can|we'?ll|looking at|it seems|it looks|oops|yes|no|hmm|here'?s|here is|this will|this should|now that|to (?:fix|resolve|address|ensure|confirm|verify|check|test)|you\b|your\b|if you|once|this\b|that\b|it\b|these\b|those\b|the output|the result|the (?:code|fix|change|changes|app|application) (?:now|should|will)|after (?:applying|these|this|making|running)|great|perfect|excellent|done|all set|summary)\b/i;
+  /^(?:(?:now|ok(?:ay)?|so|first|next|then|great|perfect|alright|good|finally|also|and)[,!]?\s+)*(?:let me|let[’']?s|let us|I\b|we need|we should|we can|we'?ll|looking at|it seems|it looks|oops|yes|no|hmm|here'?s|here is|this will|this should|now that|to (?:fix|resolve|address|ensure|confirm|verify|check|test)|you\b|your\b|if you|once|this\b(?!\s+(?:error|exception|warning) (?:occurs|happens|arises|is (?:raised|thrown)) (?:when|because|if)\b)|that\b|it\b|these\b|those\b|the output|the result|the (?:code|fix|change|changes|app|application) (?:now|should|will)|after (?:applying|these|this|making|running)|great|perfect|excellent|done|all set|summary)\b/i;
 /** A guess or a prediction is not a fact. */
 const HEDGE =
   /\b(?:likely|unlikely|probably|might|may|maybe|perhaps|possibly|could|would be|if you (?:prefer|want|like)|I think|I believe|I suspect|seems?|appears? to|should (?:now|be|no longer|stop|work|fix|resolve|help)|hopefully|presumably|suggests?|I should|we should|I would|need to|somewhere|something)\b/i;
 /** A heading, a bullet's bold label, a table row, a quote, a code comment or an emoji-led line. */
 const FRAGMENT_OPENING =
   /^(?:#|\*\*[^*]+\*\*\s*[:—–-]|\||>|\/\/|\(|\[[^\]]*\]\s*$|[\p{Extended_Pictographic}\u2700-\u27bf])/u;
+/** A list item led by its label ("Status: Uses `barred` …", "Better Country Mapping: Separate …"): a fragment. */
+const LABELLED = /^(?:\*\*)?[\p{Lu}][\p{L}\d/&'-]*(?:\s+[\p{L}\d/&'-]+){0,3}(?:\*\*)?\s*:\s+\S/u;
+/** An opening that points back to the sentence before ("Likewise, switch to …"): what it says is said there. */
+const ANAPHORIC =
+  /^(?:likewise|similarly|same (?:for|here|with|as)|as (?:above|before|mentioned)|otherwise|in addition|additionally)\b/i;
+/** An abbreviation the sentence ends on, so was cut after it: "e.g.", "i.e.", "no.", "Gen.", "vs.", an initial. */
+const ABBREVIATION_END =
+  /(?:^|[\s("'“‘])(?:e\.g|i\.e|cf|vs|no|nr|gen|approx|incl|ca|fig|ref|mr|mrs|dr|prof|st|[A-Z])\.$/i;
 /** A summary list's item with its subject left out ("Updated `X` to use …", "`f()`: now …"): a fragment. */
 const SUBJECTLESS =
   /^(?:`[^`]+`\s*[:—–-]|(?:now|updated?|added?|fixed|removed?|changed?|uses|used|proposed|created?|replaced|moved|refactored|implemented|made|ensured?|kept|switched|converted|renamed|simplified|improved)\b)/i;
@@ -49,7 +57,9 @@ export function wholeSentence(t: string): boolean {
   if (t.length < MIN_CHARS - 10 || t.length > MAX_CHARS) return false;
   if (/…|\.\.\.$|[:;,(\-–—]$/.test(t)) return false;
   if (t.endsWith("?")) return false;
-  if (FRAGMENT_OPENING.test(t)) return false;
+  if (FRAGMENT_OPENING.test(t) || LABELLED.test(t) || ANAPHORIC.test(t)) return false;
+  // Cut after an abbreviation ("… the Record "Gen.", "… e.g."): the sentence went on.
+  if (ABBREVIATION_END.test(t)) return false;
   // A sentence starts with a capital, a digit, a quote or a code span; a lower-case start was cut from another.
   if (!/^[\p{Lu}\d`"']/u.test(t)) return false;
   // Unbalanced code spans or brackets: the sentence was split inside them.

@@ -7,7 +7,6 @@ import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { git } from "../git.js";
-import { queryTerms } from "../retrieval/query.js";
 import type { Db } from "../storage/db.js";
 import {
   deleteMemories,
@@ -23,11 +22,11 @@ import {
 } from "../storage/memories.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary, summarizedSessions } from "../storage/summaries.js";
-import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
+import { queryTerms } from "../text/search-terms.js";
 import { countTokens } from "../text/tokens.js";
 import { canonicalCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
@@ -44,11 +43,14 @@ export type MemoryDeps = ProjectScope;
 
 /**
  * Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). The id
- * is the row this call inserted, or the existing unit it merged into (`merged: true`).
+ * is the row this call inserted, or the existing unit it merged into (`merged: true`). `onAdded` is called with the
+ * id of a row this call inserted (not a merge): the composer shares it with the team (`recordMemory` in
+ * session/memory.ts, which the fronts call).
  */
-export function recordMemory(
+export function recordUnit(
   deps: MemoryDeps,
   raw: RecordInput,
+  onAdded: (id: number) => void,
 ): { id: number | undefined; merged: boolean; outcome: string } {
   const input = RecordInput.parse(raw);
   if (isPaused(deps.db, deps.projectId))
@@ -83,7 +85,7 @@ export function recordMemory(
   };
   const w = writeUnit(deps.db, deps.projectId, input.sessionId ?? "recorded", draft);
   if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
-  if (w.action === "added" && w.id !== undefined) queueUnitForTeam(deps, w.id);
+  if (w.action === "added" && w.id !== undefined) onAdded(w.id);
   const outcome =
     w.action === "merged"
       ? w.pending
@@ -463,10 +465,14 @@ export const NOT_PURGED =
  * Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages
  * overwritten, WAL truncated. `purged` is false when another connection's open read kept the WAL from being emptied:
  * the old text stays in the file until that read ends (the purge is finished at the next open or close).
+ * `beforeDelete` is called with the ids of the units about to be deleted, while they still exist and in the delete's
+ * transaction (what it writes stands or falls with the delete): the composer queues their removal from the team store
+ * (`forget` in session/memory.ts, which the fronts call).
  */
-export function forget(
+export function forgetUnits(
   deps: MemoryDeps,
   raw: ForgetInput,
+  beforeDelete: (ids: readonly number[]) => void,
 ): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   const input = ForgetInput.parse(raw);
   const chosen = [input.id !== undefined, Boolean(input.sessionId), Boolean(input.file), input.all].filter(
@@ -482,9 +488,11 @@ export function forget(
   });
   if (input.id !== undefined && ids.length === 0)
     throw new AppError("NOT_FOUND", `no memory unit #${input.id} in this project`);
-  queueForgetForTeam(deps, ids);
-  return deleteMemories(deps.db, deps.projectId, ids, {
-    ...(input.sessionId ? { session: input.sessionId } : {}),
-    all: input.all,
-  });
+  return deleteMemories(
+    deps.db,
+    deps.projectId,
+    ids,
+    { ...(input.sessionId ? { session: input.sessionId } : {}), all: input.all },
+    () => beforeDelete(ids),
+  );
 }

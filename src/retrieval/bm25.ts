@@ -13,6 +13,10 @@ export interface Bm25Params {
   pathWeight: number;
 }
 
+/**
+ * Okapi BM25's textbook k1 = 1.2 and b = 0.75 (the usual defaults of the literature), not tuned here; path tokens
+ * count `PATH_WEIGHT` times (text/term-counts.ts says why).
+ */
 export const BM25_DEFAULTS: Bm25Params = { k1: 1.2, b: 0.75, pathWeight: PATH_WEIGHT };
 
 /**
@@ -73,16 +77,22 @@ export function buildBm25Index(
   );
 }
 
+/** The Robertson–Spärck Jones estimate's 0.5 added to the document counts (textbook; it keeps df 0 finite). */
+export const IDF_HALF = 0.5;
+
 /** Robertson–Spärck Jones IDF, kept positive: ln(1 + (N − df + 0.5) / (df + 0.5)). */
 export function idf(n: number, df: number): number {
-  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  return Math.log(1 + (n - df + IDF_HALF) / (df + IDF_HALF));
 }
+
+/** Documents a scoring returns when the caller names no limit: as deep as the ranker's lists (channels.ts). */
+const SCORE_LIMIT = 300;
 
 /**
  * Scores every document holding a query token: Σ over the query's tokens (repeats count, as the words of
  * the task do) of idf · tf·(k1+1) / (tf + k1·(1 − b + b·len/avg)). Best first, ties by key.
  */
-export function scoreBm25(index: Bm25Index, queryTokens: readonly string[], limit = 300): Ranked {
+export function scoreBm25(index: Bm25Index, queryTokens: readonly string[], limit: number = SCORE_LIMIT): Ranked {
   const { k1, b } = index.params;
   const n = index.keys.length;
   const qtf = new Map<string, number>();

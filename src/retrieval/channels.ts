@@ -91,15 +91,8 @@ export function bm25Channel(index: Bm25Index | undefined, tokens: readonly strin
 export function symbolChannel(db: Db, u: Universe, match: string): Ranked {
   if (!match) return [];
   const hits = searchFts(db, match, { types: ["symbol"], limit: SYMBOL_HITS, weights: SYMBOL_FTS_WEIGHTS });
-  const paths = symbolPaths(
-    db,
-    hits.map((h) => h.id),
-  );
   return rollUp(
-    hits.flatMap((h) => {
-      const p = paths.get(h.id);
-      return p && isSource(u.byPath.get(p)) ? [{ key: p, score: h.score }] : [];
-    }),
+    hits.flatMap((h) => (h.path && isSource(u.byPath.get(h.path)) ? [{ key: h.path, score: h.score }] : [])),
   );
 }
 

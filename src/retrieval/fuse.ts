@@ -2,6 +2,16 @@
 
 import { scoreShare } from "./weights.js";
 
+/**
+ * Defaults of the arithmetic below, set by hand when the retrieval ladder was built (no command fits them):
+ * `rrfK`, reciprocal rank fusion's k (the fitted fusion in weights.ts, whose k `memcards eval fit-weights` chooses
+ * from 1, 3, 5, 10, 20 and 60, also has 10; this default serves callers that fuse without it); `rollUpDamp` and
+ * `rollUpPerFile`, how much a file's next-best hits add to its best (the next two at most, each at 0.3: many
+ * matching symbols count, but less than one strong match); `expandDecay`, the share of a seed's score its graph
+ * neighbours receive (half).
+ */
+export const FUSE = { rrfK: 10, rollUpDamp: 0.3, rollUpPerFile: 3, expandDecay: 0.5 } as const;
+
 /** A channel's result: keys (file paths) with scores, best first. */
 export type Ranked = { key: string; score: number }[];
 
@@ -17,7 +27,10 @@ export function toRanked(scores: ReadonlyMap<string, number>): Ranked {
  * Weighted reciprocal rank fusion: score(d) = Σ_c w_c / (k + rank_c(d)), ranks 1-based.
  * Channels with weight 0 or empty lists contribute nothing; a `scaled` channel multiplies by score / top score.
  */
-export function rrf(channels: readonly { list: Ranked; weight: number; scaled?: boolean }[], k = 10): Ranked {
+export function rrf(
+  channels: readonly { list: Ranked; weight: number; scaled?: boolean }[],
+  k: number = FUSE.rrfK,
+): Ranked {
   const scores = new Map<string, number>();
   for (const { list, weight, scaled } of channels) {
     if (weight <= 0) continue;
@@ -35,7 +48,11 @@ export function rrf(channels: readonly { list: Ranked; weight: number; scaled?: 
  * Rolls item-level hits up to their files: a file's score is its best hit plus a damped share of the next
  * ones (many matching symbols in one file count, but less than one strong match).
  */
-export function rollUp(hits: readonly { key: string; score: number }[], damp = 0.3, perFile = 3): Ranked {
+export function rollUp(
+  hits: readonly { key: string; score: number }[],
+  damp: number = FUSE.rollUpDamp,
+  perFile: number = FUSE.rollUpPerFile,
+): Ranked {
   const byFile = new Map<string, number[]>();
   for (const h of hits) {
     const arr = byFile.get(h.key);
@@ -58,7 +75,7 @@ export function rollUp(hits: readonly { key: string; score: number }[], damp = 0
 export function expand(
   seeds: Ranked,
   neighbors: (key: string) => readonly { key: string; weight: number }[],
-  decay = 0.5,
+  decay: number = FUSE.expandDecay,
 ): Ranked {
   const scores = new Map<string, number>();
   const max = seeds[0]?.score ?? 1;

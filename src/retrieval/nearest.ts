@@ -1,7 +1,8 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
 // 256 dimensions); the copy is read once, normalized, and compared in a tight loop. The results are the same
-// neighbours with the same cosine distances (up to float rounding), ties broken by id.
+// neighbours with the same cosine distances (up to float rounding), ties broken by id. The copy is read after a
+// warm-up or from a store's second query on: a one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
 import {
@@ -69,7 +70,9 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   if (norm === 0) return [];
   const inv = 1 / Math.sqrt(norm);
   const n = m.rows;
-  const sims = new Float64Array(n);
+  const scratch = scratchOf(m);
+  const sims = scratch.sims;
+  sims.fill(0);
   for (let i = 0; i < m.dimension; i++) {
     const qi = query[i]! * inv;
     if (qi === 0) continue;
@@ -78,7 +81,7 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   }
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
-  const bound = kthLargest(sims, take);
+  const bound = kthLargest(sims, take, scratch.copy);
   const best: number[] = [];
   for (let r = 0; r < m.rows; r++) if (sims[r]! >= bound) best.push(r);
   best.sort((a, b) => sims[b]! - sims[a]! || m.ids[a]! - m.ids[b]!);
@@ -90,9 +93,21 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Ne
   }));
 }
 
-/** The k-th largest value (1-based) of `xs`, by quickselect on a copy. */
-function kthLargest(xs: Float64Array, k: number): number {
-  const a = Float64Array.from(xs);
+/**
+ * Per matrix, the similarity array a query fills and the copy quickselect reorders: allocated once, not per query
+ * (two arrays of every row, hundreds of kilobytes on a large store).
+ */
+const scratches = new WeakMap<VectorMatrix, { sims: Float64Array; copy: Float64Array }>();
+function scratchOf(m: VectorMatrix): { sims: Float64Array; copy: Float64Array } {
+  let s = scratches.get(m);
+  if (!s) scratches.set(m, (s = { sims: new Float64Array(m.rows), copy: new Float64Array(m.rows) }));
+  return s;
+}
+
+/** The k-th largest value (1-based) of `xs`, by quickselect on a copy (into `into`, of the same length). */
+function kthLargest(xs: Float64Array, k: number, into: Float64Array): number {
+  const a = into;
+  a.set(xs);
   let lo = 0;
   let hi = a.length - 1;
   const target = k - 1;
@@ -241,11 +256,16 @@ export function createNearestVectors(db: Db) {
     step();
   };
 
-  /** The in-memory copy when it is current; otherwise undefined (and a load is under way). */
+  /**
+   * Whether a copy is worth reading: after a warm-up, or from the second query on. A store asked once (a hook's
+   * process, a worker's call) answers from sqlite-vec and never reads the copy it would not use.
+   */
+  let wanted = false;
+  /** The in-memory copy when it is current; otherwise undefined (and a load is under way when one is wanted). */
   const current = (): VectorMatrix | undefined => {
     if (unreadable) return undefined;
     if (!matrix) {
-      if (!loading) load();
+      if (!loading && wanted) load();
       return matrix;
     }
     const v = vectorsVersion(db);
@@ -259,11 +279,16 @@ export function createNearestVectors(db: Db) {
     return undefined;
   };
 
+  let asked = 0;
   return {
     /** Starts reading the copy (a server's warm-up), so queries soon stop going to sqlite-vec. */
-    warm: (): void => void current(),
+    warm: (): void => {
+      wanted = true;
+      current();
+    },
     /** The `k` nearest stored vectors to `query`, of owners of `ownerType` when given (filtered after the k). */
     nearest(query: Float32Array, k: number, ownerType?: string): Neighbour[] {
+      if (++asked > 1) wanted = true;
       const m = current();
       if (!m) return nearestVectors(db, query, k, ownerType);
       const rows = nearestRows(m, m.quantized ? asQuantized(query) : query, k);

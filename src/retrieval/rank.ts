@@ -40,7 +40,7 @@ import {
   symbolScore,
   type SymbolWeights,
 } from "./symbols.js";
-import { buildUniverse, isSource, type Universe } from "./universe.js";
+import { isSource, type Universe, universeOf } from "./universe.js";
 import {
   type CandidateSignals,
   type Channel,
@@ -287,7 +287,7 @@ export function createRanker(
 ): Ranker {
   const weights = opts.weights ?? LEARNED_WEIGHTS;
   let universe: Universe | undefined;
-  const u = () => (universe ??= buildUniverse(db));
+  const u = () => (universe ??= universeOf(db));
   const nearest = createNearestVectors(db);
   const bm25 = bm25Source(db, u, opts);
 
@@ -307,10 +307,13 @@ export function createRanker(
     let built: string | undefined;
     const matchText = () =>
       (built ??= dropCommonTerms(queryTerms(query, QUERY_TERMS), (total ??= nodeCount(db)), docFrequency).match);
+    // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once.
+    let fts: Ranked | undefined;
+    const ftsList = () => (fts ??= ftsChannel(db, u(), matchText()));
     const tokens = bm25Tokens(query);
-    lists.bm25 = bm25Channel(bm25.forTokens(tokens), tokens, () => ftsChannel(db, u(), matchText()));
+    lists.bm25 = bm25Channel(bm25.forTokens(tokens), tokens, ftsList);
     const match = use.has("fts") || use.has("symbols") ? matchText() : "";
-    if (use.has("fts")) lists.fts = ftsChannel(db, u(), match);
+    if (use.has("fts")) lists.fts = ftsList();
     if (use.has("anchors")) lists.anchors = anchorScores(db, u(), extractAnchors(query));
     if (use.has("symbols")) lists.symbols = symbolChannel(db, u(), match);
     if (use.has("vectors"))

@@ -4,7 +4,7 @@
 import { z } from "zod";
 
 import { ownTokens, type SymbolBody } from "../text/symbol-bodies.js";
-import { bm25Tokens } from "./bm25.js";
+import { bm25Tokens, IDF_HALF } from "./bm25.js";
 
 export type { SymbolBody } from "../text/symbol-bodies.js";
 
@@ -77,7 +77,9 @@ export const LEARNED_SYMBOL_WEIGHTS: SymbolWeights = {
 /** Declarations that hold other symbols. */
 const CONTAINER_KINDS = new Set(["class", "struct", "enum", "trait", "interface", "type", "impl", "module", "scope"]);
 
+/** Body BM25's k1 and b: Okapi BM25's textbook values (as `BM25_DEFAULTS`), not tuned here. */
 const K1 = 1.2;
+/** See K1. */
 const B = 0.75;
 
 /** The bodies of a file's symbols from its lines, counting only `tokens`. */
@@ -122,7 +124,7 @@ export function symbolFeaturesOf(
     const df = new Map<string, number>();
     for (const b of present) for (const t of b.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
     const n = Math.max(1, present.length);
-    idf = (t) => Math.log(1 + (n - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5));
+    idf = (t) => Math.log(1 + (n - (df.get(t) ?? 0) + IDF_HALF) / ((df.get(t) ?? 0) + IDF_HALF));
   }
   const raw = bodies.map((b) => {
     let body = 0;

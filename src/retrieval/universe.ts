@@ -2,6 +2,7 @@
 // suffix, built once per ranker, and the path and module lookups the anchor channel makes in it.
 import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import type { Db } from "../storage/db.js";
+import { indexRunStamp } from "../storage/graph/counts.js";
 import { fileLevelNodes, type FileNodeRef } from "../storage/graph/nodes.js";
 
 /**
@@ -41,6 +42,23 @@ function pushTo<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 /** Each suffix of `segs` on a segment boundary, longest first (`a/b/c`, `b/c`, `c`). */
 function suffixes(segs: readonly string[]): string[] {
   return segs.map((_, i) => segs.slice(i).join("/"));
+}
+
+/**
+ * The universe last built in this process, by store file and index run: a later connection to the same store (the
+ * hook worker opens the store anew for every call) takes it until another index run ends, as a server keeps its
+ * ranker (and its universe) for one index run. A store without a finished run, or in memory, is never shared.
+ */
+let shared: { file: string; stamp: string; universe: Universe } | undefined;
+
+/** The store's universe: the one built for its last index run in this process, else built now. */
+export function universeOf(db: Db): Universe {
+  const file = db.name && db.name !== ":memory:" ? db.name : undefined;
+  const stamp = file ? indexRunStamp(db) : undefined;
+  if (file && stamp && shared?.file === file && shared.stamp === stamp) return shared.universe;
+  const universe = buildUniverse(db);
+  if (file && stamp) shared = { file, stamp, universe };
+  return universe;
 }
 
 export function buildUniverse(db: Db): Universe {

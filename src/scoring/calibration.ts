@@ -48,18 +48,25 @@ export function confidenceOf(f: EvidenceFeatures, c: Calibration = CALIBRATION):
 }
 
 /**
+ * Newton's method's settings, hand-set when the calibration was built (not tuned on any data): `ridge`, a small L2
+ * penalty that keeps the fit finite when the two classes separate; `iterations`, a cap (four parameters take a few);
+ * `tolerance`, the largest step at which the fit has converged.
+ */
+export const NEWTON = { ridge: 0.01, iterations: 50, tolerance: 1e-9 } as const;
+
+/**
  * Fits the logistic model by Newton's method (four parameters, a few iterations) with a small ridge term so
  * separable data stays finite. Rows are the features, whether the task belongs to the repository, and a weight
  * (to balance the two classes).
  */
 export function fitCalibration(
   rows: readonly { f: EvidenceFeatures; real: boolean; weight?: number }[],
-  ridge = 0.01,
+  ridge: number = NEWTON.ridge,
 ): Calibration {
   const d = KEYS.length;
   let w = new Array<number>(d).fill(0);
   const x = rows.map((r) => inputs(r.f));
-  for (let it = 0; it < 50; it++) {
+  for (let it = 0; it < NEWTON.iterations; it++) {
     const g = w.map((v) => ridge * v);
     const h = KEYS.map((_, i) => KEYS.map((__, j) => (i === j ? ridge : 0)));
     rows.forEach((r, n) => {
@@ -74,7 +81,7 @@ export function fitCalibration(
     });
     const step = solve(h, g);
     w = w.map((v, i) => v - step[i]!);
-    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
+    if (Math.max(...step.map(Math.abs)) < NEWTON.tolerance) break;
   }
   const r = (v: number) => Math.round(v * 1000) / 1000;
   return { intercept: r(w[0]!), coverage: r(w[1]!), anchored: r(w[2]!), log_files: r(w[3]!) };

@@ -18,14 +18,25 @@ export interface PackResult {
   skipped: { id: string; reason: "budget" | "duplicate" | "conflict" | "no utility" }[];
 }
 
+/**
+ * Packing's thresholds, set by hand when packing was built, with no measurement recorded for the values (no command
+ * fits them; `memcards eval cards` measures the packs they make): `ruleReserve`, the share of the budget held for
+ * governing rules; `minUtility`, the utility below which a card is not served; `duplicate`, the Jaccard similarity of
+ * two cards' word sets at which the later one repeats the earlier.
+ */
+export const PACK = { ruleReserve: 0.2, minUtility: 0.05, duplicate: 0.8 } as const;
+
 function words(s: string): Set<string> {
   return new Set(s.toLowerCase().match(/[a-z0-9_./]+/g) ?? []);
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+/** Jaccard similarity of two word sets, at least `min`; 0 when the sizes alone rule that out (|a ∩ b| ≤ min size). */
+function jaccardAtLeast(a: Set<string>, b: Set<string>, min: number): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  if (small.size < min * Math.max(1, large.size)) return false;
   let inter = 0;
-  for (const w of a) if (b.has(w)) inter++;
-  return inter / Math.max(1, a.size + b.size - inter);
+  for (const w of small) if (large.has(w)) inter++;
+  return inter / Math.max(1, a.size + b.size - inter) >= min;
 }
 
 /** The repository path a card is about (its scope without a line range). */
@@ -47,11 +58,13 @@ export function pack(
   mode: PackMode,
   opts: { ruleReserve?: number; minUtility?: number } = {},
 ): PackResult {
-  const reserve = Math.floor(budget * (opts.ruleReserve ?? 0.2));
-  const minUtility = opts.minUtility ?? 0.05;
+  const reserve = Math.floor(budget * (opts.ruleReserve ?? PACK.ruleReserve));
+  const minUtility = opts.minUtility ?? PACK.minUtility;
   const cost = (c: Card) => (mode === "post_selection" ? Math.max(c.tokens, c.raw_tokens) : c.tokens);
   const selected: PackInput[] = [];
   const seen = new Map<string, Set<string>>();
+  /** Each item's words, made once (by item: two items may carry one card id). */
+  const wordsOf = new Map<PackInput, Set<string>>();
   let spentSelect = 0;
   let spentCards = 0;
   /** Adds the item if it fits (selection cost under `limit`, card tokens under the budget); returns why not otherwise. */
@@ -59,8 +72,9 @@ export function pack(
     const c = it.card;
     if (it.blocked) return "conflict";
     if (c.utility < minUtility) return "no utility";
-    const w = words(`${c.kind} ${c.evidence}`);
-    for (const other of seen.values()) if (jaccard(w, other) >= 0.8) return "duplicate";
+    let w = wordsOf.get(it);
+    if (!w) wordsOf.set(it, (w = words(`${c.kind} ${c.evidence}`)));
+    for (const other of seen.values()) if (jaccardAtLeast(w, other, PACK.duplicate)) return "duplicate";
     if (spentSelect + cost(c) > limit || spentCards + c.tokens > budget) return "budget";
     selected.push(it);
     seen.set(c.id, w);

@@ -1,8 +1,9 @@
-// Curation that the team shares: an edited unit's queued copy follows the edit, and an approved unit is queued
-// for the team store as a unit written active is. memory/ curates, team/ queues; this composes them.
-import { approvePending, rewordUnit } from "../memory/curate.js";
+// Curation that the team shares: an edited unit's queued copy follows the edit, an approved unit is queued for the
+// team store as a unit written active is, and a rejected one is forgotten as forget does. memory/ curates, team/
+// queues; this composes them.
+import { approvePending, rejectPending, rewordUnit } from "../memory/curate.js";
 import type { ProjectScope } from "../storage/scope.js";
-import { queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
+import { queueForgetForTeam, queueUnitForTeam, requeueEditedForTeam } from "../team/queue.js";
 
 /**
  * Rewrites a unit's text (see `rewordUnit`: redacted, merge key, record, evidence and indexes follow, the old
@@ -18,4 +19,9 @@ export function approveUnit(scope: ProjectScope, id: number): { superseded?: num
   const settled = approvePending(scope, id);
   queueUnitForTeam(scope, id);
   return settled;
+}
+
+/** Rejects a unit waiting for review (see `rejectPending`: deleted for real), through the team queue as `forget`. */
+export function rejectUnit(scope: ProjectScope, id: number): void {
+  rejectPending(scope, id, (ids) => queueForgetForTeam(scope, ids));
 }

@@ -30,9 +30,9 @@ export function recordServed(
      ON CONFLICT(project_id, id) DO UPDATE SET session_id = excluded.session_id, task = excluded.task,
        card = excluded.card, served_at = excluded.served_at`,
   );
+  const storedTask = redact(task.slice(0, 2000));
   writeTx(db, () => {
-    for (const c of cards)
-      ins.run(c.id, projectId, sessionId ?? null, c.unitKey, redact(task.slice(0, 2000)), redactJson(c.card), now);
+    for (const c of cards) ins.run(c.id, projectId, sessionId ?? null, c.unitKey, storedTask, redactJson(c.card), now);
   });
 }
 

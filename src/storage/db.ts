@@ -1,11 +1,11 @@
 // Opens the SQLite file: pragmas, sqlite-vec, an FTS5 check, migrations. The only place a connection is made.
-import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 
 import { AppError, isCorruptionError } from "../errors.js";
+import { ensureDir } from "../project/dirs.js";
 import { checkStoreFile, corruptStoreError, quickCheck } from "./health.js";
 import { assertKnownSchema, migrate } from "./migrate.js";
 
@@ -111,34 +111,6 @@ export function inspectStore(path: string, migrationsDir?: string, opts: { pages
     // The empty -wal/-shm a read-only connection may leave stay: another process may be using them already, and
     // removing a live write-ahead log loses that process's writes.
     db.close();
-  }
-}
-
-/**
- * Creates `dir` and its missing parents one level at a time. (Node's recursive mkdir spins forever on some
- * pseudo file systems such as /proc; walking down from the nearest existing ancestor fails fast instead.)
- */
-export function ensureDir(dir: string): void {
-  const missing: string[] = [];
-  let cur = dir;
-  for (;;) {
-    try {
-      if (!statSync(cur).isDirectory()) throw new Error(`${cur} is not a directory`);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      missing.push(cur);
-      const up = dirname(cur);
-      if (up === cur) break;
-      cur = up;
-    }
-  }
-  for (const d of missing.reverse()) {
-    try {
-      mkdirSync(d);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
   }
 }
 

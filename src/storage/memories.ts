@@ -392,16 +392,20 @@ export function memoryIdsFor(
  * outcomes) and, for a session or the whole project, the raw turns, summaries, sessions and the session's quotes
  * in other units' evidence. The FTS indexes are then rewritten (deleted entries of a contentless FTS5 table stay
  * in its data pages until a merge), freed pages are overwritten (secure_delete) and the WAL is truncated.
+ * `first` runs at the start of the same transaction, while the units still exist: what it writes is kept only if
+ * the delete is, and if it throws nothing is deleted.
  */
 export function deleteMemories(
   db: Db,
   projectId: number,
   ids: readonly number[],
   scope: { session?: string; all?: boolean },
+  first?: () => void,
 ): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   let rawTurns = 0;
   let summaries = 0;
   const tx = db.transaction(() => {
+    first?.();
     const delFts = stmt(db, "DELETE FROM memories_fts WHERE rowid = ?");
     const nodeOf = stmt(db, "SELECT id FROM nodes WHERE key = ?");
     const delNodeFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");

@@ -429,9 +429,24 @@ function replaceSpans(text: string, open: RegExp, close: RegExp, marker: string)
   return pos === 0 ? text : out + text.slice(pos);
 }
 
+/**
+ * Short texts that redaction left unchanged, remembered so a text seen again (a field name, a path, a card line
+ * in every result) is not checked again. Only texts without a secret are kept; bounded, emptied when full.
+ */
+const clean = new Set<string>();
+const CLEAN_MAX = 8192;
+const CLEAN_CHARS = 512;
+
 /** Text with every recognised secret replaced by a marker. Idempotent; never changes the number of lines. */
 export function redact(text: string): string {
-  return redactText(text, true);
+  if (text.length > CLEAN_CHARS) return redactText(text, true);
+  if (clean.has(text)) return text;
+  const out = redactText(text, true);
+  if (out === text) {
+    if (clean.size >= CLEAN_MAX) clean.clear();
+    clean.add(text);
+  }
+  return out;
 }
 
 let rulesId: string | undefined;

@@ -110,14 +110,15 @@ export function encodeSymbolBodies(
  */
 export function decodeSymbolBodies(
   blob: Buffer,
-  terms: readonly string[],
+  terms: readonly string[] | string,
   tokens: ReadonlySet<string>,
 ): Map<string, SymbolBody> | undefined {
   if (blob.byteLength === 0) return undefined;
-  const want = new Map<number, string>();
-  terms.forEach((t, i) => {
-    if (tokens.has(t)) want.set(i, t);
-  });
+  const want = typeof terms === "string" ? termPositions(terms, tokens) : new Map<number, string>();
+  if (typeof terms !== "string")
+    terms.forEach((t, i) => {
+      if (tokens.has(t)) want.set(i, t);
+    });
   const b = inflateRawSync(blob);
   let p = 0;
   const next = (): number => {
@@ -143,6 +144,34 @@ export function decodeSymbolBodies(
       if (t !== undefined) tf.set(t, n);
     }
     out.set(spanKey(start, end), { len, tf });
+  }
+  return out;
+}
+
+/**
+ * The positions of `tokens` in a term list written as one space-separated string (each term once): found by search,
+ * the list never split into its thousands of terms.
+ */
+export function termPositions(list: string, tokens: ReadonlySet<string>): Map<number, string> {
+  const found: [at: number, term: string][] = [];
+  for (const t of tokens) {
+    if (!t || t.includes(" ")) continue;
+    for (let at = list.indexOf(t); at >= 0; at = list.indexOf(t, at + 1)) {
+      const end = at + t.length;
+      if ((at === 0 || list.charCodeAt(at - 1) === 32) && (end === list.length || list.charCodeAt(end) === 32)) {
+        found.push([at, t]);
+        break;
+      }
+    }
+  }
+  found.sort((a, b) => a[0] - b[0]);
+  const out = new Map<number, string>();
+  let index = 0;
+  let from = 0;
+  for (const [at, t] of found) {
+    for (let i = from; i < at; i++) if (list.charCodeAt(i) === 32) index++;
+    from = at;
+    out.set(index, t);
   }
   return out;
 }

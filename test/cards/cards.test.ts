@@ -1,6 +1,6 @@
 // get_memory_cards on the polyglot fixture: the file, symbol, test and rule for a task; session units;
 // staleness; outcomes changing a later ranking; bad input.
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -180,5 +180,30 @@ describe("memory cards on the polyglot fixture", () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe("memory cards on a file of many definitions", () => {
+  let app: App;
+  beforeAll(async () => {
+    const root = join(tmpDir(), "repo");
+    mkdirSync(join(root, "pkg"), { recursive: true });
+    // 450 functions: the one the task names is defined past the file's 400th node.
+    const defs = Array.from({ length: 450 }, (_, i) => `def step_${i}(x):\n    return x + ${i}\n`).join("\n");
+    writeFileSync(join(root, "pkg", "steps.py"), defs);
+    writeFileSync(join(root, "pkg", "other.py"), "def unrelated(y):\n    return y\n");
+    app = openTestApp(root);
+    await buildGraph(app.scope, app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("names the definition the task names, wherever it sits in the file", async () => {
+    const r = await getMemoryCards(cardsDeps(app), { task: "fix step_440 in pkg/steps.py", budgetTokens: 1200 });
+    const line = 1 + 3 * 440;
+    expect(r.cards.map((c) => c.scope)).toContain(`pkg/steps.py:${line}-${line + 1}`);
+    const file = r.cards.find((c) => c.kind === "file" && c.scope === "pkg/steps.py");
+    expect(file?.evidence).toContain(`step_440 (L${line})`);
   });
 });

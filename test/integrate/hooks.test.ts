@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { MAX_HOOK_OUTPUT } from "../../src/integrate/hooks.js";
+import { MAX_HOOK_OUTPUT } from "../../src/integrate/hooks/input.js";
 import { planHooks } from "../../src/integrate/init.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { runCli } from "../helpers/cli.js";

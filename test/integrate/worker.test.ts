@@ -10,7 +10,13 @@ import { pathToFileURL } from "node:url";
 
 import { afterEach, describe, expect, it } from "vitest";
 
-import { askWorker, readToken, workerListening, workerPlace } from "../../src/integrate/worker-client.js";
+import {
+  askWorker,
+  readToken,
+  WORKER_EVENTS,
+  workerListening,
+  workerPlace,
+} from "../../src/integrate/worker-client.js";
 import { cliPath, runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { pollUntil } from "../helpers/wait.js";
@@ -231,6 +237,40 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
     expect(runs.filter(answeredByWorker).length).toBeGreaterThan(0);
     expect(p.log().length - before).toBe(8);
     writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+
+  it("loads the handler of every event it answers before it listens", async () => {
+    // A handler first loaded by a call would stay unloadable in this process if that load failed once (Node keeps a
+    // module that failed to link), and the worker would answer that event with nothing while the direct path works.
+    const home = tmpDir();
+    const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
+    const trace = tmpDir();
+    const file = join(trace, "worker.txt");
+    writeFileSync(file, "");
+    writeFileSync(
+      join(trace, "hooks.mjs"),
+      `import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) {\n  const r = await next(s, c);\n  appendFileSync(${JSON.stringify(file)}, r.url + "\\n");\n  return r;\n}\n`,
+    );
+    writeFileSync(
+      join(trace, "register.mjs"),
+      `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(trace, "hooks.mjs")).href)});\n`,
+    );
+    const place = workerPlace({ ...process.env, ...env }, cliPath);
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(join(trace, "register.mjs")).href, cliPath, "hook-worker"],
+      { env: { ...process.env, ...env }, stdio: "ignore" },
+    );
+    started.push(child);
+    await pollUntil(
+      () => (readToken(place.token) ? workerListening(place.socket) : false),
+      (v) => v,
+    );
+    const loaded = readFileSync(file, "utf8");
+    const handlers = [...WORKER_EVENTS].map((e) => e.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase());
+    expect(handlers).toHaveLength(4);
+    for (const h of handlers) expect(loaded, `${h}.js`).toContain(`/dist/src/integrate/hooks/${h}.js`);
+    writeFileSync(place.token, "0".repeat(64), { mode: 0o600 });
   });
 
   it("exits by itself when idle, removing its socket and token", async () => {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { auditMemory, exportMemory, importMemory, isPaused, setPaused } from "../../src/memory/admin.js";
-import { recordMemory } from "../../src/memory/service.js";
 import { compressContext } from "../../src/session/compress.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";

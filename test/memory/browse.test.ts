@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
 import { browseUnits, listUnits, unitContext, unitFacets, unitsById } from "../../src/memory/browse.js";
-import { recordMemory } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { writeFile } from "../../src/storage/graph/files.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { startUi } from "../../src/ui/server.js";

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { exportMemory, importMemory } from "../../src/memory/admin.js";
-import { recordMemory, searchMemory } from "../../src/memory/service.js";
+import { searchMemory } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";

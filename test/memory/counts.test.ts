@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 
 import { approvePending, pinUnit } from "../../src/memory/curate.js";
 import { setReviewMode } from "../../src/memory/review.js";
-import { forget, recordMemory } from "../../src/memory/service.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { type Db, openDatabase } from "../../src/storage/db.js";
 import { memoryCounts } from "../../src/storage/memories.js";
 import { migrate } from "../../src/storage/migrate.js";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 import type { Turn } from "../../src/conversation/schema.js";
 import { distill, draftUnits } from "../../src/memory/distill.js";
-import { errorLine, eventDrafts, requestText, ruleSentences } from "../../src/memory/events.js";
+import { errorLine, eventDrafts, lineSentences, requestText, ruleSentences } from "../../src/memory/events.js";
 import { recall, searchMemory } from "../../src/memory/service.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
@@ -593,5 +593,150 @@ describe("preferences", () => {
     const drafts = draftUnits("s", span, sections);
     expect(sections.constraints).toEqual([]);
     expect(drafts.filter((d) => d.category === "preference")).toEqual([]);
+  });
+});
+
+describe("rules only where the person set one, each sentence whole", () => {
+  it("does not cut a sentence after an abbreviation or where it goes on in lower case", () => {
+    expect(
+      lineSentences('I want you to study the Record "Gen. Journal Line" in the base application. Then stop.'),
+    ).toEqual(['I want you to study the Record "Gen. Journal Line" in the base application.', "Then stop."]);
+    expect(lineSentences("Customers keep the same customer no. as they had before. Done.")).toHaveLength(2);
+    expect(lineSentences("Use a plain key, e.g. the id. It works.")).toEqual([
+      "Use a plain key, e.g. the id.",
+      "It works.",
+    ]);
+  });
+
+  it("takes no request, remark or role said in an instruction turn as a rule", () => {
+    for (const s of [
+      "I only want 1 object for this.",
+      "Reread the express.d.ts and adapt auth.ts to it",
+      "I will test it.",
+      "I have updated runtime to version 16.",
+      "You are acting as a developer to help build an extension for data migration.",
+      "Put the webservice project inside backend folder.",
+      "Before you start programming anything I want you to study the API closely.",
+    ])
+      expect(ruleSentences(s)).toEqual([]);
+  });
+
+  it("keeps a directive that holds on: kept updated, every time, a reminder, a recurring condition", () => {
+    for (const s of [
+      "Keep this spec updated as decisions are made.",
+      "I think we should bump the version number of the extension each time we make changes.",
+      "Meanwhile remember to keep the specification.md updated.",
+      "When you edit customers remember to edit vendors too.",
+      "In the health endpoint, do NOT return sqlite://// ever.",
+      "- Do not assert Tailwind classes in tests.",
+      "No SQL queries, only AL code!",
+    ])
+      expect(ruleSentences(s)).toHaveLength(1);
+  });
+
+  it("makes rule units of the instruction turn's rule sentences only, whole", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        'Keep the specification updated as decisions are made. I only want 1 object for this. From now on, never post a journal without checking the Record "Gen. Journal Line" first.',
+      ),
+      turn("assistant", "Understood."),
+    ];
+    const rules = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment");
+    // The summary's constraint cut the sentence at "Gen."; the unit takes it whole from the turn.
+    expect(rules.map((r) => r.text)).toEqual([
+      'From now on, never post a journal without checking the Record "Gen. Journal Line" first.',
+    ]);
+  });
+});
+
+describe("errors and edits that are no facts of the project", () => {
+  it("stores no bare error class and no command's exit code reported by what ran it", () => {
+    const t = turn("assistant", "");
+    expect(errorLine("NotImplementedError.", t)).toBeUndefined();
+    expect(
+      errorLine('failed to solve: process "/bin/sh -c npm run build" did not complete successfully: exit code: 2', t),
+    ).toBeUndefined();
+    expect(errorLine("error TS2688: Cannot find type definition file for 'chai'.", t)).toBeDefined();
+  });
+
+  it("makes no change unit of a helper written in a scratch or temp folder", () => {
+    const span: Turn[] = [
+      turn("user", "Add the Vercel environment variables for the deploy."),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "w1",
+            name: "Write",
+            input: { file_path: "/home/me/.agent/brain/42/scratch/add-envs.js", content: "x" },
+          },
+          { id: "w2", name: "Write", input: { file_path: "/r/vercel.json", content: "{}" } },
+        ],
+        tool_results: [
+          { call_id: "w1", output: "ok", is_error: false },
+          { call_id: "w2", output: "ok", is_error: false },
+        ],
+      }),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    expect(changes.flatMap((c) => c.files)).toEqual(["vercel.json"]);
+  });
+});
+
+describe("which request an edit served", () => {
+  it("files an edit under a report that opened a pasted payload on its first line, not the request before", () => {
+    const span: Turn[] = [
+      turn("user", "The health endpoint returns the wrong scheme for the database URL."),
+      turn("assistant", "Fixed the scheme.", {
+        tool_calls: [
+          { id: "e1", name: "Edit", input: { file_path: "/r/backend/app.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "e1", output: "ok", is_error: false }],
+      }),
+      turn(
+        "user",
+        'When I use an absolute Windows path for fetching the schema I get {\n  "status": 500,\n  "detail": "unable to open database file"\n}',
+      ),
+      turn("assistant", "Accepting both URL forms now.", {
+        tool_calls: [
+          { id: "e2", name: "Edit", input: { file_path: "/r/backend/db.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "e2", output: "ok", is_error: false }],
+      }),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    const db = changes.find((c) => c.files.includes("backend/db.py"))!;
+    expect(db.record.request).toBe("When I use an absolute Windows path for fetching the schema I get:");
+    expect(db.files).toEqual(["backend/db.py"]);
+  });
+});
+
+describe("errors of the project, not of a throwaway script", () => {
+  it("stores no error raised inside a debug script the agent ran, and keeps one raised in the project's code", () => {
+    const run = (id: string, output: string): Partial<Turn> => ({
+      tool_calls: [{ id, name: "Bash", input: { command: "python debug_constraints.py" } }],
+      tool_results: [{ call_id: id, output, is_error: true }],
+    });
+    const span: Turn[] = [
+      turn("user", "Find out why the constraints are lost in the conversion."),
+      turn(
+        "assistant",
+        "",
+        run(
+          "d1",
+          "Traceback (most recent call last):\n  File \"/w/debug_constraints.py\", line 19, in <module>\n    from politipo.core.constraints import MinLength\nModuleNotFoundError: No module named 'politipo.core.constraints'",
+        ),
+      ),
+      turn(
+        "assistant",
+        "",
+        run(
+          "d2",
+          'Traceback (most recent call last):\n  File "/w/debug_constraints.py", line 3, in <module>\n    convert(df)\n  File "/w/politipo/convert.py", line 40, in convert\n    key = {field: meta}\nTypeError: unhashable type: \'dict\'',
+        ),
+      ),
+    ];
+    const errors = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(errors.map((e) => e.record.error)).toEqual(["TypeError: unhashable type: 'dict'"]);
   });
 });

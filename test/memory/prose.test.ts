@@ -40,11 +40,21 @@ describe("prose that is not a whole statement of fact", () => {
     "The error in the conversion is caused by `MinLength` objects being passed where the dict was…",
     "Why does `takeSnapshot()` fail because of the buffer?",
     "I see the issue - there are conflicts because the old tables still exist.",
+    // A list item led by its label, and a sentence cut after an abbreviation.
+    "Status: Uses `barred` field instead of `blocked` because the API has no blocked flag.",
+    "Currency Field: Fixed to treat `currency` as a direct string instead of a nested object.",
+    'The posting fails because the journal is read from the Record "Gen.',
+    "The lookup returns nothing because the key must be a plain value, e.g.",
+    "Likewise, switch to the `ecommerce_db_path` fixture instead of the temporary file.",
   ])("%s is no claim", (s) => {
     expect(wholeClaim(s)).toBe(false);
   });
 
   it("a cause stated whole is a claim", () => {
+    expect(
+      wholeClaim("This error occurs when you call `useMutation` on a query procedure instead of a mutation procedure."),
+    ).toBe(true);
+    expect(wholeClaim("This will make the `useMutation` call work instead of the query.")).toBe(false);
     expect(
       wholeClaim(
         "The error occurs because `imgs[current]` is undefined when `redo()` runs past the last stored image.",

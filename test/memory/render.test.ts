@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 
 import { renderMemoryHits, renderMemoryList } from "../../src/memory/render.js";
-import { recordMemory, searchMemory, searchMemoryHybrid } from "../../src/memory/service.js";
+import { searchMemory, searchMemoryHybrid } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { openTestApp } from "../graph/helpers.js";
 import { runCli } from "../helpers/cli.js";

@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { createOfflineEmbedder } from "../../src/embeddings/offline.js";
-import { forget, recall, recordMemory, searchMemory } from "../../src/memory/service.js";
+import { recall, searchMemory } from "../../src/memory/service.js";
 import { compressContext } from "../../src/session/compress.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { listMemories } from "../../src/storage/memories.js";
 import { bindEmbedder } from "../../src/storage/meta.js";

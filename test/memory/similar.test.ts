@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { recordMemory } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { similarMemories } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";

@@ -14,6 +14,7 @@ import { rankFileSymbols } from "../../src/retrieval/rank.js";
 import { LEARNED_SYMBOL_WEIGHTS, type SymbolQuery } from "../../src/retrieval/symbols.js";
 import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
 import { storedSymbolBodies } from "../../src/storage/graph/terms.js";
+import { termPositions } from "../../src/text/symbol-bodies.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
@@ -92,5 +93,19 @@ describe("stored symbol bodies", () => {
     expect(meanwhile.stored).toEqual(stored);
     expect(refreshFileTerms(app.db, root).read).toBe(bm25SourceFiles(app.db).length);
     expect(bothWays(q).reads).toEqual([]);
+  });
+});
+
+describe("term positions in a stored term list", () => {
+  it("finds each token as a whole term, at its place in the list, as splitting the list would", () => {
+    const terms = ["get", "getter", "target", "et", "set", "x", "get_set", "ge"];
+    const list = terms.join(" ");
+    const tokens = new Set(["et", "get", "ge", "set", "x", "missing", "get set", "arg"]);
+    const want = new Map<number, string>();
+    terms.forEach((t, i) => {
+      if (tokens.has(t)) want.set(i, t);
+    });
+    expect(termPositions(list, tokens)).toEqual(want);
+    expect(termPositions("", tokens).size).toBe(0);
   });
 });

@@ -146,6 +146,18 @@ describe("packing", () => {
     expect(noReserve.selected).not.toContain("rule");
   });
 
+  it("judges each item by its own words, also when two items carry one card id", () => {
+    // A test file is both a file card and a test card: one key, one id, two texts.
+    const words = "same words about parse in src/x.py and the config loader it reads";
+    const items = [
+      item("a", 0.9, 60, { evidence: words }),
+      item("x", 0.6, 100, { evidence: "nothing alike here at all" }),
+      item("x", 0.2, 40, { kind: "test", evidence: words }),
+    ];
+    const r = pack(items, 120, "pre_budget");
+    expect(r.selected).toEqual(["a"]);
+  });
+
   it("serves the highest-utility card whenever it fits, before cheaper lower ones", () => {
     const items = [item("top", 0.67, 180, { raw: 400 }), item("s1", 0.41, 70), item("s2", 0.41, 72)];
     for (const mode of ["post_selection", "pre_budget"] as const) {

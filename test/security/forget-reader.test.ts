@@ -8,7 +8,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { forget, recordMemory } from "../../src/memory/service.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { type Db, openDatabase } from "../../src/storage/db.js";
 import { finishPurge, insertMemory } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 
-import { forget, recordMemory } from "../../src/memory/service.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.js";
 import { resolveConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
-import { recordMemory } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { startUi, type UiHandle } from "../../src/ui/server.js";
 import { openTestApp } from "../graph/helpers.js";

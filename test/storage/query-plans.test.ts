@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/app.js";
 import { getMemoryCards } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
-import { recall, recordMemory, searchMemory } from "../../src/memory/service.js";
+import { recall, searchMemory } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { type Db, preparedSql } from "../../src/storage/db.js";
 import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
 import { memoryCounts } from "../../src/storage/memories.js";
@@ -71,7 +72,6 @@ const ALLOWED: [RegExp, string][] = [
   [/owner_id AS ownerId FROM vector_items$/, "the vectors' owners, read with them into memory"],
   [/^SELECT sum\(type IN/, "code and other node counts, once per state of the store"],
   [/^SELECT count\(\*\) AS n FROM nodes WHERE type IN \('file', 'test'\)/, "file count, once per state of the store"],
-  [/FROM nodes WHERE path = \? ORDER BY/, "sorts one file's nodes"],
   [/FROM sessions s JOIN summaries m/, "groups one project's summarized sessions"],
 ];
 
@@ -123,6 +123,32 @@ describe("query plans of the hot paths", () => {
     const sql = hot.find((s) => /FROM nodes WHERE path = \? AND type = 'symbol'/.test(s))!;
     const plan = app.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("pkg1/mod7.py") as { detail: string }[];
     expect(plan.map((p) => p.detail).join("\n")).toMatch(/USING INDEX nodes_path_type/);
+  });
+
+  it("the cards count the store's other nodes over the type index's ranges, never every symbol's entry", () => {
+    const sql = hot.find((s) => /^SELECT count\(\*\) AS n FROM nodes WHERE type < /.test(s));
+    expect(sql).toBeDefined();
+    const plan = (app.db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all() as { detail: string }[]).map((p) => p.detail);
+    const searches = plan.filter((d) => /^SEARCH nodes USING COVERING INDEX nodes_type \(type[<>]/.test(d));
+    expect(searches).toHaveLength(5);
+    expect(planProblems(app.db, sql!)).toEqual([]);
+    expect(hot.some((s) => /FROM nodes WHERE type = \?/.test(s))).toBe(false);
+  });
+
+  it("a card's file node and its named symbols are read through the path and key indexes", () => {
+    const plan = (re: RegExp, ...args: unknown[]) => {
+      const sql = hot.find((s) => re.test(s));
+      expect(sql, String(re)).toBeDefined();
+      return (app.db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all(...args) as { detail: string }[])
+        .map((p) => p.detail)
+        .join("\n");
+    };
+    expect(plan(/FROM nodes WHERE path = \? AND type IN \('file','test'\)/, "pkg1/mod7.py")).toMatch(
+      /SEARCH nodes USING INDEX nodes_path_type \(path=\? AND type=\?\)/,
+    );
+    expect(plan(/^SELECT \* FROM nodes WHERE key = \?$/, "x")).toMatch(
+      /SEARCH nodes USING INDEX sqlite_autoindex_nodes_1 \(key=\?\)/,
+    );
   });
 
   it("a file's stored symbol bodies are read by the cards, through the path and primary-key indexes", () => {

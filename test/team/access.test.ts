@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { recordMemory } from "../../src/memory/service.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { migrateTeam } from "../../src/storage/team/migrate.js";
 import { cachedUnits } from "../../src/storage/team/outbox.js";
 import { normalizeRemote } from "../../src/team/identity.js";

@@ -5,8 +5,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { setReviewMode } from "../../src/memory/review.js";
-import { forget, recordMemory } from "../../src/memory/service.js";
 import { approveUnit, editUnit } from "../../src/session/curate.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { initTeam, pushTeam } from "../../src/team/service.js";
 import { engineReady } from "../helpers/engines.js";
 import { createPgServer, type PgServer, postgresUnavailable } from "../helpers/postgres.js";

@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { forget, recordMemory } from "../../src/memory/service.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { teamProjectId } from "../../src/storage/team/units.js";
 import { teamSearchFor } from "../../src/team/deps.js";
 import { initTeam, pushTeam, sendUnit, teamRecall } from "../../src/team/service.js";

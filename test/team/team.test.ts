@@ -3,8 +3,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { forget, recordMemory } from "../../src/memory/service.js";
 import { compressContext } from "../../src/session/compress.js";
+import { forget, recordMemory } from "../../src/session/memory.js";
 import { pendingCount } from "../../src/storage/team/outbox.js";
 import { queueSummariesForTeam } from "../../src/team/queue.js";
 import {

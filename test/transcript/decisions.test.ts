@@ -70,3 +70,128 @@ describe("decisions: plans and branches", () => {
     expect(got).toEqual(["work on a new branch `Refactor-Plugin`"]);
   });
 });
+
+describe("decisions: choices, not narration", () => {
+  it("keeps the person's answer in a question tool, with its question", () => {
+    const got = decided([
+      { user: "Build the settings page." },
+      {
+        tool: {
+          name: "AskUserQuestion",
+          input: {
+            questions: [
+              {
+                question: "Where should the settings live?",
+                options: [{ label: "localStorage (Recommended)" }, { label: "A settings file" }],
+              },
+            ],
+          },
+          output:
+            'User has answered your questions: "Where should the settings live?"="localStorage (Recommended)". You can now continue.',
+        },
+      },
+    ]);
+    expect(got).toEqual(['asked "Where should the settings live?": the person chose "localStorage (Recommended)"']);
+  });
+
+  it("names the option a person picks by its number, and passes over a closing offer of other work", () => {
+    const got = decided([
+      { user: "The sync fails on field 51000." },
+      {
+        assistant: [
+          "Here are the solutions:",
+          "",
+          "**Option 1: Add field 51000 to the mapping table**",
+          "We could add the field.",
+          "",
+          "**Option 2: Update the cue page logic**",
+          "We could handle the mismatch.",
+          "",
+          "Which approach would you prefer? Or do you have a different task you'd like me to help with?",
+        ].join("\n"),
+      },
+      { user: "Option 1, also for vendors" },
+    ]);
+    expect(got).toEqual([
+      'asked "Which approach would you prefer?": the person chose "Add field 51000 to the mapping table" ("Option 1, also for vendors")',
+    ]);
+  });
+
+  it("leaves out an answer that leaves the choice to the agent", () => {
+    const got = decided([
+      { user: "Entries fail to post." },
+      { assistant: "We can post per voucher or per day. Which approach would you prefer?" },
+      { user: "Do the option that you think is best." },
+    ]);
+    expect(got).toEqual([]);
+  });
+
+  it("keeps a recommendation only once it is carried out or taken up", () => {
+    const advice = "The controller already uses PascalCase, so I'd recommend updating the model to match it.";
+    const rejected = decided([
+      { user: "Review the Product model." },
+      { assistant: advice },
+      { user: "follow camelCase and add SKU." },
+      { edit: { file: "Models/Product.cs", old: "Name", new: "name" } },
+    ]);
+    expect(rejected).toEqual([]);
+    const taken = decided([
+      { user: "Review the Product model." },
+      { assistant: advice },
+      { user: "yes, do that" },
+      { edit: { file: "Models/Product.cs", old: "name", new: "Name" } },
+    ]);
+    expect(taken).toEqual([advice]);
+  });
+
+  it("leaves out recap items, reproduction scripts, headings and restatements", () => {
+    const got = decided([
+      { user: "Fix the customer sync." },
+      {
+        assistant: [
+          "## 2. Switch to the correct database",
+          "- **Address Fields**: Fixed to use direct fields (`address`, `city`) instead of nested objects",
+          "First, I'll create a new Python script to reproduce the bug as described in the issue.",
+          "I'll add field 51000 to both the Customer Mapping and Vendor Mapping tables to match the extensions.",
+          "I'll add field 51000 to both mapping tables.",
+        ].join("\n"),
+      },
+      // An edit follows before the person speaks again: the commitments are carried out.
+      { edit: { file: "src/mapping.al", old: "a", new: "b" } },
+    ]);
+    expect(got).toEqual([
+      "I'll add field 51000 to both the Customer Mapping and Vendor Mapping tables to match the extensions.",
+    ]);
+  });
+});
+
+describe("decisions: a question tool in a SpecStory export", () => {
+  it("keeps the answer the export shows under the question", () => {
+    const md = [
+      "# Session",
+      "",
+      "_**User (2026-05-21 06:40:00Z)**_",
+      "",
+      "Build the first-run wizard.",
+      "",
+      "_**Agent (claude-opus 2026-05-21 06:50:52Z)**_",
+      "",
+      '<tool-use data-tool-type="generic" data-tool-name="AskUserQuestion"><details>',
+      "<summary>Tool use: **AskUserQuestion**</summary>",
+      "**How far should the wizard go without a backend?**",
+      "",
+      "Options:",
+      "- **Stores-only (Recommended)** - zustand stores, localStorage flag.",
+      "- **Network mock** - msw handlers.",
+      "",
+      "",
+      "**Answer:** Stores-only (Recommended)",
+      "</details></tool-use>",
+      "",
+    ].join("\n");
+    const got = decisions(parseText(md, "specstory-md").turns).map((f) => f.text);
+    expect(got).toEqual([
+      'asked "How far should the wizard go without a backend?": the person chose "Stores-only (Recommended)"',
+    ]);
+  });
+});

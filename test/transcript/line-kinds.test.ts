@@ -243,7 +243,7 @@ describe("Completed: what the agent reports it did", () => {
 });
 
 describe("Completed: one report per request", () => {
-  it("keeps the last report before the next request, its head and the items that name a file", () => {
+  it("keeps the last report before the next request, the items that name the file they changed", () => {
     const turns = turnsOf([
       { user: "Add a settings page." },
       { assistant: "Done so far:\n- Added a draft settings route\n- Added placeholder text" },
@@ -259,11 +259,8 @@ describe("Completed: one report per request", () => {
       { assistant: "- Added a reset button to the settings page\n- Tweaked spacing around it" },
     ]);
     const done = extractSections(turns).completed.map((f) => f.text);
-    expect(done).toEqual([
-      "reported: Added the settings page with three fields",
-      "reported: Updated `src/routes.ts` to register the page",
-      "reported: Added a reset button to the settings page",
-    ]);
+    // Items that name no file (`Added a reset button to the settings page`) cannot be told from details.
+    expect(done).toEqual(["reported: Updated `src/routes.ts` to register the page"]);
   });
 });
 

@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import type { App } from "../../src/app.js";
 import { getMemoryCards, recordOutcome } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
-import { recordMemory } from "../../src/memory/service.js";
 import { compressContext } from "../../src/session/compress.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 

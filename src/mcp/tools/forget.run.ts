@@ -1,6 +1,7 @@
 // The run of tool `forget` (its schemas are in forget.ts), loaded on its first call.
 import type { ForgetInput } from "../../memory/input.js";
-import { forget, NOT_PURGED } from "../../memory/service.js";
+import { NOT_PURGED } from "../../memory/service.js";
+import { forget } from "../../session/memory.js";
 import { count } from "../../text/plural.js";
 import type { ToolRun } from "../tool.js";
 import type { Output } from "./forget.js";

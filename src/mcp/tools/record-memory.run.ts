@@ -1,6 +1,6 @@
 // The run of tool `record_memory` (its schemas are in record-memory.ts), loaded on its first call.
 import type { RecordInput } from "../../memory/input.js";
-import { recordMemory } from "../../memory/service.js";
+import { recordMemory } from "../../session/memory.js";
 import { sendQueued } from "../../team/deps.js";
 import type { ToolRun } from "../tool.js";
 import type { Output } from "./record-memory.js";

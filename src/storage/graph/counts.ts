@@ -1,6 +1,7 @@
 // What the graph holds, counted across its tables.
 import type { Db } from "../db.js";
 import { stmt } from "../db.js";
+import { getMeta } from "../meta.js";
 
 /** Counts per node type and edge type, and indexed files. */
 export function graphCounts(db: Db): { nodes: Record<string, number>; edges: Record<string, number>; files: number } {
@@ -26,4 +27,12 @@ export function edgeCount(db: Db, type: string): number {
 /** Whether the index holds any file (one row read, whatever the store's size). */
 export function hasIndexedFiles(db: Db): boolean {
   return stmt(db, "SELECT 1 FROM files LIMIT 1").get() !== undefined;
+}
+
+/**
+ * A stamp of the last finished index run (the record graph/build-state.ts writes when a run ends), undefined before
+ * the first: what is computed from the graph's files can be kept until it changes.
+ */
+export function indexRunStamp(db: Db): string | undefined {
+  return getMeta(db, "graph.last_run");
 }

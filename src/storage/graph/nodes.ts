@@ -261,6 +261,13 @@ export function findNodes(db: Db, q: { path?: string; name?: string; limit?: num
   return [];
 }
 
+/** The file-level node (file or test) at `path`, read through the (path, type) index. */
+export function fileNodeAt(db: Db, path: string): NodeRow | undefined {
+  const r = stmt(db, "SELECT * FROM nodes WHERE path = ? AND type IN ('file','test') LIMIT 1").get(path) as
+    StoredNode | undefined;
+  return r && decodeNode(r);
+}
+
 /** Rule nodes with their path and scope (from their meta). */
 export function ruleNodes(db: Db): { id: number; path: string; meta: NodeMeta }[] {
   return (

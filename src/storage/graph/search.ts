@@ -5,6 +5,8 @@ import { perStoreState, stmt } from "../db.js";
 
 export interface FtsHit {
   id: number;
+  /** The node's path (read in the same join that filters by type). */
+  path: string | null;
   score: number;
 }
 
@@ -19,7 +21,7 @@ export function searchFts(
 ): FtsHit[] {
   const [wn, wp, wb] = opts.weights;
   const typeFilter = opts.types?.length ? `AND n.type IN (${opts.types.map(() => "?").join(",")})` : "";
-  const sql = `SELECT f.rowid AS id, -bm25(nodes_fts, ${wn}, ${wp}, ${wb}) AS score
+  const sql = `SELECT f.rowid AS id, n.path AS path, -bm25(nodes_fts, ${wn}, ${wp}, ${wb}) AS score
     FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
     WHERE nodes_fts MATCH ? ${typeFilter}
     ORDER BY bm25(nodes_fts, ${wn}, ${wp}, ${wb}) LIMIT ?`;
@@ -40,17 +42,29 @@ const CODE_TYPES = "('file','test','symbol','rule')";
 const CODE_TYPE_LIST = ["file", "test", "symbol", "rule"] as const;
 
 /**
- * How many nodes are the repository's own (files, tests, symbols, rules) and how many are not. Counted through the
- * type index (one count per code type, and the table's row count), never a scan of the rows: the cards call that
- * needs it also records what it served, so the store's state changes on every call and the figure is recounted.
+ * The nodes that are not the repository's own (memories, failures), counted through the type index over the ranges
+ * between the code types: the few such rows are read, never the tens of thousands of symbols.
+ */
+const OTHER_NODES = (() => {
+  const t = [...CODE_TYPE_LIST].sort().map((x) => `'${x}'`);
+  const ranges = [
+    `type < ${t[0]}`,
+    ...t.slice(1).map((x, i) => `(type > ${t[i]} AND type < ${x})`),
+    `type > ${t.at(-1)}`,
+  ];
+  return `SELECT count(*) AS n FROM nodes WHERE ${ranges.join(" OR ")}`;
+})();
+
+/**
+ * How many nodes are the repository's own (files, tests, symbols, rules) and how many are not: the table's row count
+ * (SQLite counts an index's pages) less the others (see OTHER_NODES), never a count of every symbol's index entry.
+ * Kept per state of the store: the cards call that needs it also records what it served, so it is recounted per call.
  */
 export function codeNodeCounts(db: Db): { code: number; other: number } {
   return perStoreState(db, "codeNodeCounts", () => {
-    const byType = stmt(db, "SELECT count(*) AS n FROM nodes WHERE type = ?");
-    let code = 0;
-    for (const t of CODE_TYPE_LIST) code += (byType.get(t) as { n: number }).n;
+    const other = (stmt(db, OTHER_NODES).get() as { n: number }).n;
     const all = (stmt(db, "SELECT COUNT(*) AS n FROM nodes").get() as { n: number }).n;
-    return { code, other: Math.max(0, all - code) };
+    return { code: Math.max(0, all - other), other };
   });
 }
 

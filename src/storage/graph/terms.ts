@@ -51,16 +51,16 @@ export function filesWithoutBodies(db: Db): Set<string> {
 }
 
 /**
- * A file's stored symbol bodies and its term list (what the bodies' term positions point into), when they were
+ * A file's stored symbol bodies and its term list (space-separated: what the bodies' term positions point into), when they were
  * counted from the content the index holds now (their hash is the indexed file's); else undefined.
  */
-export function storedSymbolBodies(db: Db, path: string): { terms: string[]; bodies: Buffer } | undefined {
+export function storedSymbolBodies(db: Db, path: string): { terms: string; bodies: Buffer } | undefined {
   const row = stmt(
     db,
     `SELECT t.terms, s.bodies FROM files f JOIN file_terms t ON t.path = f.path AND t.hash = f.hash
      JOIN symbol_terms s ON s.file_id = t.id WHERE f.path = ?`,
   ).get(path) as { terms: Buffer; bodies: Buffer } | undefined;
-  return row ? { terms: decodeTerms(row.terms), bodies: row.bodies } : undefined;
+  return row ? { terms: termList(row.terms), bodies: row.bodies } : undefined;
 }
 
 function decodePairs(b: Buffer): Int32Array {
@@ -147,8 +147,13 @@ function encodeTerms(terms: readonly string[]): Buffer {
   return deflateRawSync(Buffer.from(terms.join(" ")));
 }
 
+/** A file's term list as stored: its terms in order, separated by single spaces. */
+function termList(b: Buffer): string {
+  return inflateRawSync(b).toString();
+}
+
 function decodeTerms(b: Buffer): string[] {
-  const s = inflateRawSync(b).toString();
+  const s = termList(b);
   return s ? s.split(" ") : [];
 }
 

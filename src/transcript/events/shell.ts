@@ -42,136 +42,181 @@ export interface SimpleCommand {
 
 const ESCAPABLE = " \t\\'\"$`;&|<>()*?#!{}[]~";
 
+/** The lexer's state while it reads one script: the command and word being built, and heredocs still to skip. */
+interface Lexer {
+  s: string;
+  out: SimpleCommand[];
+  cmd: SimpleCommand;
+  word: string;
+  /** Whether `word` has begun (a quoted empty string is a word). */
+  has: boolean;
+  pendingRedirect: { op: string; fd: string } | undefined;
+  /** Delimiters of the heredocs opened on the current line, in order. */
+  heredocs: string[];
+}
+
+/** Ends the word being read: the target of a pending redirection, else the command's next word. */
+function endWord(lx: Lexer): void {
+  if (!lx.has) return;
+  if (lx.pendingRedirect) {
+    if (lx.pendingRedirect.op === "<<" || lx.pendingRedirect.op === "<<-") {
+      lx.heredocs.push(lx.word);
+      lx.cmd.heredoc = true;
+    }
+    lx.cmd.redirects.push({ ...lx.pendingRedirect, target: lx.word });
+    lx.pendingRedirect = undefined;
+  } else lx.cmd.words.push(lx.word);
+  lx.word = "";
+  lx.has = false;
+}
+
+/** Ends the command being read (kept when it has a word or a redirection); `pipe`: the next one reads its output. */
+function endCommand(lx: Lexer, pipe: boolean): void {
+  endWord(lx);
+  lx.pendingRedirect = undefined;
+  const done = lx.cmd;
+  if (done.words.length > 0 || done.redirects.length > 0) lx.out.push(done);
+  lx.cmd = { words: [], redirects: [], heredoc: false, ...(pipe ? { pipedFrom: done } : {}) };
+}
+
+// Each step below reads from `i`, the character that starts its kind of token, and returns the index of the last
+// character it consumed.
+
+/** A newline ends the command; the bodies of heredocs it opened follow, up to their delimiter lines, and are skipped. */
+function newline(lx: Lexer, i: number): number {
+  const s = lx.s;
+  endCommand(lx, false);
+  for (const delim of lx.heredocs.splice(0)) {
+    let j = i + 1;
+    for (;;) {
+      const nl = s.indexOf("\n", j);
+      const line = s.slice(j, nl < 0 ? s.length : nl);
+      if (line.trim() === delim || nl < 0) {
+        i = nl < 0 ? s.length : nl;
+        break;
+      }
+      j = nl + 1;
+    }
+  }
+  return i;
+}
+
+/** A backslash escapes a character the shell would read; before any other it is a Windows path's separator. */
+function backslash(lx: Lexer, i: number): number {
+  const s = lx.s;
+  if (s[i + 1] === "\n") i++;
+  else if (i + 1 < s.length && ESCAPABLE.includes(s[i + 1]!)) lx.word += s[++i];
+  else lx.word += "\\";
+  lx.has = true;
+  return i;
+}
+
+/** A `#` comment, to the end of its line. */
+function comment(lx: Lexer, i: number): number {
+  while (i + 1 < lx.s.length && lx.s[i + 1] !== "\n") i++;
+  return i;
+}
+
+/** `'…'`: taken literally. */
+function singleQuoted(lx: Lexer, i: number): number {
+  const end = lx.s.indexOf("'", i + 1);
+  lx.word += lx.s.slice(i + 1, end < 0 ? lx.s.length : end);
+  lx.has = true;
+  return end < 0 ? lx.s.length : end;
+}
+
+/** `"…"`: inside, a backslash escapes only a double quote, a backslash, a dollar, a backquote and a newline. */
+function doubleQuoted(lx: Lexer, i: number): number {
+  const s = lx.s;
+  let j = i + 1;
+  while (j < s.length && s[j] !== '"') {
+    if (s[j] === "\\" && j + 1 < s.length && '"\\$`\n'.includes(s[j + 1]!)) j++;
+    lx.word += s[j];
+    j++;
+  }
+  lx.has = true;
+  return j;
+}
+
+/** `` `…` `` or `$(…)`: a substitution is part of the word it sits in; its own operators separate nothing here. */
+function substitution(lx: Lexer, i: number): number {
+  const s = lx.s;
+  const ch = s[i]!;
+  let depth = 0;
+  let j = i;
+  for (; j < s.length; j++) {
+    const c = s[j]!;
+    if (ch === "`" && c === "`" && j > i) break;
+    if (ch === "$") {
+      if (c === "(") depth++;
+      else if (c === ")" && --depth === 0) break;
+    }
+  }
+  lx.word += s.slice(i, j + 1);
+  lx.has = true;
+  return j;
+}
+
+/** A redirection operator (`>`, `2>>`, `&>`, `<<-`, …): the next word is its target. */
+function redirect(lx: Lexer, i: number): number {
+  let fd = "";
+  if (lx.s[i] === "&") {
+    fd = "&";
+    i++;
+  } else if (lx.has && /^\d+$/.test(lx.word)) {
+    fd = lx.word;
+    lx.word = "";
+    lx.has = false;
+  }
+  endWord(lx);
+  const op = /^(?:<<<|<<-|<<|<>|<&|<|>>|>\||>&|>)/.exec(lx.s.slice(i, i + 3))![0];
+  lx.pendingRedirect = { op, fd };
+  return i + op.length - 1;
+}
+
+/** Reads the token that starts at `i`; returns the index of the last character it consumed. */
+function step(lx: Lexer, i: number): number {
+  const s = lx.s;
+  const ch = s[i]!;
+  if (ch === "\n") return newline(lx, i);
+  if (ch === " " || ch === "\t" || ch === "\r") {
+    endWord(lx);
+    return i;
+  }
+  if (ch === "\\") return backslash(lx, i);
+  if (ch === "#" && !lx.has) return comment(lx, i);
+  if (ch === "'") return singleQuoted(lx, i);
+  if (ch === '"') return doubleQuoted(lx, i);
+  if (ch === "`" || (ch === "$" && s[i + 1] === "(")) return substitution(lx, i);
+  const two = s.slice(i, i + 2);
+  if (two === "&&" || two === "||" || two === ";;" || two === "|&") {
+    endCommand(lx, two === "|&");
+    return i + 1;
+  }
+  if (ch === ";" || ch === "|" || ch === "(" || ch === ")" || (ch === "&" && s[i + 1] !== ">")) {
+    endCommand(lx, ch === "|");
+    return i;
+  }
+  if (ch === ">" || ch === "<" || (ch === "&" && s[i + 1] === ">")) return redirect(lx, i);
+  lx.word += ch;
+  lx.has = true;
+  return i;
+}
+
 /** Splits a script into simple commands. Heredoc bodies are content, skipped; `#` comments are dropped. */
 export function commands(script: string): SimpleCommand[] {
-  const out: SimpleCommand[] = [];
-  let cmd: SimpleCommand = { words: [], redirects: [], heredoc: false };
-  let word = "";
-  let has = false;
-  let pendingRedirect: { op: string; fd: string } | undefined;
-  const heredocs: string[] = [];
-  const s = script;
-  const endWord = () => {
-    if (!has) return;
-    if (pendingRedirect) {
-      if (pendingRedirect.op === "<<" || pendingRedirect.op === "<<-") {
-        heredocs.push(word);
-        cmd.heredoc = true;
-      }
-      cmd.redirects.push({ ...pendingRedirect, target: word });
-      pendingRedirect = undefined;
-    } else cmd.words.push(word);
-    word = "";
-    has = false;
+  const lx: Lexer = {
+    s: script,
+    out: [],
+    cmd: { words: [], redirects: [], heredoc: false },
+    word: "",
+    has: false,
+    pendingRedirect: undefined,
+    heredocs: [],
   };
-  const endCommand = (pipe: boolean) => {
-    endWord();
-    pendingRedirect = undefined;
-    const done = cmd;
-    if (done.words.length > 0 || done.redirects.length > 0) out.push(done);
-    cmd = { words: [], redirects: [], heredoc: false, ...(pipe ? { pipedFrom: done } : {}) };
-  };
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (ch === "\n") {
-      endCommand(false);
-      // Heredoc bodies follow the line that opened them, up to their delimiter line.
-      for (const delim of heredocs.splice(0)) {
-        let j = i + 1;
-        for (;;) {
-          const nl = s.indexOf("\n", j);
-          const line = s.slice(j, nl < 0 ? s.length : nl);
-          if (line.trim() === delim || nl < 0) {
-            i = nl < 0 ? s.length : nl;
-            break;
-          }
-          j = nl + 1;
-        }
-      }
-      continue;
-    }
-    if (ch === " " || ch === "\t" || ch === "\r") {
-      endWord();
-      continue;
-    }
-    if (ch === "\\") {
-      // A backslash escapes a character the shell would read; before any other it is a Windows path's separator.
-      if (s[i + 1] === "\n") i++;
-      else if (i + 1 < s.length && ESCAPABLE.includes(s[i + 1]!)) word += s[++i];
-      else word += ch;
-      has = true;
-      continue;
-    }
-    if (ch === "#" && !has) {
-      while (i + 1 < s.length && s[i + 1] !== "\n") i++;
-      continue;
-    }
-    if (ch === "'") {
-      const end = s.indexOf("'", i + 1);
-      word += s.slice(i + 1, end < 0 ? s.length : end);
-      has = true;
-      i = end < 0 ? s.length : end;
-      continue;
-    }
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < s.length && s[j] !== '"') {
-        if (s[j] === "\\" && j + 1 < s.length && '"\\$`\n'.includes(s[j + 1]!)) j++;
-        word += s[j];
-        j++;
-      }
-      has = true;
-      i = j;
-      continue;
-    }
-    if (ch === "`" || (ch === "$" && s[i + 1] === "(")) {
-      // A substitution is part of the word it sits in; its own operators separate nothing here.
-      let depth = 0;
-      let j = i;
-      for (; j < s.length; j++) {
-        const c = s[j]!;
-        if (ch === "`" && c === "`" && j > i) break;
-        if (ch === "$") {
-          if (c === "(") depth++;
-          else if (c === ")" && --depth === 0) break;
-        }
-      }
-      word += s.slice(i, j + 1);
-      has = true;
-      i = j;
-      continue;
-    }
-    const two = s.slice(i, i + 2);
-    if (two === "&&" || two === "||" || two === ";;" || two === "|&") {
-      endCommand(two === "|&");
-      i++;
-      continue;
-    }
-    if (ch === ";" || ch === "|" || ch === "(" || ch === ")" || (ch === "&" && s[i + 1] !== ">")) {
-      endCommand(ch === "|");
-      continue;
-    }
-    if (ch === ">" || ch === "<" || (ch === "&" && s[i + 1] === ">")) {
-      let fd = "";
-      if (ch === "&") {
-        fd = "&";
-        i++;
-      } else if (has && /^\d+$/.test(word)) {
-        fd = word;
-        word = "";
-        has = false;
-      }
-      endWord();
-      const op = /^(?:<<<|<<-|<<|<>|<&|<|>>|>\||>&|>)/.exec(s.slice(i, i + 3))![0];
-      i += op.length - 1;
-      pendingRedirect = { op, fd };
-      continue;
-    }
-    word += ch;
-    has = true;
-  }
-  endCommand(false);
-  return out;
+  for (let i = 0; i < script.length; i++) i = step(lx, i);
+  endCommand(lx, false);
+  return lx.out;
 }
 
 /** Words that only put their arguments or a heredoc on stdout: redirecting them writes what the agent authored. */

@@ -131,15 +131,26 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
 const CHOICE = /\b(?:instead of|rather than)\b/i;
 /** A choice named as one (`decided to`, `going with`, `switch to`): kept whether or not an edit followed at once. */
 const CHOSE =
-  /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for|I recommend|I'd recommend|recommended option)\b/i;
+  /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for)\b/i;
+/** A recommendation: a choice once it is carried out or the person takes it up, else only advice. */
+const RECOMMEND = /\b(?:I recommend|I'd recommend|I would recommend|recommended option)\b/i;
+/** Someone who makes a choice in the sentence: the agent (`I`, `we`, `let's`) or the person (`you`). */
+const CHOOSER = /\b(?:I|I['’](?:ll|d|m|ve)|we|we['’](?:ll|d|re|ve)|let['’]?s|us|our|you|you['’](?:ll|d|re))\b/i;
+/** An entry of a labelled list (`Address Fields: fixed to use …`, `✅ Better Performance: …`): a recap of work done or of
+ * findings, not a choice, unless someone chooses in it. */
+const RECAP_ITEM = /^[^\p{L}\p{N}`]*[\p{L}\p{N}`][^\s:]*(?:\s+[^\s:]+){0,4}:\s+\S/u;
 /** A reason given with a choice: `… because it quotes commas correctly`, `… so that the logger flushes`. */
 const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|which (?:keeps|avoids|lets))\b/i;
 /** The agent committing to a change it then makes: `I'll update the Product model to …`, `I will wrap …`. */
 const WILL_DO =
   /^(?:(?:ok(?:ay)?|great|sure|now|so|first|next|then|alright|right)[,!.]?\s+)*(?:I|we)(?:['’]ll| will| am going to|['’]m going to| are going to) (?!(?:check|look|inspect|read|examine|see|verify|run|search|investigate|start|begin|first|now|also|take|review|explore|analy[sz]e|test|try|debug|help|explain|need|have|keep|continue|find|open|get|wait|summari[sz]e|confirm|quickly|do|be|make sure|let|provide|show|walk|go|proceed|answer|write up|report|view|execute|compile|query|fetch|call|list|print|rerun|re-run|navigate|click|reproduce|implement the|make (?:those|these|the) changes)\b)\w+/i;
-/** A diagnosis or the narration of a next look, not a choice: `The issue is …`, `Let me try a better approach`. */
+/** A step taken to look at the problem, not a choice about the work: `I'll create a script to reproduce the bug`. */
+const TO_LOOK =
+  /\bto (?:reproduce|verify (?:that|whether|if)|confirm (?:that|whether|if)|check (?:that|whether|if))\b/i;
+/** A diagnosis or the narration of a next look, not a choice: `The issue is …`, `Let me try a better approach`,
+ * `Instead of X, let me check …`, `This might be a runtime error`, `I can see that …`. */
 const NOT_CHOICE =
-  /^(?:the (?:root )?(?:cause|issue|problem|error|reason|fix)\b|this (?:error|issue|problem)\b|let(?:'s| me| us)\b|now let|i see\b|it seems|it looks|looks like|if you\b|you (?:can|could|might|may)\b|remember\b|note that\b|keep in mind\b|(?:this|that|which|it) (?:should|will|would)\b)|\?$/i;
+  /^(?:(?:instead of|rather than)\b[^,]*,\s*)?(?:the (?:root )?(?:cause|issue|problem|error|reason|fix)\b|this (?:error|issue|problem)\b|let(?:'s| me| us)\b|now let|i (?:can )?see\b|it seems|it looks|looks like|if you\b|you (?:can|could|might|may)\b|remember\b|note that\b|keep in mind\b|(?:this|that|which|it) (?:should|will|would|might|may|could)\b)|\?$/i;
 /** The agent binding itself to a rule: `I will not run any build commands`, `I'll only edit the tests`. */
 const COMMITMENT =
   /^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we)(?: will| shall|['’]ll) (?:not|never|only|no longer|always)\b|^(?:(?:understood|ok(?:ay)?|got it|noted|sure)\b[\s,.!:;—–-]*)?(?:I|we) won['’]?t\b/i;
@@ -167,51 +178,104 @@ function planItems(text: string): string[] {
 /** A branch the work moved to: `git checkout -b NAME`, `git switch -c NAME`, `git worktree add … -b NAME`. */
 const NEW_BRANCH = /\bgit\s+(?:checkout\s+-[bB]|switch\s+-[cC]|worktree\s+add\b[^\n;&|]*?\s-[bB])\s+["']?([\w./-]+)/;
 
-/** The agent's last words before a turn, when it asked something (a question mark in its prose). */
-function questionBefore(turns: Turn[], i: number): string | undefined {
+/** The agent's last message before turn `i`, when the person has not spoken since (its prose). */
+function agentSaidBefore(turns: Turn[], i: number): string | undefined {
   for (let j = i - 1; j >= 0; j--) {
     const t = turns[j]!;
     if (typed(t)) return undefined;
     if (t.role !== "assistant" || !conversational(t)) continue;
-    const said = spoken(t.text).trim();
-    if (!said) continue;
-    const q = sentences(said)
-      .map(unbullet)
-      .filter((x) => x.endsWith("?"));
-    return q.length > 0 ? q[q.length - 1] : undefined;
+    const said = spoken(t.text);
+    if (said.trim()) return said;
   }
   return undefined;
 }
 
-const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** The options the agent's message right before turn `i` sets out in bold, when it names two or more. */
-function optionsBefore(turns: Turn[], i: number): string[] {
-  for (let j = i - 1; j >= 0; j--) {
-    const t = turns[j]!;
-    if (typed(t)) return [];
-    if (t.role !== "assistant" || !conversational(t)) continue;
-    const said = spoken(t.text);
-    if (!said.trim()) continue;
-    const bold = [...said.matchAll(/\*\*([^*\n]{2,30})\*\*/g)].map((m) => m[1]!.replace(/[.:]$/, "").trim());
-    const distinct = [...new Map(bold.map((b) => [b.toLowerCase(), b])).values()];
-    return distinct.length >= 2 && distinct.length <= 6 ? distinct : [];
-  }
-  return [];
+/** The question the agent asked in `said`: its last question, passing over a closing offer of other work (`Or do
+ * you have a different task …?`) when an earlier question sets out the choice. */
+function questionIn(said: string): string | undefined {
+  const q = sentences(said)
+    .map(unbullet)
+    .filter((x) => x.endsWith("?"));
+  const last = q[q.length - 1];
+  return last && /^or\b/i.test(last) && q.length > 1 ? q[q.length - 2] : last;
 }
 
-/**
- * Choices with a reason: the person's answer to the agent's question (their pick), the agent committing to a change
- * or an approach it then carried out (an edit follows before the person speaks again), its standing commitments,
- * its plans, and the branches it opened for the work. Diagnoses and narration (`The problem is …`, `Let me …`) are
- * not choices.
- */
-export function decisions(turns: Turn[]): Fact[] {
-  const out: Fact[] = [];
-  const seen = new Set<string>();
-  // Whether the agent changed a file from turn `i` on, before the person's next message.
+const escapeRe = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The options `said` sets out in bold, when it names two or more. */
+function boldOptions(said: string): string[] {
+  const bold = [...said.matchAll(/\*\*([^*\n]{2,30})\*\*/g)].map((m) => m[1]!.replace(/[.:]$/, "").trim());
+  const distinct = [...new Map(bold.map((b) => [b.toLowerCase(), b])).values()];
+  return distinct.length >= 2 && distinct.length <= 6 ? distinct : [];
+}
+
+/** The option an answer names by its number or letter (`Option 1, also for vendors`, `B`), as `said` labels it
+ * (`**Option 1: Add field 51000 to the mapping table**`, `2. Keep both`): its text. */
+function optionNamed(said: string, answer: string): string | undefined {
+  const m = /^\s*(?:option|choice|approach)?\s*#?([1-9]|[a-e])\b(?![.'’]\w)/i.exec(answer);
+  if (!m) return undefined;
+  const key = escapeRe(m[1]!);
+  const labelled = new RegExp(
+    `^\\s*(?:[-*•+]\\s*)?(?:#{1,6}\\s*)?(?:\\*\\*)?(?:option|choice|approach)\\s*${key}\\b\\s*[:.)\\-–—]?\\s*(?:\\*\\*)?\\s*(.+)$`,
+    "im",
+  ).exec(said);
+  const listed = /^option|^choice|^approach/i.test(answer)
+    ? undefined
+    : new RegExp(`^\\s*(?:\\*\\*)?${key}[.)]\\s+(.+)$`, "m").exec(said);
+  const text = (labelled ?? listed)?.[1]?.replace(/\*\*/g, "").trim();
+  return text && text.length >= 4 ? text : undefined;
+}
+
+/** An answer that leaves the choice to the agent (`Do the option you think is best`): no pick of the person's. */
+const LEAVES_IT =
+  /\b(?:you think is best|you think best|your call|up to you|you decide|whatever you (?:think|recommend|prefer))\b/i;
+
+/** The person's pick in typed turn `i`: an option the agent offered, or a short answer to its question. */
+function personPick(turns: Turn[], i: number, said: string): string | undefined {
+  const before = agentSaidBefore(turns, i);
+  if (!before || LEAVES_IT.test(said)) return undefined;
+  const q = questionIn(before);
+  const option = said.length <= 300 ? optionNamed(before, said) : undefined;
+  if (q && option) return `asked "${clip(q, 140)}": the person chose "${clip(option, 160)}" ("${clip(said, 80)}")`;
+  if (q && said.length <= 300 && classifyTurn(turns[i]!.text, turns[i]!.kind) === "answer" && /\w{2}/.test(said))
+    return `asked "${clip(q, 140)}": the person chose "${clip(said, 160)}"`;
+  // A short reply that names one of the options the agent just set out (`use MIT` after **MIT** / **AGPL-3.0**).
+  const offered = boldOptions(before);
+  const named = offered.filter(
+    (o) => said.length <= 80 && new RegExp(`(?:^|\\W)${escapeRe(o)}(?:$|\\W)`, "i").test(said),
+  );
+  return named.length === 1 ? `the person chose "${clip(said, 80)}" of ${offered.slice(0, 4).join(", ")}` : undefined;
+}
+
+/** Tools that put a question with options to the person (Claude Code, Codex, Cline). */
+const ASK_TOOLS = /^(?:AskUserQuestion|request_user_input|ask_followup_question|ask_user(?:_question)?)$/i;
+
+/** The person's answers to a question tool in turn `t`: `Q` → `A` pairs from a result (Claude Code: `User has
+ * answered your questions: "Q"="A".`) or from a call an export shows answered (`**Answer:** …`). */
+function toolAnswers(t: Turn): { question: string; answer: string }[] {
+  const out: { question: string; answer: string }[] = [];
+  for (const r of t.tool_results)
+    if (ASK_TOOLS.test(r.name ?? ""))
+      for (const m of r.output.matchAll(/"([^"\n]{3,300})"\s*=\s*"([^"\n]{1,300})"/g))
+        out.push({ question: m[1]!, answer: m[2]! });
+  for (const c of t.tool_calls)
+    if (ASK_TOOLS.test(c.name) && typeof c.input.answer === "string" && c.input.answer.trim())
+      out.push({ question: typeof c.input.question === "string" ? c.input.question : "", answer: c.input.answer });
+  return out;
+}
+
+/** Whether `a` adds nothing to `b`: every word of three or more characters of `a` is among `b`'s. */
+function within(a: string, b: string): boolean {
+  const words = (x: string) => new Set(x.toLowerCase().match(/[\p{L}\p{N}_]{3,}/gu) ?? []);
+  const wa = words(a);
+  const wb = words(b);
+  return wa.size > 0 && [...wa].every((w) => wb.has(w));
+}
+
+/** Whether the agent changed a file from turn `i` on, before the person's next message (true for every turn of a
+ * transcript that shows no edit at all: an export without edit markers cannot tell what was carried out). */
+function carriedOut(turns: Turn[]): boolean[] {
   const edited = new Set(fileEvents(turns).map((e) => e.turn));
-  // A transcript that shows no edit at all (an export without edit markers) cannot tell what was carried out.
   const carried: boolean[] = new Array<boolean>(turns.length).fill(edited.size === 0);
   let pending = false;
   for (let i = turns.length - 1; i >= 0 && edited.size > 0; i--) {
@@ -220,11 +284,53 @@ export function decisions(turns: Turn[]): Fact[] {
     carried[i] = pending;
     if (typed(t)) pending = false;
   }
+  return carried;
+}
+
+/** Whether the person's next message after turn `i` takes up what the agent proposed (a plain assent). */
+function takenUp(turns: Turn[], i: number): boolean {
+  for (let j = i + 1; j < turns.length; j++) {
+    const said = typed(turns[j]!);
+    if (!said) continue;
+    return /^(?:yes|yeah|yep|ok(?:ay)?|sure|sounds good|agreed?|go (?:ahead|for it)|do (?:it|that|option)|let['’]?s (?:do|go)|please do|perfect)\b/i.test(
+      said,
+    );
+  }
+  return false;
+}
+
+/** Whether an agent's sentence (bullet and bold removed) states a choice (the rules of `decisions`). */
+function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
+  // A sentence that ends in a colon introduces the code or the list below it.
+  if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) return false;
+  if (COMMITMENT.test(s) || CHOSE.test(s)) return true;
+  if (RECOMMEND.test(s)) return carried || taken;
+  // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
+  if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s)) return carried || REASON.test(s);
+  return CHOICE.test(s) && (CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
+}
+
+/**
+ * Choices with a reason: the person's pick (an answer to the agent's question, an option it offered, an answer in
+ * a question tool), the agent committing to a change or an approach it then carried out (an edit follows before the
+ * person speaks again), a recommendation the agent carried out or the person took up, its standing commitments, its
+ * plans, and the branches it opened for the work. Diagnoses, reports of work done and narration (`The problem is …`,
+ * `Let me …`) are not choices.
+ */
+export function decisions(turns: Turn[]): Fact[] {
+  const out: Fact[] = [];
+  const seen = new Set<string>();
+  const carried = carriedOut(turns);
   const add = (text: string, turn: string): void => {
     const key = signature(text);
     if (seen.has(key)) return;
+    // One line per choice within a turn: a restatement in fewer words adds nothing; a fuller one replaces it.
+    const same = out.filter((f) => f.turn === turn);
+    if (same.some((f) => within(text, f.text))) return;
+    const shorter = same.find((f) => within(f.text, text));
     seen.add(key);
-    out.push({ text, turn });
+    if (shorter) shorter.text = text;
+    else out.push({ text, turn });
   };
   turns.forEach((t, i) => {
     for (const c of t.tool_calls) {
@@ -234,20 +340,15 @@ export function decisions(turns: Turn[]): Fact[] {
         out.push({ text: `work on a new branch \`${b}\``, turn: t.id });
       }
     }
+    for (const qa of toolAnswers(t))
+      add(
+        `${qa.question ? `asked "${clip(qa.question, 140)}": ` : ""}the person chose "${clip(qa.answer, 160)}"`,
+        t.id,
+      );
     const said = typed(t);
     if (said) {
-      // The person's pick: a short answer to the question the agent just asked.
-      const q = questionBefore(turns, i);
-      if (q && said.length <= 300 && classifyTurn(t.text, t.kind) === "answer" && /\w{2}/.test(said))
-        add(`asked "${clip(q, 140)}": the person chose "${clip(said, 160)}"`, t.id);
-      else {
-        // A short reply that names one of the options the agent just set out (`use MIT` after **MIT** / **AGPL-3.0**).
-        const offered = optionsBefore(turns, i);
-        const named = offered.filter(
-          (o) => said.length <= 80 && new RegExp(`(?:^|\\W)${escapeRe(o)}(?:$|\\W)`, "i").test(said),
-        );
-        if (named.length === 1) add(`the person chose "${clip(said, 80)}" of ${offered.slice(0, 4).join(", ")}`, t.id);
-      }
+      const pick = personPick(turns, i, said);
+      if (pick) add(pick, t.id);
       return;
     }
     if (t.role !== "assistant" || !conversational(t)) return;
@@ -255,15 +356,15 @@ export function decisions(turns: Turn[]): Fact[] {
       if (item.length < 10 || !carried[i]) continue;
       add(`plan: ${clip(item, 240)}`, t.id);
     }
-    for (const raw of sentences(spoken(t.text))) {
+    // Code and a tool call end a sentence (the sentence before them introduces them); a heading is a title, not a sentence.
+    const text = spoken(t.text.replace(/```[\s\S]*?(```|$)|<(tool-use|details)\b[\s\S]*?<\/\2>/g, "\n")).replace(
+      /^\s*#{1,6}\s.*$/gm,
+      "",
+    );
+    const taken = takenUp(turns, i);
+    for (const raw of sentences(text)) {
       const s = unbullet(raw).replace(/\*\*/g, "");
-      // A sentence that ends in a colon introduces the code or the list below it.
-      if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) continue;
-      // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
-      const choice =
-        CHOSE.test(s) ||
-        ((CHOICE.test(s) || (WILL_DO.test(s) && s.split(/\s+/).length >= 7)) && (carried[i] || REASON.test(s)));
-      if (choice || COMMITMENT.test(s)) add(clip(s, 260), t.id);
+      if (choiceSentence(s, carried[i]!, taken)) add(clip(s, 260), t.id);
     }
   });
   return out;
@@ -381,21 +482,37 @@ function commitMessage(m: RegExpExecArray): string {
   );
 }
 
+/** A file name with an extension: `config.js`, `src/app/page.tsx`. */
+const FILE_NAME = /\b[\w./-]+\.[a-z]{1,5}\b(?![\w(])/i;
+
+/** A line that is only a file's name, as a list item or heading: `1. **app/globals.css**`, `### src/a.ts:`. */
+const FILE_HEAD = /^\s*(?:(?:[-*•+]|\d+[.)]|#{1,6})\s+)?(?:\*\*)?`?[\w./-]+\.[a-z]{1,5}`?(?:\*\*)?:?(?:\*\*)?\s*$/i;
 /** A list item of the agent's report that says what it did: `- Added dark variants to the subtitle class`. */
 const REPORTED =
   /^\s*(?:[-*•]|\d+[.)])\s+(?:\*\*)?((?:Added|Updated|Fixed|Removed|Created|Implemented|Refactored|Moved|Renamed|Replaced|Deleted|Converted|Extracted|Consolidated|Changed|Wrapped|Enabled|Disabled|Introduced|Migrated|Rewrote|Split|Merged)\b.{10,})$/;
 
+/** A report list item, and whether it names the file it changed, itself or in the line it sits under
+ * (`1. **app/globals.css**` over `- Added dark variants to the subtitle class`). */
+interface ReportItem {
+  text: string;
+  file: boolean;
+}
+
 /** Report list items of a text outside code: `- Added dark variants…`. */
-function reportedItems(text: string): string[] {
-  return text
-    .replace(/```[\s\S]*?(```|$)/g, " ")
-    .split("\n")
-    .map((l) => REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim())
-    .filter((x): x is string => Boolean(x));
+function reportedItems(text: string): ReportItem[] {
+  const out: ReportItem[] = [];
+  let under = false;
+  for (const l of text.replace(/```[\s\S]*?(```|$)/g, " ").split("\n")) {
+    const item = REPORTED.exec(l)?.[1]?.replace(/\*\*/g, "").trim();
+    if (item) out.push({ text: item, file: under || FILE_NAME.test(item) });
+    // A line that is only a file's name heads the items below it: they change that file.
+    else if (l.trim()) under = FILE_HEAD.test(l);
+  }
+  return out;
 }
 
 /** What the agent reports it did, as list items of its own message (a completion result included), not in code. */
-function reported(t: Turn): string[] {
+function reported(t: Turn): ReportItem[] {
   if (t.role !== "assistant" || !conversational(t)) return [];
   return reportedItems(t.text);
 }
@@ -406,8 +523,8 @@ const DELEGATE = /^(?:agent|task|subagent|dispatch_agent|spawn_agent|delegate)$/
 const REPORTED_COMMIT = /\bcommit(?:\s+sha)?\b\**:?\**\s*`?([0-9a-f]{7,40})\b`?(?:\s*[—–-]+\s*`([^`\n]{3,160})`)?/gi;
 
 /** What delegated agents report they did: their commits and their report's list items. */
-function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: string[] }> {
-  const out = new Map<Turn, { commits: string[]; items: string[] }>();
+function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: ReportItem[] }> {
+  const out = new Map<Turn, { commits: string[]; items: ReportItem[] }>();
   let prevCalls: ToolCall[] = [];
   for (const t of turns) {
     // A result answers the call at its position in the same turn, else in the turn that made the calls.
@@ -423,9 +540,6 @@ function delegatedReports(turns: Turn[]): Map<Turn, { commits: string[]; items: 
   }
   return out;
 }
-
-/** A file name with an extension: `config.js`, `src/app/page.tsx`. */
-const FILE_NAME = /\b[\w./-]+\.[a-z]{1,5}\b(?![\w(])/i;
 
 /** List items kept of the report that closes a request's work. */
 const REPORT_ITEMS = 3;
@@ -495,7 +609,7 @@ export function completed(turns: Turn[]): Fact[] {
   const delegated = delegatedReports(turns);
   // A request's work is told by the last report before the next request: earlier reports of the same phase are
   // steps on the way (or were redone), and a report is a few lines, not its whole list.
-  const reports = new Map<number, { turn: string; items: string[] }>();
+  const reports = new Map<number, { turn: string; items: ReportItem[] }>();
   const phase = phaseOf(turns);
   for (const t of turns) {
     const d = delegated.get(t);
@@ -504,10 +618,10 @@ export function completed(turns: Turn[]): Fact[] {
     if (items.length > 0) reports.set(phase.get(t.id) ?? 0, { turn: t.id, items });
   }
   for (const r of reports.values()) {
-    // The report's first item heads it; the others stay when they name the file they changed.
-    const [head, ...rest] = r.items;
-    const kept = [head!, ...rest.filter((x) => FILE_NAME.test(x))].slice(0, REPORT_ITEMS);
-    for (const item of kept) add(`reported: ${item}`, r.turn);
+    // The items that name the file they changed (or sit under its name): an item that names none (`Added Reset
+    // default button`) cannot be told apart from a detail, and the changes themselves are in Files Modified.
+    const kept = r.items.filter((x) => x.file).slice(0, REPORT_ITEMS);
+    for (const item of kept) add(`reported: ${item.text}`, r.turn);
   }
   if (lastPass) add(lastPass.text, lastPass.turn);
   const ids = new Map(turns.map((t, i) => [t.id, i]));

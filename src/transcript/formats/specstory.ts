@@ -116,6 +116,13 @@ function toolUse(attrs: string, inner: string, id: string): { call: ToolCall; re
     if (p) input.file_path = p.trim();
   }
   if (fences.length > 1 && a.type === "write") input.content = fences[0]!.body;
+  // A question put to the person (`AskUserQuestion`): the question in bold, the options, and `**Answer:** …`.
+  const answer = /^\*\*Answer:\*\*\s*(.+)$/m.exec(body)?.[1]?.trim();
+  if (answer) {
+    input.answer = answer;
+    const question = /^\*\*(.{3,400}?)\*\*\s*$/m.exec(body)?.[1]?.trim();
+    if (question) input.question = question;
+  }
   const output = outFence && (fences.length > 1 || !shell || sumCmd || lineCmd) ? outFence.body : "";
   const failedEdit = /<tool_use_error>|\*\*Apply failed\*\*|^Status: \*\*(?:error|cancelled|rejected)\*\*/m.test(body);
   return {

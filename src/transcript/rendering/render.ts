@@ -79,12 +79,11 @@ interface Line {
 
 const clip = clipWords;
 
-function lines(s: Sections): Line[] {
-  const out: Line[] = [];
-  const push = (section: SectionKey, order: number, priority: number, full: string, short = full): void => {
-    out.push({ section, order, priority, full, short });
-  };
-  // The goal first; what the person asked along the way ranks with the lines that explain history, later first.
+/** Adds a line to `out`; the short form is the full one unless given. */
+type Push = (section: SectionKey, order: number, priority: number, full: string, short?: string) => void;
+
+/** The goal first; what the person asked along the way ranks with the lines that explain history, later first. */
+function intentLines(s: Sections, push: Push): void {
   const nI = s.intent.length;
   s.intent.forEach((f, i) =>
     push(
@@ -95,6 +94,10 @@ function lines(s: Sections): Line[] {
       `- ${clip(f.text, 160)} (${turnRef(f.turn)})`,
     ),
   );
+}
+
+/** The person's standing instructions, later first; the short form keeps whole sentences, firm ones first. */
+function constraintLines(s: Sections, push: Push): void {
   const nC = s.constraints.length;
   s.constraints.forEach((f, i) =>
     push(
@@ -105,10 +108,13 @@ function lines(s: Sections): Line[] {
       `- "${wholeSentences(f.text, 220, FIRM_CUES, 0)}" (${turnRef(f.turn)})`,
     ),
   );
+}
+
+/** One line per file: every change in full; the short line names what was done, not how, so a long ledger fits. */
+function fileLines(s: Sections, push: Push): void {
   Object.entries(s.files).forEach(([path, ops], i) => {
     const all = ops.map((o) => `${o.op} (${turnRef(o.turn)})`).join("; ");
     const last = ops[ops.length - 1]!;
-    // The short line names what was done, not how: a long ledger then fits a budget.
     const verb = clip(last.op.split(":")[0]!, 40);
     const short =
       ops.length > 1
@@ -116,6 +122,9 @@ function lines(s: Sections): Line[] {
         : `${verb} (${turnRef(last.turn)})`;
     push("files", i, 6 + Math.min(3, ops.length) / 3, `- \`${path}\` — ${clip(all, 600)}`, `- \`${path}\` — ${short}`);
   });
+}
+
+function decisionLines(s: Sections, push: Push): void {
   const nD = s.decisions.length;
   s.decisions.forEach((f, i) =>
     push(
@@ -126,8 +135,11 @@ function lines(s: Sections): Line[] {
       `- ${clip(f.text, 120)} (${turnRef(f.turn)})`,
     ),
   );
+}
+
+/** Later work first within a kind: the latest commits say where the work stands. */
+function completedLines(s: Sections, push: Push): void {
   const nW = s.completed.length;
-  // Later work first within a kind: the latest commits say where the work stands.
   s.completed.forEach((f, i) =>
     push(
       "completed",
@@ -137,8 +149,45 @@ function lines(s: Sections): Line[] {
       `- ${clip(f.text, 110)} (${turnRef(f.turn)})`,
     ),
   );
-  // An error still open gets a line of its own; those behind the work (settled by a later clean run, or hit before
-  // the latest request and not since) one line each kind, most telling first, so history costs two lines.
+}
+
+/**
+ * One line at position `order` for `fs` (errors behind the work): one entry per message (the same error reported
+ * by the person and by the tool is one), most telling first, the rest by the names of their exceptions or codes, so
+ * each stays findable in the transcript.
+ */
+function rollUp(push: Push, fs: Failure[], head: string, order: number, ref: (f: Failure) => string): void {
+  if (fs.length === 0) return;
+  const ranked = [...fs].sort((a, b) => failureWeight(b) - failureWeight(a));
+  const groupsOf = (width: number) => {
+    const byCore = new Map<string, Failure[]>();
+    for (const f of ranked) {
+      const core = clip(errorCore(f.text), width);
+      byCore.set(core, [...(byCore.get(core) ?? []), f]);
+    }
+    return [...byCore].map(([core, same]) => ({ same, text: `${core} (${same.map(ref).join(", ")})` }));
+  };
+  const list = (chars: number, width: number) => {
+    const groups = groupsOf(width);
+    let n = 0;
+    let len = 0;
+    while (n < groups.length && (n === 0 || len + groups[n]!.text.length <= chars)) len += groups[n++]!.text.length + 2;
+    const rest = groups.slice(n).flatMap((g) => g.same);
+    const named = [...new Set(rest.flatMap((f) => f.text.match(ERROR_NAME) ?? []))].slice(0, 8);
+    const more = rest.length > 0 ? `; ${rest.length} more${named.length > 0 ? ` (${named.join(", ")})` : ""}` : "";
+    return `- ${head} (${fs.length}): ${groups
+      .slice(0, n)
+      .map((g) => g.text)
+      .join("; ")}${more}`;
+  };
+  push("failures", order, 1 + failureWeight(ranked[0]!), list(2000, 160), list(640, 80));
+}
+
+/**
+ * An error still open gets a line of its own; those behind the work (settled by a later clean run, or hit before
+ * the latest request and not since) one line each kind, most telling first, so history costs two lines.
+ */
+function failureLines(s: Sections, push: Push): void {
   const open = s.failures.filter(
     (f) => f.open || (f.open === undefined && !f.resolved && s.failures.every((g) => g.open === undefined)),
   );
@@ -154,49 +203,26 @@ function lines(s: Sections): Line[] {
     );
   });
   const behind = s.failures.filter((f) => !open.includes(f));
-  const rollUp = (fs: Failure[], head: string, order: number, ref: (f: Failure) => string): void => {
-    if (fs.length === 0) return;
-    const ranked = [...fs].sort((a, b) => failureWeight(b) - failureWeight(a));
-    // One entry per message: the same error reported by the person and by the tool is one.
-    const groupsOf = (width: number) => {
-      const byCore = new Map<string, Failure[]>();
-      for (const f of ranked) {
-        const core = clip(errorCore(f.text), width);
-        byCore.set(core, [...(byCore.get(core) ?? []), f]);
-      }
-      return [...byCore].map(([core, same]) => ({ same, text: `${core} (${same.map(ref).join(", ")})` }));
-    };
-    // The rest by the names of their exceptions or codes, so each stays findable in the transcript.
-    const list = (chars: number, width: number) => {
-      const groups = groupsOf(width);
-      let n = 0;
-      let len = 0;
-      while (n < groups.length && (n === 0 || len + groups[n]!.text.length <= chars))
-        len += groups[n++]!.text.length + 2;
-      const rest = groups.slice(n).flatMap((g) => g.same);
-      const named = [...new Set(rest.flatMap((f) => f.text.match(ERROR_NAME) ?? []))].slice(0, 8);
-      const more = rest.length > 0 ? `; ${rest.length} more${named.length > 0 ? ` (${named.join(", ")})` : ""}` : "";
-      return `- ${head} (${fs.length}): ${groups
-        .slice(0, n)
-        .map((g) => g.text)
-        .join("; ")}${more}`;
-    };
-    push("failures", open.length + order, 1 + failureWeight(ranked[0]!), list(2000, 160), list(640, 80));
-  };
   rollUp(
+    push,
     behind.filter((f) => f.resolved),
     "resolved by a later clean run",
-    0,
+    open.length,
     (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""} → ${turnRef(f.resolved!)}`,
   );
   // An error whose message a later run settled is not also listed as left behind.
   const settled = new Set(behind.filter((f) => f.resolved).map((f) => clip(errorCore(f.text), 80)));
   rollUp(
+    push,
     behind.filter((f) => !f.resolved && !settled.has(clip(errorCore(f.text), 80))),
     "hit before later work and not seen since",
-    1,
+    open.length + 1,
     (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""}`,
   );
+}
+
+/** Each metric's latest value, with its history in the full form; test tallies rank above other counts. */
+function metricLines(s: Sections, push: Push): void {
   Object.entries(s.metrics).forEach(([k, m], i) => {
     const hist =
       m.history.length > 1
@@ -213,6 +239,10 @@ function lines(s: Sections): Line[] {
       `- ${k}: ${m.value} (${turnRef(m.turn)})`,
     );
   });
+}
+
+/** Where the work stands, what blocks it and what comes next: ranked above history, in their own order. */
+function stateLines(s: Sections, push: Push): void {
   s.state.forEach((f, i) =>
     push("state", i, 9, `${f.text} (${turnRef(f.turn)})`, `${clip(f.text, 300)} (${turnRef(f.turn)})`),
   );
@@ -222,6 +252,25 @@ function lines(s: Sections): Line[] {
   s.next.forEach((f, i) =>
     push("next", i, 8 - i * 0.1, `- ${f.text} (${turnRef(f.turn)})`, `- ${clip(f.text, 120)} (${turnRef(f.turn)})`),
   );
+}
+
+/** Every line the page may show, each with its short and full form and its priority, section by section. */
+function lines(s: Sections): Line[] {
+  const out: Line[] = [];
+  const push: Push = (section, order, priority, full, short = full) => {
+    out.push({ section, order, priority, full, short });
+  };
+  for (const step of [
+    intentLines,
+    constraintLines,
+    fileLines,
+    decisionLines,
+    completedLines,
+    failureLines,
+    metricLines,
+    stateLines,
+  ])
+    step(s, push);
   return out;
 }
 

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 
 import type { App } from "../../app.js";
 import { HOOK_LOG } from "../../integrate/hook-command.js";
-import { CARD_HOOK_BUDGET, MAX_HOOK_OUTPUT } from "../../integrate/hooks.js";
+import { CARD_HOOK_BUDGET, MAX_HOOK_OUTPUT } from "../../integrate/hooks/input.js";
 import { count } from "../../text/plural.js";
 import { redact } from "../../text/redact.js";
 import { type Html, html, qs, when } from "../html.js";

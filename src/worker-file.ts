@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { AppError } from "../errors.js";
+import { AppError } from "./errors.js";
 
 export function siblingWorkerFile(callerUrl: string, name: string): string {
   const here = fileURLToPath(callerUrl);

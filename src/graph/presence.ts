@@ -1,0 +1,8 @@
+// Whether the project has a graph at all: what a hook checks before it loads the ranking code.
+import type { Db } from "../storage/db.js";
+import { hasIndexedFiles } from "../storage/graph/counts.js";
+
+/** True when the index holds any file (one row read, whatever the store's size). */
+export function hasGraph(db: Db): boolean {
+  return hasIndexedFiles(db);
+}
