@@ -153,14 +153,14 @@ export async function runSessionEval(opts: {
       try {
         await buildGraph(app.scope, app, { lexicalOnly: true });
         const deps = { ...app.scope, ranker: app.ranker };
-        const before = await getMemoryCards(deps, { task: s.task, budget_tokens: BUDGET });
+        const before = await getMemoryCards(deps, { task: s.task, budgetTokens: BUDGET });
         // The session: the agent's edit lands on disk, the transcript so far is compressed.
         appendFileSync(join(root, s.edited), "\n");
         const sessionId = `bench-${s.name}`;
         const transcript = join(dir, "session.json");
         writeFileSync(transcript, JSON.stringify(sessionTranscript(s)));
-        compressContext(app.scope, { session_id: sessionId, keep_recent: 0, transcript_path: transcript });
-        const after = await getMemoryCards(deps, { task: s.task, budget_tokens: BUDGET, session_id: sessionId });
+        compressContext(app.scope, { sessionId: sessionId, keepRecent: 0, transcriptPath: transcript });
+        const after = await getMemoryCards(deps, { task: s.task, budgetTokens: BUDGET, sessionId: sessionId });
         out.push({
           name: s.name,
           before: score(before.cards, s.gold, before.tokens),

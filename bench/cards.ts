@@ -87,7 +87,7 @@ async function evalTask(
   for (const b of BUDGETS) {
     for (const mode of MODES) {
       const t = performance.now();
-      const r = await getMemoryCards(deps, { task: query, budget_tokens: b, mode, kinds: CODE_KINDS });
+      const r = await getMemoryCards(deps, { task: query, budgetTokens: b, mode, kinds: CODE_KINDS });
       ms.push(performance.now() - t);
       sweep[`${b}/${mode}`] = { recall: recall(r.cards.map(cardPath), gold), tokens: r.tokens, cards: r.cards.length };
       if (b === EQUAL_BUDGET) served.push(...r.cards);
@@ -96,7 +96,7 @@ async function evalTask(
   // Removal diagnostic on the 800-token post-selection pack.
   const base = await getMemoryCards(deps, {
     task: query,
-    budget_tokens: EQUAL_BUDGET,
+    budgetTokens: EQUAL_BUDGET,
     mode: "post_selection",
     kinds: CODE_KINDS,
   });
@@ -136,7 +136,7 @@ async function evalTask(
   };
   // Harmful-before-gold: make the best non-gold file stale (changed since indexing), then rank again.
   let harmful: CardsTaskResult["harmful"] = null;
-  const files = await getMemoryCards(deps, { task: query, budget_tokens: 4000, mode: "pre_budget", kinds: ["file"] });
+  const files = await getMemoryCards(deps, { task: query, budgetTokens: 4000, mode: "pre_budget", kinds: ["file"] });
   const order = files.cards.map((c) => cardPath(c)!);
   const goldAt = order.findIndex((p) => gold.includes(p));
   const plant = order.find((p) => !gold.includes(p));
@@ -148,7 +148,7 @@ async function evalTask(
       writeFileSync(abs, Buffer.concat([before, Buffer.from("\n// changed after indexing\n")]));
       const after = await getMemoryCards(deps, {
         task: query,
-        budget_tokens: 4000,
+        budgetTokens: 4000,
         mode: "pre_budget",
         kinds: ["file"],
       });

@@ -67,11 +67,11 @@ export function benchCompress(opts: { source: string; workDir: string; targetTok
   try {
     const project = upsertProject(db, "bench", opts.workDir);
     t = performance.now();
-    const r = compressContext({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
+    const r = compressContext({ db, projectId: project.id, root: opts.workDir }, { transcriptPath: path });
     const compress = performance.now() - t;
     sample();
     t = performance.now();
-    compressContext({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
+    compressContext({ db, projectId: project.id, root: opts.workDir }, { transcriptPath: path });
     const again = performance.now() - t;
     sample();
     const r1 = (x: number) => Math.round(x * 10) / 10;

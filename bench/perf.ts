@@ -557,7 +557,7 @@ async function memoryRows(
       const rs = Array.from({ length: 20 }, () => {
         const c = cpu();
         const t = now();
-        recall(app.scope, { budget_tokens: 1500 });
+        recall(app.scope, { budgetTokens: 1500 });
         return { wall: now() - t, cpu: cpu() - c };
       });
       rows.push(row(`recall, 1,500-token budget, at ${size} units`, "—", null, figure(rs)));

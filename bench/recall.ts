@@ -110,7 +110,7 @@ export function runRecallEval(opts: {
         if (q.evidence.length === 0) continue;
         questions++;
         const cat = String(q.category);
-        const hits = searchMemory(deps, { query: q.question, limit: 20, include_inactive: true }).hits;
+        const hits = searchMemory(deps, { query: q.question, limit: 20, includeInactive: true }).hits;
         const distilled = fuse([hits.flatMap((h) => h.evidence.map((e) => e.turn))]);
         const raw = searchRawFts(db, projectId, queryTerms(q.question, 32).match, 20).map((r) => r.turn_id);
         // The raw archive holds every word said; distilled units add their evidence turns as a second opinion.

@@ -1,7 +1,7 @@
 // `memcards serve`: the MCP server on stdio (default) or Streamable HTTP, with a clean shutdown.
 import { existsSync } from "node:fs";
 
-import { createAppCache } from "./app-cache.js";
+import type { AppCache } from "./app-cache.js";
 import type { Config } from "./config.js";
 import { MAX_MESSAGE_BYTES } from "./limits.js";
 import type { Logger } from "./log.js";
@@ -24,7 +24,10 @@ export interface ServeOptions {
 
 /** Serves until stdin closes (stdio), or until SIGTERM/SIGINT. Resolves when shut down. */
 export async function serve(opts: ServeOptions): Promise<void> {
-  const apps = createAppCache(opts.config, opts.logger);
+  // The app code (store, embedder, ranker) loads on the first call or the warm-up, never before tools are listed.
+  let cache: Promise<AppCache> | undefined;
+  const apps = () =>
+    (cache ??= import("./app-cache.js").then(({ createAppCache }) => createAppCache(opts.config, opts.logger)));
   const newServer = () => createServer({ ...opts, apps });
   let stopping: Promise<void> | undefined;
   let done!: () => void;
@@ -34,7 +37,12 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const stop = async (why: string) => {
     opts.logger.info(`shutting down (${why})`);
     await closeTransport().catch(() => undefined);
-    await apps.closeAll().catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
+    if (cache)
+      await (
+        await cache
+      )
+        .closeAll()
+        .catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
     done();
   };
   // Closing the transport calls back into shutdown; `stopping` is set before any close runs (the stop starts
@@ -62,7 +70,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one.
     server.server.oninitialized = () => void setImmediate(() => void warmUp(opts, apps)).unref();
     await server.connect(transport);
-    if (process.stdin.isTTY) printBanner(opts, apps);
+    if (process.stdin.isTTY) await printBanner(opts, apps);
   }
   await finished;
 }
@@ -71,7 +79,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
  * Opens the project's store and builds the ranker's indexes (graph universe, whole-file BM25, tokenizer) ahead of
  * the first call. Only for a project that already has a store: starting a server never creates one.
  */
-async function warmUp(opts: ServeOptions, apps: ReturnType<typeof createAppCache>): Promise<void> {
+async function warmUp(opts: ServeOptions, apps: () => Promise<AppCache>): Promise<void> {
   try {
     const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
     if (!existsSync(opts.config.db ?? location.defaultDbPath)) return;
@@ -80,7 +88,7 @@ async function warmUp(opts: ServeOptions, apps: ReturnType<typeof createAppCache
       const { ensureWorker, workerPlace } = await import("./integrate/worker-client.js");
       await ensureWorker(workerPlace(process.env, opts.cli), opts.cli, process.env);
     }
-    const app = apps.forLocation(location);
+    const app = (await apps()).forLocation(location);
     // Background reads in small steps first; then the lazy parts a first call would otherwise load.
     app.ranker.warm();
     await new Promise((resolve) => setTimeout(resolve, 50).unref());
@@ -93,7 +101,7 @@ async function warmUp(opts: ServeOptions, apps: ReturnType<typeof createAppCache
 }
 
 /** Tells a person who ran `memcards serve` in a terminal what it is and how to register it. */
-function printBanner(opts: ServeOptions, apps: ReturnType<typeof createAppCache>): void {
+async function printBanner(opts: ServeOptions, apps: () => Promise<AppCache>): Promise<void> {
   const log = (s: string) => process.stderr.write(s + "\n");
   log(`memcards ${opts.version}: MCP server on stdio, waiting for a client (Ctrl-C to stop).`);
   log(
@@ -101,7 +109,7 @@ function printBanner(opts: ServeOptions, apps: ReturnType<typeof createAppCache>
   );
   try {
     const location = resolveProjectRoot({ explicit: opts.config.root, cwd: opts.cwd, userDir: opts.config.userDir });
-    const app = apps.forLocation(location);
+    const app = (await apps()).forLocation(location);
     log(
       `project root: ${location.root} (from ${location.source}; a client's MCP roots take precedence when it sends them)`,
     );

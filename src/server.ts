@@ -16,7 +16,8 @@ export const SERVER_INSTRUCTIONS = `memcards keeps local, compact context for th
 
 export interface ServerDeps {
   config: Config;
-  apps: AppCache;
+  /** The open apps, or a loader of them (`serve` loads the app code on the first call, not at start-up). */
+  apps: AppCache | (() => Promise<AppCache>);
   logger: Logger;
   version: string;
   /** Working directory used for git-based root resolution. */

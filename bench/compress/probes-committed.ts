@@ -67,7 +67,7 @@ export function evalCompress(opts: {
     const db2 = openDatabase(join(opts.workDir, `h${i}.db`));
     try {
       const project = upsertProject(db, `eval:${file}`, opts.workDir);
-      const r = compressForEval({ db, projectId: project.id, root: opts.workDir }, { transcript_path: path });
+      const r = compressForEval({ db, projectId: project.id, root: opts.workDir }, { transcriptPath: path });
       const ext = committed[file] ? asProbes(committed[file].probes) : undefined;
       const extReport = ext ? checkProbes(ext, r.draft) : undefined;
       const contextTokens = countTokens(r.draft_context);
@@ -78,8 +78,8 @@ export function evalCompress(opts: {
       if (ext) {
         const p2 = upsertProject(db2, `eval:${file}`, opts.workDir);
         const half = Math.floor(r.stats.turns_total / 2);
-        compressContext({ db: db2, projectId: p2.id, root: opts.workDir, limitTurns: half }, { transcript_path: path });
-        const second = compressForEval({ db: db2, projectId: p2.id, root: opts.workDir }, { transcript_path: path });
+        compressContext({ db: db2, projectId: p2.id, root: opts.workDir, limitTurns: half }, { transcriptPath: path });
+        const second = compressForEval({ db: db2, projectId: p2.id, root: opts.workDir }, { transcriptPath: path });
         halves = { score: checkProbes(ext, second.draft).score };
       }
       rows.push({

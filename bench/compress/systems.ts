@@ -163,7 +163,7 @@ export function memcardsContext(
     const project = upsertProject(db, `eval:${tag}`, workDir);
     const r = compressForEval(
       { db, projectId: project.id, root: workDir },
-      { transcript_path: path, keep_recent: 0, budget_tokens: Math.max(200, Math.floor(budget * share)) },
+      { transcriptPath: path, keepRecent: 0, budgetTokens: Math.max(200, Math.floor(budget * share)) },
     );
     const summaryTokens = countTokens(r.draft);
     let used = summaryTokens;

@@ -209,7 +209,7 @@ export function runCrossSession(opts: {
       const bm25 = new Bm25(raw);
       const recent = pack([...raw].reverse());
       let t1 = performance.now();
-      const brief = recall(deps, { budget_tokens: MAX_TOKENS }).markdown;
+      const brief = recall(deps, { budgetTokens: MAX_TOKENS }).markdown;
       report.latency_ms.recall += performance.now() - t1;
       for (const q of questions) {
         report.questions++;
@@ -218,7 +218,7 @@ export function runCrossSession(opts: {
         const search = searchMemory(deps, ask);
         report.latency_ms.search += performance.now() - t1;
         t1 = performance.now();
-        const withRaw = searchMemory(deps, { ...ask, include_raw: true });
+        const withRaw = searchMemory(deps, { ...ask, includeRaw: true });
         report.latency_ms.search_raw += performance.now() - t1;
         // What `memcards search` prints for each hit (the unit and its evidence window), and for each raw turn.
         const shown = (r: ReturnType<typeof searchMemory>) => [

@@ -369,10 +369,10 @@ export function runGoldEval(opts: {
       const r = compressForEval(
         { db, projectId: project.id, root: opts.workDir },
         {
-          transcript_path: path,
-          keep_recent: keep,
+          transcriptPath: path,
+          keepRecent: keep,
           route: "deterministic",
-          ...(opts.budget ? { budget_tokens: opts.budget } : {}),
+          ...(opts.budget ? { budgetTokens: opts.budget } : {}),
         },
       );
       const memcards = scorePage(r.markdown, g);

@@ -234,10 +234,10 @@ export function summarize(
     const r = compressForEval(
       { db, projectId: project.id, root: workDir },
       {
-        transcript_path: path,
-        keep_recent: 0,
+        transcriptPath: path,
+        keepRecent: 0,
         route: "deterministic",
-        ...(budget ? { budget_tokens: budget } : {}),
+        ...(budget ? { budgetTokens: budget } : {}),
       },
     );
     return { markdown: r.summary.markdown, tokens: r.stats.tokens_after, turns: r.all_turns };

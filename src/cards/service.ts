@@ -7,52 +7,24 @@ import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
 import { indexCompleteness } from "../graph/build-state.js";
 import { assertIndexed } from "../graph/index-repository.js";
-import { MAX_ID_CHARS, MAX_IDS, MAX_PATH_CHARS } from "../limits.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { CONFIDENT, type EvidenceFeatures } from "../scoring/calibration.js";
-import { auditCards, type CardAudit, cardMarkdown, makeCard } from "../scoring/cards.js";
+import { auditCards, cardMarkdown, makeCard } from "../scoring/cards.js";
 import { blendComponents, type JudgeFn, judgePrompt, parseJudgeAnswer } from "../scoring/judge.js";
 import { pack, type PackResult } from "../scoring/pack.js";
-import { type Candidate, type Card, PackMode, UnitKind } from "../scoring/schema.js";
+import { type Candidate, type Card, type CardAudit, PackMode, UnitKind } from "../scoring/schema.js";
 import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary } from "../storage/summaries.js";
 import { count } from "../text/plural.js";
 import { gatherCandidates } from "./candidates.js";
+import { CardsInput, OutcomeInput } from "./input.js";
+
+export { CardsInput, OutcomeInput };
 
 /** Retrieval reads at most this much of a task (a pasted log can be huge); anchors come from the same text. */
 export const MAX_TASK_CHARS = 20_000;
-
-export const CardsInput = z
-  .object({
-    task: z.string().max(1_000_000).describe("the issue or instruction, stack traces included"),
-    files: z
-      .array(z.string().min(1).max(MAX_PATH_CHARS))
-      .max(50)
-      .optional()
-      .describe("repo-relative paths you are looking at"),
-    budget_tokens: z.number().int().min(50).max(20_000).default(1200).describe("token budget for all cards"),
-    mode: PackMode.default("post_selection").describe(
-      "post_selection: choose on raw unit cost, then compress; pre_budget: compress first so more fit",
-    ),
-    kinds: z.array(UnitKind).max(UnitKind.options.length).optional().describe("only these card kinds"),
-    session_id: z
-      .string()
-      .min(1)
-      .max(MAX_ID_CHARS)
-      .optional()
-      .describe("include this session's user constraints and failures"),
-    verbose: z.boolean().default(false).describe("include utility components, the audit and the ranking"),
-    judge: z
-      .boolean()
-      .default(true)
-      .describe(
-        "let the client's model judge the top candidates when the client offers sampling (bounded in count and time)",
-      ),
-  })
-  .strict();
-export type CardsInput = z.input<typeof CardsInput>;
 
 export interface CardsResult {
   task_chars: number;
@@ -200,12 +172,12 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     task = task.slice(0, MAX_TASK_CHARS);
   }
   let session: Sections | undefined;
-  if (input.session_id) {
-    const row = latestSummary(deps.db, input.session_id, deps.projectId);
+  if (input.sessionId) {
+    const row = latestSummary(deps.db, input.sessionId, deps.projectId);
     if (row) session = Sections.parse(row.sections);
     else
       notes.push(
-        `Session ${input.session_id} has no stored summary yet; its constraints and failures are not included.`,
+        `Session ${input.sessionId} has no stored summary yet; its constraints and failures are not included.`,
       );
   }
   const kinds = new Set<UnitKind>(input.kinds ?? UnitKind.options);
@@ -232,8 +204,8 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     blocked: c.candidate.signals.conflict && c.card.components.risk >= 0.5,
   }));
   const packs = {
-    post_selection: pack(items, input.budget_tokens, "post_selection"),
-    pre_budget: pack(items, input.budget_tokens, "pre_budget"),
+    post_selection: pack(items, input.budgetTokens, "post_selection"),
+    pre_budget: pack(items, input.budgetTokens, "pre_budget"),
   };
   const chosen = packs[input.mode];
   const byId = new Map(cards.map((c) => [c.card.id, c.card]));
@@ -246,7 +218,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
   recordServed(
     deps.db,
     deps.projectId,
-    input.session_id,
+    input.sessionId,
     task,
     served.map((c) => ({ id: c.id, unitKey: c.source, card: JSON.stringify(c) })),
   );
@@ -254,7 +226,7 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     task_chars: input.task.length,
     cards: served,
     mode: input.mode,
-    budget: input.budget_tokens,
+    budget: input.budgetTokens,
     tokens: chosen.tokens,
     selected: { post_selection: packs.post_selection.selected, pre_budget: packs.pre_budget.selected },
     skipped: chosen.skipped,
@@ -287,20 +259,6 @@ export function renderCards(r: CardsResult): string {
   return [body, foot, ...r.notes].join("\n\n");
 }
 
-export const OutcomeInput = z
-  .object({
-    helped: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that helped"),
-    not_helpful: z.array(z.string().max(MAX_ID_CHARS)).max(MAX_IDS).default([]).describe("ids of cards that did not"),
-    edited_files: z
-      .array(z.string().max(MAX_PATH_CHARS))
-      .max(100)
-      .default([])
-      .describe("repo-relative paths you finally edited"),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
-  })
-  .strict();
-export type OutcomeInput = z.input<typeof OutcomeInput>;
-
 /** Unknown card ids named back to the caller: a few, never the whole list it sent. */
 const UNKNOWN_SHOWN = 5;
 
@@ -312,20 +270,20 @@ export function someIds(ids: readonly string[], total = ids.length): string {
 
 /**
  * Records which cards helped (by card id) and which files were finally edited (as helpful file units).
- * `unknown` lists at most a few of the ids that name no served card; `unknown_count` says how many there were.
+ * `unknown` lists at most a few of the ids that name no served card; `unknownCount` says how many there were.
  * Card ids are looked up among the project's served cards unless `unitKeyOfCard` is given.
  */
 export function recordOutcome(
   deps: Pick<ProjectScope, "db" | "projectId"> & { unitKeyOfCard?: (id: string) => string | undefined },
   raw: OutcomeInput,
-): { recorded: number; unknown: string[]; unknown_count: number } {
+): { recorded: number; unknown: string[]; unknownCount: number } {
   const input = OutcomeInput.parse(raw);
   const unitKeyOfCard = deps.unitKeyOfCard ?? ((id: string) => servedCard(deps.db, deps.projectId, id)?.unit_key);
   const unknown: string[] = [];
   const units: { unitKey: string; helped: boolean }[] = [];
   for (const [ids, helped] of [
     [input.helped, true],
-    [input.not_helpful, false],
+    [input.notHelpful, false],
   ] as const) {
     for (const id of ids) {
       const key = unitKeyOfCard(id);
@@ -333,7 +291,7 @@ export function recordOutcome(
       else unknown.push(id);
     }
   }
-  for (const f of input.edited_files) units.push({ unitKey: `file:${f.replace(/^\.\//, "")}`, helped: true });
+  for (const f of input.editedFiles) units.push({ unitKey: `file:${f.replace(/^\.\//, "")}`, helped: true });
   if (units.length === 0 && unknown.length > 0) {
     throw new AppError(
       "NOT_FOUND",
@@ -343,8 +301,8 @@ export function recordOutcome(
   if (units.length === 0)
     throw new AppError("BAD_INPUT", "nothing to record: pass helped, not_helpful or edited_files");
   return {
-    recorded: recordOutcomes(deps.db, deps.projectId, raw.session_id, units),
+    recorded: recordOutcomes(deps.db, deps.projectId, input.sessionId, units),
     unknown: unknown.slice(0, UNKNOWN_SHOWN),
-    unknown_count: unknown.length,
+    unknownCount: unknown.length,
   };
 }

@@ -46,10 +46,10 @@ export function registerCards(program: Command): void {
             { ...app.scope, ranker: app.ranker, indexFirst },
             {
               task,
-              budget_tokens: opts.budget,
+              budgetTokens: opts.budget,
               mode: opts.mode,
               ...(opts.file ? { files: opts.file } : {}),
-              ...(opts.session ? { session_id: opts.session } : {}),
+              ...(opts.session ? { sessionId: opts.session } : {}),
             },
           );
           print(opts.json, r, renderCards(r));
@@ -70,8 +70,8 @@ export function registerOutcome(program: Command): void {
       await withApp(configFrom(cmd), (app) => {
         const r = recordOutcome(app.scope, {
           helped: opts.helped ?? [],
-          not_helpful: opts.notHelpful ?? [],
-          edited_files: opts.edited ?? [],
+          notHelpful: opts.notHelpful ?? [],
+          editedFiles: opts.edited ?? [],
         });
         const unknown = r.unknown.length ? `; unknown ids: ${r.unknown.join(", ")}` : "";
         console.log(`recorded ${count(r.recorded, "outcome")}${unknown}`);

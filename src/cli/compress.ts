@@ -34,11 +34,11 @@ export function registerCompress(program: Command): void {
         // What a killed run left queued is distilled first, so nothing waits for a server to start.
         resumeDistillation(app.scope);
         const r = compressContext(app.scope, {
-          ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
-          ...(opts.session ? { session_id: opts.session } : {}),
-          ...(opts.budget !== undefined ? { budget_tokens: opts.budget } : {}),
+          ...(transcript ? { transcriptPath: resolvePath(transcript) } : {}),
+          ...(opts.session ? { sessionId: opts.session } : {}),
+          ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
           ...(opts.focus ? { focus: opts.focus } : {}),
-          keep_recent: opts.keep,
+          keepRecent: opts.keep,
         });
         const { session_id, source, summary, stats, notes } = r;
         print(opts.json, { session_id, source, summary, stats, notes }, `${r.markdown}\n\n${renderCompressFooter(r)}`);
@@ -70,10 +70,10 @@ export function registerCompress(program: Command): void {
           const scope = { root: app.location.root, roots: [], home: app.config.home };
           const deps = opts.confine ? { ...app.scope, read: confinedReader(scope) } : app.scope;
           const r = compressContext(deps, {
-            ...(transcript ? { transcript_path: resolvePath(transcript) } : {}),
-            ...(opts.session ? { session_id: opts.session } : {}),
+            ...(transcript ? { transcriptPath: resolvePath(transcript) } : {}),
+            ...(opts.session ? { sessionId: opts.session } : {}),
             // The session has ended: nothing is kept back as recent messages.
-            keep_recent: 0,
+            keepRecent: 0,
           });
           print(
             opts.json,

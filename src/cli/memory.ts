@@ -3,7 +3,7 @@ import type { Command } from "commander";
 
 import { listUnits } from "../memory/browse.js";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
-import { type RecordInput, searchMemoryHybrid } from "../memory/service.js";
+import { type RecordInput, type SearchInput, searchMemoryHybrid } from "../memory/service.js";
 import { recordMemory } from "../session/memory.js";
 import { sendQueued, teamSearchFor } from "../team/deps.js";
 import { renderTeamHits } from "../team/render.js";
@@ -64,7 +64,7 @@ export function registerMemory(program: Command): void {
     .option("--file <paths...>", "files it concerns")
     .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
-        const input = {
+        const input: RecordInput = {
           category: category as RecordInput["category"],
           text,
           ...(opts.file ? { files: opts.file } : {}),
@@ -87,11 +87,11 @@ export function registerMemory(program: Command): void {
     .option("--json", "print JSON")
     .action(async (query: string, opts: SearchFlags, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
-        const input = {
+        const input: SearchInput = {
           query,
-          include_raw: opts.raw ?? false,
-          include_inactive: opts.all ?? false,
-          ...(opts.budget !== undefined ? { budget_tokens: opts.budget } : {}),
+          includeRaw: opts.raw ?? false,
+          includeInactive: opts.all ?? false,
+          ...(opts.budget !== undefined ? { budgetTokens: opts.budget } : {}),
           ...(opts.category ? { category: opts.category } : {}),
         };
         const r = await searchMemoryHybrid(app.scope, input, app.embedding);

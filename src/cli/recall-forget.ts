@@ -14,7 +14,7 @@ export function registerRecallForget(program: Command): void {
     .option("--budget <tokens>", "token budget", int, 1500)
     .action(async (opts: { budget: number }, cmd: Command) => {
       await withApp(configFrom(cmd), async (app) => {
-        const r = recall(app.scope, { budget_tokens: opts.budget });
+        const r = recall(app.scope, { budgetTokens: opts.budget });
         const team = await teamRecallSection(app.scope, app.config.team, opts.budget - r.tokens);
         console.log(team ? `${r.markdown}\n\n${team}` : r.markdown);
       });
@@ -31,7 +31,7 @@ export function registerRecallForget(program: Command): void {
       await withApp(configFrom(cmd), async (app) => {
         const r = forget(app.scope, {
           ...(opts.id !== undefined ? { id: opts.id } : {}),
-          ...(opts.session ? { session_id: opts.session } : {}),
+          ...(opts.session ? { sessionId: opts.session } : {}),
           ...(opts.file ? { file: opts.file } : {}),
           all: opts.all ?? false,
         });

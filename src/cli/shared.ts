@@ -93,14 +93,14 @@ export function categoryFlag(value: string): UnitCategory {
 /** The evaluation code behind `memcards eval`, loaded only when an eval command runs. */
 export const loadBench = () => import("../../bench/commands.js");
 
-/** The tools' field names as the CLI spells them: a schema error names the flag or argument the user typed. */
+/** The domain's field names as the CLI spells them: a schema error names the flag or argument the user typed. */
 const CLI_FIELDS: Record<string, string> = {
-  transcript_path: "<transcript>",
-  budget_tokens: "--budget",
-  keep_recent: "--keep",
-  session_id: "--session",
-  edited_files: "--edited",
-  not_helpful: "--not-helpful",
+  transcriptPath: "<transcript>",
+  budgetTokens: "--budget",
+  keepRecent: "--keep",
+  sessionId: "--session",
+  editedFiles: "--edited",
+  notHelpful: "--not-helpful",
   files: "--file",
   task: "<task>",
   query: "<query>",
@@ -122,7 +122,7 @@ export function inCliWords(message: string): string {
   return message
     .replace(/\btranscript_path \(or messages\)/g, "a transcript file (memcards compress <transcript>)")
     .replace(/\bsession_id whose\b/g, "--session whose")
-    .replace(/(^|; )([a-z_]+)(?=[.:])/g, (all, lead: string, field: string) =>
+    .replace(/(^|; )([a-zA-Z_]+)(?=[.:])/g, (all, lead: string, field: string) =>
       CLI_FIELDS[field] ? `${lead}${CLI_FIELDS[field]}` : all,
     );
 }

@@ -5,19 +5,9 @@ import { AppError } from "../errors.js";
 import type { Db } from "../storage/db.js";
 import { edgesOf } from "../storage/graph/edges.js";
 import { findNodes, getNode, getNodeByKey, getNodes, type NodeRow } from "../storage/graph/nodes.js";
+import { NodeBrief } from "./node-brief.js";
 
-export const NodeBrief = z.object({
-  id: z.number(),
-  type: z.string(),
-  path: z.string().nullable(),
-  name: z.string().nullable(),
-  kind: z.string().nullable(),
-  startLine: z.number().nullable(),
-  endLine: z.number().nullable(),
-  summary: z.string().nullable(),
-  stale: z.boolean().optional(),
-});
-export type NodeBrief = z.infer<typeof NodeBrief>;
+export { NodeBrief };
 
 export const Neighborhood = z.object({
   node: NodeBrief,

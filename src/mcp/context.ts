@@ -27,7 +27,7 @@ const ROOTS_TIMEOUT_MS = 3000;
 /** Builds the dependencies tools receive, bound to one server (one client connection). */
 export function createToolDeps(
   server: McpServer,
-  opts: { config: Config; apps: AppCache; logger: Logger; version: string; cwd: string },
+  opts: { config: Config; apps: AppCache | (() => Promise<AppCache>); logger: Logger; version: string; cwd: string },
 ): ToolDeps {
   let pending: Promise<App> | undefined;
   let urisPending: Promise<string[]> | undefined;
@@ -68,7 +68,8 @@ export function createToolDeps(
           cwd: opts.cwd,
           userDir: opts.config.userDir,
         });
-        return opts.apps.forLocation(location);
+        const apps = typeof opts.apps === "function" ? await opts.apps() : opts.apps;
+        return apps.forLocation(location);
       })();
       // A failed resolution is retried on the next call rather than cached forever.
       pending.catch(() => (pending = undefined));

@@ -5,6 +5,7 @@ import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sd
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
+import { fromWire, toWire, wireSchema } from "./case.js";
 import type { ToolDeps } from "./context.js";
 import { guard, ok } from "./result.js";
 
@@ -19,27 +20,44 @@ export interface Annotations {
 /** The request a tool runs in: its abort signal, progress token and notification channel. */
 export type ToolRequest = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** What a tool's run returns: markdown for the model, and the structured object its output schema describes. */
+/** What a tool's run returns: markdown for the model, and the structured object its output schema describes (camelCase). */
 export interface ToolReply<O extends z.ZodObject> {
   text: string;
   data: z.input<O>;
 }
 
+/** One domain call, rendered; thrown errors become `isError` results. */
+export type ToolRun<I extends z.ZodObject, O extends z.ZodObject> = (
+  args: z.output<I>,
+  deps: ToolDeps,
+  request: ToolRequest,
+) => Promise<ToolReply<O>> | ToolReply<O>;
+
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
   title: string;
   description: string;
+  /** The arguments, camelCase as the domain names them; the wire's snake_case schema is derived from it. */
   input: I;
-  /** The shape of `structuredContent`, snake_case; no defaults or transforms (it describes, never fills in). */
+  /**
+   * The shape of `structuredContent`, camelCase (published in snake_case, derived from it); no defaults or
+   * transforms (it describes, never fills in).
+   */
   output: O;
   annotations: Annotations;
-  /** One domain call, rendered; thrown errors become `isError` results. */
-  run(args: z.output<I>, deps: ToolDeps, request: ToolRequest): Promise<ToolReply<O>> | ToolReply<O>;
+  /**
+   * The run, loaded on the tool's first call (a dynamic import of its `.run.js` module), so that listing the tools
+   * loads no domain code; or `run` itself.
+   */
+  load?: () => Promise<ToolRun<I, O>>;
+  run?: ToolRun<I, O>;
 }
 
 export interface Tool {
   name: string;
-  /** The output schema as published: the tool's own plus `truncated`. */
+  /** The input schema as published (snake_case). */
+  input: z.ZodObject;
+  /** The output schema as published (snake_case): the tool's own plus `truncated`. */
   output: z.ZodObject;
   register(server: McpServer, deps: ToolDeps): void;
 }
@@ -50,14 +68,28 @@ export interface Tool {
  */
 const Truncated = { truncated: z.string().optional() };
 
-/** A tool: registered with its input and output schemas and all four annotations, its result bounded. */
+/**
+ * A tool: registered with its input and output schemas and all four annotations, its result bounded. The edge
+ * between the wire's snake_case and the inside's camelCase: arguments are renamed before `run`, results after.
+ */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
-  const output = spec.output.extend(Truncated);
+  const input = wireSchema(spec.input);
+  const output = wireSchema(spec.output).extend(Truncated);
+  let loading: Promise<ToolRun<I, O>> | undefined;
+  const runOf = (): Promise<ToolRun<I, O>> | ToolRun<I, O> => {
+    if (spec.run) return spec.run;
+    if (!spec.load) throw new AppError("INTERNAL", `${spec.name} has neither run nor load`);
+    loading ??= spec.load();
+    // A failed load is tried again on the next call rather than kept.
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
   const optional = Object.entries(output.shape)
     .filter(([, field]) => (field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
   return {
     name: spec.name,
+    input,
     output,
     register(server, deps) {
       server.registerTool(
@@ -65,13 +97,14 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
         {
           title: spec.title,
           description: spec.description,
-          inputSchema: spec.input as z.ZodObject,
+          inputSchema: input as z.ZodObject,
           outputSchema: output,
           annotations: spec.annotations,
         },
         (args, request) =>
           guard(async () => {
-            const r = await spec.run(args as z.output<I>, deps, request);
+            const run = await runOf();
+            const r = await run(fromWire(spec.input, args), deps, request);
             // What leaves is the declared shape: keys the schema does not name are dropped here, not sent.
             const data = spec.output.safeParse(r.data);
             if (!data.success)
@@ -79,7 +112,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
                 "INTERNAL",
                 `${spec.name} built a result outside its output schema: ${z.prettifyError(data.error)}`,
               );
-            return ok(r.text, data.data as Record<string, unknown>, optional);
+            return ok(r.text, toWire(spec.output, data.data) as Record<string, unknown>, optional);
           }, deps.logger),
       );
     },

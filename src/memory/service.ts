@@ -7,7 +7,6 @@ import { Sections } from "../conversation/schema.js";
 import type { Embedder } from "../embeddings/provider.js";
 import { AppError } from "../errors.js";
 import { git } from "../git.js";
-import { MAX_ID_CHARS, MAX_PATH_CHARS } from "../limits.js";
 import type { Db } from "../storage/db.js";
 import {
   deleteMemories,
@@ -29,27 +28,18 @@ import { count } from "../text/plural.js";
 import { redact } from "../text/redact.js";
 import { queryTerms } from "../text/search-terms.js";
 import { countTokens } from "../text/tokens.js";
-import { canonicalCategory, CategoryName } from "../vocab.js";
+import { canonicalCategory } from "../vocab.js";
 import { isPaused } from "./admin.js";
 import { writeUnit } from "./distill.js";
+import { ForgetInput, RecallInput, RecordInput, SearchInput } from "./input.js";
 import type { UnitDraft } from "./schema.js";
 import { staleChecker } from "./stale.js";
 import { bestWindow, sentenceWindow } from "./window.js";
 
+export { ForgetInput, RecallInput, RecordInput, SearchInput };
+
 /** The project the memory functions work on. */
 export type MemoryDeps = ProjectScope;
-
-export const RecordInput = z
-  .object({
-    category: CategoryName.describe("a decision is kept as reasoning, a rule as a commitment"),
-    text: z.string().min(1).max(4000).describe("the unit, in a sentence or two; for a metric: `name: value unit`"),
-    files: z.array(z.string().max(MAX_PATH_CHARS)).max(20).optional().describe("repo-relative paths it concerns"),
-    scope: z.string().max(200).optional().describe("where it applies (a path, a package, 'project')"),
-    confidence: z.number().min(0).max(1).default(0.9),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
-  })
-  .strict();
-export type RecordInput = z.input<typeof RecordInput>;
 
 /**
  * Stores one unit through the same cross-referencing as distillation (merge, supersession, conflicts). The id
@@ -89,11 +79,11 @@ export function recordUnit(
     key,
     confidence: input.confidence,
     evidence: [
-      { ...(input.session_id ? { session: input.session_id } : {}), turn: "recorded", quote: text.slice(0, 500) },
+      { ...(input.sessionId ? { session: input.sessionId } : {}), turn: "recorded", quote: text.slice(0, 500) },
     ],
     files: input.files ?? [],
   };
-  const w = writeUnit(deps.db, deps.projectId, input.session_id ?? "recorded", draft);
+  const w = writeUnit(deps.db, deps.projectId, input.sessionId ?? "recorded", draft);
   if (w.action === "dropped") return { id: undefined, merged: false, outcome: "not stored: below the importance kept" };
   if (w.action === "added" && w.id !== undefined) onAdded(w.id);
   const outcome =
@@ -110,27 +100,6 @@ export function recordUnit(
             : "stored";
   return { id: w.id, merged: w.action === "merged", outcome };
 }
-
-export const SearchInput = z
-  .object({
-    query: z.string().min(1).max(4000),
-    category: CategoryName.optional(),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
-    file: z.string().max(MAX_PATH_CHARS).optional().describe("only units citing this path"),
-    tier: z.enum(["warm", "cold", "any"]).default("any"),
-    include_inactive: z
-      .boolean()
-      .default(false)
-      .describe("also superseded units and units in conflict (never units waiting for review)"),
-    include_raw: z.boolean().default(false),
-    // The most tokens the hits (units, their evidence windows and raw turns) may take together.
-    budget_tokens: z.number().int().min(100).optional(),
-    since: z.string().max(40).optional().describe("ISO time: only units updated since"),
-    until: z.string().max(40).optional(),
-    limit: z.number().int().min(1).max(50).default(10),
-  })
-  .strict();
-export type SearchInput = z.input<typeof SearchInput>;
 
 export interface MemoryHit {
   id: number;
@@ -174,7 +143,7 @@ function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
 
 /** Options only the local viewer sets; never reachable from a tool call. */
 export interface SearchScope {
-  /** Also units waiting for review (with `include_inactive`): the viewer shows them to the person reviewing. */
+  /** Also units waiting for review (with `includeInactive`): the viewer shows them to the person reviewing. */
   includePending?: boolean;
 }
 
@@ -215,10 +184,10 @@ export function searchMemory(
     const m = getMemory(deps.db, id);
     if (!m) continue;
     // A superseded unit is shown, ranked down (a later unit replaced it); one in conflict only when asked for.
-    if (!input.include_inactive && m.status !== "active" && m.status !== "superseded") continue;
+    if (!input.includeInactive && m.status !== "active" && m.status !== "superseded") continue;
     if (m.status === "pending" && !scope.includePending) continue;
     if (category && m.category !== category) continue;
-    if (input.session_id && m.session_id !== input.session_id) continue;
+    if (input.sessionId && m.session_id !== input.sessionId) continue;
     if (input.tier !== "any" && m.tier !== input.tier) continue;
     if (input.file && !cites(m)) continue;
     const at = Date.parse(m.updated_at);
@@ -244,7 +213,7 @@ export function searchMemory(
     const own = new Set(identifierTokens(h.text));
     if (w && identifierTokens(w).some((x) => tokens.includes(x) && !own.has(x))) h.window = w;
   }
-  const rawHits = input.include_raw
+  const rawHits = input.includeRaw
     ? searchRawFts(deps.db, deps.projectId, match, input.limit + shownTurns.size)
         .filter((r) => !shownTurns.has(`${r.session_id}:${r.turn_id}`))
         .slice(0, input.limit)
@@ -258,12 +227,12 @@ export function searchMemory(
     : [];
   // Without the archive asked for, its best windows still fill in what the units miss: a short window, whole
   // sentences around the query's terms, for each of the best archive turns that holds terms no unit shown holds.
-  const fills = input.include_raw ? [] : fillWindows(deps, match, tokens, hits, shownTurns, input.limit);
+  const fills = input.includeRaw ? [] : fillWindows(deps, match, tokens, hits, shownTurns, input.limit);
   const shown = fills.length ? hits.slice(0, Math.max(1, input.limit - fills.length)) : hits;
   const extra = [...rawHits, ...fills];
-  return input.budget_tokens === undefined
+  return input.budgetTokens === undefined
     ? { hits: shown, raw: extra }
-    : withinBudget(shown, extra, input.budget_tokens);
+    : withinBudget(shown, extra, input.budgetTokens);
 }
 
 /** At most this many archive windows fill in after the units; characters of each. */
@@ -378,8 +347,6 @@ export async function searchMemoryHybrid(
   return searchMemory(deps, input, vector, scope);
 }
 
-export const RecallInput = z.object({ budget_tokens: z.number().int().min(100).max(10_000).default(1500) }).strict();
-
 /**
  * What the work at hand most likely needs, under a budget: the user's standing constraints, recent failures
  * and their fixes, latest metrics, units about the files changed in the work tree and the branch, and the
@@ -389,7 +356,7 @@ export function recall(
   deps: MemoryDeps,
   raw: z.input<typeof RecallInput> = {},
 ): { markdown: string; tokens: number; units: number[] } {
-  const { budget_tokens: budget } = RecallInput.parse(raw);
+  const { budgetTokens: budget } = RecallInput.parse(raw);
   // One git process for both: the branch from the status header, the changed paths from its lines.
   const status = (git(deps.root, ["status", "--porcelain", "--branch"], { timeout: 2000, trim: false }) ?? "").split(
     "\n",
@@ -490,19 +457,6 @@ export function recall(
   return { markdown, tokens: countTokens(markdown), units };
 }
 
-export const ForgetInput = z
-  .object({
-    id: z.number().int().positive().optional(),
-    session_id: z.string().max(MAX_ID_CHARS).optional(),
-    file: z.string().max(MAX_PATH_CHARS).optional(),
-    all: z
-      .boolean()
-      .default(false)
-      .describe("everything memcards remembers for this project (memories, raw turns, summaries, served cards)"),
-  })
-  .strict();
-export type ForgetInput = z.input<typeof ForgetInput>;
-
 /** What forget says when another connection's read kept the old text in the file. */
 export const NOT_PURGED =
   "Another connection holds an open read of the store, so the deleted text is still in its file (the write-ahead log) until that read ends; memcards empties the log when it next opens or closes the store.";
@@ -521,14 +475,14 @@ export function forgetUnits(
   beforeDelete: (ids: readonly number[]) => void,
 ): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
   const input = ForgetInput.parse(raw);
-  const chosen = [input.id !== undefined, Boolean(input.session_id), Boolean(input.file), input.all].filter(
+  const chosen = [input.id !== undefined, Boolean(input.sessionId), Boolean(input.file), input.all].filter(
     Boolean,
   ).length;
   if (chosen !== 1)
     throw new AppError("BAD_INPUT", "say what to forget: exactly one of id, session_id, file or all: true");
   const ids = memoryIdsFor(deps.db, deps.projectId, {
     ...(input.id !== undefined ? { id: input.id } : {}),
-    ...(input.session_id ? { session: input.session_id } : {}),
+    ...(input.sessionId ? { session: input.sessionId } : {}),
     ...(input.file ? { file: input.file } : {}),
     all: input.all,
   });
@@ -538,7 +492,7 @@ export function forgetUnits(
     deps.db,
     deps.projectId,
     ids,
-    { ...(input.session_id ? { session: input.session_id } : {}), all: input.all },
+    { ...(input.sessionId ? { session: input.sessionId } : {}), all: input.all },
     () => beforeDelete(ids),
   );
 }

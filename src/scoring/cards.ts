@@ -1,7 +1,7 @@
 // Cards: the five mandatory fields written from a candidate's facts, their markdown, and the structural audit.
 import { clipWords } from "../text/cut.js";
 import { countTokens } from "../text/tokens.js";
-import type { Candidate, Card, Components } from "./schema.js";
+import type { Candidate, Card, CardAudit, Components } from "./schema.js";
 
 const lines = (c: Candidate) => (c.lines ? `:${c.lines[0]}-${c.lines[1]}` : "");
 const clip = clipWords;
@@ -161,19 +161,6 @@ export const ACTION_VERBS = [
   "Keep",
 ];
 const PLACEHOLDER = /\b(TODO|TBD|FIXME|lorem ipsum|undefined|null|NaN)\b|\{\w+\}|<placeholder>|\?\?\?/;
-
-export interface CardAudit {
-  cards: number;
-  /** Share of cards with all five fields non-empty. */
-  field_completeness: number;
-  /** Share whose action hint starts with a next-action verb. */
-  action_hints: number;
-  /** Share free of placeholder text. */
-  no_placeholders: number;
-  /** Card tokens / raw unit tokens, summed over the cards. */
-  token_ratio: number;
-  problems: string[];
-}
 
 /** The paper's structural audit over a set of cards. */
 export function auditCards(cards: readonly Card[]): CardAudit {

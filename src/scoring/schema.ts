@@ -78,3 +78,18 @@ export type Card = z.infer<typeof Card>;
 
 export const PackMode = z.enum(["post_selection", "pre_budget"]);
 export type PackMode = z.infer<typeof PackMode>;
+
+/** The structural audit of a set of cards: its one definition (get_memory_cards' verbose output uses it). */
+export const CardAudit = z.object({
+  cards: z.number(),
+  /** Share of cards with all five fields non-empty. */
+  field_completeness: z.number(),
+  /** Share whose action hint starts with a next-action verb. */
+  action_hints: z.number(),
+  /** Share free of placeholder text. */
+  no_placeholders: z.number(),
+  /** Card tokens / raw unit tokens, summed over the cards. */
+  token_ratio: z.number(),
+  problems: z.array(z.string()),
+});
+export type CardAudit = z.infer<typeof CardAudit>;

@@ -32,7 +32,7 @@ describe("memory cards on the polyglot fixture", () => {
   });
 
   it("serves the file and symbol to edit, the covering test and the governing rule, within the budget", async () => {
-    const r = await getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: 1600, mode: "pre_budget" });
+    const r = await getMemoryCards(cardsDeps(app), { task: TASK, budgetTokens: 1600, mode: "pre_budget" });
     expect(r.tokens).toBeLessThanOrEqual(1600);
     expect(r.cards.reduce((a, c) => a + c.tokens, 0)).toBe(r.tokens);
     const top = r.cards[0]!;
@@ -54,7 +54,7 @@ describe("memory cards on the polyglot fixture", () => {
   it("holds any budget from 50 tokens up", async () => {
     for (const budget of [50, 120, 200, 400, 800]) {
       for (const mode of ["post_selection", "pre_budget"] as const) {
-        const r = await getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: budget, mode });
+        const r = await getMemoryCards(cardsDeps(app), { task: TASK, budgetTokens: budget, mode });
         expect(r.tokens).toBeLessThanOrEqual(budget);
       }
     }
@@ -64,8 +64,8 @@ describe("memory cards on the polyglot fixture", () => {
     compressContext(
       { db: app.db, projectId: app.project.id, root },
       {
-        session_id: "s-geo",
-        keep_recent: 0,
+        sessionId: "s-geo",
+        keepRecent: 0,
         messages: [
           {
             role: "user",
@@ -77,19 +77,19 @@ describe("memory cards on the polyglot fixture", () => {
     );
     const r = await getMemoryCards(cardsDeps(app), {
       task: TASK,
-      session_id: "s-geo",
-      budget_tokens: 1600,
+      sessionId: "s-geo",
+      budgetTokens: 1600,
       mode: "pre_budget",
     });
     const c = r.cards.find((x) => x.kind === "constraint");
     expect(c?.evidence).toContain("Never change the public signature of Circle.area");
     expect(c?.action_hint).toMatch(/^Respect /);
     // Without a session: the project's warm memory units from earlier sessions take part too.
-    const later = await getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: 1600, mode: "pre_budget" });
+    const later = await getMemoryCards(cardsDeps(app), { task: TASK, budgetTokens: 1600, mode: "pre_budget" });
     expect(later.cards.find((x) => x.kind === "constraint")?.evidence).toContain(
       "Never change the public signature of Circle.area",
     );
-    const none = await getMemoryCards(cardsDeps(app), { task: TASK, session_id: "nope" });
+    const none = await getMemoryCards(cardsDeps(app), { task: TASK, sessionId: "nope" });
     expect(none.notes.join(" ")).toMatch(/no stored summary/);
   });
 
@@ -99,7 +99,7 @@ describe("memory cards on the polyglot fixture", () => {
     try {
       await buildGraph(a.scope, a, { lexicalOnly: true });
       appendFileSync(join(own, "pyproj/shapes/geometry.py"), "\n# edited after indexing\n");
-      const r = await getMemoryCards(cardsDeps(a), { task: TASK, budget_tokens: 1600 });
+      const r = await getMemoryCards(cardsDeps(a), { task: TASK, budgetTokens: 1600 });
       const geo = r.cards.filter(
         (c) => (c.kind === "file" || c.kind === "symbol") && c.scope.startsWith("pyproj/shapes/geometry.py"),
       );
@@ -123,7 +123,7 @@ describe("memory cards on the polyglot fixture", () => {
       const before = await getMemoryCards(cardsDeps(a), {
         task,
         kinds: ["file"],
-        budget_tokens: 2000,
+        budgetTokens: 2000,
         mode: "pre_budget",
       });
       const order = before.cards.map((c) => c.scope);
@@ -138,11 +138,11 @@ describe("memory cards on the polyglot fixture", () => {
       };
       // Enough consistent reports to outweigh the retrieval gap between the two files (the loser's fused score
       // is about twice the winner's on this fixture).
-      for (let i = 0; i < 12; i++) recordOutcome(deps, { helped: [winner.id], not_helpful: [loser.id] });
+      for (let i = 0; i < 12; i++) recordOutcome(deps, { helped: [winner.id], notHelpful: [loser.id] });
       const after = await getMemoryCards(cardsDeps(a), {
         task,
         kinds: ["file"],
-        budget_tokens: 2000,
+        budgetTokens: 2000,
         mode: "pre_budget",
       });
       const w = after.cards.find((c) => c.id === winner.id)!;
@@ -162,10 +162,8 @@ describe("memory cards on the polyglot fixture", () => {
 
   it("gives clear errors: empty task, tiny budget, unindexed project; reads a 1 MB task in part", async () => {
     await expect(getMemoryCards(cardsDeps(app), { task: "   " })).rejects.toThrow(/task is empty/);
-    await expect(getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: 0 })).rejects.toThrow(
-      /budget_tokens|>=50/,
-    );
-    await expect(getMemoryCards(cardsDeps(app), { task: TASK, budget_tokens: -5 })).rejects.toThrow();
+    await expect(getMemoryCards(cardsDeps(app), { task: TASK, budgetTokens: 0 })).rejects.toThrow(/budget_tokens|>=50/);
+    await expect(getMemoryCards(cardsDeps(app), { task: TASK, budgetTokens: -5 })).rejects.toThrow();
     const huge = `${TASK}\n${"log line with noise 12345\n".repeat(40_000)}`;
     expect(huge.length).toBeGreaterThan(1_000_000 - 100_000);
     const r = await getMemoryCards(cardsDeps(app), { task: huge.slice(0, 1_000_000) });
@@ -202,7 +200,7 @@ describe("memory cards on a file of many definitions", () => {
   });
 
   it("names the definition the task names, wherever it sits in the file", async () => {
-    const r = await getMemoryCards(cardsDeps(app), { task: "fix step_440 in pkg/steps.py", budget_tokens: 1200 });
+    const r = await getMemoryCards(cardsDeps(app), { task: "fix step_440 in pkg/steps.py", budgetTokens: 1200 });
     const line = 1 + 3 * 440;
     expect(r.cards.map((c) => c.scope)).toContain(`pkg/steps.py:${line}-${line + 1}`);
     const file = r.cards.find((c) => c.kind === "file" && c.scope === "pkg/steps.py");

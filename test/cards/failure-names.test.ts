@@ -65,11 +65,11 @@ describe("failures naming a test by its function", () => {
     );
     compressContext(
       { db: app.db, projectId: app.project.id, root },
-      { session_id: "s-ledger", keep_recent: 0, transcript_path: transcript },
+      { sessionId: "s-ledger", keepRecent: 0, transcriptPath: transcript },
     );
     const r = await getMemoryCards(
       { ...app.scope, ranker: app.ranker },
-      { task: "the balance is wrong after a deposit", session_id: "s-ledger", budget_tokens: 2000 },
+      { task: "the balance is wrong after a deposit", sessionId: "s-ledger", budgetTokens: 2000 },
     );
     const failure = r.cards.find((c) => c.kind === "failure");
     expect(failure?.evidence).toContain("TestLedgerBalance");

@@ -41,7 +41,7 @@ describe("memory cards from team units", () => {
       ],
       [],
     );
-    const r = await getMemoryCards({ ...app.scope, ranker: app.ranker }, { task: TASK, budget_tokens: 1600 });
+    const r = await getMemoryCards({ ...app.scope, ranker: app.ranker }, { task: TASK, budgetTokens: 1600 });
     const team = r.cards.filter((c) => c.evidence.includes("by alice"));
     expect(team).toHaveLength(1);
     expect(team[0]).toMatchObject({ kind: "constraint" });

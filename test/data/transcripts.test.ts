@@ -98,7 +98,7 @@ describe("real transcripts", () => {
 describe("compress_context on real sessions", () => {
   it("writes every forced section, an artifact ledger from real edits, and token accounting", () => {
     const { deps } = store();
-    const r = compressContext(deps, { transcript_path: transcript("harmony-claude-pr341.jsonl") });
+    const r = compressContext(deps, { transcriptPath: transcript("harmony-claude-pr341.jsonl") });
     for (const title of Object.values(SECTION_TITLES)) expect(r.summary.markdown).toContain(`## ${title}`);
     const files = Object.keys(r.summary.sections.files);
     expect(files.some((f) => f.endsWith("harmony-backend/src/events/eventBus.ts"))).toBe(true);
@@ -121,7 +121,7 @@ describe("compress_context on real sessions", () => {
   it("keeps the committed probes of real sessions before re-insertion, at a ratio of at least 10", () => {
     for (const file of ["tftbot-claude-code.md", "rfp-platform-aider.md", "harmony-codex-fix-476.md"]) {
       const { deps } = store();
-      const r = drafted(deps, { transcript_path: transcript(file) });
+      const r = drafted(deps, { transcriptPath: transcript(file) });
       const score = checkProbes(probesOf(file), r.draft).score;
       // The committed constraint probes were cut from every user turn; User Constraints now holds only what the
       // human-turn classifier takes for standing instructions (scored against gold facts by `eval summary`), so those
@@ -133,13 +133,13 @@ describe("compress_context on real sessions", () => {
 
   it("gives the same probe score compressed in two halves as compressed whole", () => {
     const file = "aider__brezzy1337__wiseqrpay.md";
-    const whole = drafted(store().deps, { transcript_path: transcript(file) });
+    const whole = drafted(store().deps, { transcriptPath: transcript(file) });
     const { deps } = store();
     const first = compressContext(
       { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
-      { transcript_path: transcript(file) },
+      { transcriptPath: transcript(file) },
     );
-    const second = drafted(deps, { transcript_path: transcript(file) });
+    const second = drafted(deps, { transcriptPath: transcript(file) });
     expect(first.stats.compression).toBe(1);
     expect(second.stats.compression).toBe(2);
     // The second call reads only the turns after the first one's last summarized turn.
@@ -157,8 +157,8 @@ describe("compress_context on real sessions", () => {
   it("steers with focus and honours a small budget", () => {
     const { deps } = store();
     const r = drafted(deps, {
-      transcript_path: transcript("rfp-platform-aider.md"),
-      budget_tokens: 600,
+      transcriptPath: transcript("rfp-platform-aider.md"),
+      budgetTokens: 600,
       focus: "postgres",
     });
     expect(r.stats.tokens_after).toBeLessThan(1400);
@@ -174,10 +174,10 @@ describe("distillation through compress_context", () => {
     const deps = { db, projectId, root: dir };
     const first = compressContext(
       { ...deps, limitTurns: 75 },
-      { transcript_path: transcript("harmony-claude-pr341.jsonl") },
+      { transcriptPath: transcript("harmony-claude-pr341.jsonl") },
     );
     expect(first.memories!.added).toBeGreaterThan(0);
-    const second = compressContext(deps, { transcript_path: transcript("harmony-claude-pr341.jsonl") });
+    const second = compressContext(deps, { transcriptPath: transcript("harmony-claude-pr341.jsonl") });
     expect(second.memories!.added + second.memories!.merged).toBeGreaterThan(0);
     const cats = new Set(listMemories(db, projectId, { limit: 500 }).map((m) => m.category));
     // Test tallies are not units, and errors the agent caused and fixed at once are dropped: this session's units

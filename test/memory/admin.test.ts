@@ -26,8 +26,8 @@ describe("pause", () => {
     setPaused(db, projectId, true);
     expect(isPaused(db, projectId)).toBe(true);
     const r = compressContext(deps, {
-      session_id: "s",
-      keep_recent: 0,
+      sessionId: "s",
+      keepRecent: 0,
       messages: [{ role: "user", content: "Never log tokens." }],
     });
     expect(r.notes.join(" ")).toMatch(/paused/);
@@ -36,8 +36,8 @@ describe("pause", () => {
     expect(listMemories(db, projectId, { includeInactive: true })).toHaveLength(0);
     setPaused(db, projectId, false);
     compressContext(deps, {
-      session_id: "s",
-      keep_recent: 0,
+      sessionId: "s",
+      keepRecent: 0,
       messages: [{ role: "user", content: "Never log tokens." }],
     });
     expect(latestSummary(db, "s")).toBeDefined();

@@ -205,9 +205,9 @@ describe("distillation through compress_context", () => {
     const path = join(dir, "session.jsonl");
     const steps = longSession(4);
     writeFileSync(path, claudeCodeSession(steps));
-    const first = compressContext({ ...deps, limitTurns: 40 }, { transcript_path: path });
+    const first = compressContext({ ...deps, limitTurns: 40 }, { transcriptPath: path });
     expect(first.memories!.added).toBeGreaterThan(2);
-    const second = compressContext(deps, { transcript_path: path });
+    const second = compressContext(deps, { transcriptPath: path });
     expect(second.memories!.added + second.memories!.merged).toBeGreaterThan(0);
     const all = listMemories(db, projectId, { limit: 500 });
     const cats = new Set(all.map((m) => m.category));

@@ -187,7 +187,7 @@ describe("search returns the fact with its evidence, within a budget", () => {
   ];
   distill(db, projectId, "s1", span, extractSections(span));
   it("archives tool output, so the raw archive finds what only a tool printed", () => {
-    const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", include_raw: true });
+    const r = searchMemory(deps, { query: "which spec times out on the OAuth redirect", includeRaw: true });
     expect(r.raw.some((x) => x.text.includes("tests/e2e/login.spec.ts"))).toBe(true);
     expect(r.raw.every((x) => x.text.length <= 600)).toBe(true);
   });
@@ -206,11 +206,11 @@ describe("search returns the fact with its evidence, within a budget", () => {
     expect(r.raw.some((x) => x.text.includes("Never merge with a red login suite"))).toBe(false);
   });
   it("keeps what it returns within the caller's budget", () => {
-    const all = searchMemory(deps, { query: "login suite OAuth redirect spec", include_raw: true });
+    const all = searchMemory(deps, { query: "login suite OAuth redirect spec", includeRaw: true });
     const small = searchMemory(deps, {
       query: "login suite OAuth redirect spec",
-      include_raw: true,
-      budget_tokens: 100,
+      includeRaw: true,
+      budgetTokens: 100,
     });
     const size = (r: typeof all) =>
       r.hits.reduce((n, h) => n + countTokens(h.text) + (h.window ? countTokens(h.window) : 0), 0) +

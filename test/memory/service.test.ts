@@ -46,9 +46,9 @@ describe("record and search", () => {
     const t = searchMemory(deps, { query: "how long does the test suite take" });
     expect(t.hits[0]!.text).toBe("test suite time: 35 s");
     expect(t.hits[0]!.history.supersedes.map((x) => x.text)).toEqual(["test suite time: 38 s"]);
-    const all = searchMemory(deps, { query: "test suite time", include_inactive: true });
+    const all = searchMemory(deps, { query: "test suite time", includeInactive: true });
     expect(all.hits.map((h) => h.status).sort()).toEqual(["active", "superseded", "superseded"]);
-    const lint = searchMemory(deps, { query: "linter before committing", include_inactive: true });
+    const lint = searchMemory(deps, { query: "linter before committing", includeInactive: true });
     const conflicted = lint.hits.find((h) => h.status === "conflict")!;
     expect(conflicted.history.conflicts_with?.text).toBe("Never run the linter before committing changes");
     expect(searchMemory(deps, { query: "linter", category: "learning" }).hits).toHaveLength(0);
@@ -87,19 +87,19 @@ describe("record and search", () => {
       files: ["fetcher.py"],
     });
     compressContext(deps, {
-      session_id: "s1",
-      keep_recent: 0,
+      sessionId: "s1",
+      keepRecent: 0,
       messages: [
         { role: "user", content: "Add retries to the fetcher." },
         { role: "assistant", content: "Next I will add a backoff test." },
       ],
     });
-    const r = recall(deps, { budget_tokens: 800 });
+    const r = recall(deps, { budgetTokens: 800 });
     expect(r.markdown).toContain("## User constraints and rules");
     expect(r.markdown).toContain("Keep the public API of fetcher.py stable");
     expect(r.markdown).toContain("fetcher.py timed out");
     expect(r.tokens).toBeLessThanOrEqual(800);
-    expect(recall(deps, { budget_tokens: 100 }).tokens).toBeLessThanOrEqual(100);
+    expect(recall(deps, { budgetTokens: 100 }).tokens).toBeLessThanOrEqual(100);
   });
 });
 
@@ -113,8 +113,8 @@ describe("forget", () => {
       files: ["deploy.sh"],
     });
     compressContext(deps, {
-      session_id: "s9",
-      keep_recent: 0,
+      sessionId: "s9",
+      keepRecent: 0,
       messages: [
         { role: "user", content: `Never print ${canary} in logs.` },
         { role: "assistant", content: "Noted." },

@@ -122,7 +122,7 @@ describe("hostile agent exports", () => {
     const deps = (projectId: number) => ({ db, projectId, root: join(dir, "mine"), home: dir });
     const refused = (() => {
       try {
-        readSource(deps(mine), { session_id: "s-theirs" });
+        readSource(deps(mine), { sessionId: "s-theirs" });
       } catch (err) {
         return err;
       }
@@ -130,7 +130,7 @@ describe("hostile agent exports", () => {
     })();
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe("NOT_FOUND");
-    expect(readSource(deps(theirs), { session_id: "s-theirs" }).source).toMatchObject({ kind: "session" });
+    expect(readSource(deps(theirs), { sessionId: "s-theirs" }).source).toMatchObject({ kind: "session" });
     expect(latestSummary(db, "s-theirs", mine)).toBeUndefined();
     expect(latestSummary(db, "s-theirs", theirs)?.markdown).toBe("# their summary");
     db.close();

@@ -103,7 +103,7 @@ describe("canary secrets in every transcript format", () => {
       for (const format of formats) {
         const r = compressContext(
           { db, projectId: project.id, root },
-          { transcript_path: FORMAT_WRITERS[format]!(root, `inline-${format}`), keep_recent: 0 },
+          { transcriptPath: FORMAT_WRITERS[format]!(root, `inline-${format}`), keepRecent: 0 },
         );
         expect(r.memories?.archived, `${format}: the turns reached the archive`).toBeGreaterThan(0);
         outputs.push([`inline ${format}`, `${r.markdown}\n${JSON.stringify(r.summary.sections)}`]);

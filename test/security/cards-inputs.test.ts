@@ -30,9 +30,9 @@ describe("cards with hostile inputs", () => {
   const deps = () => ({ ...app.scope, ranker: app.ranker });
 
   it("gives passed files outside the repository or not indexed no card and leaves the pack as it was", async () => {
-    const base = await getMemoryCards(deps(), { task: TASK, budget_tokens: 1200 });
+    const base = await getMemoryCards(deps(), { task: TASK, budgetTokens: 1200 });
     const hostile = ["../outside-secret.py", "/etc/passwd", "pyproj/../../outside-secret.py", "no/such/file.py"];
-    const r = await getMemoryCards(deps(), { task: TASK, budget_tokens: 1200, files: hostile });
+    const r = await getMemoryCards(deps(), { task: TASK, budgetTokens: 1200, files: hostile });
     expect(r.cards.map((c) => c.id)).toEqual(base.cards.map((c) => c.id));
     const text = JSON.stringify(r.cards);
     expect(text).not.toContain("outside-secret");
@@ -41,8 +41,8 @@ describe("cards with hostile inputs", () => {
 
   it("resolves a session failure's paths only to indexed files", async () => {
     compressContext(app.scope, {
-      session_id: "hostile",
-      keep_recent: 0,
+      sessionId: "hostile",
+      keepRecent: 0,
       messages: [
         { role: "user", content: "Fix the area. Keep the float return type." },
         {
@@ -52,7 +52,7 @@ describe("cards with hostile inputs", () => {
         },
       ],
     });
-    const r = await getMemoryCards(deps(), { task: TASK, budget_tokens: 2000, session_id: "hostile" });
+    const r = await getMemoryCards(deps(), { task: TASK, budgetTokens: 2000, sessionId: "hostile" });
     const text = JSON.stringify(r.cards.filter((c) => c.kind === "file" || c.kind === "test" || c.kind === "symbol"));
     expect(text).not.toContain("outside-secret");
     expect(text).not.toContain("/etc/passwd");
@@ -61,7 +61,7 @@ describe("cards with hostile inputs", () => {
 
   it("keeps a flood of unknown words low and within budget", async () => {
     const words = Array.from({ length: 5000 }, (_, i) => `zq${(i * 7919).toString(36)}x`).join(" ");
-    const r = await getMemoryCards(deps(), { task: words, budget_tokens: 300 });
+    const r = await getMemoryCards(deps(), { task: words, budgetTokens: 300 });
     expect(r.confidence).toBeLessThan(0.5);
     expect(r.notes.join(" ")).toMatch(/No confident card/);
     for (const c of r.cards) expect(c.utility).toBeLessThan(0.3);

@@ -175,7 +175,7 @@ describe("no stored secrets", () => {
     const project = upsertProject(db, "inline", root);
     const inline = compressContext(
       { db, projectId: project.id, root },
-      { transcript_path: secretTranscript(root, "sess-b"), keep_recent: 0 },
+      { transcriptPath: secretTranscript(root, "sess-b"), keepRecent: 0 },
     );
     expect(inline.memories?.added).toBeGreaterThan(0);
     expect(inline.memories?.archived).toBeGreaterThan(0);

@@ -81,9 +81,9 @@ describe("bounded results", () => {
     const projectId = upsertProject(db, "p", dir).id;
     const r = recordOutcome(
       { db, projectId, unitKeyOfCard: () => undefined },
-      { helped: ids, edited_files: ["src/a.ts"] },
+      { helped: ids, editedFiles: ["src/a.ts"] },
     );
-    expect(r).toMatchObject({ recorded: 1, unknown_count: MAX_IDS });
+    expect(r).toMatchObject({ recorded: 1, unknownCount: MAX_IDS });
     expect(r.unknown).toHaveLength(5);
     db.close();
     const some = await call("record_outcome", { helped: ids, edited_files: ["src/a.ts"] });

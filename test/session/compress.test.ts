@@ -79,7 +79,7 @@ describe("compressTraced: inline, in the background, or inline when the backgrou
             },
           }
         : s;
-      const r = compressTraced(deps, { transcript_path: path, keep_recent: 0 }).result;
+      const r = compressTraced(deps, { transcriptPath: path, keepRecent: 0 }).result;
       if (c.want === "inline") {
         expect(r.memories?.added).toBeGreaterThan(0);
         expect(listMemories(s.db, s.projectId).length).toBe(r.memories?.added);
@@ -144,7 +144,7 @@ describe("forget and the queue", () => {
     });
     queueDistillation(s.db, job("gone"));
     const kept = queueDistillation(s.db, job("kept"));
-    forget(s, { session_id: "gone" });
+    forget(s, { sessionId: "gone" });
     expect(queuedDistillations(s.db, s.projectId)).toEqual([kept]);
     forget(s, { all: true });
     expect(queuedDistillations(s.db, s.projectId)).toEqual([]);
@@ -163,8 +163,8 @@ describe("compressTraced: store and distil", () => {
       const path = join(s.root, "t.jsonl");
       writeFileSync(path, claudeCodeSession(developmentSession()));
       if (c.paused) setPaused(s.db, s.projectId, true);
-      let result = compressTraced(s, { transcript_path: path, keep_recent: 0 }).result;
-      for (let i = 1; i < c.runs; i++) result = compressTraced(s, { transcript_path: path, keep_recent: 0 }).result;
+      let result = compressTraced(s, { transcriptPath: path, keepRecent: 0 }).result;
+      for (let i = 1; i < c.runs; i++) result = compressTraced(s, { transcriptPath: path, keepRecent: 0 }).result;
       expect(result.seq !== undefined).toBe(c.stored);
       expect(result.memories !== undefined).toBe(c.stored);
       if (c.note) expect(result.notes.join(" ")).toMatch(c.note);
@@ -186,7 +186,7 @@ describe("a queued distillation while memory is paused", () => {
     const path = join(s.root, "t.jsonl");
     writeFileSync(path, claudeCodeSession(developmentSession()));
     // The background took the job and the process stopped before running it.
-    compressTraced({ ...s, distill: () => undefined }, { transcript_path: path, keep_recent: 0 });
+    compressTraced({ ...s, distill: () => undefined }, { transcriptPath: path, keepRecent: 0 });
     const queued = queuedDistillations(s.db, s.projectId);
     expect(queued.length).toBe(1);
     setPaused(s.db, s.projectId, true);

@@ -65,13 +65,13 @@ describe("readSource", () => {
   }[] = [
     {
       name: "both messages and a path",
-      input: { messages: [{ role: "user", content: "hi" }], transcript_path: named },
+      input: { messages: [{ role: "user", content: "hi" }], transcriptPath: named },
       error: /either transcript_path or messages/,
     },
     { name: "an empty message list", input: { messages: [] }, error: /messages is empty/ },
     { name: "inline messages", input: { messages: [{ role: "user", content: "hi" }] }, kind: "messages" },
-    { name: "a named transcript", input: { transcript_path: named }, kind: "transcript_path", path: named },
-    { name: "the session's recorded transcript", input: { session_id: "rec" }, kind: "session", path: recorded },
+    { name: "a named transcript", input: { transcriptPath: named }, kind: "transcript_path", path: named },
+    { name: "the session's recorded transcript", input: { sessionId: "rec" }, kind: "session", path: recorded },
     {
       name: "nothing named: Claude Code's newest",
       input: {},
@@ -82,14 +82,14 @@ describe("readSource", () => {
     },
     {
       name: "an unknown session and no Claude Code transcript",
-      input: { session_id: "nope" },
+      input: { sessionId: "nope" },
       home: emptyHome,
       error: /^unknown session_id "nope": known sessions \(newest first\): rec; pass one of them, or transcript_path$/,
     },
     {
       // Never the newest Claude Code transcript under a made-up id.
       name: "an unknown session while Claude Code has a transcript",
-      input: { session_id: "nope" },
+      input: { sessionId: "nope" },
       home,
       error: /^unknown session_id "nope"/,
     },
@@ -112,7 +112,7 @@ describe("readSource", () => {
 
   it("says so when no session is recorded at all", () => {
     const fresh = openDatabase(join(tmpDir(), "m.db"));
-    expect(() => readSource({ db: fresh, root: dir, home }, { session_id: "s1" })).toThrow(
+    expect(() => readSource({ db: fresh, root: dir, home }, { sessionId: "s1" })).toThrow(
       /^unknown session_id "s1": no sessions are recorded yet/,
     );
     fresh.close();
@@ -122,7 +122,7 @@ describe("readSource", () => {
     const seen: string[] = [];
     const r = readSource(
       { db, root: dir, read: (p) => (seen.push(p), transcriptReader()(named)) },
-      { transcript_path: join(dir, "elsewhere.jsonl") },
+      { transcriptPath: join(dir, "elsewhere.jsonl") },
     );
     expect(seen).toEqual([join(dir, "elsewhere.jsonl")]);
     expect(r.source.path).toBe(named);

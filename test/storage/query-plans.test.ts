@@ -94,7 +94,7 @@ describe("query plans of the hot paths", () => {
       recordMemory(app.scope, { category: "learning", text: `compute_${i}_1 needs helper_${i} called first (${i})` });
       recordMemory(app.scope, { category: "commitment", text: `never rename compute_${i}_2 in pkg${i % 6}` });
     }
-    recall(app.scope, { budget_tokens: 1500 });
+    recall(app.scope, { budgetTokens: 1500 });
     searchMemory(app.scope, { query: "helper called first" });
     symbolsOfFile(app.db, "pkg1/mod7.py");
     // The viewer's Memory page: the filter bar's counts and one page of units per filter, first and deeper pages.

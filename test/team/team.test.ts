@@ -64,8 +64,8 @@ describe.skipIf(!ready)("team store", () => {
     expect((await searchTeam(bob, "short messages")).hits).toHaveLength(0);
     // Pushing again sends nothing twice; summaries stay local unless shared explicitly, and then go once.
     compressContext(alice.scope, {
-      session_id: "s1",
-      keep_recent: 0,
+      sessionId: "s1",
+      keepRecent: 0,
       messages: [
         { role: "user", content: "We agreed to ship the ledger export on Friday after the audit." },
         { role: "user", content: "Never commit generated files under gen/ to the repository." },

@@ -51,7 +51,7 @@ describe("the budget", () => {
       const path = join(dir, `${name}.jsonl`);
       writeFileSync(path, claudeCodeSession(steps));
       for (const budget of [200, 400]) {
-        const r = compressContext(deps(), { transcript_path: path, budget_tokens: budget, keep_recent: 0 });
+        const r = compressContext(deps(), { transcriptPath: path, budgetTokens: budget, keepRecent: 0 });
         expect(countTokens(r.summary.markdown)).toBeLessThanOrEqual(budget);
         expect(r.stats.tokens_after).toBeLessThanOrEqual(budget);
       }
@@ -72,7 +72,7 @@ describe("a session smaller than its summary", () => {
           "Renamed it in cli.ts, README.md and completions/memcards.bash; --simulate stays as a hidden alias.",
         ],
       ]),
-      keep_recent: 0,
+      keepRecent: 0,
     });
     expect(r.stats.tokens_after).toBeLessThanOrEqual(r.stats.tokens_before + 24);
     expect(r.summary.markdown).not.toContain("_None recorded._");
@@ -86,7 +86,7 @@ describe("a session smaller than its summary", () => {
         ["user", "Rename the flag."],
         ["assistant", "Done."],
       ]),
-      keep_recent: 0,
+      keepRecent: 0,
     });
     expect(r.summary.markdown).toContain("Rename the flag.");
     expect(countTokens(r.summary.markdown)).toBeLessThanOrEqual(r.stats.tokens_before + 24);

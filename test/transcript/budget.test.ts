@@ -82,7 +82,7 @@ describe("compress_context's default budget", () => {
     const project = upsertProject(db, "test", dir);
     const path = join(dir, "many-files.jsonl");
     writeFileSync(path, claudeCodeSession(longSession(70, 40)));
-    const r = compressContext({ db, projectId: project.id, root: dir, home: dir }, { transcript_path: path });
+    const r = compressContext({ db, projectId: project.id, root: dir, home: dir }, { transcriptPath: path });
     expect(r.stats.budget.chosen_by).toBe("default");
     expect(r.stats.budget.basis.files).toBeGreaterThanOrEqual(39);
     expect(r.stats.budget.basis.id_extra).toBeGreaterThan(10);
@@ -94,7 +94,7 @@ describe("compress_context's default budget", () => {
     for (const f of Object.keys(r.summary.sections.files)) expect(ledger).toContain(f);
     const fixed = compressContext(
       { db, projectId: project.id, root: dir, home: dir },
-      { transcript_path: path, session_id: "caller", budget_tokens: 800 },
+      { transcriptPath: path, sessionId: "caller", budgetTokens: 800 },
     );
     expect(fixed.stats.budget).toMatchObject({ tokens: 800, chosen_by: "caller" });
   });

@@ -42,7 +42,7 @@ describe("compress_context", () => {
 
   it("writes every forced section, an artifact ledger from the edits, and token accounting", () => {
     const { deps, dir } = store();
-    const r = drafted(deps, { transcript_path: session(dir, 60) });
+    const r = drafted(deps, { transcriptPath: session(dir, 60) });
     for (const title of Object.values(SECTION_TITLES)) expect(r.summary.markdown).toContain(`## ${title}`);
     const files = Object.keys(r.summary.sections.files);
     expect(files.some((f) => f.endsWith(SESSION_FACTS.file))).toBe(true);
@@ -66,13 +66,13 @@ describe("compress_context", () => {
   it("gives the same facts compressed in two halves as compressed whole", () => {
     const dir = tmpDir();
     const path = session(dir, 12);
-    const whole = drafted(store().deps, { transcript_path: path });
+    const whole = drafted(store().deps, { transcriptPath: path });
     const { deps } = store();
     const first = compressContext(
       { ...deps, limitTurns: Math.floor(whole.stats.turns_total / 2) },
-      { transcript_path: path },
+      { transcriptPath: path },
     );
-    const second = drafted(deps, { transcript_path: path });
+    const second = drafted(deps, { transcriptPath: path });
     expect(first.stats.compression).toBe(1);
     expect(second.stats.compression).toBe(2);
     expect(first.stats.turns_summarized + second.stats.turns_summarized).toBe(whole.stats.turns_summarized);
@@ -94,7 +94,7 @@ describe("compress_context", () => {
       ...developmentSession(9),
     ];
     writeFileSync(path, claudeCodeSession(steps));
-    const r = drafted(deps, { transcript_path: path, budget_tokens: 600, focus: "postgres" });
+    const r = drafted(deps, { transcriptPath: path, budgetTokens: 600, focus: "postgres" });
     expect(r.stats.tokens_after).toBeLessThan(1400);
     expect(r.draft.toLowerCase()).toContain("postgres");
   });
@@ -116,7 +116,7 @@ describe("compress_context", () => {
       lines.push(rec(`a${i}`, "assistant", `I decided to fix src/mod${i}.ts instead of rewriting it.`));
     }
     writeFileSync(path, `${lines.join("\n")}\n{"type":"user","uuid":"u99","mess`);
-    const r1 = compressContext(deps, { transcript_path: path, keep_recent: 2 });
+    const r1 = compressContext(deps, { transcriptPath: path, keepRecent: 2 });
     expect(r1.session_id).toBe("live-1");
     expect(r1.partial_tail).toBe(true);
     expect(r1.notes.join(" ")).toMatch(/still being written/);
@@ -126,7 +126,7 @@ describe("compress_context", () => {
       path,
       `age":{"role":"user","content":"Now add tests for mod99."},"sessionId":"live-1"}\n${rec("a99", "assistant", "Added tests.")}\n`,
     );
-    const r2 = compressContext(deps, { transcript_path: path, keep_recent: 2 });
+    const r2 = compressContext(deps, { transcriptPath: path, keepRecent: 2 });
     expect(r2.stats.compression).toBe(2);
     expect(r2.stats.turns_summarized).toBe(2);
     expect(r2.summary.sections.constraints.map((c) => c.turn)).toContain("u0");
@@ -138,8 +138,8 @@ describe("compress_context", () => {
   it("accepts short message arrays and appends them to the session", () => {
     const { deps } = store();
     const r = compressContext(deps, {
-      session_id: "chat",
-      keep_recent: 0,
+      sessionId: "chat",
+      keepRecent: 0,
       messages: [
         { role: "user", content: "Use zod instead of yup for validation. Never commit secrets." },
         { role: "assistant", content: "I'll use zod instead of yup because it infers types." },
@@ -148,8 +148,8 @@ describe("compress_context", () => {
     expect(r.summary.sections.constraints[0]?.text).toContain("Use zod instead of yup");
     expect(r.summary.sections.decisions[0]?.text).toContain("zod instead of yup");
     const r2 = compressContext(deps, {
-      session_id: "chat",
-      keep_recent: 0,
+      sessionId: "chat",
+      keepRecent: 0,
       messages: [{ role: "user", content: "Always keep Node 20 supported in the CI matrix." }],
     });
     expect(r2.stats.compression).toBe(2);

@@ -192,7 +192,7 @@ describe("the page and its budget", () => {
       const project = upsertProject(db, "ev", dir);
       const r = compressContext(
         { db, projectId: project.id, root: dir },
-        { transcript_path: fixture("claude-code.jsonl"), budget_tokens: 600, keep_recent: 5 },
+        { transcriptPath: fixture("claude-code.jsonl"), budgetTokens: 600, keepRecent: 5 },
       );
       expect(r.stats.tokens_total_after).toBeLessThanOrEqual(600);
       const recent = r.markdown.split("## Recent Messages (verbatim)\n")[1] ?? "";

@@ -137,7 +137,7 @@ describe("committed fixtures, one per format", () => {
       const project = upsertProject(db, "fx", dir);
       const r = compressContext(
         { db, projectId: project.id, root: dir },
-        { transcript_path: fixture(c.file), keep_recent: 2 },
+        { transcriptPath: fixture(c.file), keepRecent: 2 },
       );
       for (const k of c.keeps) expect(r.markdown, k).toContain(k);
       // Every edited file is in the ledger of the summarized turns or on the page (the recent turns' calls).

@@ -208,7 +208,7 @@ describe("Recent messages", () => {
       const project = upsertProject(db, "tail", dir);
       const r = compressContext(
         { db, projectId: project.id, root: dir },
-        { transcript_path: path, budget_tokens: 800, keep_recent: 3 },
+        { transcriptPath: path, budgetTokens: 800, keepRecent: 3 },
       );
       expect(r.stats.tokens_total_after).toBeLessThanOrEqual(800);
       const recent = r.markdown.split("## Recent Messages (verbatim)\n")[1] ?? "";

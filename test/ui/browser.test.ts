@@ -126,7 +126,7 @@ describe.skipIf(!ready)("memcards ui in Chromium", () => {
     await page.getByRole("button", { name: "Turn review on" }).click();
     await page.waitForURL(/msg=/);
     expect(isReviewMode(store.app.db, store.app.project.id)).toBe(true);
-    compressContext(store.app.scope, { transcript_path: writeSession(store.root, "review.jsonl", 2), keep_recent: 2 });
+    compressContext(store.app.scope, { transcriptPath: writeSession(store.root, "review.jsonl", 2), keepRecent: 2 });
     await page.goto(`${ui.origin}/memory`);
     await page.getByRole("link", { name: /waiting for review/ }).click();
     const first = page.locator("article.unit").first();

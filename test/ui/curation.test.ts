@@ -71,7 +71,7 @@ describe("import", () => {
     expect(r).toMatchObject({ imported: 2, skipped: 0 });
     expect(byKey("k-pending").map((m) => m.status)).toEqual(["pending"]);
     expect(byKey("k-active").map((m) => m.status)).toEqual(["active"]);
-    expect(recall(app.scope, { budget_tokens: 4000 }).units).not.toContain(byKey("k-pending")[0]!.id);
+    expect(recall(app.scope, { budgetTokens: 4000 }).units).not.toContain(byKey("k-pending")[0]!.id);
 
     setReviewMode(app.db, P, true);
     importLines([line("Never push to the quillborough branch on Fridays", "k-review", "active")]);
@@ -97,10 +97,10 @@ describe("review mode", () => {
     writeUnits(app.db, P, "s1", [], [draft("commitment", "Never touch zorblax config", "k-zorb")], { pending: true });
     const pending = byKey("k-zorb")[0]!;
     expect(pending.status).toBe("pending");
-    expect(searchMemory(app.scope, { query: "zorblax", include_inactive: true }).hits).toEqual([]);
+    expect(searchMemory(app.scope, { query: "zorblax", includeInactive: true }).hits).toEqual([]);
     expect(searchMemory(app.scope, { query: "zorblax" }).hits).toEqual([]);
     // The viewer, showing the person what waits, asks for them explicitly.
-    const forViewer = searchMemory(app.scope, { query: "zorblax", include_inactive: true }, undefined, {
+    const forViewer = searchMemory(app.scope, { query: "zorblax", includeInactive: true }, undefined, {
       includePending: true,
     });
     expect(forViewer.hits.map((h) => h.id)).toEqual([pending.id]);
@@ -177,8 +177,8 @@ describe("review mode", () => {
     const r = recordMemory(app.scope, { category: "rule", text: "Never edit the generated plinthwarden schema" });
     expect(r.outcome).toMatch(/waits for review/);
     expect(getMemory(app.db, r.id!)?.status).toBe("pending");
-    expect(searchMemory(app.scope, { query: "plinthwarden", include_inactive: true }).hits).toEqual([]);
-    expect(recall(app.scope, { budget_tokens: 4000 }).units).not.toContain(r.id);
+    expect(searchMemory(app.scope, { query: "plinthwarden", includeInactive: true }).hits).toEqual([]);
+    expect(recall(app.scope, { budgetTokens: 4000 }).units).not.toContain(r.id);
   });
 });
 

@@ -36,14 +36,14 @@ afterAll(async () => {
 
 const task = `${SESSION_FACTS.constraint} while adding the sitemap`;
 const cardsFor = async () =>
-  (await getMemoryCards({ ...app.scope, ranker: app.ranker }, { task, judge: false, budget_tokens: 4000 })).cards.map(
+  (await getMemoryCards({ ...app.scope, ranker: app.ranker }, { task, judge: false, budgetTokens: 4000 })).cards.map(
     (c) => c.id,
   );
 
 describe("review mode", () => {
   it("keeps new distilled units out of recall, search and cards until approved", async () => {
     setReviewMode(app.db, app.project.id, true);
-    const r = compressContext(app.scope, { transcript_path: writeSession(root, "s1.jsonl", 3), keep_recent: 2 });
+    const r = compressContext(app.scope, { transcriptPath: writeSession(root, "s1.jsonl", 3), keepRecent: 2 });
     expect(r.memories?.added).toBeGreaterThan(0);
     const pending = listMemories(app.db, app.project.id, { includeInactive: true, limit: 1000 });
     expect(pending.length).toBeGreaterThan(0);
@@ -52,7 +52,7 @@ describe("review mode", () => {
     expect(constraint, pending.map((m) => `${m.category}: ${m.text}`).join("\n")).toBeDefined();
     const id = constraint!.id;
 
-    expect(recall(app.scope, { budget_tokens: 4000 }).units).toEqual([]);
+    expect(recall(app.scope, { budgetTokens: 4000 }).units).toEqual([]);
     expect(searchMemory(app.scope, { query: "config prod yaml" }).hits.map((h) => h.id)).not.toContain(id);
     expect(await cardsFor()).not.toContain(cardId(`memory:${id}`));
     // No graph node either: nothing reaches the unit through the graph before approval.
@@ -61,7 +61,7 @@ describe("review mode", () => {
     approveUnit(app.scope, id);
     expect(getMemory(app.db, id)?.status).toBe("active");
     expect(app.db.prepare("SELECT 1 FROM nodes WHERE key = ?").get(`memory:${id}`)).toBeDefined();
-    expect(recall(app.scope, { budget_tokens: 4000 }).units).toContain(id);
+    expect(recall(app.scope, { budgetTokens: 4000 }).units).toContain(id);
     expect(searchMemory(app.scope, { query: "config prod yaml" }).hits.map((h) => h.id)).toContain(id);
     expect(await cardsFor()).toContain(cardId(`memory:${id}`));
     expect(() => approveUnit(app.scope, id)).toThrow(/not waiting for review/);
@@ -80,8 +80,8 @@ describe("review mode", () => {
       listMemories(app.db, app.project.id, { includeInactive: true, limit: 1000 }).map((m) => m.id),
     );
     const r = compressContext(app.scope, {
-      transcript_path: writeSession(root, "s2.jsonl", 2, {}),
-      keep_recent: 2,
+      transcriptPath: writeSession(root, "s2.jsonl", 2, {}),
+      keepRecent: 2,
     });
     expect(r.memories?.added ?? 0).toBeGreaterThan(0);
     const added = listMemories(app.db, app.project.id, { includeInactive: true, limit: 1000 }).filter(

@@ -33,7 +33,7 @@ export async function buildUiStore(): Promise<UiStore> {
   const sessions: string[] = [];
   for (const f of readdirSync(TRANSCRIPTS).filter((n) => n !== "README.md")) {
     try {
-      const r = compressContext(app.scope, { transcript_path: join(TRANSCRIPTS, f), keep_recent: 2 });
+      const r = compressContext(app.scope, { transcriptPath: join(TRANSCRIPTS, f), keepRecent: 2 });
       sessions.push(r.session_id);
     } catch {
       // A fixture that is not a transcript (none today) is simply not part of the store.
@@ -49,7 +49,7 @@ export async function buildUiStore(): Promise<UiStore> {
     { task: "fix the area computation in pyproj/shapes/geometry.py", judge: false },
   );
   const ids = cards.cards.map((c) => c.id);
-  if (ids.length) recordOutcome(app.scope, { helped: ids.slice(0, 1), not_helpful: ids.slice(1, 2) });
+  if (ids.length) recordOutcome(app.scope, { helped: ids.slice(0, 1), notHelpful: ids.slice(1, 2) });
   const log = join(dirname(app.dbPath), "hooks.log");
   const s = sessions[0] ?? "-";
   writeFileSync(

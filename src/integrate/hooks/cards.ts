@@ -24,10 +24,10 @@ export async function injectCards(call: HookCall, task: string, what: () => stri
     { ...app.scope, ranker },
     {
       task,
-      budget_tokens: CARD_HOOK_BUDGET,
+      budgetTokens: CARD_HOOK_BUDGET,
       mode: "pre_budget",
       ...(typeof file === "string" ? { files: [relative(app.location.root, file)] } : {}),
-      ...(sessionId ? { session_id: sessionId } : {}),
+      ...(sessionId ? { sessionId } : {}),
     },
   );
   if (r.cards.length === 0) return { stdout: "", log: "no card" };

@@ -9,7 +9,7 @@ export async function preCompact(call: HookCall): Promise<HookResult> {
   const { compressContext } = await import("../../session/compress.js");
   const r = compressContext(
     { ...call.app.scope, read: confinedReader(call.scope) },
-    { transcript_path: call.transcript, ...(call.sessionId ? { session_id: call.sessionId } : {}) },
+    { transcriptPath: call.transcript, ...(call.sessionId ? { sessionId: call.sessionId } : {}) },
   );
   return {
     stdout: "",

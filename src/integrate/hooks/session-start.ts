@@ -20,7 +20,7 @@ export async function sessionStart(call: HookCall): Promise<HookResult> {
   // startup, resume, clear: the project brief (recall): the last session's next steps, constraints,
   // failures and metrics that the work at hand most likely needs.
   const { recall } = await import("../../memory/service.js");
-  const brief = recall(app.scope, { budget_tokens: 2000 });
+  const brief = recall(app.scope, { budgetTokens: 2000 });
   if (brief.units.length === 0 && !earlierSummaryExists(app.scope, sessionId)) {
     return { stdout: "", log: "no memory yet" };
   }

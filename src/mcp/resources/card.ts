@@ -2,9 +2,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import { readServedCard, servedCardIdsLike } from "../../cards/served.js";
 import type { ToolDeps } from "../context.js";
 import { guardRead, templateId } from "./read.js";
+
+/** The served cards' store, loaded on the first read: listing capabilities loads no domain code. */
+const served = () => import("../../cards/served.js");
 
 export function registerCardResource(server: McpServer, deps: ToolDeps): void {
   server.registerResource(
@@ -12,7 +14,7 @@ export function registerCardResource(server: McpServer, deps: ToolDeps): void {
     new ResourceTemplate("memcards://cards/{id}", {
       list: undefined,
       complete: {
-        id: async (value) => servedCardIdsLike((await deps.app()).scope, value),
+        id: async (value) => (await served()).servedCardIdsLike((await deps.app()).scope, value),
       },
     }),
     {
@@ -23,7 +25,7 @@ export function registerCardResource(server: McpServer, deps: ToolDeps): void {
     (uri, vars) =>
       guardRead(async () => {
         const id = templateId(vars.id, "card");
-        const text = readServedCard((await deps.app()).scope, id);
+        const text = (await served()).readServedCard((await deps.app()).scope, id);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text }] };
       }, deps.logger),
   );

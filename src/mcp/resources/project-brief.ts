@@ -1,7 +1,6 @@
 // Resource `memcards://project/brief`: what memory says the next session needs (the recall tool's default).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import { recall } from "../../memory/service.js";
 import type { ToolDeps } from "../context.js";
 import { guardRead } from "./read.js";
 
@@ -16,7 +15,8 @@ export function registerProjectBrief(server: McpServer, deps: ToolDeps): void {
     },
     (uri) =>
       guardRead(async () => {
-        const r = recall((await deps.app()).scope);
+        const [app, { recall }] = await Promise.all([deps.app(), import("../../memory/service.js")]);
+        const r = recall(app.scope);
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: r.markdown }] };
       }, deps.logger),
   );

@@ -2,14 +2,14 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-import { getSummary } from "../../transcript/compression/summaries.js";
-import { renderStoredSummary } from "../../transcript/rendering/report.js";
 import type { ToolDeps } from "../context.js";
 import { guardRead, noneIfMissing, templateId } from "./read.js";
 
 export function registerSessionSummary(server: McpServer, deps: ToolDeps): void {
+  // The summaries' store and renderer load on the first read: listing capabilities loads no domain code.
+  const summaries = () => import("../../transcript/compression/summaries.js");
   const sessions = async () => {
-    const app = await deps.app();
+    const [app, { getSummary }] = await Promise.all([deps.app(), summaries()]);
     return noneIfMissing(() => getSummary(app.db, app.project.id).sessions, []);
   };
   server.registerResource(
@@ -34,7 +34,11 @@ export function registerSessionSummary(server: McpServer, deps: ToolDeps): void 
     (uri, vars) =>
       guardRead(async () => {
         const id = templateId(vars.id, "session");
-        const app = await deps.app();
+        const [app, { getSummary }, { renderStoredSummary }] = await Promise.all([
+          deps.app(),
+          summaries(),
+          import("../../transcript/rendering/report.js"),
+        ]);
         const s = getSummary(app.db, app.project.id, id);
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: renderStoredSummary(s, false) }] };
       }, deps.logger),

@@ -1,14 +1,11 @@
 // Tool `build_context_graph`: index the repository into the context graph, as a job that can be polled.
 import { z } from "zod";
 
-import { AppError } from "../../errors.js";
-import type { GraphJob, JobState } from "../../graph/host.js";
-import { renderBuild } from "../../graph/render.js";
+import type { JobState } from "../../graph/host.js";
 import { MAX_ID_CHARS } from "../../limits.js";
-import { noProject } from "../../project/root.js";
-import { defineTool, type ToolRequest } from "../tool.js";
+import { defineTool } from "../tool.js";
 
-const BuildInput = z
+export const BuildInput = z
   .object({
     wait: z
       .boolean()
@@ -17,8 +14,8 @@ const BuildInput = z
         "true: return when indexed (progress notifications with a progress token); false: return a job_id at once",
       ),
     watch: z.boolean().default(false).describe("keep the graph fresh as files change, for as long as this server runs"),
-    lexical_only: z.boolean().default(false).describe("skip vectors (lexical index and graph only)"),
-    job_id: z
+    lexicalOnly: z.boolean().default(false).describe("skip vectors (lexical index and graph only)"),
+    jobId: z
       .string()
       .max(MAX_ID_CHARS)
       .optional()
@@ -29,10 +26,10 @@ const BuildInput = z
 
 const counts = z.record(z.string(), z.number());
 
-const Output = z.object({
-  job_id: z.string(),
+export const Output = z.object({
+  jobId: z.string(),
   state: z.enum(["running", "done", "failed", "cancelled"]) satisfies z.ZodType<JobState>,
-  progress: z.object({ phase: z.string(), done: z.number(), total: z.number(), elapsed_ms: z.number() }).optional(),
+  progress: z.object({ phase: z.string(), done: z.number(), total: z.number(), elapsedMs: z.number() }).optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   // When the job is done:
   files: z
@@ -41,85 +38,17 @@ const Output = z.object({
       parsed: z.number(),
       unchanged: z.number(),
       deleted: z.number(),
-      regex_fallback: z.number(),
+      regexFallback: z.number(),
       /** Files over the per-file parse budget, indexed lexically. */
-      over_budget: z.number(),
+      overBudget: z.number(),
     })
     .optional(),
   counts: z.object({ nodes: counts, edges: counts }).optional(),
   /** Files left out, per reason. */
   skipped: counts.optional(),
   ms: z.number().optional(),
-  files_per_second: z.number().optional(),
+  filesPerSecond: z.number().optional(),
 });
-
-function jobView(job: GraphJob): z.input<typeof Output> {
-  const { progress: p, result: r } = job;
-  return {
-    job_id: job.id,
-    state: job.state,
-    ...(p ? { progress: { phase: p.phase, done: p.done, total: p.total, elapsed_ms: p.elapsedMs } } : {}),
-    ...(job.error ? { error: { code: job.error.code, message: job.error.message } } : {}),
-    ...(r
-      ? {
-          files: {
-            scanned: r.files.scanned,
-            parsed: r.files.parsed,
-            unchanged: r.files.unchanged,
-            deleted: r.files.deleted,
-            regex_fallback: r.files.regexFallback,
-            over_budget: r.files.overBudget,
-          },
-          counts: r.counts,
-          skipped: r.skipped,
-          ms: r.ms.total,
-          files_per_second: r.filesPerSecond,
-        }
-      : {}),
-  };
-}
-
-function jobText(job: GraphJob): string {
-  if (job.result) return renderBuild(job.result);
-  if (job.error) return `graph build ${job.id} failed: ${job.error.code}: ${job.error.message}`;
-  const p = job.progress;
-  return `graph build ${job.id} is ${job.state}${p ? ` (${p.phase} ${p.done}/${p.total}, ${Math.round(p.elapsedMs / 1000)}s)` : ""}; poll with {"job_id": "${job.id}"}`;
-}
-
-/** Maps phases onto one 0–100 scale, so progress notifications always increase. */
-function percent(phase: string, done: number, total: number): number {
-  const frac = total > 0 ? Math.min(1, done / total) : 0;
-  switch (phase) {
-    case "scan":
-      return 2;
-    case "parse":
-      return 5 + Math.floor(80 * frac);
-    case "edges":
-      return 86;
-    case "embed":
-      return 90;
-    default:
-      return 99;
-  }
-}
-
-/** Forwards a job's progress as MCP progress notifications, when the request carries a progress token. */
-function progressReporter(request: ToolRequest) {
-  const token = request._meta?.progressToken;
-  let last = -1;
-  return (p: { phase: string; done: number; total: number }) => {
-    if (token === undefined) return;
-    const pct = percent(p.phase, p.done, p.total);
-    if (pct <= last) return;
-    last = pct;
-    void request
-      .sendNotification({
-        method: "notifications/progress",
-        params: { progressToken: token, progress: pct, total: 100, message: `${p.phase} ${p.done}/${p.total}` },
-      })
-      .catch(() => undefined);
-  };
-}
 
 export const buildContextGraphTool = defineTool({
   name: "build_context_graph",
@@ -129,31 +58,5 @@ export const buildContextGraphTool = defineTool({
   input: BuildInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps, request) {
-    const app = await deps.app();
-    const svc = app.graph;
-    if (args.job_id) {
-      const job = svc.host.job(args.job_id);
-      if (!job) throw new AppError("NOT_FOUND", `no graph job ${args.job_id} in this server (jobs are kept in memory)`);
-      if (args.cancel) job.cancel();
-      return { text: args.cancel ? `cancel requested for ${job.id}` : jobText(job), data: jobView(job) };
-    }
-    // No project: refused before a job or a watcher on the per-user store's folder starts.
-    if (app.scope.userStore) throw noProject(app.scope.root);
-    const job = svc.host.start({ lexicalOnly: args.lexical_only, onProgress: progressReporter(request) });
-    if (args.watch) svc.watch();
-    if (!args.wait) return { text: jobText(job), data: jobView(job) };
-    const onAbort = () => job.cancel();
-    request.signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      await job.finished;
-    } finally {
-      request.signal.removeEventListener("abort", onAbort);
-    }
-    if (job.state === "failed") throw job.error ?? new AppError("INTERNAL", `graph build ${job.id} failed`);
-    const watching = args.watch
-      ? `\n${svc.watcher()?.active ? "watching for changes" : "another memcards process is already watching this project"}`
-      : "";
-    return { text: jobText(job) + watching, data: jobView(job) };
-  },
+  load: async () => (await import("./build-context-graph.run.js")).run,
 });

@@ -1,18 +1,14 @@
 // Tool `compress_context`: the anchored, probe-checked summary of the current conversation.
 import { z } from "zod";
 
-import { compressContext, inBackground } from "../../session/compress.js";
-import { renderCompressFooter } from "../../session/report.js";
-import { CompressInput } from "../../transcript/compression/compress.js";
-import { withModelRoute } from "../../transcript/compression/model-route.js";
-import { confinedReader } from "../../transcript/formats/source.js";
+import { CompressInput } from "../../transcript/compression/input.js";
 import { BudgetChoice } from "../../transcript/rendering/budget.js";
 import { defineTool } from "../tool.js";
 
 const count = z.number();
 
-const Output = z.object({
-  session_id: z.string(),
+export const Output = z.object({
+  sessionId: z.string(),
   source: z.object({ kind: z.string(), path: z.string().optional(), format: z.string() }),
   stats: z.object({
     tokens_before: count,
@@ -51,7 +47,7 @@ const Output = z.object({
     })
     .optional(),
   /** Turns handed to background distillation. */
-  memories_queued: count.optional(),
+  memoriesQueued: count.optional(),
 });
 
 export const compressContextTool = defineTool({
@@ -62,30 +58,5 @@ export const compressContextTool = defineTool({
   input: CompressInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const scope = { root: app.location.root, roots: await deps.roots() };
-    const det = compressContext(
-      {
-        ...app.scope,
-        read: confinedReader(scope),
-        distill: inBackground(app.distiller, app.db, deps.logger),
-      },
-      args,
-    );
-    const r = await withModelRoute(app.db, det, args.route ?? "auto", deps.clientModel());
-    const { probes_failed, ...stats } = r.stats;
-    return {
-      text: `${r.markdown}\n\n${renderCompressFooter(r)}`,
-      data: {
-        session_id: r.session_id,
-        source: r.source,
-        stats: { ...stats, probes_failed: probes_failed.length },
-        notes: r.notes,
-        route: r.route.route,
-        ...(r.memories ? { memories: r.memories } : {}),
-        ...(r.memories_queued ? { memories_queued: r.memories_queued } : {}),
-      },
-    };
-  },
+  load: async () => (await import("./compress-context.run.js")).run,
 });

@@ -1,14 +1,12 @@
 // Tool `forget`: delete memory for real, from every table and index.
 import { z } from "zod";
 
-import { ForgetInput, NOT_PURGED } from "../../memory/service.js";
-import { forget } from "../../session/memory.js";
-import { count } from "../../text/plural.js";
+import { ForgetInput } from "../../memory/input.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({
+export const Output = z.object({
   memories: z.number(),
-  raw_turns: z.number(),
+  rawTurns: z.number(),
   summaries: z.number(),
   /** False while another connection's open read keeps the old text in the store file. */
   purged: z.boolean(),
@@ -22,11 +20,5 @@ export const forgetTool = defineTool({
   input: ForgetInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const r = forget((await deps.app()).scope, args);
-    return {
-      text: `Forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summaryy", "summaryies")}.${r.purged ? "" : ` ${NOT_PURGED}`}`,
-      data: { memories: r.memories, raw_turns: r.rawTurns, summaries: r.summaries, purged: r.purged },
-    };
-  },
+  load: async () => (await import("./forget.run.js")).run,
 });

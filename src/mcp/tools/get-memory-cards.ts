@@ -1,14 +1,11 @@
 // Tool `get_memory_cards`: decision-aware cards before an edit.
 import { z } from "zod";
 
-import { CardsInput, getMemoryCards, indexText, JUDGE_TIMEOUT_MS, renderCards } from "../../cards/service.js";
-import { Card, Components, PackMode } from "../../scoring/schema.js";
+import { CardsInput } from "../../cards/input.js";
+import { Card, CardAudit, Components, PackMode } from "../../scoring/schema.js";
 import { defineTool } from "../tool.js";
 
-/** Tokens the client's model may answer one judge request with. */
-const JUDGE_MAX_TOKENS = 400;
-
-const Output = z.object({
+export const Output = z.object({
   cards: z.array(Card.pick({ id: true, kind: true, scope: true, utility: true })),
   tokens: z.number(),
   budget: z.number(),
@@ -21,16 +18,7 @@ const Output = z.object({
   index: z.string(),
   // With verbose only:
   selected: z.record(PackMode, z.array(z.string())).optional(),
-  audit: z
-    .object({
-      cards: z.number(),
-      field_completeness: z.number(),
-      action_hints: z.number(),
-      no_placeholders: z.number(),
-      token_ratio: z.number(),
-      problems: z.array(z.string()),
-    })
-    .optional(),
+  audit: CardAudit.optional(),
   ranking: z.array(z.object({ path: z.string(), channels: z.record(z.string(), z.number()) })).optional(),
   components: z.array(Components.extend({ id: z.string() })).optional(),
   skipped: z.array(z.object({ id: z.string(), reason: z.string() })).optional(),
@@ -44,37 +32,5 @@ export const getMemoryCardsTool = defineTool({
   input: CardsInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const model = deps.clientModel();
-    const judge = model
-      ? {
-          judge: (prompt: string, signal: AbortSignal) =>
-            model(prompt, { maxTokens: JUDGE_MAX_TOKENS, timeoutMs: JUDGE_TIMEOUT_MS, signal }),
-        }
-      : {};
-    const r = await getMemoryCards({ ...app.scope, ranker: app.ranker, ...judge }, args);
-    return {
-      text: renderCards(r),
-      data: {
-        cards: r.cards.map((c) => ({ id: c.id, kind: c.kind, scope: c.scope, utility: c.utility })),
-        tokens: r.tokens,
-        budget: r.budget,
-        mode: r.mode,
-        route: r.route,
-        judged: r.judged,
-        confidence: r.confidence,
-        index: indexText(r.index),
-        ...(args.verbose
-          ? {
-              selected: r.selected,
-              audit: r.audit,
-              ranking: r.ranking,
-              components: r.cards.map((c) => ({ id: c.id, ...c.components })),
-              skipped: r.skipped,
-            }
-          : {}),
-      },
-    };
-  },
+  load: async () => (await import("./get-memory-cards.run.js")).run,
 });

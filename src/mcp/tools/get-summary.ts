@@ -2,13 +2,11 @@
 import { z } from "zod";
 
 import { MAX_ID_CHARS } from "../../limits.js";
-import { getSummary } from "../../transcript/compression/summaries.js";
-import { renderStoredSummary } from "../../transcript/rendering/report.js";
 import { defineTool } from "../tool.js";
 
-const Input = z
+export const Input = z
   .object({
-    session_id: z
+    sessionId: z
       .string()
       .min(1)
       .max(MAX_ID_CHARS)
@@ -18,12 +16,12 @@ const Input = z
   })
   .strict();
 
-const Output = z.object({
-  session_id: z.string(),
+export const Output = z.object({
+  sessionId: z.string(),
   compression: z.number(),
-  created_at: z.string(),
-  tokens_after: z.number(),
-  probe_score: z.number(),
+  createdAt: z.string(),
+  tokensAfter: z.number(),
+  probeScore: z.number(),
 });
 
 export const getSummaryTool = defineTool({
@@ -34,18 +32,5 @@ export const getSummaryTool = defineTool({
   input: Input,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const s = getSummary(app.db, app.project.id, args.session_id);
-    return {
-      text: renderStoredSummary(s, args.full),
-      data: {
-        session_id: s.session_id,
-        compression: s.compression,
-        created_at: s.created_at,
-        tokens_after: s.stats.tokens_after,
-        probe_score: s.stats.probe_score,
-      },
-    };
-  },
+  load: async () => (await import("./get-summary.run.js")).run,
 });

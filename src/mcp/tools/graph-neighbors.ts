@@ -1,24 +1,22 @@
 // Tool `graph_neighbors`: a file's or symbol's one-hop neighborhood in the context graph.
 import { z } from "zod";
 
-import { assertIndexed } from "../../graph/index-repository.js";
-import { neighborhood, NodeBrief } from "../../graph/neighborhood.js";
-import { renderNeighborhood } from "../../graph/render.js";
+import { NodeBrief } from "../../graph/node-brief.js";
 import { MAX_PATH_CHARS } from "../../limits.js";
 import { defineTool } from "../tool.js";
 
-const NeighborsInput = z
+export const NeighborsInput = z
   .object({
     ref: z
       .string()
       .min(1)
       .max(MAX_PATH_CHARS)
       .describe("a repo-relative file path, a symbol name (or Parent.name), or a node id"),
-    per_group: z.number().int().min(1).max(100).default(15).describe("nodes shown per edge type"),
+    perGroup: z.number().int().min(1).max(100).default(15).describe("nodes shown per edge type"),
   })
   .strict();
 
-const Output = z.object({
+export const Output = z.object({
   node: NodeBrief.pick({ id: true, type: true, path: true, name: true }),
   /** Neighbors per `direction:edge_type` (out:imports, in:test_covers, ...), counted in full. */
   edges: z.record(z.string(), z.number()),
@@ -32,16 +30,5 @@ export const graphNeighborsTool = defineTool({
   input: NeighborsInput,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    assertIndexed(app.db);
-    const n = neighborhood(app.db, args.ref, args.per_group);
-    return {
-      text: renderNeighborhood(n),
-      data: {
-        node: { id: n.node.id, type: n.node.type, path: n.node.path, name: n.node.name },
-        edges: Object.fromEntries(n.groups.map((g) => [`${g.direction}:${g.edgeType}`, g.total])),
-      },
-    };
-  },
+  load: async () => (await import("./graph-neighbors.run.js")).run,
 });

@@ -1,12 +1,10 @@
 // Tool `recall`: what this project's memory says the work at hand needs, under a budget.
 import { z } from "zod";
 
-import { recall, RecallInput } from "../../memory/service.js";
-import { teamRecallSection } from "../../team/deps.js";
-import { countTokens } from "../../text/tokens.js";
+import { RecallInput } from "../../memory/input.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({ tokens: z.number(), units: z.array(z.number()) });
+export const Output = z.object({ tokens: z.number(), units: z.array(z.number()) });
 
 export const recallTool = defineTool({
   name: "recall",
@@ -16,14 +14,5 @@ export const recallTool = defineTool({
   input: RecallInput,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const r = recall(app.scope, args);
-    // A project sharing memory with a team adds the team's rules and failures, with their authors, in the budget left.
-    const team = await teamRecallSection(app.scope, app.config.team, (args.budget_tokens ?? 1500) - r.tokens);
-    return {
-      text: team ? `${r.markdown}\n\n${team}` : r.markdown,
-      data: { tokens: team ? countTokens(`${r.markdown}\n\n${team}`) : r.tokens, units: r.units },
-    };
-  },
+  load: async () => (await import("./recall.run.js")).run,
 });

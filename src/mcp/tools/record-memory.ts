@@ -1,12 +1,10 @@
 // Tool `record_memory`: store one memory unit for this project.
 import { z } from "zod";
 
-import { RecordInput } from "../../memory/service.js";
-import { recordMemory } from "../../session/memory.js";
-import { sendQueued } from "../../team/deps.js";
+import { RecordInput } from "../../memory/input.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({
+export const Output = z.object({
   /** The unit stored, or the one merged into; null when nothing was stored. */
   id: z.number().nullable(),
   merged: z.boolean(),
@@ -21,14 +19,5 @@ export const recordMemoryTool = defineTool({
   input: RecordInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const r = recordMemory(app.scope, args);
-    // A project sharing memory with a team sends the unit now, or keeps it queued (the note says so).
-    const note = await sendQueued(app.scope, app.config.team);
-    return {
-      text: `${r.outcome}${r.id !== undefined ? ` (#${r.id})` : ""}.${note ? ` ${note}.` : ""}`,
-      data: { id: r.id ?? null, merged: r.merged, outcome: r.outcome },
-    };
-  },
+  load: async () => (await import("./record-memory.run.js")).run,
 });

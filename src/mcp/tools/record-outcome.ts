@@ -1,15 +1,14 @@
 // Tool `record_outcome`: which cards helped, which file was finally edited; feeds later rankings.
 import { z } from "zod";
 
-import { OutcomeInput, recordOutcome, someIds } from "../../cards/service.js";
-import { count } from "../../text/plural.js";
+import { OutcomeInput } from "../../cards/input.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({
+export const Output = z.object({
   recorded: z.number(),
-  /** A few of the ids no served card has; unknown_count counts them all. */
+  /** A few of the ids no served card has; unknownCount counts them all. */
   unknown: z.array(z.string()),
-  unknown_count: z.number(),
+  unknownCount: z.number(),
 });
 
 export const recordOutcomeTool = defineTool({
@@ -20,15 +19,5 @@ export const recordOutcomeTool = defineTool({
   input: OutcomeInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    const r = recordOutcome(app.scope, args);
-    const unknown = r.unknown_count
-      ? ` ${count(r.unknown_count, "unknown card id")}: ${someIds(r.unknown, r.unknown_count)}.`
-      : "";
-    return {
-      text: `Recorded ${count(r.recorded, "outcome")}.${unknown}`,
-      data: { recorded: r.recorded, unknown: r.unknown, unknown_count: r.unknown_count },
-    };
-  },
+  load: async () => (await import("./record-outcome.run.js")).run,
 });

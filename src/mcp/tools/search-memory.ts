@@ -1,13 +1,10 @@
 // Tool `search_memory`: this project's memory units (and optionally the raw archive) matching a query.
 import { z } from "zod";
 
-import { renderMemoryHits } from "../../memory/render.js";
-import { SearchInput, searchMemoryHybrid } from "../../memory/service.js";
-import { teamSearchFor } from "../../team/deps.js";
-import { renderTeamHits } from "../../team/render.js";
+import { SearchInput } from "../../memory/input.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({
+export const Output = z.object({
   hits: z.array(z.object({ id: z.number(), category: z.string(), score: z.number() })),
   /** Matching turns from the raw archive (include_raw). */
   raw: z.number(),
@@ -21,18 +18,5 @@ export const searchMemoryTool = defineTool({
   input: SearchInput,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, deps) {
-    const app = await deps.app();
-    // Hybrid when the project has vectors (unit vectors are computed with the graph's), as the CLI's search is.
-    const r = await searchMemoryHybrid(app.scope, args, app.embedding);
-    const team = await teamSearchFor(app.scope, app.config.team, args.query, {
-      includeInactive: args.include_inactive ?? false,
-      ...(app.embedding.vectorsEnabled ? { embedder: app.embedding.embedder } : {}),
-    });
-    return {
-      text: team ? `${renderMemoryHits(r)}\n\n${renderTeamHits(team)}` : renderMemoryHits(r),
-      // The team's units (with their authors) are in the text only: the tool list stays as small as it was.
-      data: { hits: r.hits.map((h) => ({ id: h.id, category: h.category, score: h.score })), raw: r.raw.length },
-    };
-  },
+  load: async () => (await import("./search-memory.run.js")).run,
 });

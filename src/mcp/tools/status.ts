@@ -1,18 +1,19 @@
 // Tool `status`: where memcards stores this project, what it holds, which embedder is active.
 import { z } from "zod";
 
-import { getStatus, renderStatus, Status } from "../../status.js";
-import { count } from "../../text/plural.js";
+import { EmbedderMode } from "../../vocab.js";
 import { defineTool } from "../tool.js";
 
-const Output = z.object({
+export const Input = z.object({}).strict();
+
+export const Output = z.object({
   root: z.string(),
   db: z.string(),
-  schema_version: z.number(),
+  schemaVersion: z.number(),
   embedder: z.string(),
-  embedder_mode: Status.shape.embedder.shape.mode,
+  embedderMode: EmbedderMode,
   /** Whether this client lets memcards ask its model (the judge route of get_memory_cards). */
-  client_sampling: z.boolean(),
+  clientSampling: z.boolean(),
   distillation: z.object({ pending: z.number(), done: z.number(), failed: z.number(), added: z.number() }),
 });
 
@@ -21,28 +22,8 @@ export const statusTool = defineTool({
   title: "memcards status",
   description:
     "Show memcards' project root, database (path, size, rows per table, schema version) and active embedder. Call it when unsure whether memcards is set up for this project. No arguments.",
-  input: z.object({}).strict(),
+  input: Input,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(_args, deps) {
-    const app = await deps.app();
-    const status = getStatus(app, deps.version);
-    const distiller = app.distiller;
-    const d = { pending: distiller.pending(), ...distiller.stats() };
-    const sampling = deps.clientModel() !== undefined;
-    const note = `client sampling: ${sampling ? "offered (get_memory_cards judges with the client's model; compress_context lets it rewrite intent, state and next steps)" : "not offered (deterministic routes only)"}`;
-    const distilling = `background distillation: ${d.pending} running or queued; ${d.done} done (${count(d.added, "unit")} added), ${d.failed} failed since start`;
-    return {
-      text: `${renderStatus(status)}\n${note}\n${distilling}`,
-      data: {
-        root: status.root,
-        db: status.db.path,
-        schema_version: status.db.schemaVersion,
-        embedder: status.embedder.id,
-        embedder_mode: status.embedder.mode,
-        client_sampling: sampling,
-        distillation: d,
-      },
-    };
-  },
+  load: async () => (await import("./status.run.js")).run,
 });

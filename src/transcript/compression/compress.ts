@@ -5,7 +5,6 @@ import { z } from "zod";
 
 import type { ToolCall, Turn } from "../../conversation/schema.js";
 import { Sections } from "../../conversation/schema.js";
-import { MAX_INLINE_CHARS, MAX_PATH_CHARS } from "../../limits.js";
 import { latestSummary, type SummaryRow } from "../../storage/summaries.js";
 import { countTokens } from "../../text/tokens.js";
 import { isNoiseLine, isQuotedError, resultFailed } from "../events/failures.js";
@@ -18,53 +17,16 @@ import { BudgetChoice, chooseBudget } from "../rendering/budget.js";
 import type { Rendered, SectionKey } from "../rendering/render.js";
 import { renderSections, SECTION_TITLES, turnRef } from "../rendering/render.js";
 import type { Probe, ProbeType } from "../schema.js";
-import { Message, TranscriptFormat } from "../schema.js";
+import { CompressInput } from "./input.js";
 import type { ProbeReport } from "./probes.js";
 import { checkProbes, generateProbes, normalize } from "./probes.js";
+
+export { CompressInput };
 
 /** The heading of the recent messages kept after the summary. */
 export const RECENT_TITLE = "Recent Messages (verbatim)";
 /** Tokens a compact summary may spend on the headings of the sections it fills (three or four headings). */
 const COMPACT_FRAME = 24;
-export const CompressInput = z
-  .object({
-    transcript_path: z
-      .string()
-      .min(1)
-      .max(MAX_PATH_CHARS)
-      .optional()
-      .describe("a transcript file memcards parses itself (format detected)"),
-    messages: z
-      .array(Message)
-      .max(500)
-      .refine((ms) => ms.reduce((n, m) => n + m.content.length, 0) <= MAX_INLINE_CHARS, {
-        error: `at most ${MAX_INLINE_CHARS} characters of content in all messages; pass transcript_path instead`,
-      })
-      .optional()
-      .describe("a short array of {role, content} since the last call"),
-    session_id: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe("the session to merge into (default: the transcript's own id)"),
-    keep_recent: z.number().int().min(0).max(50).default(5).describe("messages kept verbatim after the summary"),
-    budget_tokens: z
-      .number()
-      .int()
-      .min(200)
-      .max(50_000)
-      .optional()
-      .describe("target summary size (default grows with the session; 500–12,000, ≥10:1)"),
-    focus: z.string().max(500).optional().describe("what to keep first, like /compact <focus>"),
-    format: TranscriptFormat.optional().describe("force a transcript format instead of detecting it"),
-    route: z
-      .enum(["auto", "deterministic"])
-      .default("auto")
-      .describe("auto: where the client offers sampling, its model rewrites intent/state/next steps (checked)"),
-  })
-  .strict();
-export type CompressInput = z.input<typeof CompressInput>;
 
 export const CompressStats = z.object({
   tokens_before: z.number().int(),
@@ -498,12 +460,12 @@ export function compressTranscript(
   const started = performance.now();
   const input = CompressInput.parse(raw);
   const { transcript, source, notes } = readSource(deps, input);
-  const sessionId = input.session_id ?? sessionIdFor(source.path, transcript);
+  const sessionId = input.sessionId ?? sessionIdFor(source.path, transcript);
   const prev = latestSummary(deps.db, sessionId);
   const turns = deps.limitTurns !== undefined ? transcript.turns.slice(0, deps.limitTurns) : transcript.turns;
   const resume = resumeAt(prev, turns, source);
   if (resume.note) notes.push(resume.note);
-  const { span, kept } = splitRecent(turns, resume.start, input.keep_recent);
+  const { span, kept } = splitRecent(turns, resume.start, input.keepRecent);
   const spanTokens = span.filter((t) => t.role !== "system").reduce((a, t) => a + turnTokens(t), 0);
   const prevStats = (prev?.stats ?? {}) as { tokens_summarized?: number };
   const tokensSummarized = (prevStats.tokens_summarized ?? 0) + spanTokens;
@@ -512,7 +474,7 @@ export function compressTranscript(
   const s = summarizeSpan(span, prevSections, {
     title,
     cwd,
-    budget: input.budget_tokens,
+    budget: input.budgetTokens,
     tokens: tokensSummarized,
     focus: input.focus,
     after: kept,

@@ -17,7 +17,7 @@ import { parseTranscriptFile, type TranscriptReader, transcriptReader } from "./
 
 export interface SourceDeps {
   db: Db;
-  /** The project, to list its sessions when a session_id is not known. */
+  /** The project, to list its sessions when a session id is not known. */
   projectId?: number;
   /** The project root, to find Claude Code's newest transcript when nothing else names one. */
   root: string;
@@ -37,9 +37,9 @@ export interface CompressSource {
 
 /** The input fields that choose the source. */
 export interface SourceInput {
-  transcript_path?: string | undefined;
+  transcriptPath?: string | undefined;
   messages?: Message[] | undefined;
-  session_id?: string | undefined;
+  sessionId?: string | undefined;
   format?: TranscriptFormat | undefined;
 }
 
@@ -97,15 +97,15 @@ export function redactTranscript(t: Transcript): Transcript {
 
 /** The transcript path to read: the named one, the session's recorded one, else Claude Code's newest (with a note). */
 function transcriptPath(deps: SourceDeps, input: SourceInput, notes: string[]) {
-  if (input.transcript_path) return { path: input.transcript_path, kind: "transcript_path" as const };
-  const recorded = input.session_id ? sessionTranscript(deps.db, input.session_id, deps.projectId) : undefined;
+  if (input.transcriptPath) return { path: input.transcriptPath, kind: "transcript_path" as const };
+  const recorded = input.sessionId ? sessionTranscript(deps.db, input.sessionId, deps.projectId) : undefined;
   if (recorded) return { path: recorded, kind: "session" as const };
   // A session id nobody recorded is a typo or another project's: never summarize some other transcript under it.
-  if (input.session_id && !sessionExists(deps.db, input.session_id, deps.projectId)) {
+  if (input.sessionId && !sessionExists(deps.db, input.sessionId, deps.projectId)) {
     const known = recentSessionIds(deps.db, deps.projectId);
     throw new AppError(
       "NOT_FOUND",
-      `unknown session_id ${JSON.stringify(input.session_id)}: ${
+      `unknown session_id ${JSON.stringify(input.sessionId)}: ${
         known.length > 0 ? `known sessions (newest first): ${known.join(", ")}` : "no sessions are recorded yet"
       }; pass one of them, or transcript_path`,
     );
@@ -128,7 +128,7 @@ export function readSource(
   deps: SourceDeps,
   input: SourceInput,
 ): { transcript: Transcript; source: CompressSource; notes: string[] } {
-  if (input.messages && input.transcript_path) {
+  if (input.messages && input.transcriptPath) {
     throw new AppError("BAD_INPUT", "pass either transcript_path or messages, not both");
   }
   const notes: string[] = [];

@@ -150,7 +150,7 @@ export async function memoryPage(app: App, ctx: PageContext, params: URLSearchPa
         query,
         ...(category ? { category } : {}),
         tier: tier ?? "any",
-        include_inactive: status !== undefined && status !== "active",
+        includeInactive: status !== undefined && status !== "active",
         ...(since ? { since } : {}),
         limit: 50,
       },
