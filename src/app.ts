@@ -92,6 +92,30 @@ export interface CreateAppOptions {
   untrusted?: "allow";
 }
 
+/** The graph service of one opened store: builds run in a worker that opens the same database. */
+function openGraphService(
+  config: Config,
+  location: ProjectLocation,
+  scope: ProjectScope,
+  dbPath: string,
+  logger: Logger,
+): GraphService {
+  return createGraphService({
+    scope,
+    leaseKey: location.key,
+    worker: {
+      dbPath,
+      projectId: scope.projectId,
+      root: location.root,
+      embedder: config.embedder,
+      modelsDir: config.modelsDir,
+      logLevel: config.logLevel,
+      ...(scope.userStore ? { userStore: true } : {}),
+    },
+    logger,
+  });
+}
+
 /** Opens the app for a resolved project location. A store a repository commits is refused (STORE_UNTRUSTED). */
 export function createApp(config: Config, location: ProjectLocation, logger: Logger, opts: CreateAppOptions = {}): App {
   const dbPath = resolve(config.db ?? location.defaultDbPath);
@@ -141,20 +165,7 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
       scope,
       get graph() {
         if (!graph) {
-          const created = createGraphService({
-            scope,
-            leaseKey: location.key,
-            worker: {
-              dbPath,
-              projectId: project.id,
-              root: location.root,
-              embedder: config.embedder,
-              modelsDir: config.modelsDir,
-              logLevel: config.logLevel,
-              ...(scope.userStore ? { userStore: true } : {}),
-            },
-            logger,
-          });
+          const created = openGraphService(config, location, scope, dbPath, logger);
           closers.push(() => created.close());
           graph = created;
         }

@@ -26,7 +26,7 @@ async function hookCards(root: string, db: string, task: string): Promise<string
   const app = openTestApp(root, db);
   try {
     const ranker = createRanker(app.db, { embedder: app.embedding.embedder });
-    const r = await getMemoryCards({ ...app.scope, ranker }, { task, budget_tokens: 1600, mode: "pre_budget" });
+    const r = await getMemoryCards({ ...app.scope, ranker }, { task, budgetTokens: 1600, mode: "pre_budget" });
     return r.cards.map((c) => c.scope);
   } finally {
     await app.close();

@@ -6,6 +6,7 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { isReviewMode } from "../../src/memory/review.js";
+import { recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { getMemory } from "../../src/storage/memories.js";
 import { startUi, type UiHandle } from "../../src/ui/server.js";
@@ -129,7 +130,10 @@ describe("memcards ui over HTTP", () => {
     const units = store.app.db
       .prepare("SELECT id FROM memories WHERE project_id = ? AND id != ? AND tier = 'cold' ORDER BY id LIMIT 1")
       .get(store.app.project.id, store.canaryId) as { id: number } | undefined;
-    const id = units?.id ?? store.canaryId;
+    // Never the canary's unit: the forget test below must find its text and then none of it.
+    const id =
+      units?.id ??
+      recordMemory(store.app.scope, { category: "learning", text: "The area helper rounds to six places" }).id!;
     const edit = await client.post(`/memory/${id}/edit`, {
       text: "Use the quillmarmot helper for areas",
       back: "/memory",
