@@ -8,7 +8,7 @@ import { basename, join } from "node:path";
 import type { Turn } from "../../src/conversation/schema.js";
 import { distill } from "../../src/memory/distill.js";
 import { renderMemoryHits } from "../../src/memory/render.js";
-import { recall, searchMemory } from "../../src/memory/service.js";
+import { recall, type SearchInput, searchMemory } from "../../src/memory/service.js";
 import { queryTerms } from "../../src/retrieval/query.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { searchRawFts } from "../../src/storage/memories.js";
@@ -213,7 +213,7 @@ export function runCrossSession(opts: {
       report.latency_ms.recall += performance.now() - t1;
       for (const q of questions) {
         report.questions++;
-        const ask = { query: q.question, limit: MAX_SNIPPETS, budget_tokens: MAX_TOKENS };
+        const ask: SearchInput = { query: q.question, limit: MAX_SNIPPETS, budgetTokens: MAX_TOKENS };
         t1 = performance.now();
         const search = searchMemory(deps, ask);
         report.latency_ms.search += performance.now() - t1;

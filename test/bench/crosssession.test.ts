@@ -1,13 +1,14 @@
 // The cross-session evaluation's question generator and its BM25 baseline.
-import { readFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
 import { filesEdited, normalizeForMatch, questionsFor } from "../../bench/crosssession/questions.js";
-import { Bm25, pack } from "../../bench/crosssession/run.js";
+import { Bm25, pack, runCrossSession } from "../../bench/crosssession/run.js";
 import type { Turn } from "../../src/conversation/schema.js";
 import { parseTranscriptFile } from "../../src/transcript/formats/parse.js";
+import { tmpDir } from "../helpers/tmp.js";
 
 let n = 0;
 const turn = (role: Turn["role"], text: string, over: Partial<Turn> = {}): Turn => ({
@@ -110,5 +111,19 @@ describe("rule questions", () => {
         .filter((q) => q.kind === "rule")
         .map((q) => q.answer),
     ).toEqual(["Never round the phase before unwrapping."]);
+  });
+});
+
+describe("the cross-session run", () => {
+  it("asks every system each question of a two-session project", () => {
+    const dir = tmpDir();
+    const fixtures = join(import.meta.dirname, "..", "fixtures", "transcripts");
+    copyFileSync(join(fixtures, "claude-code.jsonl"), join(dir, "proj-1.jsonl"));
+    copyFileSync(join(fixtures, "claude-code-2.1.328.jsonl"), join(dir, "proj-2.jsonl"));
+    const r = runCrossSession({ dir, workDir: tmpDir() });
+    expect(r.projects.map((p) => p.name)).toEqual(["proj"]);
+    expect(r.questions).toBeGreaterThan(0);
+    expect(r.overall.search.n).toBe(r.questions);
+    expect(r.overall.search_raw.n).toBe(r.questions);
   });
 });
