@@ -25,9 +25,17 @@ export interface ServeOptions {
 /** Serves until stdin closes (stdio), or until SIGTERM/SIGINT. Resolves when shut down. */
 export async function serve(opts: ServeOptions): Promise<void> {
   // The app code (store, embedder, ranker) loads on the first call or the warm-up, never before tools are listed.
+  // A failed load is tried again on the next call rather than kept, as a tool's own code is.
   let cache: Promise<AppCache> | undefined;
-  const apps = () =>
-    (cache ??= import("./app-cache.js").then(({ createAppCache }) => createAppCache(opts.config, opts.logger)));
+  const apps = (): Promise<AppCache> => {
+    if (cache) return cache;
+    const loading = import("./app-cache.js").then(({ createAppCache }) => createAppCache(opts.config, opts.logger));
+    cache = loading;
+    loading.catch(() => {
+      if (cache === loading) cache = undefined;
+    });
+    return loading;
+  };
   const newServer = () => createServer({ ...opts, apps });
   let stopping: Promise<void> | undefined;
   let done!: () => void;
@@ -37,12 +45,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const stop = async (why: string) => {
     opts.logger.info(`shutting down (${why})`);
     await closeTransport().catch(() => undefined);
-    if (cache)
-      await (
-        await cache
-      )
-        .closeAll()
-        .catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
+    // Only apps that were opened are closed; app code that never loaded has nothing to close.
+    const opened = await cache?.catch(() => undefined);
+    await opened?.closeAll().catch((err: unknown) => opts.logger.error(`close failed: ${(err as Error).message}`));
     done();
   };
   // Closing the transport calls back into shutdown; `stopping` is set before any close runs (the stop starts

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -12,6 +14,55 @@ import { tmpDir } from "../helpers/tmp.js";
 function env(extra: Record<string, string>): Record<string, string> {
   const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   return { ...base, ...extra };
+}
+
+/** `memcards serve` whose app code fails to load `failures` times (a loader hook refuses it, as a broken install would). */
+async function serveRefusingAppCode(failures: number): Promise<{ client: Client; close(): Promise<string> }> {
+  const dir = tmpDir();
+  const hooks = join(dir, "hooks.mjs");
+  writeFileSync(
+    hooks,
+    `let n = 0;
+export async function resolve(specifier, context, next) {
+  if (specifier.endsWith("app-cache.js") && n++ < ${failures}) throw new Error("app code unavailable");
+  return next(specifier, context);
+}
+`,
+  );
+  const register = join(dir, "register.mjs");
+  writeFileSync(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", pathToFileURL(register).href, cliPath, "serve", "--root", realpathSync(tmpDir())],
+    env: env({ MEMCARDS_HOME: tmpDir() }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: "stdio-test", version: "1.0.0" });
+  await client.connect(transport);
+  const pid = transport.pid!;
+  return {
+    client,
+    async close() {
+      await client.close();
+      // The server ends on its own once stdin closes; what it wrote to stderr by then is returned.
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => {
+          try {
+            process.kill(pid, 0);
+          } catch {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 50);
+      });
+      return stderr;
+    },
+  };
 }
 
 describe("memcards serve over stdio (a real child process)", () => {
@@ -66,6 +117,24 @@ describe("memcards serve over stdio (a real child process)", () => {
       id: 1,
       result: { serverInfo: { name: "memcards" } },
     });
+  });
+
+  it("answers again once the app code loads after a failed first load", async () => {
+    const server = await serveRefusingAppCode(1);
+    const first = await server.client.callTool({ name: "status", arguments: {} });
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toContain("app code unavailable");
+    const second = await server.client.callTool({ name: "status", arguments: {} });
+    expect(second.isError).toBeFalsy();
+    expect(textOf(second)).toContain("root:");
+    expect(await server.close()).not.toMatch(/^Error: /m);
+  });
+
+  it("shuts down cleanly when the app code never loaded", async () => {
+    const server = await serveRefusingAppCode(Infinity);
+    const r = await server.client.callTool({ name: "status", arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(await server.close()).not.toMatch(/^Error: /m);
   });
 
   it("exits on SIGTERM", async () => {
