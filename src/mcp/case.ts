@@ -45,6 +45,36 @@ function redefine<S extends z.ZodType>(schema: S, def: Def): S {
 
 const wireCache = new WeakMap<z.ZodType, z.ZodType>();
 
+/** A capital run or a leading capital has no one snake form (`idSHA` would be `id_s_h_a`). */
+const UNSNAKEABLE = /^[A-Z]|[A-Z]{2}/;
+
+/** The schemas nested in a definition of a kind `wireSchema` does not rebuild (tuples, pipes, intersections, …). */
+function nestedOf(def: Def): z.ZodType[] {
+  const out: unknown[] = [def.in, def.out, def.left, def.right, def.rest, def.keyType, def.valueType, def.catchall];
+  if (Array.isArray(def.items)) out.push(...(def.items as unknown[]));
+  if (typeof def.getter === "function") out.push((def.getter as () => unknown)());
+  return out.filter((s): s is z.ZodType => typeof s === "object" && s !== null && "_zod" in s);
+}
+
+/** The first object key under `schema` whose wire name differs, if any (records' keys are data). */
+function keyToRename(schema: z.ZodType, seen = new Set<z.ZodType>()): string | undefined {
+  if (seen.has(schema)) return undefined;
+  seen.add(schema);
+  const def = defOf(schema);
+  if (def.type === "object")
+    for (const [key, field] of Object.entries(def.shape as Record<string, z.ZodType>)) {
+      const found = snakeCase(key) !== key ? key : keyToRename(field, seen);
+      if (found) return found;
+    }
+  const nested = [...nestedOf(def), ...[def.element, def.innerType].filter((s) => s !== undefined)] as z.ZodType[];
+  if (def.type === "union") nested.push(...(def.options as z.ZodType[]));
+  for (const n of nested) {
+    const found = keyToRename(n, seen);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * `schema` as the wire publishes it: every object key at every depth in snake_case (record keys are data and
  * stay). The same instance when nothing needs renaming; two keys of one object with one snake form are refused.
@@ -59,11 +89,16 @@ export function wireSchema<S extends z.ZodType>(schema: S): S {
     const renamed: Record<string, z.ZodType> = {};
     let changed = false;
     for (const [key, field] of Object.entries(shape)) {
+      if (UNSNAKEABLE.test(key))
+        throw new Error(`${key} has no one snake_case form: name it in camelCase word by word`);
       const wire = snakeCase(key);
       if (wire in renamed) throw new Error(`two keys are ${wire} on the wire: name one of them differently`);
       renamed[wire] = wireSchema(field);
       changed ||= wire !== key || renamed[wire] !== field;
     }
+    // A check of the whole object (refine, superRefine) would run on the wire's names and name the inside's.
+    if (changed && Array.isArray(def.checks) && def.checks.length > 0)
+      throw new Error("an object check sees the wire's names: check its fields one by one, or in the run");
     if (changed) out = redefine(schema, { ...def, shape: renamed });
   } else if (def.type === "array") {
     const element = wireSchema(def.element as z.ZodType);
@@ -73,9 +108,22 @@ export function wireSchema<S extends z.ZodType>(schema: S): S {
     if (valueType !== def.valueType) out = redefine(schema, { ...def, valueType });
   } else if (WRAPPERS.has(def.type)) {
     const innerType = wireSchema(def.innerType as z.ZodType);
-    if (innerType !== def.innerType) out = redefine(schema, { ...def, innerType });
+    if (innerType !== def.innerType) {
+      const renamed: Def = { ...def, innerType };
+      // A default is published and filled in as the wire names it.
+      if (def.type === "default" || def.type === "prefault")
+        renamed.defaultValue = renameKeys(def.innerType as z.ZodType, def.defaultValue, true);
+      out = redefine(schema, renamed);
+    }
   } else if (def.type === "union" && (def.options as z.ZodType[]).some((o) => wireSchema(o) !== o)) {
     throw new Error("a union with keys to rename has no one wire form: name its keys in snake_case");
+  } else {
+    // Tuples, pipes (transforms), intersections, lazy schemas, maps: not rebuilt, so nothing in them may need renaming.
+    const key = nestedOf(def)
+      .map((n) => keyToRename(n))
+      .find((k) => k !== undefined);
+    if (key)
+      throw new Error(`${key} sits in a ${def.type} schema, which keeps its keys as they are: name it in snake_case`);
   }
   wireCache.set(schema, out);
   return out as S;

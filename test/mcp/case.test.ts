@@ -78,4 +78,39 @@ describe("case at the edge", () => {
   it("refuses two keys that meet on the wire", () => {
     expect(() => wireSchema(z.object({ aB: z.number(), a_b: z.number() }))).toThrow(/a_b/);
   });
+
+  it("renames an object default to the wire's names, so the published default is one a client may send", () => {
+    const withDefault = z.object({ progress: Inner.default({ elapsedMs: 1, phase: "scan" }) });
+    const json = z.toJSONSchema(wireSchema(withDefault), { io: "input" }) as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    expect(json.properties.progress!.default).toEqual({ elapsed_ms: 1, phase: "scan" });
+    expect(fromWire(withDefault, wireSchema(withDefault).parse({}))).toEqual({
+      progress: { elapsedMs: 1, phase: "scan" },
+    });
+  });
+
+  it("refuses what it cannot carry to the wire rather than publish or check the inside's names", () => {
+    // An object check would see the wire's names, and a check on the inside's always fails there.
+    const checked = z
+      .object({ budgetTokens: z.number(), keepRecent: z.number() })
+      .refine((v) => v.keepRecent < v.budgetTokens, { path: ["keepRecent"] });
+    expect(() => wireSchema(checked)).toThrow(/check/);
+    // Keys inside a transform, a tuple, an intersection or a lazy schema would reach the wire in camelCase.
+    expect(() => wireSchema(z.object({ p: Inner.transform((v) => v) }))).toThrow(/elapsedMs/);
+    expect(() => wireSchema(z.object({ t: z.tuple([Inner]) }))).toThrow(/elapsedMs/);
+    expect(() => wireSchema(z.object({ i: Inner.and(z.object({ kind: z.string() })) }))).toThrow(/elapsedMs/);
+    expect(() => wireSchema(z.object({ l: z.lazy(() => Inner) }))).toThrow(/elapsedMs/);
+    // A capital run or a leading capital has no one snake form (idSHA would be id_s_h_a).
+    expect(() => wireSchema(z.object({ idSHA: z.string() }))).toThrow(/idSHA/);
+    expect(() => wireSchema(z.object({ URL: z.string() }))).toThrow(/URL/);
+    // Digits are kept where they stand.
+    expect(Object.keys(wireSchema(z.object({ p95Ms: z.number(), bm25: z.number() })).shape)).toEqual([
+      "p95_ms",
+      "bm25",
+    ]);
+    // Checks and transforms with nothing to rename stay as they are.
+    const plain = z.object({ n: z.number().transform((x) => x * 2) }).refine((v) => v.n > 0);
+    expect(wireSchema(plain)).toBe(plain);
+  });
 });
