@@ -258,6 +258,8 @@ function dropRemoved(db: Db, found: ScanOutcome): void {
  */
 async function parseChanged(opts: IndexOptions, changed: ScannedFile[], progress: Progress): Promise<ParseOutcome> {
   const out: ParseOutcome = { parsed: 0, symbols: 0, regexFallback: 0, overBudget: 0, cancelled: false };
+  // Nothing to parse: no parser (nor its worker) is started.
+  if (changed.length === 0) return out;
   const batchSize = opts.batchFiles ?? 200;
   const preparer = changed.length >= WORKER_THRESHOLD && !opts.parser ? workerPreparer() : localPreparer(opts.parser);
   try {
