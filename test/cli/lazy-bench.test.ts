@@ -98,6 +98,14 @@ describe("the evaluation code is loaded only by eval commands", () => {
   });
 });
 
+describe("--version", () => {
+  it("loads neither the command tree, the team store's driver nor the MCP SDK", () => {
+    const urls = loadedBy(["--version"]);
+    expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol|commander)\//.test(u))).toEqual([]);
+    expect(urls.some((u) => u.endsWith("/dist/src/cli/main.js"))).toBe(false);
+  });
+});
+
 describe("a no-change index", () => {
   it("loads neither the team store's driver, the MCP SDK nor bench code, and rewrites no part of the graph", () => {
     const home = tmpDir();
@@ -129,6 +137,10 @@ describe("a no-change index", () => {
     const urls = loadedBy(["index", proj, "--json"], env);
     expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol)\//.test(u))).toEqual([]);
     expect(urls.filter((u) => u.includes("/dist/bench/"))).toEqual([]);
+    // Other commands' code loads only when they run: cards, compression, transcripts, the team store, hooks.
+    expect(urls.filter((u) => /\/dist\/src\/(cards|session|transcript|team)\/|\/hook-command\.js$/.test(u))).toEqual(
+      [],
+    );
     expect(snapshot()).toEqual(before);
     // A change is still picked up: a new build, the file re-read.
     writeFileSync(join(proj, "pkg", "a.py"), "def alpha(x):\n    return 2 * x\n");
