@@ -143,7 +143,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   // Nothing changed since a finished build: that build stands (no new record, no edge or BM25 pass).
   const standing = unchangedBuild(db, found);
   // Unchanged content under a new stamp (a checkout, a copy): recorded once, so later scans skip reading it.
-  restampFiles(db, restamped(found));
+  const touched = restamped(found);
+  restampFiles(db, touched);
   const build = standing ?? startBuild(db, found.totalFiles);
   if (!standing) dropRemoved(db, found);
 
@@ -153,8 +154,9 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
 
   if (!parsed.cancelled && !standing)
     deriveAfterParse(db, opts.root, found, () => progress("edges", 0, 1, parsed.symbols));
-  // Files that could not be read are read again at every run, changed or not.
-  else if (standing && hasUnreadFileTerms(db)) refreshFileTerms(db, opts.root);
+  // Files that could not be read are read again at every run, changed or not; so are files touched since the last
+  // run (a save during that run may have been counted, then undone).
+  else if (standing && (touched.length > 0 || hasUnreadFileTerms(db))) refreshFileTerms(db, opts.root);
   refreshStats(db, found);
   const tEdges = elapsed();
   if (!parsed.cancelled && !standing) markPhase(db, build.id, "edges", true);
