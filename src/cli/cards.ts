@@ -3,8 +3,6 @@ import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
-import { getMemoryCards, recordOutcome, renderCards } from "../cards/service.js";
-import { buildGraph } from "../graph/build-graph.js";
 import { createProgressLine } from "../progress.js";
 import { count } from "../text/plural.js";
 import { configFrom, int, print, withApp } from "./shared.js";
@@ -31,6 +29,8 @@ export function registerCards(program: Command): void {
     .option("--session <id>", "include this session's constraints and failures")
     .option("--json", "print JSON (cards, both modes' selections, audit, ranking)")
     .action(async (task: string, opts: CardsFlags, cmd: Command) => {
+      const { getMemoryCards, renderCards } = await import("../cards/service.js");
+      const { buildGraph } = await import("../graph/build-graph.js");
       await withApp(
         configFrom(cmd, opts.repo ? { root: resolvePath(opts.repo) } : {}),
         async (app) => {
@@ -67,6 +67,7 @@ export function registerOutcome(program: Command): void {
     .option("--not-helpful <ids...>", "card ids that did not")
     .option("--edited <paths...>", "files finally edited")
     .action(async (opts: { helped?: string[]; notHelpful?: string[]; edited?: string[] }, cmd: Command) => {
+      const { recordOutcome } = await import("../cards/service.js");
       await withApp(configFrom(cmd), (app) => {
         const r = recordOutcome(app.scope, {
           helped: opts.helped ?? [],

@@ -3,11 +3,6 @@ import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
 
-import { compressContext, resumeDistillation } from "../session/compress.js";
-import { renderCompressFooter, renderDistilled } from "../session/report.js";
-import { getSummary } from "../transcript/compression/summaries.js";
-import { confinedReader } from "../transcript/formats/source.js";
-import { renderStoredSummary } from "../transcript/rendering/report.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
 interface CompressFlags {
@@ -30,6 +25,8 @@ export function registerCompress(program: Command): void {
     .option("--keep <n>", "recent messages kept verbatim", int, 5)
     .option("--json", "print {summary: {markdown, sections}, stats}")
     .action(async (transcript: string | undefined, opts: CompressFlags, cmd: Command) => {
+      const { compressContext, resumeDistillation } = await import("../session/compress.js");
+      const { renderCompressFooter } = await import("../session/report.js");
       await withApp(configFrom(cmd), (app) => {
         // What a killed run left queued is distilled first, so nothing waits for a server to start.
         resumeDistillation(app.scope);
@@ -64,6 +61,9 @@ export function registerCompress(program: Command): void {
         opts: { session?: string; json?: boolean; confine?: boolean },
         cmd: Command,
       ) => {
+        const { compressContext, resumeDistillation } = await import("../session/compress.js");
+        const { renderDistilled } = await import("../session/report.js");
+        const { confinedReader } = await import("../transcript/formats/source.js");
         await withApp(configFrom(cmd), (app) => {
           // What a killed run left queued is distilled first, so nothing waits for a server to start.
           resumeDistillation(app.scope);
@@ -93,6 +93,8 @@ export function registerSummary(program: Command): void {
     .option("--full", "every stored item, not just what fit the budget")
     .option("--json", "print JSON")
     .action(async (opts: { session?: string; full?: boolean; json?: boolean }, cmd: Command) => {
+      const { getSummary } = await import("../transcript/compression/summaries.js");
+      const { renderStoredSummary } = await import("../transcript/rendering/report.js");
       await withApp(configFrom(cmd), (app) => {
         const s = getSummary(app.db, app.project.id, opts.session);
         print(opts.json, s, renderStoredSummary(s, opts.full ?? false));

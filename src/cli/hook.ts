@@ -4,8 +4,6 @@ import { dirname, join } from "node:path";
 
 import type { Command } from "commander";
 
-import { hookCommand } from "../integrate/hook-command.js";
-import { checkStoreFiles, readChecked } from "../project/files.js";
 import { type CliContext, configFrom, type GlobalOpts, int, withApp } from "./shared.js";
 import { readStdin } from "./stdin.js";
 
@@ -16,6 +14,7 @@ export function registerHook(program: Command, ctx: CliContext): void {
       "run a Claude Code hook (PreCompact, SessionStart, SessionEnd, PostToolUse, UserPromptSubmit, PreToolUse) with its JSON on stdin; always exits 0",
     )
     .action(async (event: string, _opts: unknown, cmd: Command) => {
+      const { hookCommand } = await import("../integrate/hook-command.js");
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const out = await hookCommand(event, await readStdin(3000), {
         flags: { root: g.root, db: g.db, embedder: g.embedder },
@@ -32,6 +31,7 @@ export function registerHook(program: Command, ctx: CliContext): void {
     .description("what memcards' hooks did: summaries stored, context injected into which session, re-indexing")
     .option("--lines <n>", "last n lines", int, 40)
     .action(async (opts: { lines: number }, cmd: Command) => {
+      const { checkStoreFiles, readChecked } = await import("../project/files.js");
       await withApp(configFrom(cmd), (app) => {
         const file = join(dirname(app.dbPath), "hooks.log");
         if (!existsSync(file)) {

@@ -3,8 +3,6 @@ import { resolve as resolvePath } from "node:path";
 
 import type { Command } from "commander";
 
-import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "../memory/admin.js";
-import { writeOwnFile } from "../project/files.js";
 import { count } from "../text/plural.js";
 import { configFrom, print, withApp } from "./shared.js";
 
@@ -13,6 +11,7 @@ export function registerMemoryAdmin(program: Command): void {
     .command("pause")
     .description("stop storing anything from conversations for this project (summaries, memory units, raw turns)")
     .action(async (_o: unknown, cmd: Command) => {
+      const { setPaused } = await import("../memory/admin.js");
       await withApp(configFrom(cmd), (app) => {
         setPaused(app.db, app.project.id, true);
         console.log(`memory paused for ${app.location.root}; memcards resume to undo`);
@@ -23,6 +22,7 @@ export function registerMemoryAdmin(program: Command): void {
     .command("resume")
     .description("store conversations' summaries and memory units again")
     .action(async (_o: unknown, cmd: Command) => {
+      const { setPaused } = await import("../memory/admin.js");
       await withApp(configFrom(cmd), (app) => {
         setPaused(app.db, app.project.id, false);
         console.log(`memory resumed for ${app.location.root}`);
@@ -36,6 +36,7 @@ export function registerMemoryAdmin(program: Command): void {
     )
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { auditMemory, renderAudit } = await import("../memory/admin.js");
       await withApp(configFrom(cmd), (app) => {
         const a = auditMemory(app.db, app.project.id);
         print(opts.json, a, renderAudit(a));
@@ -48,6 +49,8 @@ export function registerMemoryAdmin(program: Command): void {
     .option("--out <file>", "write here instead of stdout")
     .option("--all", "include superseded units and units in conflict")
     .action(async (opts: { out?: string; all?: boolean }, cmd: Command) => {
+      const { exportMemory } = await import("../memory/admin.js");
+      const { writeOwnFile } = await import("../project/files.js");
       await withApp(configFrom(cmd), (app) => {
         const text = exportMemory(app.db, app.project.id, opts.all ?? false);
         if (opts.out) writeOwnFile(opts.out, text ? `${text}\n` : "");
@@ -59,6 +62,7 @@ export function registerMemoryAdmin(program: Command): void {
     .command("import <file>")
     .description("read memory units from a JSONL export (duplicates merge; bad lines are counted)")
     .action(async (file: string, _o: unknown, cmd: Command) => {
+      const { importMemory } = await import("../memory/admin.js");
       await withApp(configFrom(cmd), (app) => {
         const r = importMemory(app.db, app.project.id, resolvePath(file));
         console.log(`imported ${r.imported}, merged ${r.merged}, skipped ${count(r.skipped, "line")}`);

@@ -1,12 +1,7 @@
 // `memcards memories | remember | search`: list, store and find the project's memory units.
 import type { Command } from "commander";
 
-import { listUnits } from "../memory/browse.js";
-import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
-import { type RecordInput, type SearchInput, searchMemoryHybrid } from "../memory/service.js";
-import { recordMemory } from "../session/memory.js";
-import { sendQueued, teamSearchFor } from "../team/deps.js";
-import { renderTeamHits } from "../team/render.js";
+import type { RecordInput, SearchInput } from "../memory/service.js";
 import type { UnitCategory } from "../vocab.js";
 import { CATEGORY_HELP, categoryFlag, configFrom, int, print, withApp } from "./shared.js";
 
@@ -38,6 +33,8 @@ export function registerMemory(program: Command): void {
     .option("--limit <n>", "at most n units", int, 50)
     .option("--json", "print JSON")
     .action(async (opts: ListFlags, cmd: Command) => {
+      const { listUnits } = await import("../memory/browse.js");
+      const { renderMemoryList } = await import("../memory/render.js");
       await withApp(configFrom(cmd), (app) => {
         const rows = listUnits(app.scope, {
           ...(opts.category ? { category: opts.category } : {}),
@@ -63,6 +60,8 @@ export function registerMemory(program: Command): void {
     )
     .option("--file <paths...>", "files it concerns")
     .action(async (category: string, text: string, opts: { file?: string[] }, cmd: Command) => {
+      const { recordMemory } = await import("../session/memory.js");
+      const { sendQueued } = await import("../team/deps.js");
       await withApp(configFrom(cmd), async (app) => {
         const input: RecordInput = {
           category: category as RecordInput["category"],
@@ -86,6 +85,10 @@ export function registerMemory(program: Command): void {
     .option("--all", "include superseded units and units in conflict")
     .option("--json", "print JSON")
     .action(async (query: string, opts: SearchFlags, cmd: Command) => {
+      const { renderMemoryHits } = await import("../memory/render.js");
+      const { searchMemoryHybrid } = await import("../memory/service.js");
+      const { teamSearchFor } = await import("../team/deps.js");
+      const { renderTeamHits } = await import("../team/render.js");
       await withApp(configFrom(cmd), async (app) => {
         const input: SearchInput = {
           query,

@@ -1,11 +1,8 @@
 // `memcards models pull` (cache an embedding model) and `memcards reembed` (switch a project's embedder).
 import type { Command } from "commander";
 
-import { pullModel } from "../embeddings/pull.js";
-import { embedderFor } from "../embeddings/select.js";
 import { DEFAULT_MODEL } from "../embeddings/transformers.js";
 import { AppError } from "../errors.js";
-import { reembed } from "../vectors/reembed.js";
 import { configFrom, loggerFor, print, withApp } from "./shared.js";
 
 export function registerModels(program: Command): void {
@@ -14,6 +11,7 @@ export function registerModels(program: Command): void {
     .command("pull [model]")
     .description(`download a sentence-embedding model into the local cache (default ${DEFAULT_MODEL})`)
     .action(async (model: string | undefined, _opts: unknown, cmd: Command) => {
+      const { pullModel } = await import("../embeddings/pull.js");
       const config = configFrom(cmd);
       const name = model ?? DEFAULT_MODEL;
       await pullModel({ model: name, cacheDir: config.modelsDir, logger: loggerFor(config) });
@@ -29,6 +27,8 @@ export function registerModels(program: Command): void {
     .option("--offline", "the built-in offline embedder")
     .option("--json", "print JSON")
     .action(async (opts: { model?: string; offline?: boolean; json?: boolean }, cmd: Command) => {
+      const { embedderFor } = await import("../embeddings/select.js");
+      const { reembed } = await import("../vectors/reembed.js");
       if (Boolean(opts.model) === Boolean(opts.offline)) {
         throw new AppError("BAD_INPUT", "pass exactly one of --model <id> or --offline");
       }

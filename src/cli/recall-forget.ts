@@ -1,9 +1,6 @@
 // `memcards recall` (the brief for the work at hand) and `memcards forget` (delete memory for real).
 import type { Command } from "commander";
 
-import { NOT_PURGED, recall } from "../memory/service.js";
-import { forget } from "../session/memory.js";
-import { sendQueued, teamRecallSection } from "../team/deps.js";
 import { count } from "../text/plural.js";
 import { configFrom, int, withApp } from "./shared.js";
 
@@ -13,6 +10,8 @@ export function registerRecallForget(program: Command): void {
     .description("what this project's memory says the work at hand needs (the SessionStart brief)")
     .option("--budget <tokens>", "token budget", int, 1500)
     .action(async (opts: { budget: number }, cmd: Command) => {
+      const { recall } = await import("../memory/service.js");
+      const { teamRecallSection } = await import("../team/deps.js");
       await withApp(configFrom(cmd), async (app) => {
         const r = recall(app.scope, { budgetTokens: opts.budget });
         const team = await teamRecallSection(app.scope, app.config.team, opts.budget - r.tokens);
@@ -28,6 +27,9 @@ export function registerRecallForget(program: Command): void {
     .option("--file <path>", "units citing this file")
     .option("--all", "everything memcards remembers for this project")
     .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
+      const { NOT_PURGED } = await import("../memory/service.js");
+      const { forget } = await import("../session/memory.js");
+      const { sendQueued } = await import("../team/deps.js");
       await withApp(configFrom(cmd), async (app) => {
         const r = forget(app.scope, {
           ...(opts.id !== undefined ? { id: opts.id } : {}),

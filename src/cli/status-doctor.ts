@@ -1,8 +1,6 @@
 // `memcards status` and `memcards doctor`: what is stored, and whether everything needed works.
 import type { Command } from "commander";
 
-import { renderChecks, runDoctor } from "../doctor.js";
-import { getStatus, renderStatus } from "../status.js";
 import { type CliContext, configFrom, print, withApp } from "./shared.js";
 
 export function registerStatusDoctor(program: Command, ctx: CliContext): void {
@@ -11,6 +9,7 @@ export function registerStatusDoctor(program: Command, ctx: CliContext): void {
     .description("show the project root, database, row counts and active embedder")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { getStatus, renderStatus } = await import("../status.js");
       await withApp(configFrom(cmd), (app) => {
         const status = getStatus(app, ctx.version);
         print(opts.json, status, renderStatus(status));
@@ -26,6 +25,7 @@ export function registerStatusDoctor(program: Command, ctx: CliContext): void {
       "move a corrupt store aside (renamed to <file>.corrupt-<time>, never deleted) so a fresh one starts",
     )
     .action(async (opts: { json?: boolean; fix?: boolean }, cmd: Command) => {
+      const { renderChecks, runDoctor } = await import("../doctor.js");
       const checks = await runDoctor(configFrom(cmd), process.cwd(), { fix: opts.fix ?? false });
       print(opts.json, checks, renderChecks(checks));
       if (checks.some((c) => c.level === "fail")) process.exitCode = 1;

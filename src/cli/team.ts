@@ -4,21 +4,7 @@ import type { Command } from "commander";
 import type { App } from "../app.js";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
-import { resolveTeam } from "../team/deps.js";
-import { normalizeRemote } from "../team/identity.js";
-import { queueSummariesForTeam } from "../team/queue.js";
-import { renderTeamHits } from "../team/render.js";
 import type { TeamDeps } from "../team/service.js";
-import {
-  forgetForTeam,
-  grantTeam,
-  initTeam,
-  pullTeam,
-  pushTeam,
-  searchTeam,
-  teamStatus,
-  vacuumTeam,
-} from "../team/service.js";
 import { count } from "../text/plural.js";
 import { configFrom, int, print, withApp } from "./shared.js";
 
@@ -45,6 +31,7 @@ function teamConfig(cmd: Command): Config {
 /** Runs `fn` with the project's app and what reaching its team takes; TEAM_NOT_CONFIGURED without a team URL. */
 async function withTeam(cmd: Command, fn: (team: TeamDeps, app: App) => Promise<void>): Promise<void> {
   const config = teamConfig(cmd);
+  const { resolveTeam } = await import("../team/deps.js");
   await withApp(config, async (app) => fn(need(resolveTeam(app.scope, config.team)), app));
 }
 
@@ -68,6 +55,7 @@ function registerTeamAdmin(team: Command): void {
     .option("--role <name>", "create a least-privilege login role (password from MEMCARDS_TEAM_ROLE_PASSWORD)")
     .option("--json", "print JSON")
     .action(async (opts: { role?: string; json?: boolean }, cmd: Command) => {
+      const { initTeam } = await import("../team/service.js");
       const password = teamConfig(cmd).team.rolePassword;
       if (opts.role && !password)
         throw new AppError("BAD_INPUT", "--role needs the new role's password in MEMCARDS_TEAM_ROLE_PASSWORD");
@@ -90,6 +78,8 @@ function registerTeamAdmin(team: Command): void {
     .option("--revoke", "take the project back instead")
     .option("--json", "print JSON")
     .action(async (member: string, opts: { project?: string; revoke?: boolean; json?: boolean }, cmd: Command) => {
+      const { normalizeRemote } = await import("../team/identity.js");
+      const { grantTeam } = await import("../team/service.js");
       const project = opts.project && /:\/\/|@/.test(opts.project) ? normalizeRemote(opts.project) : opts.project;
       const { url, rolePassword: password } = teamConfig(cmd).team;
       const run = async (deps: { url: string; projectKey: string }) => {
@@ -113,6 +103,7 @@ function registerTeamAdmin(team: Command): void {
     .command("vacuum")
     .description("team admin: rewrite the units table so forgotten text leaves its file (VACUUM FULL)")
     .action(async (_opts: unknown, cmd: Command) => {
+      const { vacuumTeam } = await import("../team/service.js");
       const url = teamConfig(cmd).team.url;
       if (!url) need(undefined);
       const r = await vacuumTeam({ url: url! });
@@ -127,6 +118,7 @@ function registerTeamStatus(team: Command): void {
     .description("where reads come from (team store or local copy), what waits to be sent, the store's counts")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { teamStatus } = await import("../team/service.js");
       await withTeam(cmd, async (deps) => {
         const s = await teamStatus(deps);
         const lines = [
@@ -156,6 +148,8 @@ function registerTeamSync(team: Command): void {
     .option("--share-summaries", "also share the latest summary of recent sessions (they stay local otherwise)")
     .option("--json", "print JSON")
     .action(async (opts: { shareSummaries?: boolean; json?: boolean }, cmd: Command) => {
+      const { queueSummariesForTeam } = await import("../team/queue.js");
+      const { pushTeam } = await import("../team/service.js");
       await withTeam(cmd, async (deps, app) => {
         if (opts.shareSummaries) queueSummariesForTeam(app.scope, deps.projectKey);
         const r = await pushTeam(deps);
@@ -171,6 +165,7 @@ function registerTeamSync(team: Command): void {
     .description("copy the team's units here (read when the team store is unreachable)")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { pullTeam } = await import("../team/service.js");
       await withTeam(cmd, async (deps) => {
         const r = await pullTeam(deps);
         print(opts.json, r, `copied ${count(r.units, "team unit")}; ${count(r.forgotten, "forgotten unit")} dropped`);
@@ -187,6 +182,8 @@ function registerTeamSearch(team: Command): void {
     .option("--all", "include superseded units and units in conflict")
     .option("--json", "print JSON")
     .action(async (query: string, opts: { limit: number; all?: boolean; json?: boolean }, cmd: Command) => {
+      const { renderTeamHits } = await import("../team/render.js");
+      const { searchTeam } = await import("../team/service.js");
       await withTeam(cmd, async (deps, app) => {
         const r = await searchTeam(deps, query, {
           limit: opts.limit,
@@ -201,6 +198,7 @@ function registerTeamSearch(team: Command): void {
     .command("forget <uid>")
     .description("remove a shared unit for everyone (an audit row keeps who and when, not the text)")
     .action(async (uid: string, _opts: unknown, cmd: Command) => {
+      const { forgetForTeam } = await import("../team/service.js");
       await withTeam(cmd, async (deps) => {
         const r = await forgetForTeam(deps, uid);
         console.log(

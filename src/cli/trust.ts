@@ -5,11 +5,7 @@ import { resolve } from "node:path";
 
 import type { Command } from "commander";
 
-import { createApp } from "../app.js";
 import { AppError } from "../errors.js";
-import { resolveProjectRoot } from "../project/root.js";
-import { registerStore, trackedStoreFiles } from "../project/trust.js";
-import { getStatus } from "../status.js";
 import { type CliContext, configFrom, loggerFor, print } from "./shared.js";
 
 export function registerTrust(program: Command, ctx: CliContext): void {
@@ -18,6 +14,10 @@ export function registerTrust(program: Command, ctx: CliContext): void {
     .description("use this project's store although the repository commits it: show what it holds, then trust it")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { createApp } = await import("../app.js");
+      const { resolveProjectRoot } = await import("../project/root.js");
+      const { registerStore, trackedStoreFiles } = await import("../project/trust.js");
+      const { getStatus } = await import("../status.js");
       const config = configFrom(cmd);
       const location = resolveProjectRoot({ explicit: config.root, cwd: process.cwd(), userDir: config.userDir });
       const dbPath = resolve(config.db ?? location.defaultDbPath);

@@ -5,7 +5,7 @@ import { noProject } from "../project/root.js";
 import type { RepoParser } from "../repo/parse.js";
 import { edgeCount } from "../storage/graph/counts.js";
 import type { ProjectScope } from "../storage/scope.js";
-import { pendingNodeIds } from "../storage/vectors.js";
+import { pendingNodeIds, pendingVectorItems } from "../storage/vectors.js";
 import { embedPending } from "../vectors/embed-pending.js";
 import { markPhase, phaseComplete } from "./build-state.js";
 import { type IndexProgress, indexRepository, type IndexResult } from "./index-repository.js";
@@ -60,9 +60,11 @@ export async function buildGraph(
   let embedded = 0;
   let similarEdges = result.counts.edges.similar ?? 0;
   const t0 = performance.now();
-  if (!opts.lexicalOnly && !result.cancelled && vectorsEnabled) {
-    // Vectors embedded by an interrupted phase are no longer pending, yet their similar edges were never built.
-    const owed = !phaseComplete(db, "vectors");
+  // Vectors embedded by an interrupted phase are no longer pending, yet their similar edges were never built.
+  const owed = !phaseComplete(db, "vectors");
+  // Nothing to embed and no similar edges owed: the phase is left as it stands (a no-change run writes nothing).
+  const vectorWork = () => owed || pendingVectorItems(db, 1, projectId).length > 0;
+  if (!opts.lexicalOnly && !result.cancelled && vectorsEnabled && vectorWork()) {
     markPhase(db, result.buildId, "vectors", false);
     const changedFileLevel = pendingNodeIds(db, projectId, SIMILAR_TYPES);
     const fileLevelTotal = SIMILAR_TYPES.reduce((n, t) => n + (result.counts.nodes[t] ?? 0), 0);

@@ -16,12 +16,20 @@ import type { Db } from "../storage/db.js";
 import { optimizePlanner, refreshPlannerStats, writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
-import { deleteFiles, fileCount, fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
+import {
+  deleteFiles,
+  fileCount,
+  fileImports,
+  indexedPaths,
+  knownFiles,
+  restampFiles,
+  writeFiles,
+} from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
-import { writeFileTerms } from "../storage/graph/terms.js";
+import { hasUnreadFileTerms, writeFileTerms } from "../storage/graph/terms.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { redactionRulesId } from "../text/redact.js";
-import { markPhase, phaseComplete, recordLastRun, startBuild } from "./build-state.js";
+import { type BuildRecord, markPhase, phaseComplete, readBuild, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
 import { refreshFileTerms } from "./file-terms.js";
 import { localPreparer, type PreparedFile, workerPreparer } from "./prepare.js";
@@ -132,17 +140,26 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
 
   progress("scan", 0, 0, 0);
   const found = scanChanges(opts, elapsed);
-  const build = startBuild(db, found.totalFiles);
-  dropRemoved(db, found);
+  // Nothing changed since a finished build: that build stands (no new record, no edge or BM25 pass).
+  const standing = unchangedBuild(db, found);
+  // Unchanged content under a new stamp (a checkout, a copy): recorded once, so later scans skip reading it.
+  const touched = restamped(found);
+  restampFiles(db, touched);
+  const build = standing ?? startBuild(db, found.totalFiles);
+  if (!standing) dropRemoved(db, found);
 
   const parsed = await parseChanged(opts, found.changed, progress);
   const tParse = elapsed();
-  if (!parsed.cancelled) markPhase(db, build.id, "parse", true);
+  if (!parsed.cancelled && !standing) markPhase(db, build.id, "parse", true);
 
-  if (!parsed.cancelled) deriveAfterParse(db, opts.root, found, () => progress("edges", 0, 1, parsed.symbols));
+  if (!parsed.cancelled && !standing)
+    deriveAfterParse(db, opts.root, found, () => progress("edges", 0, 1, parsed.symbols));
+  // Files that could not be read are read again at every run, changed or not; so are files touched since the last
+  // run (a save during that run may have been counted, then undone).
+  else if (standing && (touched.length > 0 || hasUnreadFileTerms(db))) refreshFileTerms(db, opts.root);
   refreshStats(db, found);
   const tEdges = elapsed();
-  if (!parsed.cancelled) markPhase(db, build.id, "edges", true);
+  if (!parsed.cancelled && !standing) markPhase(db, build.id, "edges", true);
   recordLastRun(db, { at: new Date().toISOString(), files: found.totalFiles, parsed: parsed.parsed, ms: tEdges });
   const counts = graphCounts(db);
   progress("done", parsed.parsed, found.changed.length, parsed.symbols);
@@ -209,6 +226,27 @@ function scanChanges(opts: IndexOptions, elapsed: () => number): ScanOutcome {
   return { scan, paths, known, removed, changed, totalFiles, edgesOwed, ms };
 }
 
+/**
+ * The latest build when this scan found nothing to do: no file changed or removed, its parse and edge phases
+ * finished, its file count the scan's and the paths it checked checked under today's redaction rules.
+ */
+function unchangedBuild(db: Db, found: ScanOutcome): BuildRecord | undefined {
+  if (found.changed.length || found.removed.length || found.known.size === 0 || found.edgesOwed) return undefined;
+  const rec = readBuild(db);
+  if (!rec || !rec.complete.includes("parse") || !rec.complete.includes("edges")) return undefined;
+  if (rec.files !== found.totalFiles) return undefined;
+  if (!found.paths && getMeta(db, PATHS_CHECKED_WITH) !== redactionRulesId()) return undefined;
+  return rec;
+}
+
+/** The unchanged files whose size or mtime differ from the stored ones. */
+function restamped(found: ScanOutcome): ScannedFile[] {
+  return found.scan.files.filter((f) => {
+    const k = f.unchanged ? found.known.get(f.path) : undefined;
+    return k !== undefined && (k.size !== f.size || k.mtime_ms !== f.mtimeMs);
+  });
+}
+
 /** Deletes the files that are gone; after a whole scan, records the redaction rules every kept path passed. */
 function dropRemoved(db: Db, found: ScanOutcome): void {
   if (found.removed.length) writeTx(db, () => deleteFiles(db, found.removed));
@@ -222,6 +260,8 @@ function dropRemoved(db: Db, found: ScanOutcome): void {
  */
 async function parseChanged(opts: IndexOptions, changed: ScannedFile[], progress: Progress): Promise<ParseOutcome> {
   const out: ParseOutcome = { parsed: 0, symbols: 0, regexFallback: 0, overBudget: 0, cancelled: false };
+  // Nothing to parse: no parser (nor its worker) is started.
+  if (changed.length === 0) return out;
   const batchSize = opts.batchFiles ?? 200;
   const preparer = changed.length >= WORKER_THRESHOLD && !opts.parser ? workerPreparer() : localPreparer(opts.parser);
   try {

@@ -1,9 +1,10 @@
 // The evaluation code loads only for `memcards eval`: not statically from the entry, not for hooks or status.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 
 import { RUNGS } from "../../bench/localize/ladder.js";
@@ -37,7 +38,7 @@ function staticGraph(entry: string): Set<string> {
 }
 
 /** The module URLs a CLI run resolves, recorded by a resolve hook registered before the entry runs. */
-function loadedBy(args: string[]): string[] {
+function loadedBy(args: string[], env: NodeJS.ProcessEnv = {}): string[] {
   const dir = tmpDir();
   const trace = join(dir, "trace.txt");
   writeFileSync(trace, "");
@@ -54,7 +55,7 @@ function loadedBy(args: string[]): string[] {
     ["--import", pathToFileURL(join(dir, "register.mjs")).href, cliPath, ...args],
     {
       cwd: dir,
-      env: { ...process.env, HOME: dir, MEMCARDS_HOME: join(dir, ".memcards") },
+      env: { ...process.env, HOME: dir, MEMCARDS_HOME: join(dir, ".memcards"), ...env },
       input: "",
       encoding: "utf8",
       timeout: 60_000,
@@ -94,6 +95,59 @@ describe("the evaluation code is loaded only by eval commands", () => {
       ).toEqual([]);
     }
     expect(loadedBy(["eval", "audit"]).some((u) => u.endsWith("/dist/bench/commands.js"))).toBe(true);
+  });
+});
+
+describe("--version", () => {
+  it("loads neither the command tree, the team store's driver nor the MCP SDK", () => {
+    const urls = loadedBy(["--version"]);
+    expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol|commander)\//.test(u))).toEqual([]);
+    expect(urls.some((u) => u.endsWith("/dist/src/cli/main.js"))).toBe(false);
+  });
+});
+
+describe("a no-change index", () => {
+  it("loads neither the team store's driver, the MCP SDK nor bench code, and rewrites no part of the graph", () => {
+    const home = tmpDir();
+    const proj = tmpDir();
+    mkdirSync(join(proj, "pkg"));
+    writeFileSync(join(proj, "pkg", "a.py"), "def alpha(x):\n    return beta(x)\n");
+    writeFileSync(join(proj, "pkg", "b.py"), "from pkg.a import alpha\n\ndef beta(x):\n    return alpha(x) + 1\n");
+    spawnSync("git", ["init", "-q", proj]);
+    const env = { HOME: home, MEMCARDS_HOME: join(home, ".memcards"), MEMCARDS_EMBEDDER: "offline" };
+    const first = runCli(["index", proj, "--json"], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const dbPath = join(proj, ".memcards", "memcards.db");
+    const snapshot = () => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        return {
+          build: db.prepare("SELECT value FROM meta WHERE key = 'graph.build'").get(),
+          files: db.prepare("SELECT * FROM files ORDER BY id").all(),
+          nodes: db.prepare("SELECT count(*) AS n, max(id) AS top FROM nodes").get(),
+          edges: db.prepare("SELECT count(*) AS n FROM edges").get(),
+          terms: db.prepare("SELECT * FROM file_terms ORDER BY id").all(),
+          vectors: db.prepare("SELECT count(*) AS n, max(id) AS top FROM vector_items").get(),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const before = snapshot();
+    const urls = loadedBy(["index", proj, "--json"], env);
+    expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol)\//.test(u))).toEqual([]);
+    expect(urls.filter((u) => u.includes("/dist/bench/"))).toEqual([]);
+    // Other commands' code loads only when they run: cards, compression, transcripts, the team store, hooks.
+    expect(urls.filter((u) => /\/dist\/src\/(cards|session|transcript|team)\/|\/hook-command\.js$/.test(u))).toEqual(
+      [],
+    );
+    expect(snapshot()).toEqual(before);
+    // A change is still picked up: a new build, the file re-read.
+    writeFileSync(join(proj, "pkg", "a.py"), "def alpha(x):\n    return 2 * x\n");
+    const again = runCli(["index", proj, "--json"], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).files.parsed).toBe(1);
+    expect(snapshot().build).not.toEqual(before.build);
   });
 });
 

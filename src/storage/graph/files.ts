@@ -3,7 +3,7 @@
 import { z } from "zod";
 
 import type { Db } from "../db.js";
-import { stmt } from "../db.js";
+import { stmt, writeTx } from "../db.js";
 import { decodeJson } from "../json.js";
 import { replaceEdgesFrom } from "./edges.js";
 import {
@@ -37,6 +37,15 @@ export function knownFiles(db: Db): Map<string, FileRow> {
     "SELECT id, path, language, size, mtime_ms, hash, is_test, parser FROM files",
   ).all() as FileRow[];
   return new Map(rows.map((r) => [r.path, r]));
+}
+
+/** Records new size and mtime for files whose content (hash) is unchanged, so the next scan need not read them. */
+export function restampFiles(db: Db, files: readonly { path: string; size: number; mtimeMs: number }[]): void {
+  if (!files.length) return;
+  const update = stmt(db, "UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?");
+  writeTx(db, () => {
+    for (const f of files) update.run(f.size, f.mtimeMs, f.path);
+  });
 }
 
 export interface FileWrite {

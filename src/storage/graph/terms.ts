@@ -25,6 +25,11 @@ export interface CountedFile {
   bodies?: Buffer;
 }
 
+/** Whether some source file's counts are missing because it could not be read (len -1). */
+export function hasUnreadFileTerms(db: Db): boolean {
+  return stmt(db, "SELECT 1 FROM file_terms WHERE len < 0 LIMIT 1").get() !== undefined;
+}
+
 /** Every counted file, by id. */
 export function fileTermRows(db: Db): FileTermsRow[] {
   return stmt(db, "SELECT id, path, hash, len FROM file_terms ORDER BY id").all() as FileTermsRow[];
