@@ -7,8 +7,15 @@ import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import { MAX_SCAN_FILE_BYTES, readInsideRootHashed } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
-import { fileLevelNodes, symbolsOfFile } from "../storage/graph/nodes.js";
-import { type CountedFile, filesWithoutBodies, fileTermRows, writeFileTerms } from "../storage/graph/terms.js";
+import { fileLevelNodes, fileNodesByLanguage, symbolsOfFile } from "../storage/graph/nodes.js";
+import {
+  type CountedFile,
+  filesWithoutBodies,
+  fileTermCount,
+  fileTermRows,
+  hasStaleFileTerms,
+  writeFileTerms,
+} from "../storage/graph/terms.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { redact } from "../text/redact.js";
 import { encodeSymbolBodies, ownTokens, type SymbolSpan } from "../text/symbol-bodies.js";
@@ -61,6 +68,18 @@ function countFile(db: Db, path: string, hash: string, raw: string): CountedFile
 /** Whether whole-file BM25 counts a file of this node type and language (see `bm25SourceFiles`). */
 export function isBm25Source(type: string, language: string | null): boolean {
   return type === "file" && isCodeLanguage(language as LanguageId | null);
+}
+
+/**
+ * Whether the stored counts are out of step with the index, as far as the store tells without reading a file: a
+ * count taken under another content than the indexed one (a save counted during a run), an unread file, a count
+ * for a file no longer indexed, or a source file with no count (counts a newer store format dropped). A run that
+ * keeps its finished build still counts those again; files without symbol bodies are left to runs that parse.
+ */
+export function fileTermsOutOfStep(db: Db): boolean {
+  if (hasStaleFileTerms(db)) return true;
+  const sources = fileNodesByLanguage(db).reduce((sum, r) => sum + (isBm25Source("file", r.kind) ? r.n : 0), 0);
+  return fileTermCount(db) !== sources;
 }
 
 /** Brings the stored counts in step with the index under `root`; returns how many files were read and removed. */

@@ -26,12 +26,12 @@ import {
   writeFiles,
 } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
-import { hasUnreadFileTerms, writeFileTerms } from "../storage/graph/terms.js";
+import { writeFileTerms } from "../storage/graph/terms.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { redactionRulesId } from "../text/redact.js";
 import { type BuildRecord, markPhase, phaseComplete, readBuild, recordLastRun, startBuild } from "./build-state.js";
 import { fileKey } from "./file-nodes.js";
-import { refreshFileTerms } from "./file-terms.js";
+import { fileTermsOutOfStep, refreshFileTerms } from "./file-terms.js";
 import { localPreparer, type PreparedFile, workerPreparer } from "./prepare.js";
 
 export const IndexPhase = z.enum(["scan", "parse", "edges", "done"]);
@@ -155,8 +155,9 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   if (!parsed.cancelled && !standing)
     deriveAfterParse(db, opts.root, found, () => progress("edges", 0, 1, parsed.symbols));
   // Files that could not be read are read again at every run, changed or not; so are files touched since the last
-  // run (a save during that run may have been counted, then undone).
-  else if (standing && (touched.length > 0 || hasUnreadFileTerms(db))) refreshFileTerms(db, opts.root);
+  // run (a save during that run may have been counted, then undone) and any count out of step with the index (one
+  // taken from a save undone under its old time, counts a newer store format dropped).
+  else if (standing && (touched.length > 0 || fileTermsOutOfStep(db))) refreshFileTerms(db, opts.root);
   refreshStats(db, found);
   const tEdges = elapsed();
   if (!parsed.cancelled && !standing) markPhase(db, build.id, "edges", true);

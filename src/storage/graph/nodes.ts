@@ -315,6 +315,13 @@ export function fileLevelNodes(db: Db): FileNodeRef[] {
   return stmt(db, "SELECT id, path, type, kind FROM nodes WHERE type IN ('file','test','rule')").all() as FileNodeRef[];
 }
 
+/** How many indexed files (file nodes with a files row) there are of each language. */
+export function fileNodesByLanguage(db: Db): { kind: string | null; n: number }[] {
+  const sql = `SELECT n.kind AS kind, count(*) AS n FROM nodes n JOIN files f ON f.path = n.path
+    WHERE n.type = 'file' GROUP BY n.kind`;
+  return stmt(db, sql).all() as { kind: string | null; n: number }[];
+}
+
 /** Symbol definitions by exact name (case-insensitive index; callers re-check case): id, file path, kind. */
 export function symbolsNamed(
   db: Db,

@@ -25,9 +25,19 @@ export interface CountedFile {
   bodies?: Buffer;
 }
 
-/** Whether some source file's counts are missing because it could not be read (len -1). */
-export function hasUnreadFileTerms(db: Db): boolean {
-  return stmt(db, "SELECT 1 FROM file_terms WHERE len < 0 LIMIT 1").get() !== undefined;
+/**
+ * Whether some count was taken under another content than the indexed one, of a file that could not be read
+ * (len -1), or of a file no longer indexed.
+ */
+export function hasStaleFileTerms(db: Db): boolean {
+  const sql =
+    "SELECT 1 FROM file_terms t LEFT JOIN files f ON f.path = t.path WHERE t.len < 0 OR f.hash IS NOT t.hash LIMIT 1";
+  return stmt(db, sql).get() !== undefined;
+}
+
+/** How many files have counts. */
+export function fileTermCount(db: Db): number {
+  return (stmt(db, "SELECT count(*) AS n FROM file_terms").get() as { n: number }).n;
 }
 
 /** Every counted file, by id. */
