@@ -39,12 +39,18 @@ export function knownFiles(db: Db): Map<string, FileRow> {
   return new Map(rows.map((r) => [r.path, r]));
 }
 
-/** Records new size and mtime for files whose content (hash) is unchanged, so the next scan need not read them. */
-export function restampFiles(db: Db, files: readonly { path: string; size: number; mtimeMs: number }[]): void {
+/**
+ * Records new size and mtime for files whose content (hash) is unchanged, so the next scan need not read them. A
+ * row another run rewrote since (another content) keeps its own stamp: this one was taken for `hash` only.
+ */
+export function restampFiles(
+  db: Db,
+  files: readonly { path: string; size: number; mtimeMs: number; hash: string }[],
+): void {
   if (!files.length) return;
-  const update = stmt(db, "UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?");
+  const update = stmt(db, "UPDATE files SET size = ?, mtime_ms = ? WHERE path = ? AND hash = ?");
   writeTx(db, () => {
-    for (const f of files) update.run(f.size, f.mtimeMs, f.path);
+    for (const f of files) update.run(f.size, f.mtimeMs, f.path, f.hash);
   });
 }
 
