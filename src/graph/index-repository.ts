@@ -98,6 +98,11 @@ const SCAN_RULE_FILES = new Set([".gitignore", ".memcardsignore"]);
 const PATHS_CHECKED_WITH = "index.redaction_rules";
 /** Changed files from which a build refreshes the planner's statistics outright. */
 const BULK_CHANGE = 50;
+/**
+ * How long after a file's mtime its stamp is trusted for the content read: a write within the same clock tick
+ * (coarse on some file systems, seconds on others) leaves the mtime as it was, so a stamp this recent is not recorded.
+ */
+const RACY_STAMP_MS = 2000;
 
 /** What a scan found against what the index keeps. */
 interface ScanOutcome {
@@ -111,6 +116,8 @@ interface ScanOutcome {
   totalFiles: number;
   /** The previous build did not write its derived edges. */
   edgesOwed: boolean;
+  /** When the scan started (wall clock, ms). */
+  startedAt: number;
   ms: number;
 }
 
@@ -144,7 +151,11 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const standing = unchangedBuild(db, found);
   // Unchanged content under a new stamp (a checkout, a copy): recorded once, so later scans skip reading it.
   const touched = restamped(found);
-  restampFiles(db, touched);
+  // A stamp from the last clock tick may be shared by a write made after the read: recorded at a later run.
+  restampFiles(
+    db,
+    touched.filter((f) => f.mtimeMs < found.startedAt - RACY_STAMP_MS),
+  );
   const build = standing ?? startBuild(db, found.totalFiles);
   if (!standing) dropRemoved(db, found);
 
@@ -203,6 +214,7 @@ function scanChanges(opts: IndexOptions, elapsed: () => number): ScanOutcome {
     opts.paths?.some((p) => SCAN_RULE_FILES.has(p.slice(p.lastIndexOf("/") + 1)))
       ? undefined
       : opts.paths;
+  const startedAt = Date.now();
   const scan = scanRepo(opts.root, {
     // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
     withContent: false,
@@ -224,7 +236,7 @@ function scanChanges(opts: IndexOptions, elapsed: () => number): ScanOutcome {
     : scan.files.length;
   logger.debug("index.scan", { files: scan.files.length, changed: changed.length, removed: removed.length, ms });
   if (edgesOwed && known.size > 0) logger.info("the previous index did not finish; its derived edges are rebuilt");
-  return { scan, paths, known, removed, changed, totalFiles, edgesOwed, ms };
+  return { scan, paths, known, removed, changed, totalFiles, edgesOwed, startedAt, ms };
 }
 
 /**

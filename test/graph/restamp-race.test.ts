@@ -2,7 +2,7 @@
 // when another run (the watcher) wrote the file's row between this run's scan and its restamp, the new time is not
 // put on that other content, which would then be trusted for a content it never had.
 import { createHash } from "node:crypto";
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -30,8 +30,9 @@ describe("a restamp racing another run's write of the same file", () => {
     try {
       await index();
       // The same content under a new time (a checkout): this run reads it, finds its hash, and restamps it.
-      const later = new Date(Date.now() + 60_000);
+      const later = new Date(Date.now() - 60_000);
       utimesSync(file, later, later);
+      const stamped = () => row().mtime_ms === statSync(file).mtimeMs;
       // Meanwhile another run stores what it read of the file before it was put back: another content.
       const quiet = createLogger("silent");
       const racing: Logger = {
@@ -42,9 +43,50 @@ describe("a restamp racing another run's write of the same file", () => {
         },
       };
       await index(racing);
+      expect(stamped()).toBe(false);
       await index();
       const onDisk = createHash("sha1").update(readFileSync(file)).digest("hex");
       expect(row().hash).toBe(onDisk);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("records the new time of unchanged content once it is older than a clock tick, not sooner", async () => {
+    const root = tmpDir();
+    const file = join(root, "a.py");
+    writeFileSync(file, "def alpha():\n    return 1\n");
+    const app = openTestApp(root);
+    const index = (logger: Logger = silentLogger) =>
+      indexRepository({ db: app.db, projectId: app.project.id, root, logger });
+    const mtime = () =>
+      (app.db.prepare("SELECT mtime_ms FROM files WHERE path = 'a.py'").get() as { mtime_ms: number }).mtime_ms;
+    try {
+      await index();
+      const before = new Date(Date.now() - 60_000);
+      utimesSync(file, before, before);
+      await index();
+      expect(mtime()).toBe(statSync(file).mtimeMs);
+
+      // Touched just now (a checkout), and rewritten with other bytes of the same size within the same clock tick
+      // once this run had read it: the time this run saw is also the new content's.
+      const now = new Date();
+      utimesSync(file, now, now);
+      const racing: Logger = {
+        ...createLogger("silent"),
+        debug: (msg) => {
+          if (msg !== "index.scan") return;
+          writeFileSync(file, "def omega():\n    return 9\n");
+          utimesSync(file, now, now);
+        },
+      };
+      await index(racing);
+      await index();
+      const onDisk = createHash("sha1").update(readFileSync(file)).digest("hex");
+      expect((app.db.prepare("SELECT hash FROM files WHERE path = 'a.py'").get() as { hash: string }).hash).toBe(
+        onDisk,
+      );
+      expect(app.db.prepare("SELECT 1 FROM nodes WHERE path = 'a.py' AND name = 'omega'").get()).toBeDefined();
     } finally {
       await app.close();
     }
