@@ -1,14 +1,18 @@
 // `memcards memories | remember | search`: list, store and find the project's memory units.
 import type { Command } from "commander";
+import { z } from "zod";
 
 import { listUnits } from "../memory/browse.js";
 import { renderMemoryHits, renderMemoryList } from "../memory/render.js";
-import { type RecordInput, type SearchInput, searchMemoryHybrid } from "../memory/service.js";
+import { RawHit, type RecordInput, type SearchInput, searchMemoryHybrid } from "../memory/service.js";
 import { recordMemory } from "../session/memory.js";
 import { sendQueued, teamSearchFor } from "../team/deps.js";
 import { renderTeamHits } from "../team/render.js";
 import type { UnitCategory } from "../vocab.js";
 import { CATEGORY_HELP, categoryFlag, configFrom, int, print, withApp } from "./shared.js";
+
+/** The camelCase parts of a search result, renamed for --json. */
+const SearchJsonNames = z.object({ raw: z.array(RawHit) });
 
 interface ListFlags {
   category?: UnitCategory;
@@ -104,6 +108,7 @@ export function registerMemory(program: Command): void {
           opts.json,
           team ? { ...r, team } : r,
           team ? `${renderMemoryHits(r)}\n\n${renderTeamHits(team)}` : renderMemoryHits(r),
+          SearchJsonNames,
         );
       });
     });
