@@ -175,8 +175,8 @@ async function evalTask(
     harmful,
     ms,
     audit: {
-      fields: a.field_completeness * served.length,
-      verbs: a.action_hints * served.length,
+      fields: a.fieldCompleteness * served.length,
+      verbs: a.actionHints * served.length,
       cards: served.length,
     },
   };

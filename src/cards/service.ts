@@ -27,7 +27,7 @@ export { CardsInput, OutcomeInput };
 export const MAX_TASK_CHARS = 20_000;
 
 export interface CardsResult {
-  task_chars: number;
+  taskChars: number;
   cards: Card[];
   mode: PackMode;
   budget: number;
@@ -220,10 +220,10 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     deps.projectId,
     input.sessionId,
     task,
-    served.map((c) => ({ id: c.id, unitKey: c.source, card: JSON.stringify(c) })),
+    served.map((c) => ({ id: c.id, unitKey: c.source, card: c })),
   );
   return {
-    task_chars: input.task.length,
+    taskChars: input.task.length,
     cards: served,
     mode: input.mode,
     budget: input.budgetTokens,

@@ -2,10 +2,15 @@
 import { resolve as resolvePath } from "node:path";
 
 import { type Command, Option } from "commander";
+import { z } from "zod";
 
 import { createProgressLine } from "../progress.js";
+import { Card, CardAudit } from "../scoring/schema.js";
 import { count } from "../text/plural.js";
 import { configFrom, int, print, withApp } from "./shared.js";
+
+/** The camelCase parts of a cards result, renamed for --json. */
+const CardsJsonNames = z.object({ taskChars: z.number(), cards: z.array(Card), audit: CardAudit });
 
 interface CardsFlags {
   repo?: string;
@@ -52,7 +57,7 @@ export function registerCards(program: Command): void {
               ...(opts.session ? { sessionId: opts.session } : {}),
             },
           );
-          print(opts.json, r, renderCards(r));
+          print(opts.json, r, renderCards(r), CardsJsonNames);
         },
         { needsProject: true },
       );

@@ -1,5 +1,6 @@
 // `memcards memories | remember | search`: list, store and find the project's memory units.
 import type { Command } from "commander";
+import { z } from "zod";
 
 import type { RecordInput, SearchInput } from "../memory/service.js";
 import type { UnitCategory } from "../vocab.js";
@@ -86,7 +87,9 @@ export function registerMemory(program: Command): void {
     .option("--json", "print JSON")
     .action(async (query: string, opts: SearchFlags, cmd: Command) => {
       const { renderMemoryHits } = await import("../memory/render.js");
-      const { searchMemoryHybrid } = await import("../memory/service.js");
+      const { RawHit, searchMemoryHybrid } = await import("../memory/service.js");
+      /** The camelCase parts of a search result, renamed for --json. */
+      const SearchJsonNames = z.object({ raw: z.array(RawHit) });
       const { teamSearchFor } = await import("../team/deps.js");
       const { renderTeamHits } = await import("../team/render.js");
       await withApp(configFrom(cmd), async (app) => {
@@ -107,6 +110,7 @@ export function registerMemory(program: Command): void {
           opts.json,
           team ? { ...r, team } : r,
           team ? `${renderMemoryHits(r)}\n\n${renderTeamHits(team)}` : renderMemoryHits(r),
+          SearchJsonNames,
         );
       });
     });

@@ -1,5 +1,6 @@
 // What every command shares: the global flags turned into a config, the project's app, printing.
 import { type Command, InvalidArgumentError } from "commander";
+import type { z } from "zod";
 
 import { type App, createApp } from "../app.js";
 import type { Config, ConfigFlags } from "../config.js";
@@ -8,6 +9,7 @@ import { AppError, clip } from "../errors.js";
 import type { LogLevel } from "../log.js";
 import { createLogger, type Logger } from "../log.js";
 import { noProject, resolveProjectRoot } from "../project/root.js";
+import { toWire } from "../text/case.js";
 import { canonicalCategory, CATEGORY_ALIASES, CategoryName, type UnitCategory } from "../vocab.js";
 
 /** What the commands know about the running CLI. */
@@ -63,9 +65,13 @@ export async function withApp(
   }
 }
 
-/** Prints `data` as JSON with --json, else `text`. */
-export function print(json: boolean | undefined, data: unknown, text: string): void {
-  console.log(json ? JSON.stringify(data, null, 2) : text);
+/**
+ * Prints `data` as JSON with --json, else `text`. JSON keys are snake_case, as on the MCP wire: the keys `names`
+ * shapes (a zod schema of the camelCase parts of `data`, at any depth) are renamed here; other keys print as they are.
+ */
+export function print(json: boolean | undefined, data: unknown, text: string, names?: z.ZodType): void {
+  if (!json) console.log(text);
+  else console.log(JSON.stringify(names ? toWire(names, data) : data, null, 2));
 }
 
 /** Parses a whole number flag (commander hands the raw string); anything else is a usage error naming the flag. */

@@ -5,7 +5,7 @@ import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sd
 import { z } from "zod";
 
 import { AppError } from "../errors.js";
-import { fromWire, toWire, wireSchema } from "./case.js";
+import { fromWire, toWire, wireSchema } from "../text/case.js";
 import type { ToolDeps } from "./context.js";
 import { guard, ok } from "./result.js";
 

@@ -17,7 +17,7 @@ export function renderMemoryHits(r: { hits: MemoryHit[]; raw: RawHit[] }): strin
     const head = `- #${h.id} [${h.category}, ${h.tier}${statusOf(h.status)}${h.stale ? `, stale: ${h.stale.join(", ")} changed since` : ""}] ${oneLine(h.text, 1200)}${ev ? ` (${ev.session ?? ""} ${ev.turn})` : ""}${hist}${conf}`;
     return h.window ? `${head}\n  > ${h.window.replace(/\n/g, "\n  > ")}` : head;
   });
-  const raw = r.raw.map((x) => `- ${x.session_id} ${x.turn_id} ${x.role}: ${oneLine(x.text, 600)}`);
+  const raw = r.raw.map((x) => `- ${x.sessionId} ${x.turnId} ${x.role}: ${oneLine(x.text, 600)}`);
   return [
     lines.length ? lines.join("\n") : "No memory unit matches.",
     ...(raw.length ? ["", "From the raw archive:", ...raw] : []),

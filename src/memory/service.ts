@@ -117,13 +117,15 @@ export interface MemoryHit {
   stale?: string[];
 }
 
-export interface RawHit {
-  session_id: string;
-  turn_id: string;
-  role: string;
-  text: string;
-  score: number;
-}
+/** A window of an archived turn that a memory search found (its keys are snake_case in --json and on the wire). */
+export const RawHit = z.object({
+  sessionId: z.string(),
+  turnId: z.string(),
+  role: z.string(),
+  text: z.string(),
+  score: z.number(),
+});
+export type RawHit = z.infer<typeof RawHit>;
 
 function hitOf(db: Db, m: MemoryRow, score: number): MemoryHit {
   const supersedes = supersededBy(db, m.id);
@@ -218,8 +220,8 @@ export function searchMemory(
         .filter((r) => !shownTurns.has(`${r.session_id}:${r.turn_id}`))
         .slice(0, input.limit)
         .map((r) => ({
-          session_id: r.session_id,
-          turn_id: r.turn_id,
+          sessionId: r.session_id,
+          turnId: r.turn_id,
           role: r.role,
           text: bestWindow(r.text, tokens, RAW_WINDOW_CHARS),
           score: Math.round(r.score * 1000) / 1000,
@@ -275,8 +277,8 @@ function fillWindows(
     seen.add(key);
     cover(text);
     out.push({
-      session_id: r.session_id,
-      turn_id: r.turn_id,
+      sessionId: r.session_id,
+      turnId: r.turn_id,
       role: r.role,
       text,
       score: Math.round(r.score * 1000) / 1000,

@@ -182,10 +182,10 @@ export function auditCards(cards: readonly Card[]): CardAudit {
   const tok = cards.reduce((a, c) => a + c.tokens, 0);
   return {
     cards: cards.length,
-    field_completeness: cards.length ? complete / n : 1,
-    action_hints: cards.length ? verbs / n : 1,
-    no_placeholders: cards.length ? clean / n : 1,
-    token_ratio: raw > 0 ? Math.round((tok / raw) * 1000) / 1000 : 0,
+    fieldCompleteness: cards.length ? complete / n : 1,
+    actionHints: cards.length ? verbs / n : 1,
+    noPlaceholders: cards.length ? clean / n : 1,
+    tokenRatio: raw > 0 ? Math.round((tok / raw) * 1000) / 1000 : 0,
     problems,
   };
 }

@@ -48,9 +48,9 @@ export function blendComponents(det: Components, a: JudgeAnswer): Components {
   const w = a.confidence;
   const mix = (x: number, y: number) => (1 - w) * x + w * y;
   return {
-    action_shift: mix(det.action_shift, a.action_shift),
+    actionShift: mix(det.actionShift, a.action_shift),
     necessity: mix(det.necessity, a.necessity),
-    outcome_uplift: mix(det.outcome_uplift, a.expected_outcome_uplift),
+    outcomeUplift: mix(det.outcomeUplift, a.expected_outcome_uplift),
     risk: mix(det.risk, a.negative_transfer_risk),
     cost: det.cost,
   };

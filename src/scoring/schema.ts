@@ -51,9 +51,9 @@ export const Candidate = z.object({
 export type Candidate = z.infer<typeof Candidate>;
 
 export const Components = z.object({
-  action_shift: z.number(),
+  actionShift: z.number(),
   necessity: z.number(),
-  outcome_uplift: z.number(),
+  outcomeUplift: z.number(),
   risk: z.number(),
   cost: z.number(),
 });
@@ -83,13 +83,13 @@ export type PackMode = z.infer<typeof PackMode>;
 export const CardAudit = z.object({
   cards: z.number(),
   /** Share of cards with all five fields non-empty. */
-  field_completeness: z.number(),
+  fieldCompleteness: z.number(),
   /** Share whose action hint starts with a next-action verb. */
-  action_hints: z.number(),
+  actionHints: z.number(),
   /** Share free of placeholder text. */
-  no_placeholders: z.number(),
+  noPlaceholders: z.number(),
   /** Card tokens / raw unit tokens, summed over the cards. */
-  token_ratio: z.number(),
+  tokenRatio: z.number(),
   problems: z.array(z.string()),
 });
 export type CardAudit = z.infer<typeof CardAudit>;

@@ -6,7 +6,7 @@ import type { Candidate, Components, UnitKind } from "./schema.js";
  * The weights of the five components: the CICL paper's fixed operational score (docs/design.md §4), taken as the
  * paper gives them, not learned here.
  */
-export const WEIGHTS = { action_shift: 0.34, necessity: 0.26, outcome_uplift: 0.28, risk: 0.22, cost: 0.08 } as const;
+export const WEIGHTS = { actionShift: 0.34, necessity: 0.26, outcomeUplift: 0.28, risk: 0.22, cost: 0.08 } as const;
 
 // The constants below were set by hand when the cards were built (or, where said, when they were reworked); no
 // command fits them. `memcards eval cards` and `memcards eval cards-session` measure what they do (docs/benchmarks.md,
@@ -166,15 +166,15 @@ export function components(c: Candidate, cardTokens: number): Components {
     (s.stale && !s.edited ? RISK.stale : 0) + (s.conflict ? RISK.conflict : 0) + (s.off_scope ? RISK.offScope : 0),
   );
   const cost = Math.min(1, cardTokens / COST.tokens + COST.risk * risk);
-  return { action_shift: act, necessity: need, outcome_uplift: out, risk, cost };
+  return { actionShift: act, necessity: need, outcomeUplift: out, risk, cost };
 }
 
 export function utilityOf(k: Components): number {
   const w = WEIGHTS;
   return (
-    w.action_shift * k.action_shift +
+    w.actionShift * k.actionShift +
     w.necessity * k.necessity +
-    w.outcome_uplift * k.outcome_uplift -
+    w.outcomeUplift * k.outcomeUplift -
     w.risk * k.risk -
     w.cost * k.cost
   );

@@ -1,18 +1,23 @@
 // Served cards and reported outcomes. A served card and its task are stored redacted.
 import { z } from "zod";
 
+import { snakeKeysDeep } from "../text/case.js";
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { stmt, writeTx } from "./db.js";
 import { decodeJson, decodeJsonOrFail } from "./json.js";
 
-/** A stored card: the card's own JSON object (its shape is the scoring schema's, checked where it is made). */
+/**
+ * A stored card: the card's own JSON object (its shape is the scoring schema's, checked where it is made), stored and
+ * read back with its keys in snake_case, as stores have always held it (the card resource and the viewer show it so).
+ */
 const StoredCard = z.record(z.string(), z.unknown());
 
 export interface ServedCard {
   id: string;
   unitKey: string;
-  card: string;
+  /** The card as memcards names it inside (camelCase keys); stored in snake_case. */
+  card: object;
 }
 
 /** Records the cards of one answer (replacing earlier rows with the same card id). */
@@ -32,7 +37,16 @@ export function recordServed(
   );
   const storedTask = redact(task.slice(0, 2000));
   writeTx(db, () => {
-    for (const c of cards) ins.run(c.id, projectId, sessionId ?? null, c.unitKey, storedTask, redactJson(c.card), now);
+    for (const c of cards)
+      ins.run(
+        c.id,
+        projectId,
+        sessionId ?? null,
+        c.unitKey,
+        storedTask,
+        redactJson(JSON.stringify(snakeKeysDeep(c.card))),
+        now,
+      );
   });
 }
 

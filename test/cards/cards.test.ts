@@ -45,10 +45,20 @@ describe("memory cards on the polyglot fixture", () => {
     expect(rule?.scope).toContain("pyproj/shapes/geometry.py");
     const sym = r.cards.find((c) => c.kind === "symbol" && c.scope.startsWith("pyproj/shapes/geometry.py:"))!;
     expect(sym.evidence).toMatch(/^method area at pyproj\/shapes\/geometry\.py:\d+-\d+/);
-    expect(r.audit).toMatchObject({ field_completeness: 1, action_hints: 1, no_placeholders: 1 });
+    expect(r.audit).toMatchObject({ fieldCompleteness: 1, actionHints: 1, noPlaceholders: 1 });
     // Both modes are reported; choosing on raw cost fits no more units than compressing first.
     expect(r.selected.post_selection.length).toBeLessThanOrEqual(r.selected.pre_budget.length);
     expect(servedCard(app.db, app.project.id, top.id)?.unit_key).toBe(top.source);
+    // A served card is stored as stores have always held it: its components' keys in snake_case.
+    const stored = servedCard(app.db, app.project.id, top.id)!.card as { components: Record<string, number> };
+    expect(Object.keys(stored.components).sort()).toEqual([
+      "action_shift",
+      "cost",
+      "necessity",
+      "outcome_uplift",
+      "risk",
+    ]);
+    expect(stored.components.outcome_uplift).toBe(top.components.outcomeUplift);
   });
 
   it("holds any budget from 50 tokens up", async () => {
@@ -147,8 +157,8 @@ describe("memory cards on the polyglot fixture", () => {
       });
       const w = after.cards.find((c) => c.id === winner.id)!;
       const l = after.cards.find((c) => c.id === loser.id)!;
-      expect(w.components.outcome_uplift).toBeGreaterThan(
-        before.cards.find((c) => c.id === winner.id)!.components.outcome_uplift,
+      expect(w.components.outcomeUplift).toBeGreaterThan(
+        before.cards.find((c) => c.id === winner.id)!.components.outcomeUplift,
       );
       expect(after.cards.map((c) => c.scope).indexOf(w.scope)).toBeLessThan(
         after.cards.map((c) => c.scope).indexOf(l.scope),

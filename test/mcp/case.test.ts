@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
-import { camelCase, fromWire, snakeCase, toWire, wireSchema } from "../../src/mcp/case.js";
+import { camelCase, fromWire, snakeCase, toWire, wireSchema } from "../../src/text/case.js";
 
 const Inner = z.object({ elapsedMs: z.number(), phase: z.string() });
 const Shape = z

@@ -22,7 +22,7 @@ describe("memory hits as text", () => {
       files: [],
       history: { supersedes: [{ id: 2, text: "x" }], conflicts_with: { id: 9, text: "y" } },
     };
-    const raw = [{ session_id: "s1", turn_id: "t4", role: "user", text: "why\n does it flake", score: 1 }];
+    const raw = [{ sessionId: "s1", turnId: "t4", role: "user", text: "why\n does it flake", score: 1 }];
     expect(renderMemoryHits({ hits: [hit], raw })).toBe(
       "- #7 [failure, warm, superseded] login test flakes (s1 t3); supersedes #2; conflicts with #9\n\nFrom the raw archive:\n- s1 t4 user: why does it flake",
     );

@@ -36,18 +36,18 @@ describe("utility components", () => {
   it("respond to their own signals", () => {
     const plain = cand();
     const k = components(plain, 80);
-    expect(components(cand({ signals: { anchor_hit: true } }), 80).action_shift).toBeGreaterThan(k.action_shift);
-    expect(components(cand({ signals: { fused_rank: 1 } }), 80).action_shift).toBeGreaterThan(k.action_shift);
+    expect(components(cand({ signals: { anchor_hit: true } }), 80).actionShift).toBeGreaterThan(k.actionShift);
+    expect(components(cand({ signals: { fused_rank: 1 } }), 80).actionShift).toBeGreaterThan(k.actionShift);
     expect(components(cand({ signals: { fused_rank: 1 } }), 80).necessity).toBeGreaterThan(k.necessity);
     const rule = cand({ kind: "rule", key: "rule:AGENTS.md" });
     expect(components({ ...rule, signals: { ...rule.signals, anchor_hit: true } }, 80).necessity).toBeGreaterThan(
       components(rule, 80).necessity,
     );
-    expect(components(cand({ signals: { outcome: { helped: 4, total: 4 } } }), 80).outcome_uplift).toBeGreaterThan(
-      k.outcome_uplift,
+    expect(components(cand({ signals: { outcome: { helped: 4, total: 4 } } }), 80).outcomeUplift).toBeGreaterThan(
+      k.outcomeUplift,
     );
-    expect(components(cand({ signals: { outcome: { helped: 0, total: 4 } } }), 80).outcome_uplift).toBeLessThan(
-      k.outcome_uplift,
+    expect(components(cand({ signals: { outcome: { helped: 0, total: 4 } } }), 80).outcomeUplift).toBeLessThan(
+      k.outcomeUplift,
     );
     expect(components(cand({ signals: { stale: true } }), 80).risk).toBeGreaterThan(0);
     expect(components(cand({ signals: { conflict: true } }), 80).risk).toBeGreaterThan(0);
@@ -61,7 +61,7 @@ describe("utility components", () => {
     for (const risk of [{ stale: true }, { conflict: true }, { off_scope: true }])
       expect(u(cand({ signals: risk }))).toBeLessThan(clean);
     // The weights of design.md §4.
-    const k = { action_shift: 1, necessity: 1, outcome_uplift: 1, risk: 1, cost: 1 };
+    const k = { actionShift: 1, necessity: 1, outcomeUplift: 1, risk: 1, cost: 1 };
     expect(utilityOf(k)).toBeCloseTo(0.34 + 0.26 + 0.28 - 0.22 - 0.08, 10);
   });
 
@@ -204,14 +204,14 @@ describe("card audit", () => {
       ),
     );
     const a = auditCards(cards);
-    expect(a).toMatchObject({ cards: 6, field_completeness: 1, action_hints: 1, no_placeholders: 1, problems: [] });
+    expect(a).toMatchObject({ cards: 6, fieldCompleteness: 1, actionHints: 1, noPlaceholders: 1, problems: [] });
     const broken = auditCards([
       { ...cards[0]!, action_hint: "maybe look at it", scope: "" },
       { ...cards[1]!, evidence: "see {path}" },
     ]);
-    expect(broken.field_completeness).toBe(0.5);
-    expect(broken.action_hints).toBe(0.5);
-    expect(broken.no_placeholders).toBe(0.5);
+    expect(broken.fieldCompleteness).toBe(0.5);
+    expect(broken.actionHints).toBe(0.5);
+    expect(broken.noPlaceholders).toBe(0.5);
     expect(broken.problems.length).toBe(3);
   });
 });

@@ -1,6 +1,7 @@
-// The one place where names change case: memcards is camelCase inside, and the MCP wire is snake_case. A tool's
-// wire schemas are derived here from its camelCase zod schemas (descriptions, defaults and limits kept), and its
-// arguments and results are renamed here, guided by the same schemas.
+// The one place where names change case: memcards is camelCase inside, and the MCP wire, the CLI's --json output and
+// the JSON documents already stored in users' databases are snake_case. A tool's wire schemas are derived here from
+// its camelCase zod schemas (descriptions, defaults and limits kept), and values are renamed here between the two
+// forms, guided by the same schemas.
 import { z } from "zod";
 
 /** `budgetTokens` → `budget_tokens`, at the type level. */
@@ -163,7 +164,17 @@ export function fromWire<S extends z.ZodType>(schema: S, args: unknown): z.outpu
   return renameKeys(schema, args, false) as z.output<S>;
 }
 
-/** A result built inside (camelCase), as the wire names it. */
+/** A value built inside (camelCase), as the wire (or a stored document) names it. */
 export function toWire(schema: z.ZodType, value: unknown): unknown {
   return renameKeys(schema, value, true);
+}
+
+/**
+ * `value` with every object key at every depth in snake_case, for a stored document with no schema at hand (its
+ * keys are all names, none data): how the document was written before memcards named things in camelCase inside.
+ */
+export function snakeKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeysDeep);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeCase(k), snakeKeysDeep(v)]));
 }
