@@ -3,6 +3,8 @@
 // as positions in the file's own term list (the whole-file BM25 terms the store already keeps), as varints, deflated.
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 
+import { encodeVarints, varintReader } from "./varint.js";
+
 /** A symbol's line span (1-based, inclusive); symbols without one have no body. */
 export interface SymbolSpan {
   startLine: number | null;
@@ -101,7 +103,7 @@ export function encodeSymbolBodies(
     out.push(s.startLine, s.endLine, body.length, tf.size);
     for (const [id, n] of tf) out.push(id, n);
   }
-  return deflateRawSync(varints(out));
+  return deflateRawSync(encodeVarints(out));
 }
 
 /**
@@ -120,19 +122,9 @@ export function decodeSymbolBodies(
       if (tokens.has(t)) want.set(i, t);
     });
   const b = inflateRawSync(blob);
-  let p = 0;
-  const next = (): number => {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = b[p++]!;
-      v += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return v;
-      shift += 7;
-    }
-  };
+  const { more, next } = varintReader(b);
   const out = new Map<string, SymbolBody>();
-  while (p < b.length) {
+  while (more()) {
     const start = next();
     const end = next();
     const len = next();
@@ -174,17 +166,4 @@ export function termPositions(list: string, tokens: ReadonlySet<string>): Map<nu
     out.set(index, t);
   }
   return out;
-}
-
-function varints(xs: readonly number[]): Buffer {
-  const b = Buffer.alloc(xs.length * 5);
-  let o = 0;
-  for (let x of xs) {
-    while (x >= 0x80) {
-      b[o++] = (x & 0x7f) | 0x80;
-      x = Math.floor(x / 128);
-    }
-    b[o++] = x;
-  }
-  return b.subarray(0, o);
 }

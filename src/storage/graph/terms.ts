@@ -2,6 +2,7 @@
 // (file_terms), and per term the files holding it with their counts (term_postings).
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 
+import { encodeVarints, varintReader } from "../../text/varint.js";
 import type { Db } from "../db.js";
 import { stmt, writeTx } from "../db.js";
 
@@ -85,42 +86,24 @@ export function storedSymbolBodies(db: Db, path: string): { terms: string; bodie
  */
 function decodePairs(b: Buffer): Int32Array {
   const out: number[] = [];
-  let p = 0;
+  const r = varintReader(b);
   let doc = 0;
-  const next = (): number => {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = b[p++]!;
-      v += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return v;
-      shift += 7;
-    }
-  };
-  while (p < b.length) {
-    doc += next();
-    out.push(doc, next());
+  while (r.more()) {
+    doc += r.next();
+    out.push(doc, r.next());
   }
   return Int32Array.from(out);
 }
 
 function encodePairs(m: ReadonlyMap<number, number>): Buffer {
   const docs = [...m.keys()].sort((a, b) => a - b);
-  const bytes: number[] = [];
-  const put = (v: number) => {
-    while (v >= 0x80) {
-      bytes.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    bytes.push(v);
-  };
+  const xs: number[] = [];
   let prev = 0;
   for (const doc of docs) {
-    put(doc - prev);
-    put(m.get(doc)!);
+    xs.push(doc - prev, m.get(doc)!);
     prev = doc;
   }
-  return Buffer.from(bytes);
+  return encodeVarints(xs);
 }
 
 /**
