@@ -10,6 +10,13 @@ import { resultFailed } from "../transcript/events/failures.js";
 import { commandText } from "../transcript/events/ledger.js";
 import { conversational } from "../transcript/extraction/extract.js";
 import { echoesAgent, humanPart } from "../transcript/extraction/human.js";
+import {
+  RULE_HEDGE,
+  RULE_MODAL,
+  RULE_QUESTION,
+  RULE_STANDING,
+  RULE_USE,
+} from "../transcript/extraction/human-classes.js";
 import { FIRM_CUES } from "../transcript/rendering/clip.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { IMPERATIVE } from "./segment.js";
@@ -87,31 +94,17 @@ export function requestText(text: string): string {
  * A standing rule: a directive that binds beyond the request at hand. It opens with always/never/don't/make
  * sure/avoid/only/keep/stop (after a condition, a please or a connective), or says that someone or something must or should
  * (not) do a thing, or holds from now on. A question, a hedge ("I'm not sure if I should …") or a one-off request
- * ("list the unused functions") is not one.
+ * ("list the unused functions") is not one. The modal, standing, choice-of-means, question and hedge shapes are the
+ * human-turn classifier's own (transcript/extraction/human-classes.ts); the opening here also takes "In …, "/"For …, ".
  */
 const RULE_OPENING =
   /^(?:(?:if|when|whenever|before|after|once|unless|in|on|for|with)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances|no(?=\s+[\w-]+\s+\w))\b/i;
-const RULE_MODAL =
-  /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
-const RULE_STANDING =
-  /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
-/** "Use X, not Y", "Use A (read-only, do not modify)": a choice of means the person fixed. */
-const RULE_USE =
-  /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
-/**
- * A question: ends with a question mark, or opens with a question word. "When" asks only with an auxiliary after it
- * ("When will …", "When does …"); else it opens a condition ("When running the tests, always pass -x").
- */
-const QUESTION =
-  /\?\s*$|^(?:what|why|how|where|which|who|when(?=\s+(?:is|are|was|were|will|would|do|does|did|should|shall|can|could|has|have|had|may|might|must)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
-const HEDGE =
-  /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 /** A sentence and the clauses it joins with ", but", ", and" or ";": "Fix it, but do not change the API" holds a rule. */
 const clauses = (s: string): string[] => [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
 
 /** A sentence that can stand as a rule unit: long enough to say something, whole, not a heading or a question. */
 const isRuleShaped = (s: string): boolean =>
-  s.length >= 15 && s.length <= MAX_SENTENCE && !s.endsWith(":") && !QUESTION.test(s);
+  s.length >= 15 && s.length <= MAX_SENTENCE && !s.endsWith(":") && !RULE_QUESTION.test(s);
 
 /** A list item's marker ("- ", "* ", "2) "): not part of what the item says. */
 const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
@@ -135,7 +128,7 @@ const BOUND_TO_NOW =
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
   if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
-  if (FIRM_CUES.test(s) && !HEDGE.test(s)) {
+  if (FIRM_CUES.test(s) && !RULE_HEDGE.test(s)) {
     const bodies = clauses(s);
     if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
       return true;

@@ -120,16 +120,16 @@ function textFeatures(text: string): Set<string> {
  */
 const RULE_OPENING =
   /^(?:[\w-]+(?:\s+\d+)?:\s+)?(?:(?:if|when|whenever|before|after|once|unless)\b[^,]{1,80},\s*)?(?:(?:please|and|also|but|so|then|again|remember(?: to)?|note|important)[,:!]?\s+)*(?:always|never|don'?t|do not|make sure|ensure|avoid|only|keep|stop|no more|no longer|under no circumstances)\b/i;
-const RULE_MODAL =
+export const RULE_MODAL =
   /\b(?:you|we|it|this|that|they|he|she|everything|all [\w-]+|the [\w-]+|each [\w-]+|every [\w-]+)\s+(?:must|should|shall|need to|has to|have to)(?:\s+not|n'?t)?\s+(?:always\s+|never\s+|only\s+)?\w+/i;
-const RULE_STANDING =
+export const RULE_STANDING =
   /\bfrom now on\b|\bgoing forward\b|(?<!\b(?:any|the|a|all|some|no)\s)\bmust(?:n'?t| not)?\b(?!-)|\bI (?:don'?t|do not) want\b/i;
-const RULE_USE =
+export const RULE_USE =
   /^(?:please\s+)?(?:use|prefer)\b(?=.*\b(?:don'?t|do not|not|never|only|instead|always|rather than)\b)/i;
 /** A question (a "when" with no auxiliary after it opens a condition, not a question). */
-const RULE_QUESTION =
+export const RULE_QUESTION =
   /\?\s*$|^(?:what|why|how|where|which|who|when(?=\s+(?:is|are|was|were|will|would|do|does|did|should|shall|can|could|has|have|had|may|might|must)\b)|can|could|would|is|are|do(?!\s+not\b|n'?t\b)|does|did)\b/i;
-const RULE_HEDGE =
+export const RULE_HEDGE =
   /^(?:I'?m not sure|I (?:think|guess|wonder|don'?t know)|maybe|perhaps|not sure|(?:don'?t|do not|never) ?mind)\b/i;
 
 /** Words that make what follows hold from now on: as firm as "always", though none of the firm cues. */
