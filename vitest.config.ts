@@ -48,6 +48,7 @@ const INTEGRATION = [
 
 const shared = {
   globalSetup: ["test/setup/build.ts"],
+  setupFiles: ["test/setup/user-home.ts"],
   testTimeout: 60_000,
   hookTimeout: 120_000,
 };
