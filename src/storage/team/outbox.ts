@@ -24,15 +24,24 @@ export function enqueue(
   ).run(projectId, e.uid, e.op, e.localId ?? null, JSON.stringify(e.payload ?? {}), new Date().toISOString());
 }
 
-/** Empties the queued text of a unit being forgotten: an unsent put is dropped, a sent one keeps only its id. */
+/**
+ * Withdraws the queued copy of a unit forgotten for the team: the put keeps only its id and its tie to the local
+ * unit, and counts as sent, so nothing sends it again: not an edit of the local unit (see `requeuePut`), and the local
+ * unit is never queued anew under another id.
+ */
 export function clearQueuedPut(db: Db, uid: string): void {
-  stmt(db, "DELETE FROM team_outbox WHERE uid = ? AND op = 'put' AND sent_at IS NULL").run(uid);
-  stmt(db, "UPDATE team_outbox SET payload = '{}' WHERE uid = ? AND op = 'put'").run(uid);
+  stmt(db, "UPDATE team_outbox SET payload = '{}', sent_at = COALESCE(sent_at, ?) WHERE uid = ? AND op = 'put'").run(
+    new Date().toISOString(),
+    uid,
+  );
 }
 
-/** Replaces the queued payload of a put and queues it again (a sent one is sent once more, as an update). */
+/**
+ * Replaces the queued payload of a put and queues it again (a sent one is sent once more, as an update); a withdrawn
+ * put (its unit forgotten for the team, see `clearQueuedPut`) stays withdrawn.
+ */
 export function requeuePut(db: Db, uid: string, payload: unknown): void {
-  stmt(db, "UPDATE team_outbox SET payload = ?, sent_at = NULL WHERE uid = ? AND op = 'put'").run(
+  stmt(db, "UPDATE team_outbox SET payload = ?, sent_at = NULL WHERE uid = ? AND op = 'put' AND payload <> '{}'").run(
     JSON.stringify(payload),
     uid,
   );
@@ -108,7 +117,10 @@ export interface CachedTeamUnit {
   created_at: string;
 }
 
-/** Copies pulled units into the local cache and drops forgotten ones, in one transaction. */
+/**
+ * Copies pulled units into the local cache and drops forgotten ones, in one transaction; a forgotten unit that was
+ * shared from here has its put withdrawn, so a later edit of the local unit does not bring it back.
+ */
 export function cacheTeamUnits(db: Db, projectId: number, units: CachedTeamUnit[], forgotten: string[]): void {
   writeTx(db, () => {
     const put = stmt(
@@ -120,7 +132,10 @@ export function cacheTeamUnits(db: Db, projectId: number, units: CachedTeamUnit[
     for (const u of units)
       put.run(u.uid, projectId, u.seq, u.category, u.text, u.status, u.author, u.machine, u.created_at);
     const del = stmt(db, "DELETE FROM team_cache WHERE uid = ?");
-    for (const uid of forgotten) del.run(uid);
+    for (const uid of forgotten) {
+      del.run(uid);
+      clearQueuedPut(db, uid);
+    }
   });
 }
 
