@@ -38,7 +38,7 @@ export function registerRecallForget(program: Command): void {
           all: opts.all ?? false,
         });
         console.log(
-          `forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summaryy", "summaryies")}`,
+          `forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summary", "summaries")}`,
         );
         if (!r.purged) console.error(`memcards: ${NOT_PURGED}`);
         // Shared units are removed from the team store too (now, or when it is back).

@@ -19,6 +19,7 @@ import { pinUnit } from "../memory/curate.js";
 import { setReviewMode } from "../memory/review.js";
 import { approveUnit, editUnit, rejectUnit } from "../session/curate.js";
 import { forget } from "../session/memory.js";
+import { sendQueued } from "../team/deps.js";
 import { count } from "../text/plural.js";
 import { isLocalRequest } from "../transport/http.js";
 import { CSS, JS } from "./assets.js";
@@ -251,10 +252,15 @@ function registerChanges(ui: Hono<UiEnv>, app: App): void {
       }
     });
   const scope = app.scope;
+  /** A change the team shares is sent now when the project is linked, or stays queued; the flash says which. */
+  const shared = async (done: string) => {
+    const note = await sendQueued(scope, app.config.team);
+    return note ? `${done}; ${note}` : done;
+  };
   change("/memory/:id/edit", (b, c) => {
     const id = parseId(c.req.param("id"));
     editUnit(scope, id, typeof b.text === "string" ? b.text : "");
-    return `unit #${id} saved`;
+    return shared(`unit #${id} saved`);
   });
   change("/memory/:id/pin", (_b, c) => {
     const id = parseId(c.req.param("id"));
@@ -269,21 +275,23 @@ function registerChanges(ui: Hono<UiEnv>, app: App): void {
   change("/memory/:id/forget", (_b, c) => {
     const id = parseId(c.req.param("id"));
     forget(scope, { id });
-    return `unit #${id} forgotten`;
+    return shared(`unit #${id} forgotten`);
   });
   change("/memory/:id/approve", (_b, c) => {
     const id = parseId(c.req.param("id"));
     const r = approveUnit(scope, id);
-    return [
-      `unit #${id} approved`,
-      ...(r.superseded !== undefined ? [`it supersedes #${r.superseded}`] : []),
-      ...(r.conflictsWith !== undefined ? [`it conflicts with #${r.conflictsWith} (both kept)`] : []),
-    ].join("; ");
+    return shared(
+      [
+        `unit #${id} approved`,
+        ...(r.superseded !== undefined ? [`it supersedes #${r.superseded}`] : []),
+        ...(r.conflictsWith !== undefined ? [`it conflicts with #${r.conflictsWith} (both kept)`] : []),
+      ].join("; "),
+    );
   });
   change("/memory/:id/reject", (_b, c) => {
     const id = parseId(c.req.param("id"));
     rejectUnit(scope, id);
-    return `unit #${id} rejected and deleted`;
+    return shared(`unit #${id} rejected and deleted`);
   });
   change("/project/pause", () => {
     setPaused(app.db, app.project.id, true);

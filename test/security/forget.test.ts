@@ -161,7 +161,7 @@ describe("forget leaves no trace", () => {
 
     const all = p.cli(["forget", "--all"]);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout).toMatch(/forgot [1-9]\d* memory units?, [1-9]\d* archived turns?, 1 summary/);
+    expect(all.stdout).toMatch(/forgot [1-9]\d* memory units?, [1-9]\d* archived turns?, 1 summary$/m);
     expect(traces(p.dbPath, ["pelicanturbine", "quokkaharmonica", "walrusfiddle"])).toEqual([]);
     const db = openDatabase(p.dbPath);
     for (const table of ["memories", "raw_turns", "summaries", "sessions", "cards_served", "outcomes"])

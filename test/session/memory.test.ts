@@ -20,6 +20,7 @@ import { linkTeam, queueDistilledForTeam } from "../../src/team/queue.js";
 import { openTestApp } from "../graph/helpers.js";
 import { runCli } from "../helpers/cli.js";
 import { connect } from "../helpers/mcp.js";
+import { freePort } from "../helpers/postgres.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 let app: App | undefined;
@@ -190,5 +191,31 @@ describe("the fronts record and forget through the composer", () => {
       { op: "forget", local: null },
       { op: "forget", local: null },
     ]);
+  });
+
+  it("forget over MCP tries to send the removal at once and says it stays queued while the team store is down", async () => {
+    const root = tmpDir("memcards-session-memory-send-");
+    const dbPath = join(tmpDir(), "send.db");
+    const linked = openTestApp(root, dbPath);
+    linkTeam(linked.db, linked.project.id, "name:payments");
+    await linked.close();
+    const env = {
+      MEMCARDS_HOME: tmpDir(),
+      MEMCARDS_TEAM_URL: `postgres://u:pw@127.0.0.1:${await freePort()}/db?sslmode=disable`,
+    };
+    const c = await connect({ flags: { root, db: dbPath, embedder: "offline" }, env });
+    try {
+      const rec = await c.client.callTool({
+        name: "record_memory",
+        arguments: { category: "learning", text: "The staging database is reset every Monday." },
+      });
+      const id = (rec.structuredContent as { id: number }).id;
+      const f = await c.client.callTool({ name: "forget", arguments: { id } });
+      const text = (f.content as { text: string }[])[0]!.text;
+      expect(text).toMatch(/^Forgot 1 memory unit, 0 archived turns, 0 summaries\./);
+      expect(text).toContain("team store unreachable; 1 change queued");
+    } finally {
+      await c.close();
+    }
   });
 });
