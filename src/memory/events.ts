@@ -34,7 +34,8 @@ export function typedSentences(text: string): string[] {
   return text
     .replace(FENCE, "\n")
     .split(/\n+/)
-    .filter((l) => !DIAGNOSTIC.test(l.trim()))
+    .map(beforeLog)
+    .filter((l) => !DIAGNOSTIC.test(l.trim()) && !LOG_LINE.test(l.trim()))
     .flatMap(lineSentences)
     .map((s) => s.replace(/\s+/g, " ").trim())
     .filter((s) => s.length > 2 && !PASTED.test(s));
@@ -69,6 +70,23 @@ export function lineSentences(line: string): string[] {
   return out.map((pieces) => pieces.join(" "));
 }
 
+/**
+ * A line a program printed: a log line (a date and time, a level tag, ASP.NET's "fail: Category[1]"), a shell's
+ * prompt and command, a Python frame's "async def" or an exception's "--->" inner line.
+ */
+const LOG_LINE =
+  /^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\]?[:\s]|(?:fail|info|warn|dbug|crit|trce):\s+[\w.]+\[\d+\]|[\w.-]+@[\w.-]+:\S*[$#](?:\s|$)|PS [A-Za-z]:\\|async\s+def\b|-{2,}>)/;
+/** Where a log starts inside a line the person began ("I get this now: 2026-03-30 22:31:27 [INFO] …"). */
+const LOG_INSIDE = /\s(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\])/;
+
+/** A line without the log it runs into: the person's words before it, when there are a few. */
+function beforeLog(line: string): string {
+  const at = line.search(LOG_INSIDE);
+  if (at < 0) return line;
+  const lead = line.slice(0, at).trim();
+  return lead.split(/\s+/).length >= 3 ? lead : "";
+}
+
 /** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */
 const DIAGNOSTIC = /^\S+?(?:\(\d+(?:,\d+)*\)|:\d+(?::\d+)?)\s*:?\s*-?\s*(?:error|warning|fatal error)\b/i;
 
@@ -85,7 +103,8 @@ export function requestText(text: string): string {
     if (n > 0 && n + s.length > 300) break;
     out.push(s);
     n += s.length + 1;
-    if (n >= 120) break;
+    // "I get this now:" leads into what was pasted after it: the request ends there.
+    if (n >= 120 || s.endsWith(":")) break;
   }
   return out.join(" ");
 }
@@ -124,14 +143,20 @@ const STANDING_MARK =
 const BOUND_TO_NOW =
   /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|for now|right now|at the moment|for today|today|(?:anything|nothing) else)\b|\b(?:in|to|of|from|on) (?:this|that|these|those) (?:file|function|method|class|script|component|module|test|endpoint|query|PR|pull request|branch|commit|change|bug|page|screen)s?\b|\byet[.!]?$/i;
 
+/**
+ * "Ensure …" or "Make sure …" with no condition before it: how a person hands over one piece of work ("Ensure the
+ * tests are up to date with the adapters."). It holds on only with a word that says so (always, every time, …).
+ */
+const TASK_OPENING = /^(?:(?:please|and|also|but|so|then|again|now)[,:!]?\s+)*(?:ensure|make sure)\b/i;
+
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
   if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
   if (FIRM_CUES.test(s) && !RULE_HEDGE.test(s)) {
     const bodies = clauses(s);
-    if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
-      return true;
+    const opening = bodies.some((c) => RULE_OPENING.test(c) && !TASK_OPENING.test(c));
+    if (opening || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)) return true;
   }
   // "Keep the spec updated as decisions are made", "I think we should bump the version each time we make changes":
   // a directive (an imperative, a reminder, what we or you should do) with a word that makes it hold on.
@@ -153,7 +178,50 @@ const DIRECTIVE_SAID =
 const directive = (s: string): boolean => IMPERATIVE.test(s.replace(DIRECTIVE_LEAD, "")) || DIRECTIVE_SAID.test(s);
 
 export function ruleSentences(text: string): string[] {
-  return typedSentences(text).filter(standingRule);
+  const scoped = taskItems(text);
+  return typedSentences(text).filter((x) => standingRule(x) && !boundToTask(x, scoped));
+}
+
+/** A list item: its indent, its marker, what it says. */
+const ITEM = /^(\s*)(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$/;
+/** A heading that names one piece of work, whose items are its steps and the constraints of those steps. */
+const TASK_HEADING =
+  /^(?:#+\s*)?(?:\*\*)?(?:fix(?:es)?|tasks?|todo|to do|steps?|changes?|implement\w*|do (?:the )?following|please)\b[^:]{0,60}:(?:\*\*)?$/i;
+
+/**
+ * The list items of a text that belong to one piece of work: the sub-items of an item ("1. In updateSnapshotAction,
+ * reject invalid ids. - Do not redirect.") and the items under a task's heading ("Fix:", "Steps:"). What they say
+ * bounds that piece of work, not every later one.
+ */
+export function taskItems(text: string): string[] {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    const m = ITEM.exec(line);
+    if (!m) return;
+    const indent = m[1]!.length;
+    for (let j = i - 1; j >= 0; j--) {
+      const above = lines[j]!;
+      if (!above.trim()) continue;
+      const lead = /^\s*/.exec(above)![0].length;
+      const item = ITEM.test(above);
+      if (indent > 0 && lead < indent) {
+        if (item || TASK_HEADING.test(above.trim())) out.push(m[2]!.trim());
+        return;
+      }
+      if (indent === 0 && !item) {
+        if (TASK_HEADING.test(above.trim())) out.push(m[2]!.trim());
+        return;
+      }
+    }
+  });
+  return out;
+}
+
+/** Whether a sentence is said in a task's list item and no word in it makes it hold beyond that task. */
+function boundToTask(sentence: string, items: readonly string[]): boolean {
+  const s = sentence.replace(BULLET, "").trim();
+  return !STANDING_MARK.test(s) && items.some((item) => item.includes(s.slice(0, 60)));
 }
 
 interface Request {
@@ -162,6 +230,8 @@ interface Request {
   text: string;
   /** The last request before it that says what the work is, when this one only follows up ("still failing"). */
   task?: string;
+  /** The turn was output the person pasted (a log, a console, a traceback): `text` is the error line it shows. */
+  pasted?: boolean;
 }
 
 /** A follow-up that says nothing of the work by itself: "continue", "check console output", "still the same error". */
@@ -171,7 +241,36 @@ const FOLLOW_UP =
 /** Whether a request says what the work is: a few words of its own, not only a follow-up. */
 function saysTheWork(text: string): boolean {
   const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]{3,}/u.test(w));
-  return words.length >= 3 && !FOLLOW_UP.test(text);
+  // A lead-in to a paste ("This is the response from the health endpoint:") says what it shows, not the work.
+  return words.length >= 3 && !FOLLOW_UP.test(text) && !text.endsWith(":");
+}
+
+/** Words a person uses to speak to the agent: a pronoun, a please, a question word; a paste has none of them. */
+const ADDRESSED =
+  /\b(?:I|I'?m|I'?ve|I'?d|Im|[Mm]y|[Mm]e|[Ww]e|[Oo]ur|[Uu]s|[Yy]ou|[Yy]our|[Pp]lease|pls|[Ll]et'?s|[Ll]ets|[Ww]hy|[Hh]ow|[Ww]hat|[Hh]elp|[Ss]till|[Aa]gain|[Nn]ow)\b|\?$/;
+/** A program's step label ("Test 1: Converting …"): no imperative, though its first word may read as one. */
+const STEP_LABEL = /^\p{L}+\s+\d+\s*:/u;
+
+/**
+ * Whether what a person typed is output they pasted with no word of their own: several lines (or one a log or a
+ * prompt printed), none of them speaking to the agent or asking for anything.
+ */
+function pastedOutput(typed: string): boolean {
+  const lines = typed.split("\n").filter((l) => l.trim());
+  if (lines.length < 3 && !lines.some((l) => LOG_LINE.test(l.trim()))) return false;
+  // "… for fetching the schema I get {": the person's words lead into what they pasted.
+  if (payloadLead(typed)) return false;
+  return !typedSentences(typed).some((x) => ADDRESSED.test(x) || (IMPERATIVE.test(x) && !STEP_LABEL.test(x)));
+}
+
+/** The error a paste shows: its last error line (a traceback ends on the exception), taken whole. */
+function pastedError(typed: string, t: Turn): string | undefined {
+  return typed
+    .split("\n")
+    .map((l) => l.replace(/^[\s>]+/, "").trim())
+    .map((l) => (l.length <= 300 && !/[{}]/.test(l) && !PASTED.test(l) ? errorLine(l, t) : undefined))
+    .filter((l): l is string => l !== undefined)
+    .at(-1);
 }
 
 /** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
@@ -185,7 +284,8 @@ function payloadLead(typed: string): string {
 
 /** A request as a unit names it: its words, and the task it follows up when it says nothing of the work alone. */
 function requestPhrase(r: Request): string {
-  return r.task ? `${quoted(r.text)} (a follow-up to the request ${quoted(r.task)})` : quoted(r.text);
+  const said = r.pasted ? `the error ${quoted(r.text)} the person pasted` : `the request ${quoted(r.text)}`;
+  return r.task ? `${said} (a follow-up to the request ${quoted(r.task)})` : said;
 }
 
 /** The person's requests in a span, in order (an echo of the agent's plan handed back as input is not one). */
@@ -199,7 +299,8 @@ function requestsOf(span: readonly Turn[]): Request[] {
     if (!typed || echoesAgent(typed, previousAgent)) return;
     // A report that opens a pasted payload on its first line ("… for fetching schema I get {") is still a request:
     // without it, the edits it led to would be filed under the request before.
-    let text = requestText(typed) || payloadLead(typed);
+    const pasted = pastedOutput(typed);
+    let text = pasted ? (pastedError(typed, t) ?? "") : requestText(typed) || payloadLead(typed);
     if (!text) return;
     // "Build error:" with the log pasted after it: the request is the error it pasted.
     if (text.endsWith(":")) {
@@ -211,7 +312,8 @@ function requestsOf(span: readonly Turn[]): Request[] {
       if (pasted) text = `${text} ${pasted}`;
     }
     const task = [...out].reverse().find((r) => saysTheWork(r.text))?.text;
-    out.push({ turn: t.id, index, text, ...(!saysTheWork(text) && task ? { task } : {}) });
+    const follows = (pasted || !saysTheWork(text)) && task;
+    out.push({ turn: t.id, index, text, ...(follows ? { task } : {}), ...(pasted ? { pasted } : {}) });
   });
   return out;
 }
@@ -438,7 +540,7 @@ function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<numbe
       carriers.set(ci, new Set([...(carriers.get(ci) ?? []), ...g.files]));
     }
     const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
-    const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
+    const why = g.request ? ` for ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
     const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
     drafts.push({
@@ -493,7 +595,7 @@ function revertDrafts(s: SpanEvents): UnitDraft[] {
     if (!result || resultFailed(result, call)) continue;
     for (const { command } of shellReverts(commandText(call.input))) {
       const r = s.requestAt(i);
-      const text = `Reverted with \`${command}\`${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
+      const text = `Reverted with \`${command}\`${r ? ` while working on ${requestPhrase(r)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
       drafts.push({
         category: "dead_end",
@@ -520,7 +622,7 @@ function undoDrafts(s: SpanEvents): UnitDraft[] {
       const message = m[2]!.trim();
       const files = s.commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
       const r = s.requestAt(i);
-      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
+      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on ${requestPhrase(r)}` : ""}.`;
       drafts.push({
         category: "dead_end",
         text,
@@ -584,7 +686,7 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitD
   const r = s.requestAt(i);
   // A request that is the error report itself says nothing more about where it was hit.
   const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
-  const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
+  const where = r && !reported ? ` Hit while working on ${requestPhrase(r)}.` : "";
   // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
   const remedy = f.remediation
     ?.replace(/\s+/g, " ")
@@ -660,12 +762,15 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
       .split(/\s*…\s*|(?<=[.!?])\s+/)
       .filter((x) => x.length > 2)
       .map((x) => x.slice(0, 40));
-    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) => {
+    const typed = humanPart(s.span[i]!.text, { keepHarness: true }).text;
+    const scoped = taskItems(typed);
+    const whole = typedSentences(typed).filter((x) => {
       const w = squeeze(x);
       return said.includes(w.slice(0, 40)) || starts.some((start) => w.startsWith(start));
     });
     const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
-    for (const sentence of sentences.filter(standingRule).map((x) => x.replace(BULLET, ""))) {
+    const rules = sentences.filter((x) => standingRule(x) && !boundToTask(x, scoped));
+    for (const sentence of rules.map((x) => x.replace(BULLET, ""))) {
       drafts.push({
         category: "commitment",
         text: sentence,

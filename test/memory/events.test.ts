@@ -911,3 +911,74 @@ describe("a report that opens a payload after a long run of spaces", () => {
     expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
+
+describe("a constraint of one task in a list is no standing rule", () => {
+  it("stores no rule from the sub-items of a numbered fix, and keeps one that says it holds on", () => {
+    const text = [
+      "Fix:",
+      "",
+      "1. In updateSnapshotAction, reject invalid persona ids as well as missing ones.",
+      "   - Do not write to DB.",
+      "   - Do not redirect.",
+      "   - Never log the persona cookie, in any handler.",
+      "2. Replace the table layout with a stacked layout.",
+      "   - Do not assert Tailwind classes in tests.",
+    ].join("\n");
+    const rules = ruleSentences(text);
+    expect(rules).not.toContain("- Do not write to DB.");
+    expect(rules.some((r) => r.includes("Do not redirect"))).toBe(false);
+    expect(rules.some((r) => r.includes("Tailwind"))).toBe(false);
+    expect(rules.some((r) => r.includes("Never log the persona cookie"))).toBe(true);
+  });
+
+  it("keeps the items of a list of rules that is no task", () => {
+    const rules = ruleSentences("Some house rules:\n- Never commit the .env file.\n- Do not add new dependencies.");
+    expect(rules.some((r) => r.includes("Never commit the .env file"))).toBe(true);
+    expect(rules.some((r) => r.includes("Do not add new dependencies"))).toBe(true);
+  });
+
+  it("reads 'Ensure …' with nothing that makes it hold on as a task handed over, not a rule", () => {
+    expect(ruleSentences("Ensure the test cases in backend are up to date with the database adapters.")).toEqual([]);
+    expect(ruleSentences("Ensure that all backend tests run with the db_path 'sqlite://./ecommerce.db'.")).toEqual([]);
+    expect(ruleSentences("Always ensure the migrations run before the tests.")).toHaveLength(1);
+    expect(ruleSentences("When editing a file, make sure to keep the indentation of each line.")).toHaveLength(1);
+  });
+});
+
+describe("a request that is output the person pasted", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "ok", is_error: false }],
+  });
+
+  it("is named by the error it shows, as a follow-up of the request before", () => {
+    const span: Turn[] = [
+      turn("user", "Please convert the user table to pydantic models."),
+      turn("assistant", "Done.", edit("e1", "/r/app/models.py")),
+      turn(
+        "user",
+        "Converting DataFrame to User models...\n\nInput DataFrame:\n   name  age\n0  Alice  30\n\nTest 1: Converting schema...\nUnexpected error: unhashable type: 'dict'",
+      ),
+      turn("assistant", "Fixed the hashing.", edit("e2", "/r/app/types.py")),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    const types = changes.find((c) => c.files.includes("app/types.py"))!;
+    expect(types.text).toContain(`the error "Unexpected error: unhashable type: 'dict'" the person pasted`);
+    expect(types.text).toContain(`a follow-up to the request "Please convert the user table to pydantic models."`);
+    expect(types.text).not.toContain("Alice");
+  });
+
+  it("keeps the person's words before a log they pasted on the same line, and the error the log ends on", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "I'm getting this error message now: 2026-03-30 22:31:27 [INFO] __main__: Loaded extension: cogs.registration\nTraceback (most recent call last):\n  File \"/app/cogs/leaderboard.py\", line 263, in Leaderboard\n    async def rank(\nTypeError: unsupported operand type(s) for |: 'type' and 'NoneType'",
+      ),
+      turn("assistant", "Added the future import.", edit("e1", "/r/cogs/leaderboard.py")),
+    ];
+    const change = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).find((d) => d.category === "change")!;
+    expect(change.record.request).toBe(
+      "I'm getting this error message now: TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'",
+    );
+  });
+});
