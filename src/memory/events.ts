@@ -346,7 +346,11 @@ const ERRORISH = [
 const ERROR_START = /^(?:[\w./\\:-]+[:(]\d+[^ ]*\s*[-:]?\s*)?(?:[\w.]*(?:Error|Exception)\b|error\b|FAIL|\[ts Error\])/;
 /** An error the agent's own edit caused: a file it just wrote does not parse. */
 const SELF_INFLICTED =
-  /\b(?:SyntaxError|syntax error|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
+  /\b(?:SyntaxError|syntax error|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error|(?:Expression|Identifier|Declaration or statement|Statement|Type) expected)\b|'[^'\s]{1,3}' expected\b/i;
+/** An error of the environment the agent's own command ran in: a port its earlier run still held. */
+const OWN_RUN = /\bEADDRINUSE\b|\baddress already in use\b/i;
+/** A test runner's failing test, with the test file it is in: "FAIL tests/a.test.ts > …", "FAILED tests/t.py::test_x". */
+const FAILING_TEST = /^(?:FAIL(?:ED)?|✗|×)\s+([^\s:>[]+?\.[\w]+)(?:::|\s|$)/;
 /**
  * An error in code as a compiler, type checker or interpreter reports it before the code does anything: a type or
  * syntax error, a name or module that does not resolve. Raised right after the agent's own edit and fixed by its next
@@ -395,6 +399,12 @@ export function errorLine(text: string, turn: Turn): string | undefined {
     line = whole.slice(Math.max(0, whole.indexOf(head)));
   }
   line = line.replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&amp;/g, "&").replace(LOG_PREFIX, "").trim();
+  // A person's words running into a log they pasted ("… the register command: 2026-03-30 22:36:00 [ERROR] …"): the
+  // log's own error line is read where it stands.
+  if (turn.role === "user" && beforeLog(line) !== line) return undefined;
+  // A line wrapped whole in a code span or fence marks ("```Property 'x' does not exist …```"): the line inside.
+  const wrapped = /^(`{1,3})([^`]+)\1$/.exec(line);
+  if (wrapped) line = wrapped[2]!.trim();
   // Said in the agent's prose ("`KeyError: 'id'` means that …"): the error it quotes, or nothing.
   if (turn.role === "assistant" && !ERROR_START.test(line) && turn.text.includes(line.slice(0, 40))) {
     const quotedError = /`([^`]*\b\w*(?:Error|Exception)\b[^`]*)`/.exec(line)?.[1];
@@ -415,6 +425,9 @@ export function errorLine(text: string, turn: Turn): string | undefined {
 function errorShape(line: string): string {
   return normalized(
     line
+      // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
+      // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
+      .replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, "")
       .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
       .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
       .replace(/\d+/g, "N"),
@@ -644,6 +657,19 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
   if (f.category === "user-reported") return false;
   // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed.
   if ((f.resolved || f.remediation) && SELF_INFLICTED.test(line)) return true;
+  // Its own earlier run still holding the port, got past by a later run.
+  if ((f.resolved || f.remediation) && OWN_RUN.test(line)) return true;
+  // A test the agent wrote failing while it wrote it (for this request, or earlier and got passing again): a step of
+  // writing the test, not a finding.
+  const test = FAILING_TEST.exec(line)?.[1]?.replace(/\\/g, "/");
+  if (test) {
+    const r = s.requestAt(i);
+    const settled = Boolean(f.resolved || f.remediation);
+    const own = s.edits.some(
+      (e) => e.i <= i && (settled || s.requestAt(e.i) === r) && e.path.replace(/\\/g, "/").endsWith(test),
+    );
+    if (own) return true;
+  }
   // A type, name or import error hit after the agent edited code for the same request and fixed by an edit.
   if (EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
     const r = s.requestAt(i);

@@ -982,3 +982,68 @@ describe("a request that is output the person pasted", () => {
     );
   });
 });
+
+describe("errors of the agent's own steps", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+  const bash = (id: string, command: string, output: string, isError: boolean): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command } }],
+    tool_results: [{ call_id: id, output, is_error: isError }],
+  });
+  const failures = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "failure");
+
+  it("stores no failure of a test the agent just wrote, and keeps one of a test it did not touch", () => {
+    const run = (file: string) =>
+      bash(
+        "b1",
+        "npx vitest run",
+        `FAIL ${file} > labels > falls back to the code for unknown codes\nTests 1 failed`,
+        true,
+      );
+    const own: Turn[] = [
+      turn("user", "Show friendly labels for document errors."),
+      turn("assistant", "", edit("e1", "/r/tests/labels.test.ts")),
+      turn("assistant", "", run("tests/labels.test.ts")),
+      turn("assistant", "", edit("e2", "/r/tests/labels.test.ts")),
+      turn("assistant", "", bash("b2", "npx vitest run", "Tests 4 passed", false)),
+    ];
+    expect(failures(own).filter((f) => f.text.includes("labels.test.ts"))).toEqual([]);
+    const theirs: Turn[] = [
+      turn("user", "Show friendly labels for document errors."),
+      turn("assistant", "", edit("e1", "/r/src/labels.ts")),
+      turn("assistant", "", run("tests/labels.test.ts")),
+      turn("assistant", "", edit("e2", "/r/src/labels.ts")),
+      turn("assistant", "", bash("b2", "npx vitest run", "Tests 4 passed", false)),
+    ];
+    expect(failures(theirs).some((f) => f.text.includes("tests/labels.test.ts"))).toBe(true);
+  });
+
+  it("stores no port clash of the agent's own earlier run that a later run got past", () => {
+    const span: Turn[] = [
+      turn("user", "Add some log output to the node app."),
+      turn("assistant", "", edit("e1", "/r/src/index.js")),
+      turn(
+        "assistant",
+        "",
+        bash("b1", "node src/index.js", "Error: listen EADDRINUSE: address already in use 127.0.0.1:48123", true),
+      ),
+      turn("assistant", "", bash("b2", "node src/index.js", "listening on 48123", false)),
+    ];
+    expect(failures(span).filter((f) => f.text.includes("EADDRINUSE"))).toEqual([]);
+  });
+
+  it("takes an error line out of the code marks it was wrapped in, and stores one error told two ways once", () => {
+    const span: Turn[] = [
+      turn("user", "I get this error in the router:\n```Property 'parent' does not exist on type 'RefinementCtx'.```"),
+      turn("assistant", "", bash("b1", "python main.py", "Unexpected error: unhashable type: 'dict'", true)),
+      turn("assistant", "", bash("b2", "python main.py --all", "TypeError: unhashable type: 'dict'", true)),
+    ];
+    const texts = failures(span).map((f) => f.text);
+    expect(texts.some((t) => t.startsWith("Property 'parent' does not exist on type 'RefinementCtx'."))).toBe(true);
+    expect(texts.some((t) => t.includes("```"))).toBe(false);
+    expect(texts.filter((t) => t.includes("unhashable type"))).toHaveLength(1);
+  });
+});
