@@ -25,7 +25,7 @@ import { commandText } from "../transcript/events/ledger.js";
 import { agentSentences, conversational } from "../transcript/extraction/extract.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
-import { anchorsOf, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
+import { anchorsOf, asDecision, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
@@ -111,6 +111,20 @@ function sessionEvidence(span: readonly Turn[]): string {
   return parts.join("\n").toLowerCase();
 }
 
+/**
+ * What a choice turned down, in its first words ("… instead of direct environment variable access"): two choices
+ * that turn down the same thing are one decision, said once as advice and once as it was carried out.
+ */
+function rejected(text: string): string | undefined {
+  const m = /\b(?:instead of|rather than)\s+((?:[\w.`'"-]+\s*){1,4})/i.exec(text);
+  return m
+    ? m[1]!
+        .toLowerCase()
+        .replace(/[`'"]/g, "")
+        .replace(/[.\s]+$/, "")
+    : undefined;
+}
+
 /** Sentences of the agent's that may state a cause or a choice (the filter the prose rules in prose.ts then judge). */
 const PROSE_CANDIDATE =
   /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
@@ -168,20 +182,41 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     }
     return false;
   };
+  /**
+   * Whether the exchange the turn is in (from the person's message before it to their next one) edited code: the
+   * finding it states was acted on, before ("The problem was …" after the fix) or after it.
+   */
+  const actedOn = (turn: string): boolean => {
+    const at = position.get(turn);
+    if (at === undefined) return false;
+    const spoke = (t: Turn) => t.role === "user" && t.kind === "message" && conversational(t);
+    for (let i = at; i >= 0 && !(i < at && spoke(span[i]!)); i--) if (edited.has(span[i]!.id)) return true;
+    for (let i = at + 1; i < span.length && !spoke(span[i]!); i++) if (edited.has(span[i]!.id)) return true;
+    return false;
+  };
   const prose: UnitDraft[] = [];
   const keep = (raw: string, turn: string, confidence: number) => {
-    const text = cleanProse(redact(raw));
-    const claim = wholeClaim(text) && grounded(text, evidence);
-    if (!claim && !(carriedChoice(text) && editFollows(turn))) return;
+    const said = cleanProse(redact(raw));
+    const claim = wholeClaim(said) && grounded(said, evidence);
+    if (!claim && !(carriedChoice(said) && editFollows(turn))) return;
+    const text = claim ? said : asDecision(said);
     // What was found out (a cause) is a learning; a choice made is a decision, whichever reading found it.
     const category = claim && CAUSE.test(text) ? "learning" : "reasoning";
+    // A cause no edit acted on before the person spoke again was a guess they cut short or the agent took back
+    // (read only where the session shows its edits: some exports keep them in the prose alone).
+    if (category === "learning" && edited.size > 0 && !actedOn(turn)) return;
     const w = words(text);
     const anchors = new Set(anchorsOf(text));
+    const dropped = rejected(text);
     const twice = prose.findIndex((p) => {
       const j = jaccard(w, words(p.text));
+      if (dropped && category === "reasoning" && p.category === "reasoning" && rejected(p.text) === dropped)
+        return true;
       return j >= 0.45 || (j >= 0.25 && anchorsOf(p.text).some((a) => anchors.has(a)));
     });
-    if (twice >= 0) prose.splice(twice, 1);
+    // Where it was first said leads the evidence: the turn that reasoned it out (or recommended it) before the
+    // later wording that acted on it.
+    const earlier = twice >= 0 ? prose.splice(twice, 1)[0]!.evidence : [];
     const record = category === "learning" ? { proposition: text } : { outcome: text };
     prose.push({
       category,
@@ -189,7 +224,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       record,
       key: signature(text),
       confidence,
-      evidence: ev(turn, text),
+      evidence: [...earlier, ...ev(turn, text).filter((e) => !earlier.some((x) => x.turn === e.turn))],
       files: filesIn(text),
     });
   };
