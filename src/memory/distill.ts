@@ -23,6 +23,7 @@ import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
 import { commandText } from "../transcript/events/ledger.js";
 import { agentSentences, conversational } from "../transcript/extraction/extract.js";
+import { humanPart } from "../transcript/extraction/human.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
 import { anchorsOf, asDecision, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
@@ -111,19 +112,9 @@ function sessionEvidence(span: readonly Turn[]): string {
   return parts.join("\n").toLowerCase();
 }
 
-/**
- * What a choice turned down, in its first words ("… instead of direct environment variable access"): two choices
- * that turn down the same thing are one decision, said once as advice and once as it was carried out.
- */
-function rejected(text: string): string | undefined {
-  const m = /\b(?:instead of|rather than)\s+((?:[\w.`'"-]+\s*){1,4})/i.exec(text);
-  return m
-    ? m[1]!
-        .toLowerCase()
-        .replace(/[`'"]/g, "")
-        .replace(/[.\s]+$/, "")
-    : undefined;
-}
+/** A person's go-ahead for what the agent proposed: "go ahead and implement these fixes", "yes, do it", "please refactor". */
+const GO_AHEAD =
+  /^(?:(?:ok(?:ay)?|yes|yep|sure|great|perfect|good|thanks?|nice|sounds good|alright)[,.!]?\s*)*(?:please\s+)?(?:go ahead|do (?:it|that|this|so|option)|implement|apply|proceed|fix|make|refactor|change|update|continue|let'?s do|lets do)\b/i;
 
 /** Sentences of the agent's that may state a cause or a choice (the filter the prose rules in prose.ts then judge). */
 const PROSE_CANDIDATE =
@@ -191,7 +182,16 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     if (at === undefined) return false;
     const spoke = (t: Turn) => t.role === "user" && t.kind === "message" && conversational(t);
     for (let i = at; i >= 0 && !(i < at && spoke(span[i]!)); i--) if (edited.has(span[i]!.id)) return true;
-    for (let i = at + 1; i < span.length && !spoke(span[i]!); i++) if (edited.has(span[i]!.id)) return true;
+    let approved = false;
+    for (let i = at + 1; i < span.length; i++) {
+      const t = span[i]!;
+      // The person's go-ahead ("go ahead and implement these fixes") lets the edits after it act on the finding.
+      if (spoke(t)) {
+        if (approved || !GO_AHEAD.test(humanPart(t.text).text.trim())) return false;
+        approved = true;
+      }
+      if (edited.has(t.id)) return true;
+    }
     return false;
   };
   const prose: UnitDraft[] = [];
@@ -207,11 +207,8 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     if (category === "learning" && edited.size > 0 && !actedOn(turn)) return;
     const w = words(text);
     const anchors = new Set(anchorsOf(text));
-    const dropped = rejected(text);
     const twice = prose.findIndex((p) => {
       const j = jaccard(w, words(p.text));
-      if (dropped && category === "reasoning" && p.category === "reasoning" && rejected(p.text) === dropped)
-        return true;
       return j >= 0.45 || (j >= 0.25 && anchorsOf(p.text).some((a) => anchors.has(a)));
     });
     // Where it was first said leads the evidence: the turn that reasoned it out (or recommended it) before the

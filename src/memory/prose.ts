@@ -107,13 +107,12 @@ const PLAN =
   /^(?:(?:now|so|first|next|then|ok(?:ay)?)[,]?\s+)?(?:let me|let[’']?s|I[’']?ll|I will|we[’']?ll|we will|I[’']?m going to)\s+(?=\w)/i;
 
 /**
- * A choice as a unit states it: a plan the agent carried out is said as done ("Let's run the script with …" →
- * "Chose to run the script with …"), a recommendation without the colon that led into its example.
+ * A choice as a unit states it: a plan or a recommendation the agent then carried out, quoted in its words and said
+ * to be done ("Carried out: "Let's run the script with …""), so it reads as a decision made, not a step to come.
  */
 export function asDecision(t: string): string {
-  const plan = PLAN.exec(t);
-  if (plan) return `Chose to ${t.slice(plan[0].length)}`;
-  return RECOMMENDED.test(t) ? `${t.slice(0, -1).trim()}.` : t;
+  if (PLAN.test(t)) return `Carried out: "${t}"`;
+  return RECOMMENDED.test(t) ? `Advised and carried out: "${t}"` : t;
 }
 
 /** The names a sentence cites: code spans, paths, code-style identifiers and quoted values. */

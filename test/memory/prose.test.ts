@@ -122,8 +122,7 @@ describe("prose units of a session", () => {
       }),
     ];
     const texts = proseUnits(span).map((d) => d.text);
-    expect(texts).toContain("Chose to run the script with the system Python instead of the virtual environment.");
-    expect(texts).not.toContain(chosen);
+    expect(texts).toContain(`Carried out: "${chosen}"`);
     expect(texts).not.toContain(unmade);
   });
 
@@ -244,7 +243,7 @@ describe("choices and causes the agent stated", () => {
     tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
   });
 
-  it("stores a recommendation and the plan that carried it out as one decision, led by where it was advised", () => {
+  it("stores a recommendation and the plan that carried it out, said alike, as one decision", () => {
     const span = [
       turn("user", "What does the rule about secrets in configuration mean for the MongoDB settings?"),
       turn(
@@ -259,11 +258,26 @@ describe("choices and causes the agent stated", () => {
       ),
     ];
     const decisions = proseUnits(span).filter((d) => d.category === "reasoning");
-    expect(decisions).toHaveLength(1);
-    expect(decisions[0]!.text).toBe(
-      "Chose to refactor the code to use .NET Configuration instead of direct environment variable access, and drop the hardcoded settings.",
-    );
+    // Said nearly the same way twice: one decision, in the words it was carried out with, led by where it was advised.
+    expect(decisions.map((d) => d.text)).toEqual([
+      'Carried out: "I\'ll refactor the code to use .NET Configuration instead of direct environment variable access, and drop the hardcoded settings."',
+    ]);
     expect(decisions[0]!.evidence.map((e) => e.turn)).toEqual([span[1]!.id, span[3]!.id]);
+  });
+
+  it("takes a recommendation that leads into its example as a decision, in the agent's words", () => {
+    const span = [
+      turn("user", "Should the MongoDB settings come from the environment?"),
+      turn(
+        "assistant",
+        'Use .NET Configuration instead of direct environment variable access:\n```csharp\nvar cs = builder.Configuration.GetConnectionString("MongoDB");\n```',
+      ),
+      turn("user", "please refactor"),
+      turn("assistant", "", edit("e1", "Program.cs")),
+    ];
+    expect(proseUnits(span).map((d) => d.text)).toEqual([
+      'Advised and carried out: "Use .NET Configuration instead of direct environment variable access:"',
+    ]);
   });
 
   it("stores no choice of the agent's own tools", () => {
