@@ -31,9 +31,7 @@ const FENCE = /```[\s\S]*?(?:```|$)|'''[\s\S]*?(?:'''|$)|"""[\s\S]*?(?:"""|$)/g;
 
 /** Sentences of what a person typed: code fences and pasted log lines left out. */
 export function typedSentences(text: string): string[] {
-  return text
-    .replace(FENCE, "\n")
-    .split(/\n+/)
+  return withoutLogs(text.replace(FENCE, "\n").split(/\n+/))
     .map(beforeLog)
     .filter((l) => !DIAGNOSTIC.test(l.trim()) && !LOG_LINE.test(l.trim()))
     .flatMap(lineSentences)
@@ -75,9 +73,23 @@ export function lineSentences(line: string): string[] {
  * prompt and command, a Python frame's "async def" or an exception's "--->" inner line.
  */
 const LOG_LINE =
-  /^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\]?[:\s]|(?:fail|info|warn|dbug|crit|trce):\s+[\w.]+\[\d+\]|[\w.-]+@[\w.-]+:\S*[$#](?:\s|$)|PS [A-Za-z]:\\|async\s+def\b|-{2,}>)/;
+  /^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\]?[:\s]|(?:fail|info|warn|dbug|crit|trce):\s+[\w.]+\[\d+\]|[\w.-]+@[\w.-]+:\S*[$#](?:\s|$)|PS [A-Za-z]:\\|async\s+def\b|-{2,}>|The above exception was|During handling of the above exception)/;
 /** Where a log starts inside a line the person began ("I get this now: 2026-03-30 22:31:27 [INFO] …"). */
 const LOG_INSIDE = /\s(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\])/;
+
+/** The lines of a text without its log lines and the indented lines that go on from one ("fail: …[1]\n      An …"). */
+function withoutLogs(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let inLog = false;
+  for (const l of lines) {
+    if (LOG_LINE.test(l.trim())) inLog = true;
+    else if (!(inLog && /^(?:\s{2,}|\t)/.test(l))) {
+      inLog = false;
+      out.push(l);
+    }
+  }
+  return out;
+}
 
 /** A line without the log it runs into: the person's words before it, when there are a few. */
 function beforeLog(line: string): string {
@@ -92,7 +104,7 @@ const DIAGNOSTIC = /^\S+?(?:\(\d+(?:,\d+)*\)|:\d+(?::\d+)?)\s*:?\s*-?\s*(?:error
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
+  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|await\s|yield\s|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\()|[\w.]+\s*:\s*[\w.[\], |]+=(?!=))|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -103,8 +115,8 @@ export function requestText(text: string): string {
     if (n > 0 && n + s.length > 300) break;
     out.push(s);
     n += s.length + 1;
-    // "I get this now:" leads into what was pasted after it: the request ends there.
-    if (n >= 120 || s.endsWith(":")) break;
+    // An error line quoted after the person's words ends what they typed: what follows it is the rest of the paste.
+    if (n >= 120 || ERROR_START.test(s)) break;
   }
   return out.join(" ");
 }
@@ -284,7 +296,9 @@ function payloadLead(typed: string): string {
 
 /** A request as a unit names it: its words, and the task it follows up when it says nothing of the work alone. */
 function requestPhrase(r: Request): string {
-  const said = r.pasted ? `the error ${quoted(r.text)} the person pasted` : `the request ${quoted(r.text)}`;
+  // A lead-in's colon is left out of the quote: "… the access token:" then a quote reads as a secret to redact.
+  const words = quoted(r.text.replace(/\s*:$/, ""));
+  const said = r.pasted ? `the error ${words} the person pasted` : `the request ${words}`;
   return r.task ? `${said} (a follow-up to the request ${quoted(r.task)})` : said;
 }
 
@@ -402,6 +416,8 @@ export function errorLine(text: string, turn: Turn): string | undefined {
   // A person's words running into a log they pasted ("… the register command: 2026-03-30 22:36:00 [ERROR] …"): the
   // log's own error line is read where it stands.
   if (turn.role === "user" && beforeLog(line) !== line) return undefined;
+  // An inner exception's marker (".NET's "---> System.Net.Sockets.SocketException …").
+  line = line.replace(/^-{2,}>\s*/, "");
   // A line wrapped whole in a code span or fence marks ("```Property 'x' does not exist …```"): the line inside.
   const wrapped = /^(`{1,3})([^`]+)\1$/.exec(line);
   if (wrapped) line = wrapped[2]!.trim();
@@ -454,10 +470,11 @@ interface Commit {
  * A file written where throwaway files go: straight into the system's temp folder (`/tmp/check.py`, a macOS or
  * Windows temp folder) or into a scratch folder: the agent's helper, not the project's. A project may itself live
  * under /tmp (`/tmp/shop/app/models.py`) or keep code in a `tmp/` or `temp/` folder of its own (`src/sensors/temp/`),
- * so neither a deeper path under /tmp nor a folder of the project named so is one.
+ * so neither a deeper path under /tmp nor a folder of the project named so is one. The agent's own notes on the project
+ * (`~/.claude/projects/<project>/memory/…`) are its own, not the project's.
  */
 const THROWAWAY =
-  /^\/(?:private\/)?tmp\/[^/]+$|^\/var\/folders\/|^[A-Za-z]:\\(?:[^\\]+\\)*Temp\\[^\\]+$|(?:^|[\\/])(?:scratch|scratchpad)[\\/]/i;
+  /^\/(?:private\/)?tmp\/[^/]+$|^\/var\/folders\/|^[A-Za-z]:\\(?:[^\\]+\\)*Temp\\[^\\]+$|(?:^|[\\/])(?:scratch|scratchpad)[\\/]|(?:^|[\\/])\.claude[\\/]projects[\\/]/i;
 
 /** What each kind of event's units are read against: the span, its requests, edits and commits. */
 interface SpanEvents {

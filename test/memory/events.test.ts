@@ -1047,3 +1047,41 @@ describe("errors of the agent's own steps", () => {
     expect(texts.filter((t) => t.includes("unhashable type"))).toHaveLength(1);
   });
 });
+
+describe("a log pasted before the person's words", () => {
+  it("reads the request from the words after the log and its indented lines", () => {
+    const log = [
+      "fail: Microsoft.AspNetCore.Diagnostics.DeveloperExceptionPageMiddleware[1]",
+      "      An unhandled exception has occurred while executing the request.",
+      "      System.TimeoutException: A timeout occurred after 30000ms selecting a server.",
+      "       ---> System.Net.Sockets.SocketException (0x00002AF9): No such host is known.",
+      "         at System.Net.Dns.GetHostAddresses(String hostNameOrAddress)",
+      " I get this error now when I try to run a get. Is something wrong in program.cs?",
+    ].join("\n");
+    expect(requestText(log)).toBe("I get this error now when I try to run a get. Is something wrong in program.cs?");
+  });
+
+  it("makes no change unit of the agent's own notes kept outside the project", () => {
+    const span: Turn[] = [
+      turn("user", "Ship the M0 milestone and note what is left."),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "w1",
+            name: "Write",
+            input: { file_path: "/Users/a/.claude/projects/-Users-a-code-app/memory/m0_shipped.md", content: "x" },
+          },
+          { id: "w2", name: "Write", input: { file_path: "/Users/a/code/app/web/src/App.tsx", content: "y" } },
+        ],
+        tool_results: [
+          { call_id: "w1", output: "ok", is_error: false },
+          { call_id: "w2", output: "ok", is_error: false },
+        ],
+      }),
+    ];
+    const files = eventDrafts("s", span, extractSections(span, { cwd: "/Users/a/code/app" }))
+      .filter((d) => d.category === "change")
+      .flatMap((d) => d.files);
+    expect(files).toEqual(["web/src/App.tsx"]);
+  });
+});
