@@ -672,8 +672,9 @@ type Failure = Sections["failures"][number];
 /** Whether an error is a step of the work: caused by the agent's own edit and fixed by its next one. */
 function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): boolean {
   if (f.category === "user-reported") return false;
-  // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed.
-  if ((f.resolved || f.remediation) && SELF_INFLICTED.test(line)) return true;
+  // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed, or one of a session
+  // whose edits its record does not show (an IDE chat's export): code that does not parse was mid-edit.
+  if ((f.resolved || f.remediation || s.edits.length === 0) && SELF_INFLICTED.test(line)) return true;
   // Its own earlier run still holding the port, got past by a later run.
   if ((f.resolved || f.remediation) && OWN_RUN.test(line)) return true;
   // A test the agent wrote failing while it wrote it (for this request, or earlier and got passing again): a step of
@@ -772,7 +773,9 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const line = errorLine(f.text, s.span[i]!);
     if (!line || stepOfTheWork(s, f, line, i) || raisedInThrowaway(s.span[i]!, line)) continue;
     const shape = errorShape(line);
-    const same = byShape.get(shape);
+    // The same error with a few words of the person's before it ("Thanks. Getting The supplied field …") is one.
+    const within = (a: string, b: string) => a.length >= 30 && b.includes(a);
+    const same = byShape.get(shape) ?? [...byShape.entries()].find(([k]) => within(k, shape) || within(shape, k))?.[1];
     if (same) {
       same.evidence.push(...s.ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
       const also = (same.record.also as string[] | undefined) ?? [];

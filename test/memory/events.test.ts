@@ -1085,3 +1085,18 @@ describe("a log pasted before the person's words", () => {
     expect(files).toEqual(["web/src/App.tsx"]);
   });
 });
+
+describe("one error reported with and without the person's words before it", () => {
+  it("is one failure unit", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "Thanks. Getting The supplied field number '51000' cannot be found in the 'Economic Customer Mapping' table.",
+      ),
+      turn("assistant", "I will look at the mapping table."),
+      turn("user", "The supplied field number '51000' cannot be found in the 'Economic Customer Mapping' table."),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(failures.filter((f) => f.text.includes("'51000' cannot be found"))).toHaveLength(1);
+  });
+});
