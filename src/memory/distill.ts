@@ -128,38 +128,8 @@ const SAME_SUBJECT = 0.25;
 /** The newest units the same-subject check reads: a loose overlap matches much of a large store (hand-set). */
 const SAME_SUBJECT_CANDIDATES = 64;
 
-/** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
-export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
-  const ev = (turn: string, quote: string): Evidence[] => [
-    { session: sessionId, turn, quote: redact(quote).slice(0, 500) },
-  ];
-  const spanIds = new Set(span.map((t) => t.id));
-  const inSpan = (turn: string) => spanIds.has(turn);
-  const out: UnitDraft[] = [];
-  // Edits, commits, reverts, errors and standing rules come from the session's events (events.ts).
-  for (const d of eventDrafts(sessionId, span, sections))
-    out.push(d.category === "commitment" && d.files.length === 0 ? { ...d, files: filesIn(d.text) } : d);
-  for (const [metric, m] of Object.entries(sections.metrics)) {
-    if (!inSpan(m.turn)) continue;
-    // A run's tally or duration ("tests: 77 passed", "test time: 536 ms") is a snapshot of one run, not a fact a
-    // later session needs; the summary keeps it.
-    if (RUN_TALLY.test(metric)) continue;
-    const [value, ...unit] = m.value.split(" ");
-    out.push({
-      category: "performance",
-      text: `${metric}: ${m.value}`,
-      record: { metric, value: Number(value), unit: unit.join(" "), context: metric, timestamp: m.turn },
-      key: signature(metric),
-      confidence: 0.7,
-      evidence: ev(m.turn, `${metric}: ${m.value}`),
-      files: [],
-    });
-  }
-  // The agent's prose becomes a unit only as a whole, grounded statement with a claim (prose.ts), or as a choice
-  // that an edit then carried out; a sentence read both as a decision and as a learning, or said twice, is one
-  // unit: the later wording replaces the earlier (often once while looking and once when fixed).
-  const evidence = sessionEvidence(span);
-  const position = new Map(span.map((t, i) => [t.id, i]));
+/** Which turns' statements edits acted on: the span's edited turns, and two readings of an edit following a turn. */
+function editReach(span: readonly Turn[], sections: Sections, position: ReadonlyMap<string, number>) {
   const edited = new Set(Object.values(sections.files).flatMap((ops) => ops.map((o) => o.turn)));
   /** Whether an edit carries the turn's choice out: before the person speaks again, or in answer to their next word. */
   const editFollows = (turn: string): boolean => {
@@ -194,6 +164,42 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     }
     return false;
   };
+  return { edited, editFollows, actedOn };
+}
+
+/** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
+export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
+  const ev = (turn: string, quote: string): Evidence[] => [
+    { session: sessionId, turn, quote: redact(quote).slice(0, 500) },
+  ];
+  const spanIds = new Set(span.map((t) => t.id));
+  const inSpan = (turn: string) => spanIds.has(turn);
+  const out: UnitDraft[] = [];
+  // Edits, commits, reverts, errors and standing rules come from the session's events (events.ts).
+  for (const d of eventDrafts(sessionId, span, sections))
+    out.push(d.category === "commitment" && d.files.length === 0 ? { ...d, files: filesIn(d.text) } : d);
+  for (const [metric, m] of Object.entries(sections.metrics)) {
+    if (!inSpan(m.turn)) continue;
+    // A run's tally or duration ("tests: 77 passed", "test time: 536 ms") is a snapshot of one run, not a fact a
+    // later session needs; the summary keeps it.
+    if (RUN_TALLY.test(metric)) continue;
+    const [value, ...unit] = m.value.split(" ");
+    out.push({
+      category: "performance",
+      text: `${metric}: ${m.value}`,
+      record: { metric, value: Number(value), unit: unit.join(" "), context: metric, timestamp: m.turn },
+      key: signature(metric),
+      confidence: 0.7,
+      evidence: ev(m.turn, `${metric}: ${m.value}`),
+      files: [],
+    });
+  }
+  // The agent's prose becomes a unit only as a whole, grounded statement with a claim (prose.ts), or as a choice
+  // that an edit then carried out; a sentence read both as a decision and as a learning, or said twice, is one
+  // unit: the later wording replaces the earlier (often once while looking and once when fixed).
+  const evidence = sessionEvidence(span);
+  const position = new Map(span.map((t, i) => [t.id, i]));
+  const { edited, editFollows, actedOn } = editReach(span, sections, position);
   const prose: UnitDraft[] = [];
   const keep = (raw: string, turn: string, confidence: number) => {
     const said = cleanProse(redact(raw));
