@@ -145,7 +145,7 @@ const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
  * thing updated or minimal, remember to (a reminder of a standing duty).
  */
 const STANDING_MARK =
-  /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
+  /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|for (?:any|every|all|each) [\w-]+|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
 
 /**
  * Words that bound what a sentence asks to the task at hand ("Only change the test file this time.", "Don't commit
@@ -156,10 +156,12 @@ const BOUND_TO_NOW =
   /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|for now|right now|at the moment|for today|today|(?:anything|nothing) else)\b|\b(?:in|to|of|from|on) (?:this|that|these|those) (?:file|function|method|class|script|component|module|test|endpoint|query|PR|pull request|branch|commit|change|bug|page|screen)s?\b|\byet[.!]?$/i;
 
 /**
- * "Ensure …" or "Make sure …" with no condition before it: how a person hands over one piece of work ("Ensure the
- * tests are up to date with the adapters."). It holds on only with a word that says so (always, every time, …).
+ * "Ensure …" or "Make sure …" with no condition before it and nothing it forbids: how a person hands over one piece
+ * of work ("Ensure the tests are up to date with the adapters."). It holds on only with a word that says so (always,
+ * every time, for any …); "make sure that you don't build the project" forbids, and stands.
  */
-const TASK_OPENING = /^(?:(?:please|and|also|but|so|then|again|now)[,:!]?\s+)*(?:ensure|make sure)\b/i;
+const TASK_OPENING =
+  /^(?:(?:please|and|also|but|so|then|again|now)[,:!]?\s+)*(?:ensure|make sure)\b(?!.*\b(?:not|never|no|don'?t|dont|doesn'?t|won'?t|without)\b)/i;
 
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {

@@ -942,6 +942,12 @@ describe("a constraint of one task in a list is no standing rule", () => {
     expect(ruleSentences("Ensure that all backend tests run with the db_path 'sqlite://./ecommerce.db'.")).toEqual([]);
     expect(ruleSentences("Always ensure the migrations run before the tests.")).toHaveLength(1);
     expect(ruleSentences("When editing a file, make sure to keep the indentation of each line.")).toHaveLength(1);
+    expect(ruleSentences("Make sure that you dont actually build this project.")).toHaveLength(1);
+    expect(
+      ruleSentences(
+        "Please make sure that for any blocking command like netcat, you limit its run time with a timeout.",
+      ),
+    ).toHaveLength(1);
   });
 });
 
