@@ -274,6 +274,16 @@ function pastedOutput(typed: string): boolean {
   if (lines.length < 3 && !lines.some((l) => LOG_LINE.test(l.trim()))) return false;
   // "… for fetching the schema I get {": the person's words lead into what they pasted.
   if (payloadLead(typed)) return false;
+  // Something on it a program printed: a log, code, a compiler's line, an error, columns of a table. Terse notes
+  // with none ("Dark mode toggle in the header\nColours as CSS variables") are the person's own request.
+  const printed = (l: string) =>
+    LOG_LINE.test(l) ||
+    PASTED.test(l) ||
+    DIAGNOSTIC.test(l) ||
+    ERROR_START.test(l) ||
+    /\b(?:error|exception):/i.test(l) ||
+    /[^\s.!?] {2,}\S/.test(l);
+  if (!lines.some((l) => printed(l.trim()))) return false;
   return !typedSentences(typed).some((x) => ADDRESSED.test(x) || (IMPERATIVE.test(x) && !STEP_LABEL.test(x)));
 }
 

@@ -974,6 +974,17 @@ describe("a request that is output the person pasted", () => {
     expect(types.text).not.toContain("Alice");
   });
 
+  it("takes terse notes with nothing a program printed for the person's own request", () => {
+    const span: Turn[] = [
+      turn("user", "Please add the login page."),
+      turn("assistant", "Done.", edit("e1", "/r/src/login.tsx")),
+      turn("user", "Dark mode toggle in the header\nColours as CSS variables\nChoice kept in localStorage"),
+      turn("assistant", "Added the toggle.", edit("e2", "/r/src/theme.ts")),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    expect(changes.find((c) => c.files.includes("src/theme.ts"))!.record.request).toMatch(/^Dark mode toggle/);
+  });
+
   it("keeps the person's words before a log they pasted on the same line, and the error the log ends on", () => {
     const span: Turn[] = [
       turn(
