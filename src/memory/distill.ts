@@ -23,9 +23,10 @@ import { signature } from "../text/signature.js";
 import { countTokens } from "../text/tokens.js";
 import { commandText } from "../transcript/events/ledger.js";
 import { agentSentences, conversational } from "../transcript/extraction/extract.js";
+import { humanPart } from "../transcript/extraction/human.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
-import { anchorsOf, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
+import { anchorsOf, asDecision, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
@@ -111,6 +112,10 @@ function sessionEvidence(span: readonly Turn[]): string {
   return parts.join("\n").toLowerCase();
 }
 
+/** A person's go-ahead for what the agent proposed: "go ahead and implement these fixes", "yes, do it", "please refactor". */
+const GO_AHEAD =
+  /^(?:(?:ok(?:ay)?|yes|yep|sure|great|perfect|good|thanks?|nice|sounds good|alright)[,.!]?\s*)*(?:please\s+)?(?:go ahead|do (?:it|that|this|so|option)|implement|apply|proceed|fix|make|refactor|change|update|continue|let'?s do|lets do)\b/i;
+
 /** Sentences of the agent's that may state a cause or a choice (the filter the prose rules in prose.ts then judge). */
 const PROSE_CANDIDATE =
   /\b(I'?ll use|we'?ll use|I decided|decided to|decision|instead of|rather than|switch(?:ed|ing)? to|chose|choose|going with|the (?:root )?cause|the fix is|the issue is|the problem is|because|approach)\b/i;
@@ -122,6 +127,45 @@ const CLASHING_COMMITMENT = 0.5;
 const SAME_SUBJECT = 0.25;
 /** The newest units the same-subject check reads: a loose overlap matches much of a large store (hand-set). */
 const SAME_SUBJECT_CANDIDATES = 64;
+
+/** Which turns' statements edits acted on: the span's edited turns, and two readings of an edit following a turn. */
+function editReach(span: readonly Turn[], sections: Sections, position: ReadonlyMap<string, number>) {
+  const edited = new Set(Object.values(sections.files).flatMap((ops) => ops.map((o) => o.turn)));
+  /** Whether an edit carries the turn's choice out: before the person speaks again, or in answer to their next word. */
+  const editFollows = (turn: string): boolean => {
+    const from = position.get(turn);
+    if (from === undefined) return false;
+    let spoke = 0;
+    for (let i = from; i < span.length; i++) {
+      const t = span[i]!;
+      if (i > from && t.role === "user" && t.kind === "message" && conversational(t) && ++spoke > 1) return false;
+      if (edited.has(t.id)) return true;
+    }
+    return false;
+  };
+  /**
+   * Whether the exchange the turn is in (from the person's message before it to their next one) edited code: the
+   * finding it states was acted on, before ("The problem was …" after the fix) or after it.
+   */
+  const actedOn = (turn: string): boolean => {
+    const at = position.get(turn);
+    if (at === undefined) return false;
+    const spoke = (t: Turn) => t.role === "user" && t.kind === "message" && conversational(t);
+    for (let i = at; i >= 0 && !(i < at && spoke(span[i]!)); i--) if (edited.has(span[i]!.id)) return true;
+    let approved = false;
+    for (let i = at + 1; i < span.length; i++) {
+      const t = span[i]!;
+      // The person's go-ahead ("go ahead and implement these fixes") lets the edits after it act on the finding.
+      if (spoke(t)) {
+        if (approved || !GO_AHEAD.test(humanPart(t.text).text.trim())) return false;
+        approved = true;
+      }
+      if (edited.has(t.id)) return true;
+    }
+    return false;
+  };
+  return { edited, editFollows, actedOn };
+}
 
 /** The drafts of one span: changes, commits, errors and rules from its events; metrics, learnings, preferences, decisions. */
 export function draftUnits(sessionId: string, span: readonly Turn[], sections: Sections): UnitDraft[] {
@@ -155,33 +199,27 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   // unit: the later wording replaces the earlier (often once while looking and once when fixed).
   const evidence = sessionEvidence(span);
   const position = new Map(span.map((t, i) => [t.id, i]));
-  const edited = new Set(Object.values(sections.files).flatMap((ops) => ops.map((o) => o.turn)));
-  /** Whether an edit carries the turn's choice out: before the person speaks again, or in answer to their next word. */
-  const editFollows = (turn: string): boolean => {
-    const from = position.get(turn);
-    if (from === undefined) return false;
-    let spoke = 0;
-    for (let i = from; i < span.length; i++) {
-      const t = span[i]!;
-      if (i > from && t.role === "user" && t.kind === "message" && conversational(t) && ++spoke > 1) return false;
-      if (edited.has(t.id)) return true;
-    }
-    return false;
-  };
+  const { edited, editFollows, actedOn } = editReach(span, sections, position);
   const prose: UnitDraft[] = [];
   const keep = (raw: string, turn: string, confidence: number) => {
-    const text = cleanProse(redact(raw));
-    const claim = wholeClaim(text) && grounded(text, evidence);
-    if (!claim && !(carriedChoice(text) && editFollows(turn))) return;
+    const said = cleanProse(redact(raw));
+    const claim = wholeClaim(said) && grounded(said, evidence);
+    if (!claim && !(carriedChoice(said) && editFollows(turn))) return;
+    const text = claim ? said : asDecision(said);
     // What was found out (a cause) is a learning; a choice made is a decision, whichever reading found it.
     const category = claim && CAUSE.test(text) ? "learning" : "reasoning";
+    // A cause no edit acted on before the person spoke again was a guess they cut short or the agent took back
+    // (read only where the session shows its edits: some exports keep them in the prose alone).
+    if (category === "learning" && edited.size > 0 && !actedOn(turn)) return;
     const w = words(text);
     const anchors = new Set(anchorsOf(text));
     const twice = prose.findIndex((p) => {
       const j = jaccard(w, words(p.text));
       return j >= 0.45 || (j >= 0.25 && anchorsOf(p.text).some((a) => anchors.has(a)));
     });
-    if (twice >= 0) prose.splice(twice, 1);
+    // Where it was first said leads the evidence: the turn that reasoned it out (or recommended it) before the
+    // later wording that acted on it.
+    const earlier = twice >= 0 ? prose.splice(twice, 1)[0]!.evidence : [];
     const record = category === "learning" ? { proposition: text } : { outcome: text };
     prose.push({
       category,
@@ -189,7 +227,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       record,
       key: signature(text),
       confidence,
-      evidence: ev(turn, text),
+      evidence: [...earlier, ...ev(turn, text).filter((e) => !earlier.some((x) => x.turn === e.turn))],
       files: filesIn(text),
     });
   };

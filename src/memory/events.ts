@@ -31,10 +31,9 @@ const FENCE = /```[\s\S]*?(?:```|$)|'''[\s\S]*?(?:'''|$)|"""[\s\S]*?(?:"""|$)/g;
 
 /** Sentences of what a person typed: code fences and pasted log lines left out. */
 export function typedSentences(text: string): string[] {
-  return text
-    .replace(FENCE, "\n")
-    .split(/\n+/)
-    .filter((l) => !DIAGNOSTIC.test(l.trim()))
+  return withoutLogs(text.replace(FENCE, "\n").split(/\n+/))
+    .map(beforeLog)
+    .filter((l) => !DIAGNOSTIC.test(l.trim()) && !LOG_LINE.test(l.trim()))
     .flatMap(lineSentences)
     .map((s) => s.replace(/\s+/g, " ").trim())
     .filter((s) => s.length > 2 && !PASTED.test(s));
@@ -69,12 +68,43 @@ export function lineSentences(line: string): string[] {
   return out.map((pieces) => pieces.join(" "));
 }
 
+/**
+ * A line a program printed: a log line (a date and time, a level tag, ASP.NET's "fail: Category[1]"), a shell's
+ * prompt and command, a Python frame's "async def" or an exception's "--->" inner line.
+ */
+const LOG_LINE =
+  /^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\]?[:\s]|(?:fail|info|warn|dbug|crit|trce):\s+[\w.]+\[\d+\]|[\w.-]+@[\w.-]+:\S*[$#](?:\s|$)|PS [A-Za-z]:\\|async\s+def\b|-{2,}>|The above exception was|During handling of the above exception)/;
+/** Where a log starts inside a line the person began ("I get this now: 2026-03-30 22:31:27 [INFO] …"). */
+const LOG_INSIDE = /\s(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[(?:INFO|ERROR|WARN(?:ING)?|DEBUG|TRACE|FATAL|CRITICAL)\])/;
+
+/** The lines of a text without its log lines and the indented lines that go on from one ("fail: …[1]\n      An …"). */
+function withoutLogs(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let inLog = false;
+  for (const l of lines) {
+    if (LOG_LINE.test(l.trim())) inLog = true;
+    else if (!(inLog && /^(?:\s{2,}|\t)/.test(l))) {
+      inLog = false;
+      out.push(l);
+    }
+  }
+  return out;
+}
+
+/** A line without the log it runs into: the person's words before it, when there are a few. */
+function beforeLog(line: string): string {
+  const at = line.search(LOG_INSIDE);
+  if (at < 0) return line;
+  const lead = line.slice(0, at).trim();
+  return lead.split(/\s+/).length >= 3 ? lead : "";
+}
+
 /** A compiler's or linter's line, pasted whole: a location, then error or warning ("src/a.al(40,42): error AL0856: …"). */
 const DIAGNOSTIC = /^\S+?(?:\(\d+(?:,\d+)*\)|:\d+(?::\d+)?)\s*:?\s*-?\s*(?:error|warning|fatal error)\b/i;
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\())|[{};]\s*$/;
+  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|await\s|yield\s|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\()|[\w.]+\s*:\s*[\w.[\], |]+=(?!=))|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -85,7 +115,8 @@ export function requestText(text: string): string {
     if (n > 0 && n + s.length > 300) break;
     out.push(s);
     n += s.length + 1;
-    if (n >= 120) break;
+    // An error line quoted after the person's words ends what they typed: what follows it is the rest of the paste.
+    if (n >= 120 || ERROR_START.test(s)) break;
   }
   return out.join(" ");
 }
@@ -114,7 +145,7 @@ const BULLET = /^(?:[-*•+]|\d{1,2}[.)])\s+/;
  * thing updated or minimal, remember to (a reminder of a standing duty).
  */
 const STANDING_MARK =
-  /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
+  /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|in (?:the )?future|at all times|for (?:any|every|all|each) [\w-]+|as we (?:go|progress|progess|make|work)|remember to|remeber to|don'?t forget to)\b|\bkeep\b.{0,60}\b(?:updated|up to date|in sync|consistent|the same|minimal|to (?:the|a) minimum|clean|short|simple)\b/i;
 
 /**
  * Words that bound what a sentence asks to the task at hand ("Only change the test file this time.", "Don't commit
@@ -124,14 +155,22 @@ const STANDING_MARK =
 const BOUND_TO_NOW =
   /\b(?:this time|(?:just )?this once|for (?:this|the) (?:one|task|change|commit|PR|pull request|ticket|fix|run|step|moment)|for now|right now|at the moment|for today|today|(?:anything|nothing) else)\b|\b(?:in|to|of|from|on) (?:this|that|these|those) (?:file|function|method|class|script|component|module|test|endpoint|query|PR|pull request|branch|commit|change|bug|page|screen)s?\b|\byet[.!]?$/i;
 
+/**
+ * "Ensure …" or "Make sure …" with no condition before it and nothing it forbids: how a person hands over one piece
+ * of work ("Ensure the tests are up to date with the adapters."). It holds on only with a word that says so (always,
+ * every time, for any …); "make sure that you don't build the project" forbids, and stands.
+ */
+const TASK_OPENING =
+  /^(?:(?:please|and|also|but|so|then|again|now)[,:!]?\s+)*(?:ensure|make sure)\b(?!.*\b(?:not|never|no|don'?t|dont|doesn'?t|won'?t|without)\b)/i;
+
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
   if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
   if (FIRM_CUES.test(s) && !RULE_HEDGE.test(s)) {
     const bodies = clauses(s);
-    if (bodies.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s))
-      return true;
+    const opening = bodies.some((c) => RULE_OPENING.test(c) && !TASK_OPENING.test(c));
+    if (opening || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s)) return true;
   }
   // "Keep the spec updated as decisions are made", "I think we should bump the version each time we make changes":
   // a directive (an imperative, a reminder, what we or you should do) with a word that makes it hold on.
@@ -153,7 +192,50 @@ const DIRECTIVE_SAID =
 const directive = (s: string): boolean => IMPERATIVE.test(s.replace(DIRECTIVE_LEAD, "")) || DIRECTIVE_SAID.test(s);
 
 export function ruleSentences(text: string): string[] {
-  return typedSentences(text).filter(standingRule);
+  const scoped = taskItems(text);
+  return typedSentences(text).filter((x) => standingRule(x) && !boundToTask(x, scoped));
+}
+
+/** A list item: its indent, its marker, what it says. */
+const ITEM = /^(\s*)(?:[-*•+]|\d{1,2}[.)])\s+(\S.*)$/;
+/** A heading that names one piece of work, whose items are its steps and the constraints of those steps. */
+const TASK_HEADING =
+  /^(?:#+\s*)?(?:\*\*)?(?:fix(?:es)?|tasks?|todo|to do|steps?|changes?|implement\w*|do (?:the )?following|please)\b[^:]{0,60}:(?:\*\*)?$/i;
+
+/**
+ * The list items of a text that belong to one piece of work: the sub-items of an item ("1. In updateSnapshotAction,
+ * reject invalid ids. - Do not redirect.") and the items under a task's heading ("Fix:", "Steps:"). What they say
+ * bounds that piece of work, not every later one.
+ */
+export function taskItems(text: string): string[] {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    const m = ITEM.exec(line);
+    if (!m) return;
+    const indent = m[1]!.length;
+    for (let j = i - 1; j >= 0; j--) {
+      const above = lines[j]!;
+      if (!above.trim()) continue;
+      const lead = /^\s*/.exec(above)![0].length;
+      const item = ITEM.test(above);
+      if (indent > 0 && lead < indent) {
+        if (item || TASK_HEADING.test(above.trim())) out.push(m[2]!.trim());
+        return;
+      }
+      if (indent === 0 && !item) {
+        if (TASK_HEADING.test(above.trim())) out.push(m[2]!.trim());
+        return;
+      }
+    }
+  });
+  return out;
+}
+
+/** Whether a sentence is said in a task's list item and no word in it makes it hold beyond that task. */
+function boundToTask(sentence: string, items: readonly string[]): boolean {
+  const s = sentence.replace(BULLET, "").trim();
+  return !STANDING_MARK.test(s) && items.some((item) => item.includes(s.slice(0, 60)));
 }
 
 interface Request {
@@ -162,6 +244,8 @@ interface Request {
   text: string;
   /** The last request before it that says what the work is, when this one only follows up ("still failing"). */
   task?: string;
+  /** The turn was output the person pasted (a log, a console, a traceback): `text` is the error line it shows. */
+  pasted?: boolean;
 }
 
 /** A follow-up that says nothing of the work by itself: "continue", "check console output", "still the same error". */
@@ -171,7 +255,46 @@ const FOLLOW_UP =
 /** Whether a request says what the work is: a few words of its own, not only a follow-up. */
 function saysTheWork(text: string): boolean {
   const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]{3,}/u.test(w));
-  return words.length >= 3 && !FOLLOW_UP.test(text);
+  // A lead-in to a paste ("This is the response from the health endpoint:") says what it shows, not the work.
+  return words.length >= 3 && !FOLLOW_UP.test(text) && !text.endsWith(":");
+}
+
+/** Words a person uses to speak to the agent: a pronoun, a please, a question word; a paste has none of them. */
+const ADDRESSED =
+  /\b(?:I|I'?m|I'?ve|I'?d|Im|[Mm]y|[Mm]e|[Ww]e|[Oo]ur|[Uu]s|[Yy]ou|[Yy]our|[Pp]lease|pls|[Ll]et'?s|[Ll]ets|[Ww]hy|[Hh]ow|[Ww]hat|[Hh]elp|[Ss]till|[Aa]gain|[Nn]ow)\b|\?$/;
+/** A program's step label ("Test 1: Converting …"): no imperative, though its first word may read as one. */
+const STEP_LABEL = /^\p{L}+\s+\d+\s*:/u;
+
+/**
+ * Whether what a person typed is output they pasted with no word of their own: several lines (or one a log or a
+ * prompt printed), none of them speaking to the agent or asking for anything.
+ */
+function pastedOutput(typed: string): boolean {
+  const lines = typed.split("\n").filter((l) => l.trim());
+  if (lines.length < 3 && !lines.some((l) => LOG_LINE.test(l.trim()))) return false;
+  // "… for fetching the schema I get {": the person's words lead into what they pasted.
+  if (payloadLead(typed)) return false;
+  // Something on it a program printed: a log, code, a compiler's line, an error, columns of a table. Terse notes
+  // with none ("Dark mode toggle in the header\nColours as CSS variables") are the person's own request.
+  const printed = (l: string) =>
+    LOG_LINE.test(l) ||
+    PASTED.test(l) ||
+    DIAGNOSTIC.test(l) ||
+    ERROR_START.test(l) ||
+    /\b(?:error|exception):/i.test(l) ||
+    /[^\s.!?] {2,}\S/.test(l);
+  if (!lines.some((l) => printed(l.trim()))) return false;
+  return !typedSentences(typed).some((x) => ADDRESSED.test(x) || (IMPERATIVE.test(x) && !STEP_LABEL.test(x)));
+}
+
+/** The error a paste shows: its last error line (a traceback ends on the exception), taken whole. */
+function pastedError(typed: string, t: Turn): string | undefined {
+  return typed
+    .split("\n")
+    .map((l) => l.replace(/^[\s>]+/, "").trim())
+    .map((l) => (l.length <= 300 && !/[{}]/.test(l) && !PASTED.test(l) ? errorLine(l, t) : undefined))
+    .filter((l): l is string => l !== undefined)
+    .at(-1);
 }
 
 /** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
@@ -185,7 +308,10 @@ function payloadLead(typed: string): string {
 
 /** A request as a unit names it: its words, and the task it follows up when it says nothing of the work alone. */
 function requestPhrase(r: Request): string {
-  return r.task ? `${quoted(r.text)} (a follow-up to the request ${quoted(r.task)})` : quoted(r.text);
+  // A lead-in's colon is left out of the quote: "… the access token:" then a quote reads as a secret to redact.
+  const words = quoted(r.text.replace(/\s*:$/, ""));
+  const said = r.pasted ? `the error ${words} the person pasted` : `the request ${words}`;
+  return r.task ? `${said} (a follow-up to the request ${quoted(r.task)})` : said;
 }
 
 /** The person's requests in a span, in order (an echo of the agent's plan handed back as input is not one). */
@@ -199,7 +325,8 @@ function requestsOf(span: readonly Turn[]): Request[] {
     if (!typed || echoesAgent(typed, previousAgent)) return;
     // A report that opens a pasted payload on its first line ("… for fetching schema I get {") is still a request:
     // without it, the edits it led to would be filed under the request before.
-    let text = requestText(typed) || payloadLead(typed);
+    const pasted = pastedOutput(typed);
+    let text = pasted ? (pastedError(typed, t) ?? "") : requestText(typed) || payloadLead(typed);
     if (!text) return;
     // "Build error:" with the log pasted after it: the request is the error it pasted.
     if (text.endsWith(":")) {
@@ -211,7 +338,8 @@ function requestsOf(span: readonly Turn[]): Request[] {
       if (pasted) text = `${text} ${pasted}`;
     }
     const task = [...out].reverse().find((r) => saysTheWork(r.text))?.text;
-    out.push({ turn: t.id, index, text, ...(!saysTheWork(text) && task ? { task } : {}) });
+    const follows = (pasted || !saysTheWork(text)) && task;
+    out.push({ turn: t.id, index, text, ...(follows ? { task } : {}), ...(pasted ? { pasted } : {}) });
   });
   return out;
 }
@@ -244,7 +372,11 @@ const ERRORISH = [
 const ERROR_START = /^(?:[\w./\\:-]+[:(]\d+[^ ]*\s*[-:]?\s*)?(?:[\w.]*(?:Error|Exception)\b|error\b|FAIL|\[ts Error\])/;
 /** An error the agent's own edit caused: a file it just wrote does not parse. */
 const SELF_INFLICTED =
-  /\b(?:SyntaxError|syntax error|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error)\b/i;
+  /\b(?:SyntaxError|syntax error|IndentationError|TabError|E999|unterminated|Unexpected token|unexpected (?:indent|EOF)|Parsing error|(?:Expression|Identifier|Declaration or statement|Statement|Type) expected)\b|'[^'\s]{1,3}' expected\b/i;
+/** An error of the environment the agent's own command ran in: a port its earlier run still held. */
+const OWN_RUN = /\bEADDRINUSE\b|\baddress already in use\b/i;
+/** A test runner's failing test, with the test file it is in: "FAIL tests/a.test.ts > …", "FAILED tests/t.py::test_x". */
+const FAILING_TEST = /^(?:FAIL(?:ED)?|✗|×)\s+([^\s:>[]+?\.[\w]+)(?:::|\s|$)/;
 /**
  * An error in code as a compiler, type checker or interpreter reports it before the code does anything: a type or
  * syntax error, a name or module that does not resolve. Raised right after the agent's own edit and fixed by its next
@@ -293,6 +425,14 @@ export function errorLine(text: string, turn: Turn): string | undefined {
     line = whole.slice(Math.max(0, whole.indexOf(head)));
   }
   line = line.replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&amp;/g, "&").replace(LOG_PREFIX, "").trim();
+  // A person's words running into a log they pasted ("… the register command: 2026-03-30 22:36:00 [ERROR] …"): the
+  // log's own error line is read where it stands.
+  if (turn.role === "user" && beforeLog(line) !== line) return undefined;
+  // An inner exception's marker (".NET's "---> System.Net.Sockets.SocketException …").
+  line = line.replace(/^-{2,}>\s*/, "");
+  // A line wrapped whole in a code span or fence marks ("```Property 'x' does not exist …```"): the line inside.
+  const wrapped = /^(`{1,3})([^`]+)\1$/.exec(line);
+  if (wrapped) line = wrapped[2]!.trim();
   // Said in the agent's prose ("`KeyError: 'id'` means that …"): the error it quotes, or nothing.
   if (turn.role === "assistant" && !ERROR_START.test(line) && turn.text.includes(line.slice(0, 40))) {
     const quotedError = /`([^`]*\b\w*(?:Error|Exception)\b[^`]*)`/.exec(line)?.[1];
@@ -313,6 +453,9 @@ export function errorLine(text: string, turn: Turn): string | undefined {
 function errorShape(line: string): string {
   return normalized(
     line
+      // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
+      // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
+      .replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, "")
       .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
       .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
       .replace(/\d+/g, "N"),
@@ -339,10 +482,11 @@ interface Commit {
  * A file written where throwaway files go: straight into the system's temp folder (`/tmp/check.py`, a macOS or
  * Windows temp folder) or into a scratch folder: the agent's helper, not the project's. A project may itself live
  * under /tmp (`/tmp/shop/app/models.py`) or keep code in a `tmp/` or `temp/` folder of its own (`src/sensors/temp/`),
- * so neither a deeper path under /tmp nor a folder of the project named so is one.
+ * so neither a deeper path under /tmp nor a folder of the project named so is one. The agent's own notes on the project
+ * (`~/.claude/projects/<project>/memory/…`) are its own, not the project's.
  */
 const THROWAWAY =
-  /^\/(?:private\/)?tmp\/[^/]+$|^\/var\/folders\/|^[A-Za-z]:\\(?:[^\\]+\\)*Temp\\[^\\]+$|(?:^|[\\/])(?:scratch|scratchpad)[\\/]/i;
+  /^\/(?:private\/)?tmp\/[^/]+$|^\/var\/folders\/|^[A-Za-z]:\\(?:[^\\]+\\)*Temp\\[^\\]+$|(?:^|[\\/])(?:scratch|scratchpad)[\\/]|(?:^|[\\/])\.claude[\\/]projects[\\/]/i;
 
 /** What each kind of event's units are read against: the span, its requests, edits and commits. */
 interface SpanEvents {
@@ -438,7 +582,7 @@ function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<numbe
       carriers.set(ci, new Set([...(carriers.get(ci) ?? []), ...g.files]));
     }
     const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
-    const why = g.request ? ` for the request ${requestPhrase(g.request)}` : "";
+    const why = g.request ? ` for ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
     const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
     drafts.push({
@@ -493,7 +637,7 @@ function revertDrafts(s: SpanEvents): UnitDraft[] {
     if (!result || resultFailed(result, call)) continue;
     for (const { command } of shellReverts(commandText(call.input))) {
       const r = s.requestAt(i);
-      const text = `Reverted with \`${command}\`${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
+      const text = `Reverted with \`${command}\`${r ? ` while working on ${requestPhrase(r)}` : ""}.`;
       // What was reverted is an approach tried and abandoned: a dead end, never recalled as a fact.
       drafts.push({
         category: "dead_end",
@@ -520,7 +664,7 @@ function undoDrafts(s: SpanEvents): UnitDraft[] {
       const message = m[2]!.trim();
       const files = s.commits.find((c) => c.sha && c.sha.slice(0, 7) === sha.slice(0, 7))?.files ?? [];
       const r = s.requestAt(i);
-      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on the request ${requestPhrase(r)}` : ""}.`;
+      const text = `Undid commit ${sha} ${quoted(message)}${files.length ? ` (${listFiles(files)})` : ""} with /undo${r ? ` while working on ${requestPhrase(r)}` : ""}.`;
       drafts.push({
         category: "dead_end",
         text,
@@ -540,8 +684,22 @@ type Failure = Sections["failures"][number];
 /** Whether an error is a step of the work: caused by the agent's own edit and fixed by its next one. */
 function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): boolean {
   if (f.category === "user-reported") return false;
-  // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed.
-  if ((f.resolved || f.remediation) && SELF_INFLICTED.test(line)) return true;
+  // An error the agent's own edit caused (a file it wrote does not parse) and its next edit fixed, or one of a session
+  // whose edits its record does not show (an IDE chat's export): code that does not parse was mid-edit.
+  if ((f.resolved || f.remediation || s.edits.length === 0) && SELF_INFLICTED.test(line)) return true;
+  // Its own earlier run still holding the port, got past by a later run.
+  if ((f.resolved || f.remediation) && OWN_RUN.test(line)) return true;
+  // A test the agent wrote failing while it wrote it (for this request, or earlier and got passing again): a step of
+  // writing the test, not a finding.
+  const test = FAILING_TEST.exec(line)?.[1]?.replace(/\\/g, "/");
+  if (test) {
+    const r = s.requestAt(i);
+    const settled = Boolean(f.resolved || f.remediation);
+    const own = s.edits.some(
+      (e) => e.i <= i && (settled || s.requestAt(e.i) === r) && e.path.replace(/\\/g, "/").endsWith(test),
+    );
+    if (own) return true;
+  }
   // A type, name or import error hit after the agent edited code for the same request and fixed by an edit.
   if (EDIT_REMEDY.test(f.remediation ?? "") && STATIC_CODE.test(line)) {
     const r = s.requestAt(i);
@@ -584,7 +742,7 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitD
   const r = s.requestAt(i);
   // A request that is the error report itself says nothing more about where it was hit.
   const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
-  const where = r && !reported ? ` Hit while working on the request ${requestPhrase(r)}.` : "";
+  const where = r && !reported ? ` Hit while working on ${requestPhrase(r)}.` : "";
   // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
   const remedy = f.remediation
     ?.replace(/\s+/g, " ")
@@ -627,7 +785,9 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const line = errorLine(f.text, s.span[i]!);
     if (!line || stepOfTheWork(s, f, line, i) || raisedInThrowaway(s.span[i]!, line)) continue;
     const shape = errorShape(line);
-    const same = byShape.get(shape);
+    // The same error with a few words of the person's before it ("Thanks. Getting The supplied field …") is one.
+    const within = (a: string, b: string) => a.length >= 30 && b.includes(a);
+    const same = byShape.get(shape) ?? [...byShape.entries()].find(([k]) => within(k, shape) || within(shape, k))?.[1];
     if (same) {
       same.evidence.push(...s.ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
       const also = (same.record.also as string[] | undefined) ?? [];
@@ -660,12 +820,15 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
       .split(/\s*…\s*|(?<=[.!?])\s+/)
       .filter((x) => x.length > 2)
       .map((x) => x.slice(0, 40));
-    const whole = typedSentences(humanPart(s.span[i]!.text, { keepHarness: true }).text).filter((x) => {
+    const typed = humanPart(s.span[i]!.text, { keepHarness: true }).text;
+    const scoped = taskItems(typed);
+    const whole = typedSentences(typed).filter((x) => {
       const w = squeeze(x);
       return said.includes(w.slice(0, 40)) || starts.some((start) => w.startsWith(start));
     });
     const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
-    for (const sentence of sentences.filter(standingRule).map((x) => x.replace(BULLET, ""))) {
+    const rules = sentences.filter((x) => standingRule(x) && !boundToTask(x, scoped));
+    for (const sentence of rules.map((x) => x.replace(BULLET, ""))) {
       drafts.push({
         category: "commitment",
         text: sentence,

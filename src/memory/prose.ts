@@ -11,7 +11,7 @@ const NARRATION =
   /^(?:(?:now|ok(?:ay)?|so|first|next|then|great|perfect|alright|good|finally|also|and)[,!]?\s+)*(?:let me|let[’']?s|let us|I\b|we need|we should|we can|we'?ll|looking at|it seems|it looks|oops|yes|no|hmm|here'?s|here is|this will|this should|now that|to (?:fix|resolve|address|ensure|confirm|verify|check|test)|you\b|your\b|if you|once|this\b(?!\s+(?:error|exception|warning) (?:occurs|happens|arises|is (?:raised|thrown)) (?:when|because|if)\b)|that\b|it\b|these\b|those\b|the output|the result|the (?:code|fix|change|changes|app|application) (?:now|should|will)|after (?:applying|these|this|making|running)|great|perfect|excellent|done|all set|summary)\b/i;
 /** A guess or a prediction is not a fact. */
 const HEDGE =
-  /\b(?:likely|unlikely|probably|might|may|maybe|perhaps|possibly|could|would be|if you (?:prefer|want|like)|I think|I believe|I suspect|seems?|appears? to|should (?:now|be|no longer|stop|work|fix|resolve|help)|hopefully|presumably|suggests?|I should|we should|I would|need to|somewhere|something)\b/i;
+  /\b(?:likely|unlikely|probably|might|may|maybe|perhaps|possibly|could|would be|if you (?:prefer|want|like)|I think|I believe|I suspect|seems?|appears? to|should (?:now|be|no longer|stop|work|fix|resolve|help)|hopefully|presumably|suggests?|I should|we should|I would|need to|somewhere|something|right now|at the moment|for now)\b/i;
 /** A heading, a bullet's bold label, a table row, a quote, a code comment or an emoji-led line. */
 const FRAGMENT_OPENING =
   /^(?:#|\*\*[^*]+\*\*\s*[:—–-]|\||>|\/\/|\(|\[[^\]]*\]\s*$|[\p{Extended_Pictographic}\u2700-\u27bf])/u;
@@ -82,17 +82,38 @@ export function wholeClaim(t: string): boolean {
 
 /**
  * Whether the agent's sentence states a choice it then carried out (the caller knows an edit followed): said in
- * its own words ("Let's run the script with the system Python instead of the virtual environment"), whole.
+ * its own words ("Let's run the script with the system Python instead of the virtual environment"), whole, or
+ * recommended as an imperative that leads into its example ("Use .NET Configuration instead of direct environment
+ * variable access:").
  */
 export function carriedChoice(t: string): boolean {
+  if (RECOMMENDED.test(t) && wholeSentence(t.slice(0, -1))) return true;
   if (!wholeSentence(t) || !CHOICE.test(t)) return false;
   // The agent's plan in its own words ("Let's …", "I'll …"), or a statement with a subject, ended as a sentence.
-  return PLAN.test(t) || (/[.!]$/.test(t) && !NARRATION.test(t) && !SUBJECTLESS.test(t));
+  if (PLAN.test(t)) return !OWN_TOOLING.test(t);
+  return /[.!]$/.test(t) && !NARRATION.test(t) && !SUBJECTLESS.test(t);
 }
+
+/** A recommendation of one means over another, as an imperative leading into its example: "Use X instead of Y:". */
+const RECOMMENDED =
+  /^(?:use|prefer|switch to|replace|read|call|store|keep|move|put)\b[^:]{4,200}\b(?:instead of|rather than|over)\b[^:]{3,120}:$/i;
+
+/** The agent's choice of its own means (which tool, shell or browser to drive), not a choice about the project. */
+const OWN_TOOLING =
+  /\b(?:(?:MCP|CLI|playwright|browser|terminal|shell|bash|grep|search|edit|read)\s+tools?|tools? (?:call|instead)|the CLI|command line)\b/i;
 
 /** The opening of the agent's plan for the next step. */
 const PLAN =
-  /^(?:(?:now|so|first|next|then|ok(?:ay)?)[,]?\s+)?(?:let me|let[’']?s|I[’']?ll|I will|we[’']?ll|we will|I[’']?m going to)\s+\w+/i;
+  /^(?:(?:now|so|first|next|then|ok(?:ay)?)[,]?\s+)?(?:let me|let[’']?s|I[’']?ll|I will|we[’']?ll|we will|I[’']?m going to)\s+(?=\w)/i;
+
+/**
+ * A choice as a unit states it: a plan or a recommendation the agent then carried out, quoted in its words and said
+ * to be done ("Carried out: "Let's run the script with …""), so it reads as a decision made, not a step to come.
+ */
+export function asDecision(t: string): string {
+  if (PLAN.test(t)) return `Carried out: "${t}"`;
+  return RECOMMENDED.test(t) ? `Advised and carried out: "${t}"` : t;
+}
 
 /** The names a sentence cites: code spans, paths, code-style identifiers and quoted values. */
 export function anchorsOf(text: string): string[] {

@@ -9,9 +9,17 @@ export function bestWindow(text: string, terms: readonly string[], width = 600):
   const quarter = Math.max(1, Math.floor(width / 4));
   // A single long line is cut into pieces of a quarter width, so a window can start inside it.
   const pieces: string[] = [];
+  /** Whether a piece goes on the line of the piece before it: joined back without a line break. */
+  const goesOn: boolean[] = [];
   for (const l of flat.split("\n")) {
-    if (l.length <= quarter) pieces.push(l);
-    else for (let i = 0; i < l.length; i += quarter) pieces.push(l.slice(i, i + quarter));
+    if (l.length <= quarter) {
+      pieces.push(l);
+      goesOn.push(false);
+    } else
+      for (let i = 0; i < l.length; i += quarter) {
+        pieces.push(l.slice(i, i + quarter));
+        goesOn.push(i > 0);
+      }
   }
   const found = pieces.map((p) => (/\w/.test(p) ? [...new Set(identifierTokens(p).filter((w) => want.has(w)))] : []));
   // Two pointers over the pieces: the window [from, to) grows while it fits and shrinks from the left.
@@ -38,7 +46,8 @@ export function bestWindow(text: string, terms: readonly string[], width = 600):
     }
     len -= pieces[from]!.length + 1;
   }
-  return pieces.slice(best.from, best.to).join("\n").slice(0, width).trim();
+  const shown = pieces.slice(best.from, best.to).map((p, i) => (i > 0 && !goesOn[best.from + i] ? `\n${p}` : p));
+  return shown.join("").slice(0, width).trim();
 }
 
 /**

@@ -911,3 +911,209 @@ describe("a report that opens a payload after a long run of spaces", () => {
     expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
+
+describe("a constraint of one task in a list is no standing rule", () => {
+  it("stores no rule from the sub-items of a numbered fix, and keeps one that says it holds on", () => {
+    const text = [
+      "Fix:",
+      "",
+      "1. In updateSnapshotAction, reject invalid persona ids as well as missing ones.",
+      "   - Do not write to DB.",
+      "   - Do not redirect.",
+      "   - Never log the persona cookie, in any handler.",
+      "2. Replace the table layout with a stacked layout.",
+      "   - Do not assert Tailwind classes in tests.",
+    ].join("\n");
+    const rules = ruleSentences(text);
+    expect(rules).not.toContain("- Do not write to DB.");
+    expect(rules.some((r) => r.includes("Do not redirect"))).toBe(false);
+    expect(rules.some((r) => r.includes("Tailwind"))).toBe(false);
+    expect(rules.some((r) => r.includes("Never log the persona cookie"))).toBe(true);
+  });
+
+  it("keeps the items of a list of rules that is no task", () => {
+    const rules = ruleSentences("Some house rules:\n- Never commit the .env file.\n- Do not add new dependencies.");
+    expect(rules.some((r) => r.includes("Never commit the .env file"))).toBe(true);
+    expect(rules.some((r) => r.includes("Do not add new dependencies"))).toBe(true);
+  });
+
+  it("reads 'Ensure …' with nothing that makes it hold on as a task handed over, not a rule", () => {
+    expect(ruleSentences("Ensure the test cases in backend are up to date with the database adapters.")).toEqual([]);
+    expect(ruleSentences("Ensure that all backend tests run with the db_path 'sqlite://./ecommerce.db'.")).toEqual([]);
+    expect(ruleSentences("Always ensure the migrations run before the tests.")).toHaveLength(1);
+    expect(ruleSentences("When editing a file, make sure to keep the indentation of each line.")).toHaveLength(1);
+    expect(ruleSentences("Make sure that you dont actually build this project.")).toHaveLength(1);
+    expect(
+      ruleSentences(
+        "Please make sure that for any blocking command like netcat, you limit its run time with a timeout.",
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe("a request that is output the person pasted", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "ok", is_error: false }],
+  });
+
+  it("is named by the error it shows, as a follow-up of the request before", () => {
+    const span: Turn[] = [
+      turn("user", "Please convert the user table to pydantic models."),
+      turn("assistant", "Done.", edit("e1", "/r/app/models.py")),
+      turn(
+        "user",
+        "Converting DataFrame to User models...\n\nInput DataFrame:\n   name  age\n0  Alice  30\n\nTest 1: Converting schema...\nUnexpected error: unhashable type: 'dict'",
+      ),
+      turn("assistant", "Fixed the hashing.", edit("e2", "/r/app/types.py")),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    const types = changes.find((c) => c.files.includes("app/types.py"))!;
+    expect(types.text).toContain(`the error "Unexpected error: unhashable type: 'dict'" the person pasted`);
+    expect(types.text).toContain(`a follow-up to the request "Please convert the user table to pydantic models."`);
+    expect(types.text).not.toContain("Alice");
+  });
+
+  it("takes terse notes with nothing a program printed for the person's own request", () => {
+    const span: Turn[] = [
+      turn("user", "Please add the login page."),
+      turn("assistant", "Done.", edit("e1", "/r/src/login.tsx")),
+      turn("user", "Dark mode toggle in the header\nColours as CSS variables\nChoice kept in localStorage"),
+      turn("assistant", "Added the toggle.", edit("e2", "/r/src/theme.ts")),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    expect(changes.find((c) => c.files.includes("src/theme.ts"))!.record.request).toMatch(/^Dark mode toggle/);
+  });
+
+  it("keeps the person's words before a log they pasted on the same line, and the error the log ends on", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "I'm getting this error message now: 2026-03-30 22:31:27 [INFO] __main__: Loaded extension: cogs.registration\nTraceback (most recent call last):\n  File \"/app/cogs/leaderboard.py\", line 263, in Leaderboard\n    async def rank(\nTypeError: unsupported operand type(s) for |: 'type' and 'NoneType'",
+      ),
+      turn("assistant", "Added the future import.", edit("e1", "/r/cogs/leaderboard.py")),
+    ];
+    const change = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).find((d) => d.category === "change")!;
+    expect(change.record.request).toBe(
+      "I'm getting this error message now: TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'",
+    );
+  });
+});
+
+describe("errors of the agent's own steps", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+  const bash = (id: string, command: string, output: string, isError: boolean): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command } }],
+    tool_results: [{ call_id: id, output, is_error: isError }],
+  });
+  const failures = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "failure");
+
+  it("stores no failure of a test the agent just wrote, and keeps one of a test it did not touch", () => {
+    const run = (file: string) =>
+      bash(
+        "b1",
+        "npx vitest run",
+        `FAIL ${file} > labels > falls back to the code for unknown codes\nTests 1 failed`,
+        true,
+      );
+    const own: Turn[] = [
+      turn("user", "Show friendly labels for document errors."),
+      turn("assistant", "", edit("e1", "/r/tests/labels.test.ts")),
+      turn("assistant", "", run("tests/labels.test.ts")),
+      turn("assistant", "", edit("e2", "/r/tests/labels.test.ts")),
+      turn("assistant", "", bash("b2", "npx vitest run", "Tests 4 passed", false)),
+    ];
+    expect(failures(own).filter((f) => f.text.includes("labels.test.ts"))).toEqual([]);
+    const theirs: Turn[] = [
+      turn("user", "Show friendly labels for document errors."),
+      turn("assistant", "", edit("e1", "/r/src/labels.ts")),
+      turn("assistant", "", run("tests/labels.test.ts")),
+      turn("assistant", "", edit("e2", "/r/src/labels.ts")),
+      turn("assistant", "", bash("b2", "npx vitest run", "Tests 4 passed", false)),
+    ];
+    expect(failures(theirs).some((f) => f.text.includes("tests/labels.test.ts"))).toBe(true);
+  });
+
+  it("stores no port clash of the agent's own earlier run that a later run got past", () => {
+    const span: Turn[] = [
+      turn("user", "Add some log output to the node app."),
+      turn("assistant", "", edit("e1", "/r/src/index.js")),
+      turn(
+        "assistant",
+        "",
+        bash("b1", "node src/index.js", "Error: listen EADDRINUSE: address already in use 127.0.0.1:48123", true),
+      ),
+      turn("assistant", "", bash("b2", "node src/index.js", "listening on 48123", false)),
+    ];
+    expect(failures(span).filter((f) => f.text.includes("EADDRINUSE"))).toEqual([]);
+  });
+
+  it("takes an error line out of the code marks it was wrapped in, and stores one error told two ways once", () => {
+    const span: Turn[] = [
+      turn("user", "I get this error in the router:\n```Property 'parent' does not exist on type 'RefinementCtx'.```"),
+      turn("assistant", "", bash("b1", "python main.py", "Unexpected error: unhashable type: 'dict'", true)),
+      turn("assistant", "", bash("b2", "python main.py --all", "TypeError: unhashable type: 'dict'", true)),
+    ];
+    const texts = failures(span).map((f) => f.text);
+    expect(texts.some((t) => t.startsWith("Property 'parent' does not exist on type 'RefinementCtx'."))).toBe(true);
+    expect(texts.some((t) => t.includes("```"))).toBe(false);
+    expect(texts.filter((t) => t.includes("unhashable type"))).toHaveLength(1);
+  });
+});
+
+describe("a log pasted before the person's words", () => {
+  it("reads the request from the words after the log and its indented lines", () => {
+    const log = [
+      "fail: Microsoft.AspNetCore.Diagnostics.DeveloperExceptionPageMiddleware[1]",
+      "      An unhandled exception has occurred while executing the request.",
+      "      System.TimeoutException: A timeout occurred after 30000ms selecting a server.",
+      "       ---> System.Net.Sockets.SocketException (0x00002AF9): No such host is known.",
+      "         at System.Net.Dns.GetHostAddresses(String hostNameOrAddress)",
+      " I get this error now when I try to run a get. Is something wrong in program.cs?",
+    ].join("\n");
+    expect(requestText(log)).toBe("I get this error now when I try to run a get. Is something wrong in program.cs?");
+  });
+
+  it("makes no change unit of the agent's own notes kept outside the project", () => {
+    const span: Turn[] = [
+      turn("user", "Ship the M0 milestone and note what is left."),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "w1",
+            name: "Write",
+            input: { file_path: "/Users/a/.claude/projects/-Users-a-code-app/memory/m0_shipped.md", content: "x" },
+          },
+          { id: "w2", name: "Write", input: { file_path: "/Users/a/code/app/web/src/App.tsx", content: "y" } },
+        ],
+        tool_results: [
+          { call_id: "w1", output: "ok", is_error: false },
+          { call_id: "w2", output: "ok", is_error: false },
+        ],
+      }),
+    ];
+    const files = eventDrafts("s", span, extractSections(span, { cwd: "/Users/a/code/app" }))
+      .filter((d) => d.category === "change")
+      .flatMap((d) => d.files);
+    expect(files).toEqual(["web/src/App.tsx"]);
+  });
+});
+
+describe("one error reported with and without the person's words before it", () => {
+  it("is one failure unit", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "Thanks. Getting The supplied field number '51000' cannot be found in the 'Economic Customer Mapping' table.",
+      ),
+      turn("assistant", "I will look at the mapping table."),
+      turn("user", "The supplied field number '51000' cannot be found in the 'Economic Customer Mapping' table."),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(failures.filter((f) => f.text.includes("'51000' cannot be found"))).toHaveLength(1);
+  });
+});

@@ -105,7 +105,7 @@ describe("prose units of a session", () => {
     ]);
   });
 
-  it("keeps a choice that an edit carried out, in the agent's words, and not one left unmade", () => {
+  it("keeps a choice that an edit carried out, said as done, and not one left unmade", () => {
     const chosen = "Let's run the script with the system Python instead of the virtual environment.";
     const unmade = "We could use a queue rather than a thread for the recorder, if you prefer.";
     const span = [
@@ -122,7 +122,7 @@ describe("prose units of a session", () => {
       }),
     ];
     const texts = proseUnits(span).map((d) => d.text);
-    expect(texts).toContain(chosen);
+    expect(texts).toContain(`Carried out: "${chosen}"`);
     expect(texts).not.toContain(unmade);
   });
 
@@ -234,5 +234,86 @@ describe("a request whose log is pasted after a colon", () => {
     ];
     const change = eventDrafts("s", span, extractSections(span)).find((d) => d.category === "change")!;
     expect(change.record.request).toBe("Build error: error TS2688: Cannot find type definition file for 'chai'.");
+  });
+});
+
+describe("choices and causes the agent stated", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+
+  it("stores a recommendation and the plan that carried it out, said alike, as one decision", () => {
+    const span = [
+      turn("user", "What does the rule about secrets in configuration mean for the MongoDB settings?"),
+      turn(
+        "assistant",
+        'Use .NET Configuration instead of direct environment variable access:\n```csharp\nvar cs = builder.Configuration.GetConnectionString("MongoDB");\n```',
+      ),
+      turn("user", "please refactor"),
+      turn(
+        "assistant",
+        "I'll refactor the code to use .NET Configuration instead of direct environment variable access, and drop the hardcoded settings.",
+        edit("e1", "Program.cs"),
+      ),
+    ];
+    const decisions = proseUnits(span).filter((d) => d.category === "reasoning");
+    // Said nearly the same way twice: one decision, in the words it was carried out with, led by where it was advised.
+    expect(decisions.map((d) => d.text)).toEqual([
+      'Carried out: "I\'ll refactor the code to use .NET Configuration instead of direct environment variable access, and drop the hardcoded settings."',
+    ]);
+    expect(decisions[0]!.evidence.map((e) => e.turn)).toEqual([span[1]!.id, span[3]!.id]);
+  });
+
+  it("takes a recommendation that leads into its example as a decision, in the agent's words", () => {
+    const span = [
+      turn("user", "Should the MongoDB settings come from the environment?"),
+      turn(
+        "assistant",
+        'Use .NET Configuration instead of direct environment variable access:\n```csharp\nvar cs = builder.Configuration.GetConnectionString("MongoDB");\n```',
+      ),
+      turn("user", "please refactor"),
+      turn("assistant", "", edit("e1", "Program.cs")),
+    ];
+    expect(proseUnits(span).map((d) => d.text)).toEqual([
+      'Advised and carried out: "Use .NET Configuration instead of direct environment variable access:"',
+    ]);
+  });
+
+  it("stores no choice of the agent's own tools", () => {
+    const span = [
+      turn("user", "Test the GUI yourself with playwright."),
+      turn(
+        "assistant",
+        "Let me use MCP playwright tools instead of the CLI, since the shell wrappers interfere.",
+        edit("e1", "web/src/App.tsx"),
+      ),
+    ];
+    expect(proseUnits(span).filter((d) => d.category === "reasoning")).toEqual([]);
+  });
+
+  it("stores no cause the person cut short before any edit, and keeps one the agent acted on", () => {
+    const read = turn("assistant", "", {
+      tool_calls: [{ id: "r1", name: "Read", input: { file_path: "src/wise.ts" } }],
+      tool_results: [
+        {
+          call_id: "r1",
+          output: "export const WISE_BUSINESS_CATEGORIES = [] as const; function parent() {}",
+          is_error: false,
+        },
+      ],
+    });
+    const guess = "The problem is that the schema uses `WISE_BUSINESS_CATEGORIES` before it is defined in the router.";
+    const cause = "The error occurs because `parent` is not a property of the refinement context in the router.";
+    const span = [
+      turn("user", "The categories enum fails to compile."),
+      read,
+      turn("assistant", guess),
+      turn("user", "No, the error says the array is readonly."),
+      turn("assistant", cause, edit("e1", "src/wise.ts")),
+    ];
+    const texts = proseUnits(span).map((d) => d.text);
+    expect(texts).not.toContain(guess);
+    expect(texts).toContain(cause);
   });
 });

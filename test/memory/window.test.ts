@@ -49,3 +49,12 @@ describe("sentenceWindow", () => {
     expect(sentenceWindow("Nothing to see here. At all.", ["mongodb"], 200)).toBe("");
   });
 });
+
+describe("a window inside one long line", () => {
+  it("joins the pieces of the line back without a break, so a sentence in it reads whole", () => {
+    const line = `${"a filler word ".repeat(40)}You're using Environment.GetEnvironmentVariable() directly instead of .NET Configuration system ${"more filler ".repeat(40)}`;
+    const w = bestWindow(line, ["getenvironmentvariable", "configuration"], 300);
+    expect(w).not.toContain("\n");
+    expect(w).toContain("directly instead of .NET Configuration");
+  });
+});
