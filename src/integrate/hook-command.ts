@@ -17,6 +17,7 @@ import { redact } from "../text/redact.js";
 import { jsonProblem } from "../transcript/formats/json-error.js";
 import { HookEvent, HookInput } from "./hooks/input.js";
 import { runHook } from "./hooks/run.js";
+import type { WarmStores } from "./warm-stores.js";
 
 /** The log's file name, beside the project's database (or in the per-user folder). */
 export const HOOK_LOG = "hooks.log";
@@ -115,6 +116,8 @@ export interface HookCommandOptions {
   cwd: string;
   /** The CLI entry (dist/cli.js) for detached follow-up work. */
   cli: string;
+  /** Stores kept open across calls (the resident worker); without them each call opens and closes its store. */
+  stores?: WarmStores;
 }
 
 /**
@@ -166,11 +169,8 @@ export async function runHookCall(
     );
     userDir = config.userDir;
     logFile = join(userDir, HOOK_LOG);
-    location = resolveProjectRoot({
-      explicit: config.root,
-      cwd: call.input.cwd ?? opts.cwd,
-      userDir: config.userDir,
-    });
+    const where = { explicit: config.root, cwd: call.input.cwd ?? opts.cwd, userDir: config.userDir };
+    location = opts.stores ? opts.stores.locate(where) : resolveProjectRoot(where);
     const dbPath = resolve(config.db ?? location.defaultDbPath);
     const storeDir = dirname(dbPath);
     // A hook acts only in a project memcards was set up in: a `cwd` on stdin names a folder, and a folder without
@@ -185,7 +185,8 @@ export async function runHookCall(
     outcome = `error: ${call.problem ?? "unknown event"}`;
   } else {
     try {
-      const app = createApp(config, location, createLogger("silent"));
+      const stores = opts.stores;
+      const app = stores ? stores.open(config, location) : createApp(config, location, createLogger("silent"));
       try {
         const r = await runHook(call.event, call.input, {
           app,
@@ -202,12 +203,13 @@ export async function runHookCall(
             child.unref();
           },
           ...(opts.env.HOME ? { home: opts.env.HOME } : {}),
+          ...(stores ? { ranker: () => stores.ranker(app) } : {}),
         });
         stdout = r.stdout;
         outcome = r.log;
         acted = true;
       } finally {
-        await app.close();
+        if (!stores) await app.close();
       }
     } catch (err) {
       const e = toAppError(err);
