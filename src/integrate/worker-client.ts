@@ -2,8 +2,6 @@
 // Node built-ins and the hook registry only (which loads no handler until one runs): this runs in every hook process
 // before anything else of memcards loads, so a hook the worker answers costs a Node start-up and one local round trip. Any doubt (no worker, a stale socket, a wrong token, a
 // worker that does not answer in time) means "absent", and the hook runs the direct path itself.
-import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   closeSync,
   lstatSync,
@@ -15,6 +13,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -57,6 +56,16 @@ export type WorkerAnswer =
   /** `start`: no worker is listening, so starting one is worthwhile (not after a wrong token or a timeout). */
   | { ok: false; why: string; start: boolean };
 
+/**
+ * A 64-bit FNV-1a hash of `text` as 16 hex digits: it only names the worker's place (the token guards it), and
+ * needs no crypto module in the hook process.
+ */
+export function placeKey(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of Buffer.from(text, "utf8")) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
+  return h.toString(16).padStart(16, "0");
+}
+
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
 
 /** The per-user memcards folder, as hooks resolve it before the configuration loads. */
@@ -77,10 +86,7 @@ export function workerPlace(env: NodeJS.ProcessEnv, cli: string): WorkerPlace {
   } catch {
     // an entry that cannot be read still gets a stable place
   }
-  const key = createHash("sha256")
-    .update(JSON.stringify([userDir, resolve(cli), built, process.execPath, process.version]))
-    .digest("hex")
-    .slice(0, 16);
+  const key = placeKey(JSON.stringify([userDir, resolve(cli), built, process.execPath, process.version]));
   let dir = join(userDir, "run");
   // 107 bytes is Linux's limit for a socket path (103 on macOS); stay well below.
   if (Buffer.byteLength(join(dir, `hooks-${key}.sock`)) > 100) dir = join(tmpdir(), `memcards-${uid()}`);
@@ -201,6 +207,8 @@ export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.Process
     // The worker runs in another folder: the settings that name its place are passed as this hook resolved them.
     const own = { ...env };
     for (const k of ["HOME", "MEMCARDS_HOME"]) if (own[k]) own[k] = resolve(own[k]!);
+    // Loaded here, not at the top: a hook the worker answers never starts a process.
+    const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
     const child = spawn(process.execPath, [cli, "hook-worker"], {
       detached: true,
       stdio: "ignore",
