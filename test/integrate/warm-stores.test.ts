@@ -25,7 +25,12 @@ function project() {
   cpSync(POLYGLOT, root, { recursive: true });
   spawnSync("git", ["init", "-q", root]);
   const home = tmpDir();
-  const env = { ...process.env, HOME: home, MEMCARDS_HOME: join(home, ".memcards"), MEMCARDS_HOOK_WORKER: "0" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    MEMCARDS_HOME: join(home, ".memcards"),
+    MEMCARDS_HOOK_WORKER: "0",
+  };
   delete env.MEMCARDS_DB;
   delete env.MEMCARDS_ROOT;
   const index = () => expect(runCli(["index", root, "--lexical-only"], { env }).code).toBe(0);
