@@ -57,13 +57,17 @@ export type WorkerAnswer =
   | { ok: false; why: string; start: boolean };
 
 /**
- * A 64-bit FNV-1a hash of `text` as 16 hex digits: it only names the worker's place (the token guards it), and
- * needs no crypto module in the hook process.
+ * 16 hex digits naming the worker's place: two 32-bit FNV-1a hashes of `text` (two offset bases). It only names the
+ * place (the token guards it), so the hook process needs no crypto module and no BigInt arithmetic for it.
  */
 export function placeKey(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const b of Buffer.from(text, "utf8")) h = BigInt.asUintN(64, (h ^ BigInt(b)) * 0x100000001b3n);
-  return h.toString(16).padStart(16, "0");
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (const byte of Buffer.from(text, "utf8")) {
+    a = Math.imul(a ^ byte, 0x01000193);
+    b = Math.imul(b ^ byte, 0x01000193);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
