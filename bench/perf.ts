@@ -254,23 +254,25 @@ async function hookRows(
   node: string,
   env: NodeJS.ProcessEnv,
   copy: string,
-  zeroFig: Figure,
   prompt: string,
   file: string,
   opts: PerfOptions,
 ): Promise<PerfRow[]> {
   const runs = opts.runs ?? 8;
   const out = join(opts.workDir, "time.txt");
-  const rows: PerfRow[] = [];
   const builds = [
     await hookBuild(opts.cli, env, ""),
     ...(opts.beforeCli ? [await hookBuild(opts.beforeCli, env, " [before]")] : []),
   ];
+  // The floor is sampled between the hooks too, so on a loaded machine it meets the same load they do.
+  const zero: Sample[] = [];
+  const floorNow = () => zero.push(timed(node, ["-e", "0"], { env, out }));
   const version = builds.map(() => [] as Sample[]);
-  for (let i = 0; i < runs; i++)
+  for (let i = 0; i < runs; i++) {
+    floorNow();
     for (const [k, b] of builds.entries()) version[k]!.push(timed(node, [b.cli, "--version"], { env, out }));
-  for (const [k, b] of builds.entries())
-    rows.push(row(`memcards --version${b.tag}`, "node -e 0", zeroFig, figure(version[k]!)));
+  }
+  const pending: [string, Sample[]][] = builds.map((b, k) => [`memcards --version${b.tag}`, version[k]!]);
   const hook = (cli: string, event: string, input: Record<string, unknown>, direct: boolean) =>
     timed(node, [cli, "hook", event], {
       env: direct ? { ...env, MEMCARDS_HOOK_WORKER: "0" } : env,
@@ -290,6 +292,7 @@ async function hookRows(
     for (const [label, event, input] of cases) {
       const samples = builds.map(() => [] as Sample[]);
       for (let i = 0; i < runs; i++) {
+        floorNow();
         for (const [k, b] of builds.entries()) {
           // Where the worker answers, a hook's CPU is its own process's plus what the worker spent on it.
           const w0 = procCpuMs(workers[k]);
@@ -303,13 +306,13 @@ async function hookRows(
         }
       }
       const how = direct ? "direct, no worker" : "worker answers (CPU: hook + worker)";
-      for (const [k, b] of builds.entries())
-        rows.push(row(`hook ${label}, ${how}${b.tag}`, "node -e 0", zeroFig, figure(samples[k]!)));
+      for (const [k, b] of builds.entries()) pending.push([`hook ${label}, ${how}${b.tag}`, samples[k]!]);
     }
   }
   // Removing its token stops a worker within seconds.
   for (const b of builds) rmSync(b.place.token, { force: true });
-  return rows;
+  const floor = figure(zero);
+  return pending.map(([measure, s]) => row(measure, "node -e 0, between these runs", floor, figure(s)));
 }
 
 /** Runs the whole measurement; see the module header. */
@@ -443,7 +446,7 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   const target = scanned.find((f) => f.language)?.path ?? scanned[0]?.path ?? "x";
   if (on("hooks")) {
     step("hooks");
-    rows.push(...(await hookRows(node, env, copy, zeroFig, tasks[1] ?? "fix the bug", join(copy, target), opts)));
+    rows.push(...(await hookRows(node, env, copy, tasks[1] ?? "fix the bug", join(copy, target), opts)));
   }
 
   if (on("watcher")) {
