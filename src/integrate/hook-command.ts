@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { createApp } from "../app.js";
 import { type Config, resolveConfig } from "../config.js";
 import { toAppError } from "../errors.js";
+import { hasGraph } from "../graph/presence.js";
 import { createLogger } from "../log.js";
 import { ensureDir } from "../project/dirs.js";
 import { appendOwnFile, checkStoreFiles, isOwnStoreFolder } from "../project/files.js";
@@ -143,6 +144,45 @@ function fromCaller(opts: HookCommandOptions, input: HookInput): { opts: HookCom
     opts: { ...opts, env, flags: { root: at(opts.flags.root), db: at(opts.flags.db), embedder: opts.flags.embedder } },
     input: input.cwd ? { ...input, cwd: resolve(opts.cwd, input.cwd) } : input,
   };
+}
+
+/** Rankings a worker runs on the store it opens first, and how many files each asks for. */
+const WARM_QUERIES = [
+  "fix the failing test: the function returns the wrong value for an empty input",
+  "add an option to the command line parser and document it",
+  "TypeError: cannot read properties of undefined in the main module",
+];
+const WARM_LIMIT = 10;
+
+/** What a worker started by a hook opens first: the store that hook's folder and flags name. */
+export interface WarmHint {
+  cwd: string;
+  flags: HookCommandOptions["flags"];
+}
+
+/**
+ * Opens in `stores` the store a hook called with `hint` would use, with its card ranker, without running a hook: what
+ * a worker a hook started does first, so the next hook finds the store warm. Never creates a store; never throws (the
+ * first call then opens it, or says why not).
+ */
+export async function warmHookStore(stores: WarmStores, hint: WarmHint, env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    const { opts } = fromCaller({ flags: hint.flags, env, cwd: hint.cwd, cli: "" }, {});
+    const config = resolveConfig(
+      { root: opts.flags.root ?? opts.cwd, db: opts.flags.db, logLevel: "silent", embedder: opts.flags.embedder },
+      opts.env,
+    );
+    const location = stores.locate({ explicit: config.root, cwd: opts.cwd, userDir: config.userDir });
+    if (!existsSync(resolve(config.db ?? location.defaultDbPath))) return;
+    const app = stores.open(config, location);
+    if (!hasGraph(app.db)) return;
+    // A few rankings of task-shaped text that names nothing of any project: the ranking code is compiled and the
+    // store's pages read before the first prompt comes (the ranker only reads; nothing is recorded).
+    const ranker = stores.ranker(app);
+    for (const q of WARM_QUERIES) await ranker.rank(q, WARM_LIMIT);
+  } catch {
+    // the first call opens the store itself
+  }
 }
 
 /** hookCommand, also telling whether the call reached a project's store (`acted`): only then is a worker worth it. */

@@ -30,6 +30,9 @@ export const WORKER_EVENTS: ReadonlySet<string> = new Set(
 /** Protocol version: a worker refuses a request of another version (the hook then runs directly). */
 export const WORKER_PROTOCOL = 1;
 
+/** The variable a hook passes the worker it starts: the folder and flags whose store to open first (JSON). */
+export const WARM_VAR = "MEMCARDS_HOOK_WORKER_WARM";
+
 /** Longest request or reply line either side accepts. */
 export const MAX_WORKER_LINE = 16 * 1024 * 1024;
 
@@ -193,7 +196,12 @@ export function askWorker(place: WorkerPlace, req: WorkerRequest, o: AskOptions 
  * Starts a detached worker for `place` unless one was started less than 30 s ago (a `starting` marker), so a burst
  * of hooks starts one. Best effort: never throws.
  */
-export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.ProcessEnv): boolean {
+export function startWorker(
+  place: WorkerPlace,
+  cli: string,
+  env: NodeJS.ProcessEnv,
+  warm?: { cwd: string; flags: WorkerRequest["flags"] },
+): boolean {
   try {
     try {
       const st = lstatSync(place.starting);
@@ -211,6 +219,9 @@ export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.Process
     // The worker runs in another folder: the settings that name its place are passed as this hook resolved them.
     const own = { ...env };
     for (const k of ["HOME", "MEMCARDS_HOME"]) if (own[k]) own[k] = resolve(own[k]!);
+    // The store this hook used, for the worker to open as soon as it listens.
+    if (warm) own[WARM_VAR] = JSON.stringify(warm);
+    else delete own[WARM_VAR];
     // Loaded here, not at the top: a hook the worker answers never starts a process.
     const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
     const child = spawn(process.execPath, [cli, "hook-worker"], {

@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 
-import { hookCommand } from "./hook-command.js";
+import { hookCommand, type WarmHint, warmHookStore } from "./hook-command.js";
 import { HOOKS } from "./hooks/registry.js";
 import { createWarmStores, type WarmStores } from "./warm-stores.js";
 import {
@@ -27,6 +27,8 @@ export interface WorkerOptions {
   env: NodeJS.ProcessEnv;
   /** Exit after this long without a call (default 10 minutes). */
   idleMs?: number;
+  /** The store to open as soon as the worker listens (the one the hook that started it used). */
+  warm?: WarmHint;
 }
 
 /**
@@ -160,6 +162,9 @@ function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions, stores:
     server.once("error", fail);
     server.listen(place.socket, () => {
       rmSync(place.starting, { force: true });
+      // The store the starting hook used, opened now: the next hook of that session finds it warm.
+      const hint = opts.warm;
+      if (hint) queue = queue.then(() => warmHookStore(stores, hint, opts.env));
       let ino: number | undefined;
       try {
         ino = lstatSync(place.socket).ino;
