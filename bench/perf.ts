@@ -229,6 +229,17 @@ async function hookWorker(node: string, cli: string, env: NodeJS.ProcessEnv, pla
   throw new Error(`the hook worker did not start (${place.socket})`);
 }
 
+/** Waits until process `pid` has spent no CPU for a while (its warm-up done). */
+async function settled(pid: number): Promise<void> {
+  let last = procCpuMs(pid);
+  for (let still = 0, k = 0; still < 3 && k < 600; k++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = procCpuMs(pid);
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+}
+
 /** A build whose hooks are timed: its CLI entry, where its worker listens (by its own rule), and a row suffix. */
 interface HookBuild {
   cli: string;
@@ -288,7 +299,11 @@ async function hookRows(
   const lock = join(copy, ".memcards", "reindex.lock");
   for (const direct of [true, false]) {
     const workers: (number | undefined)[] = [];
-    for (const b of builds) workers.push(direct ? undefined : await hookWorker(node, b.cli, env, b.place));
+    // Started as a session's first hook starts it (naming its folder, so it opens that store), and left to settle:
+    // in a session the next hook comes seconds later.
+    const started = { ...env, MEMCARDS_HOOK_WORKER_WARM: JSON.stringify({ cwd: copy, flags: {} }) };
+    for (const b of builds) workers.push(direct ? undefined : await hookWorker(node, b.cli, started, b.place));
+    for (const pid of workers) if (pid !== undefined) await settled(pid);
     for (const [label, event, input] of cases) {
       const samples = builds.map(() => [] as Sample[]);
       for (let i = 0; i < runs; i++) {
