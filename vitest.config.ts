@@ -36,6 +36,7 @@ const INTEGRATION = [
   "test/graph/resume.test.ts",
   "test/integrate/hooks.test.ts",
   "test/integrate/worker.test.ts",
+  "test/integrate/warm-stores.test.ts",
   "test/security/hooks.test.ts",
   "test/security/canary-formats.test.ts",
   "test/security/corrupt-store.test.ts",

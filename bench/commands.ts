@@ -319,7 +319,7 @@ export function evalHooks(opts: { transcript: string; runs: number }, cli: strin
 
 /** `eval perf`: every figure of the speed table beside its floor, on a private copy of `repo`. */
 export function evalPerf(
-  opts: { repo: string; tasks: number; runs: number; units: number[]; only?: PerfGroup[] },
+  opts: { repo: string; tasks: number; runs: number; units: number[]; only?: PerfGroup[]; hooksBefore?: string },
   cli: string,
   config: Config,
   logger: Logger,
@@ -336,6 +336,7 @@ export function evalPerf(
       runs: opts.runs,
       units: opts.units,
       only: opts.only,
+      ...(opts.hooksBefore ? { beforeCli: resolvePath(opts.hooksBefore) } : {}),
       onStep: (s) => line.update(`${s}…`),
     });
     line.done();

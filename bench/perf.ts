@@ -13,7 +13,8 @@ import {
   watch as fsWatch,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -76,6 +77,8 @@ export interface PerfOptions {
   tasks?: number;
   /** Runs of each hook and each start-up. */
   runs?: number;
+  /** Another build's CLI entry (a before): its hook rows are timed beside this build's, samples alternating. */
+  beforeCli?: string;
   /** Store sizes (memory units) at which writes and recall are measured. */
   units?: number[];
   onStep?: (s: string) => void;
@@ -226,6 +229,107 @@ async function hookWorker(node: string, cli: string, env: NodeJS.ProcessEnv, pla
   throw new Error(`the hook worker did not start (${place.socket})`);
 }
 
+/** Waits until process `pid` has spent no CPU for a while (its warm-up done). */
+async function settled(pid: number): Promise<void> {
+  let last = procCpuMs(pid);
+  for (let still = 0, k = 0; still < 3 && k < 600; k++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = procCpuMs(pid);
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+}
+
+/** A build whose hooks are timed: its CLI entry, where its worker listens (by its own rule), and a row suffix. */
+interface HookBuild {
+  cli: string;
+  place: WorkerPlace;
+  tag: string;
+}
+
+/** The build at `cli` (a dist/cli.js): its worker's place as that build's own code names it. */
+async function hookBuild(cli: string, env: NodeJS.ProcessEnv, tag: string): Promise<HookBuild> {
+  const client = join(dirname(cli), "src", "integrate", "worker-client.js");
+  const own = existsSync(client)
+    ? ((await import(pathToFileURL(client).href)) as { workerPlace: typeof workerPlace }).workerPlace
+    : workerPlace;
+  return { cli, place: own(env, cli), tag };
+}
+
+/**
+ * Each hook twice: as a new process that does the work itself (the first hook of a session, or no worker), and as a
+ * new process that the resident worker answers (every later hook while a session runs). With a second build (a
+ * before), its samples alternate with this build's, so both meet the same load.
+ */
+async function hookRows(
+  node: string,
+  env: NodeJS.ProcessEnv,
+  copy: string,
+  prompt: string,
+  file: string,
+  opts: PerfOptions,
+): Promise<PerfRow[]> {
+  const runs = opts.runs ?? 8;
+  const out = join(opts.workDir, "time.txt");
+  const builds = [
+    await hookBuild(opts.cli, env, ""),
+    ...(opts.beforeCli ? [await hookBuild(opts.beforeCli, env, " [before]")] : []),
+  ];
+  // The floor is sampled between the hooks too, so on a loaded machine it meets the same load they do.
+  const zero: Sample[] = [];
+  const floorNow = () => zero.push(timed(node, ["-e", "0"], { env, out }));
+  const version = builds.map(() => [] as Sample[]);
+  for (let i = 0; i < runs; i++) {
+    floorNow();
+    for (const [k, b] of builds.entries()) version[k]!.push(timed(node, [b.cli, "--version"], { env, out }));
+  }
+  const pending: [string, Sample[]][] = builds.map((b, k) => [`memcards --version${b.tag}`, version[k]!]);
+  const hook = (cli: string, event: string, input: Record<string, unknown>, direct: boolean) =>
+    timed(node, [cli, "hook", event], {
+      env: direct ? { ...env, MEMCARDS_HOOK_WORKER: "0" } : env,
+      cwd: copy,
+      out,
+      input: JSON.stringify({ cwd: copy, session_id: "perf", hook_event_name: event, ...input }),
+    });
+  const cases: [string, string, Record<string, unknown>][] = [
+    ["UserPromptSubmit (card hooks)", "UserPromptSubmit", { prompt }],
+    ["SessionStart (startup)", "SessionStart", { source: "startup" }],
+    ["PostToolUse (Edit)", "PostToolUse", { tool_name: "Edit", tool_input: { file_path: file } }],
+  ];
+  const lock = join(copy, ".memcards", "reindex.lock");
+  for (const direct of [true, false]) {
+    const workers: (number | undefined)[] = [];
+    // Started as a session's first hook starts it (naming its folder, so it opens that store), and left to settle:
+    // in a session the next hook comes seconds later.
+    const started = { ...env, MEMCARDS_HOOK_WORKER_WARM: JSON.stringify({ cwd: copy, flags: {} }) };
+    for (const b of builds) workers.push(direct ? undefined : await hookWorker(node, b.cli, started, b.place));
+    for (const pid of workers) if (pid !== undefined) await settled(pid);
+    for (const [label, event, input] of cases) {
+      const samples = builds.map(() => [] as Sample[]);
+      for (let i = 0; i < runs; i++) {
+        floorNow();
+        for (const [k, b] of builds.entries()) {
+          // Where the worker answers, a hook's CPU is its own process's plus what the worker spent on it.
+          const w0 = procCpuMs(workers[k]);
+          const sample = hook(b.cli, event, input, direct);
+          const w1 = procCpuMs(workers[k]);
+          if (sample.cpu !== null && w0 !== null && w1 !== null) sample.cpu += w1 - w0;
+          samples[k]!.push(sample);
+          // The re-index a PostToolUse queues runs detached; let it finish so it does not load the next sample.
+          for (let n = 0; n < 600 && existsSync(lock); n++) await new Promise((r) => setTimeout(r, 100));
+          rmSync(lock, { force: true });
+        }
+      }
+      const how = direct ? "direct, no worker" : "worker answers (CPU: hook + worker)";
+      for (const [k, b] of builds.entries()) pending.push([`hook ${label}, ${how}${b.tag}`, samples[k]!]);
+    }
+  }
+  // Removing its token stops a worker within seconds.
+  for (const b of builds) rmSync(b.place.token, { force: true });
+  const floor = figure(zero);
+  return pending.map(([measure, s]) => row(measure, "node -e 0, between these runs", floor, figure(s)));
+}
+
 /** Runs the whole measurement; see the module header. */
 export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   const step = (s: string) => opts.onStep?.(s);
@@ -357,45 +461,7 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   const target = scanned.find((f) => f.language)?.path ?? scanned[0]?.path ?? "x";
   if (on("hooks")) {
     step("hooks");
-    const version = Array.from({ length: runs }, () => timed(node, [opts.cli, "--version"], { env, out }));
-    rows.push(row("memcards --version", "node -e 0", zeroFig, figure(version)));
-    const hook = (event: string, input: Record<string, unknown>, direct: boolean) =>
-      timed(node, [opts.cli, "hook", event], {
-        env: direct ? { ...env, MEMCARDS_HOOK_WORKER: "0" } : env,
-        cwd: copy,
-        out,
-        input: JSON.stringify({ cwd: copy, session_id: "perf", hook_event_name: event, ...input }),
-      });
-    const cases: [string, string, Record<string, unknown>][] = [
-      ["UserPromptSubmit (card hooks)", "UserPromptSubmit", { prompt: tasks[1] ?? "fix the bug" }],
-      ["SessionStart (startup)", "SessionStart", { source: "startup" }],
-      ["PostToolUse (Edit)", "PostToolUse", { tool_name: "Edit", tool_input: { file_path: join(copy, target) } }],
-    ];
-    const lock = join(copy, ".memcards", "reindex.lock");
-    const place = workerPlace(env, opts.cli);
-    // Each hook twice: as a new process that does the work itself (the first hook of a session, or no worker), and
-    // as a new process that the resident worker answers (every later hook while a session runs).
-    for (const direct of [true, false]) {
-      const worker = direct ? undefined : await hookWorker(node, opts.cli, env, place);
-      for (const [label, event, input] of cases) {
-        const samples: Sample[] = [];
-        for (let i = 0; i < runs; i++) {
-          // Where the worker answers, a hook's CPU is its own process's plus what the worker spent on it.
-          const w0 = procCpuMs(worker);
-          const sample = hook(event, input, direct);
-          const w1 = procCpuMs(worker);
-          if (sample.cpu !== null && w0 !== null && w1 !== null) sample.cpu += w1 - w0;
-          samples.push(sample);
-          // The re-index a PostToolUse queues runs detached; let it finish so it does not load the next sample.
-          for (let k = 0; k < 600 && existsSync(lock); k++) await new Promise((r) => setTimeout(r, 100));
-          rmSync(lock, { force: true });
-        }
-        const how = direct ? "direct, no worker" : "worker answers (CPU: hook + worker)";
-        rows.push(row(`hook ${label}, ${how}`, "node -e 0", zeroFig, figure(samples)));
-      }
-    }
-    // Removing its token stops the worker within seconds.
-    rmSync(place.token, { force: true });
+    rows.push(...(await hookRows(node, env, copy, tasks[1] ?? "fix the bug", join(copy, target), opts)));
   }
 
   if (on("watcher")) {

@@ -1,7 +1,8 @@
 // What dist/cli.js runs: `--version` and `hook <event>` (what Claude Code runs on every prompt and edit) take a short
 // path that loads only what they need; every other command loads the full command tree.
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
+import type { WarmHint } from "../integrate/hook-command.js";
 import type { WorkerPlace } from "../integrate/worker-client.js";
 import { packageVersion } from "../version.js";
 
@@ -62,9 +63,19 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
     return;
   }
   if (args.length === 1 && args[0] === "hook-worker") {
-    const { runHookWorker } = await import("../integrate/worker.js");
+    const [{ runHookWorker }, { WARM_VAR }] = await Promise.all([
+      import("../integrate/worker.js"),
+      import("../integrate/worker-client.js"),
+    ]);
     const idle = Number(process.env.MEMCARDS_HOOK_WORKER_IDLE_MS);
-    await runHookWorker({ cli: entry, env: process.env, ...(idle > 0 ? { idleMs: idle } : {}) });
+    const warm = warmHint(process.env[WARM_VAR]);
+    delete process.env[WARM_VAR];
+    await runHookWorker({
+      cli: entry,
+      env: process.env,
+      ...(idle > 0 ? { idleMs: idle } : {}),
+      ...(warm ? { warm } : {}),
+    });
     process.exit(0);
   }
   const hook = hookInvocation(args);
@@ -77,6 +88,30 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
   if (serveFlags && (await serveShort(entry, serveFlags))) return;
   const main = await import("./main.js");
   await main.run(entry, argv);
+}
+
+/** The `cwd` a hook's JSON names, made absolute from this process's folder; undefined when there is none. */
+function inputCwd(stdin: string): string | undefined {
+  try {
+    const cwd = (JSON.parse(stdin) as { cwd?: unknown }).cwd;
+    return typeof cwd === "string" && cwd ? resolve(cwd) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder and flags a starting hook passed its worker (WARM_VAR); undefined when absent or malformed. */
+function warmHint(text: string | undefined): WarmHint | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text) as { cwd?: unknown; flags?: unknown };
+    const flags = (typeof v.flags === "object" && v.flags !== null ? v.flags : {}) as Record<string, unknown>;
+    const str = (x: unknown) => (typeof x === "string" ? x : undefined);
+    if (typeof v.cwd !== "string") return undefined;
+    return { cwd: v.cwd, flags: { root: str(flags.root), db: str(flags.db), embedder: str(flags.embedder) } };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -112,7 +147,7 @@ async function runHookEntry(entry: string, hook: { event: string; flags: Record<
     const { runHookCall } = await import("../integrate/hook-command.js");
     const out = await runHookCall(hook.event, stdin, { flags, env, cwd: process.cwd(), cli: entry });
     if (out.stdout) process.stdout.write(`${out.stdout}\n`);
-    if (place && start && out.acted) startWorker(place, entry, env);
+    if (place && start && out.acted) startWorker(place, entry, env, { cwd: inputCwd(stdin) ?? process.cwd(), flags });
   } catch (err) {
     // A hook never fails the agent, even when memcards itself cannot load.
     process.stderr.write(`memcards hook: ${(err as Error).message}\n`);

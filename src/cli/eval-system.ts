@@ -63,6 +63,7 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
       int(v),
     ])
     .option("--big", "also measure memory at 100,000 units (minutes)")
+    .option("--hooks-before <cli>", "also time the hook rows with another build's dist/cli.js (a before, same run)")
     .addOption(
       new Option("--only <groups...>", "measure only these groups (the full index always runs)").choices([
         "reindex",
@@ -82,6 +83,7 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
           runs: number;
           units?: number[];
           big?: boolean;
+          hooksBefore?: string;
           only?: ("reindex" | "serve" | "cards" | "hooks" | "watcher" | "memory")[];
           json?: boolean;
         },

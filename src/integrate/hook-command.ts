@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { createApp } from "../app.js";
 import { type Config, resolveConfig } from "../config.js";
 import { toAppError } from "../errors.js";
+import { hasGraph } from "../graph/presence.js";
 import { createLogger } from "../log.js";
 import { ensureDir } from "../project/dirs.js";
 import { appendOwnFile, checkStoreFiles, isOwnStoreFolder } from "../project/files.js";
@@ -17,6 +18,7 @@ import { redact } from "../text/redact.js";
 import { jsonProblem } from "../transcript/formats/json-error.js";
 import { HookEvent, HookInput } from "./hooks/input.js";
 import { runHook } from "./hooks/run.js";
+import type { WarmStores } from "./warm-stores.js";
 
 /** The log's file name, beside the project's database (or in the per-user folder). */
 export const HOOK_LOG = "hooks.log";
@@ -115,6 +117,8 @@ export interface HookCommandOptions {
   cwd: string;
   /** The CLI entry (dist/cli.js) for detached follow-up work. */
   cli: string;
+  /** Stores kept open across calls (the resident worker); without them each call opens and closes its store. */
+  stores?: WarmStores;
 }
 
 /**
@@ -142,6 +146,45 @@ function fromCaller(opts: HookCommandOptions, input: HookInput): { opts: HookCom
   };
 }
 
+/** Rankings a worker runs on the store it opens first, and how many files each asks for. */
+const WARM_QUERIES = [
+  "fix the failing test: the function returns the wrong value for an empty input",
+  "add an option to the command line parser and document it",
+  "TypeError: cannot read properties of undefined in the main module",
+];
+const WARM_LIMIT = 10;
+
+/** What a worker started by a hook opens first: the store that hook's folder and flags name. */
+export interface WarmHint {
+  cwd: string;
+  flags: HookCommandOptions["flags"];
+}
+
+/**
+ * Opens in `stores` the store a hook called with `hint` would use, with its card ranker, without running a hook: what
+ * a worker a hook started does first, so the next hook finds the store warm. Never creates a store; never throws (the
+ * first call then opens it, or says why not).
+ */
+export async function warmHookStore(stores: WarmStores, hint: WarmHint, env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    const { opts } = fromCaller({ flags: hint.flags, env, cwd: hint.cwd, cli: "" }, {});
+    const config = resolveConfig(
+      { root: opts.flags.root ?? opts.cwd, db: opts.flags.db, logLevel: "silent", embedder: opts.flags.embedder },
+      opts.env,
+    );
+    const location = stores.locate({ explicit: config.root, cwd: opts.cwd, userDir: config.userDir });
+    if (!existsSync(resolve(config.db ?? location.defaultDbPath))) return;
+    const app = stores.open(config, location);
+    if (!hasGraph(app.db)) return;
+    // A few rankings of task-shaped text that names nothing of any project: the ranking code is compiled and the
+    // store's pages read before the first prompt comes (the ranker only reads; nothing is recorded).
+    const ranker = stores.ranker(app);
+    for (const q of WARM_QUERIES) await ranker.rank(q, WARM_LIMIT);
+  } catch {
+    // the first call opens the store itself
+  }
+}
+
 /** hookCommand, also telling whether the call reached a project's store (`acted`): only then is a worker worth it. */
 export async function runHookCall(
   event: string,
@@ -166,11 +209,8 @@ export async function runHookCall(
     );
     userDir = config.userDir;
     logFile = join(userDir, HOOK_LOG);
-    location = resolveProjectRoot({
-      explicit: config.root,
-      cwd: call.input.cwd ?? opts.cwd,
-      userDir: config.userDir,
-    });
+    const where = { explicit: config.root, cwd: call.input.cwd ?? opts.cwd, userDir: config.userDir };
+    location = opts.stores ? opts.stores.locate(where) : resolveProjectRoot(where);
     const dbPath = resolve(config.db ?? location.defaultDbPath);
     const storeDir = dirname(dbPath);
     // A hook acts only in a project memcards was set up in: a `cwd` on stdin names a folder, and a folder without
@@ -185,7 +225,8 @@ export async function runHookCall(
     outcome = `error: ${call.problem ?? "unknown event"}`;
   } else {
     try {
-      const app = createApp(config, location, createLogger("silent"));
+      const stores = opts.stores;
+      const app = stores ? stores.open(config, location) : createApp(config, location, createLogger("silent"));
       try {
         const r = await runHook(call.event, call.input, {
           app,
@@ -202,12 +243,13 @@ export async function runHookCall(
             child.unref();
           },
           ...(opts.env.HOME ? { home: opts.env.HOME } : {}),
+          ...(stores ? { ranker: () => stores.ranker(app) } : {}),
         });
         stdout = r.stdout;
         outcome = r.log;
         acted = true;
       } finally {
-        await app.close();
+        if (!stores) await app.close();
       }
     } catch (err) {
       const e = toAppError(err);

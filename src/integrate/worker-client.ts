@@ -2,8 +2,6 @@
 // Node built-ins and the hook registry only (which loads no handler until one runs): this runs in every hook process
 // before anything else of memcards loads, so a hook the worker answers costs a Node start-up and one local round trip. Any doubt (no worker, a stale socket, a wrong token, a
 // worker that does not answer in time) means "absent", and the hook runs the direct path itself.
-import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   closeSync,
   lstatSync,
@@ -15,6 +13,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -30,6 +29,9 @@ export const WORKER_EVENTS: ReadonlySet<string> = new Set(
 
 /** Protocol version: a worker refuses a request of another version (the hook then runs directly). */
 export const WORKER_PROTOCOL = 1;
+
+/** The variable a hook passes the worker it starts: the folder and flags whose store to open first (JSON). */
+export const WARM_VAR = "MEMCARDS_HOOK_WORKER_WARM";
 
 /** Longest request or reply line either side accepts. */
 export const MAX_WORKER_LINE = 16 * 1024 * 1024;
@@ -57,6 +59,20 @@ export type WorkerAnswer =
   /** `start`: no worker is listening, so starting one is worthwhile (not after a wrong token or a timeout). */
   | { ok: false; why: string; start: boolean };
 
+/**
+ * 16 hex digits naming the worker's place: two 32-bit FNV-1a hashes of `text` (two offset bases). It only names the
+ * place (the token guards it), so the hook process needs no crypto module and no BigInt arithmetic for it.
+ */
+export function placeKey(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (const byte of Buffer.from(text, "utf8")) {
+    a = Math.imul(a ^ byte, 0x01000193);
+    b = Math.imul(b ^ byte, 0x01000193);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
 const uid = () => (typeof process.getuid === "function" ? process.getuid() : -1);
 
 /** The per-user memcards folder, as hooks resolve it before the configuration loads. */
@@ -77,10 +93,7 @@ export function workerPlace(env: NodeJS.ProcessEnv, cli: string): WorkerPlace {
   } catch {
     // an entry that cannot be read still gets a stable place
   }
-  const key = createHash("sha256")
-    .update(JSON.stringify([userDir, resolve(cli), built, process.execPath, process.version]))
-    .digest("hex")
-    .slice(0, 16);
+  const key = placeKey(JSON.stringify([userDir, resolve(cli), built, process.execPath, process.version]));
   let dir = join(userDir, "run");
   // 107 bytes is Linux's limit for a socket path (103 on macOS); stay well below.
   if (Buffer.byteLength(join(dir, `hooks-${key}.sock`)) > 100) dir = join(tmpdir(), `memcards-${uid()}`);
@@ -183,7 +196,12 @@ export function askWorker(place: WorkerPlace, req: WorkerRequest, o: AskOptions 
  * Starts a detached worker for `place` unless one was started less than 30 s ago (a `starting` marker), so a burst
  * of hooks starts one. Best effort: never throws.
  */
-export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.ProcessEnv): boolean {
+export function startWorker(
+  place: WorkerPlace,
+  cli: string,
+  env: NodeJS.ProcessEnv,
+  warm?: { cwd: string; flags: WorkerRequest["flags"] },
+): boolean {
   try {
     try {
       const st = lstatSync(place.starting);
@@ -201,6 +219,11 @@ export function startWorker(place: WorkerPlace, cli: string, env: NodeJS.Process
     // The worker runs in another folder: the settings that name its place are passed as this hook resolved them.
     const own = { ...env };
     for (const k of ["HOME", "MEMCARDS_HOME"]) if (own[k]) own[k] = resolve(own[k]!);
+    // The store this hook used, for the worker to open as soon as it listens.
+    if (warm) own[WARM_VAR] = JSON.stringify(warm);
+    else delete own[WARM_VAR];
+    // Loaded here, not at the top: a hook the worker answers never starts a process.
+    const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
     const child = spawn(process.execPath, [cli, "hook-worker"], {
       detached: true,
       stdio: "ignore",

@@ -1,13 +1,15 @@
 // The resident hook worker (`memcards hook-worker`, started detached by a hook or the MCP server): it keeps the
 // modules a hook needs loaded and answers hooks over a unix socket in a private folder, one call at a time, with
-// the same function the direct path runs (hookCommand). Each call opens and closes the store as a hook process
-// does, so a worker killed at any moment loses nothing: the hook that asked runs the direct path itself.
+// the same function the direct path runs (hookCommand). It keeps each store it served open, with its card ranker,
+// between calls (warm-stores.ts checks them on every call); every write commits within its call, so a worker killed
+// at any moment loses nothing: the hook that asked runs the direct path itself.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 
-import { hookCommand } from "./hook-command.js";
+import { hookCommand, type WarmHint, warmHookStore } from "./hook-command.js";
 import { HOOKS } from "./hooks/registry.js";
+import { createWarmStores, type WarmStores } from "./warm-stores.js";
 import {
   isPrivateDir,
   MAX_WORKER_LINE,
@@ -25,6 +27,8 @@ export interface WorkerOptions {
   env: NodeJS.ProcessEnv;
   /** Exit after this long without a call (default 10 minutes). */
   idleMs?: number;
+  /** The store to open as soon as the worker listens (the one the hook that started it used). */
+  warm?: WarmHint;
 }
 
 /**
@@ -97,13 +101,18 @@ export async function runHookWorker(opts: WorkerOptions): Promise<void> {
     const tmp = `${place.token}.${process.pid}`;
     writeFileSync(tmp, token, { mode: 0o600, flag: "wx" });
     renameSync(tmp, place.token);
-    await serveOn(place, token, opts);
+    const stores = createWarmStores(opts.env);
+    try {
+      await serveOn(place, token, opts, stores);
+    } finally {
+      await stores.closeAll();
+    }
   } finally {
     rmSync(place.starting, { force: true });
   }
 }
 
-function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions): Promise<void> {
+function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions, stores: WarmStores): Promise<void> {
   const idleMs = opts.idleMs ?? 10 * 60_000;
   let queue: Promise<unknown> = Promise.resolve();
   let last = Date.now();
@@ -136,6 +145,7 @@ function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions): Promis
             env: r.env ?? {},
             cwd: r.cwd,
             cli: opts.cli,
+            stores,
           });
         })
         .then(
@@ -152,6 +162,9 @@ function serveOn(place: WorkerPlace, token: string, opts: WorkerOptions): Promis
     server.once("error", fail);
     server.listen(place.socket, () => {
       rmSync(place.starting, { force: true });
+      // The store the starting hook used, opened now: the next hook of that session finds it warm.
+      const hint = opts.warm;
+      if (hint) queue = queue.then(() => warmHookStore(stores, hint, opts.env));
       let ino: number | undefined;
       try {
         ino = lstatSync(place.socket).ino;

@@ -3,7 +3,18 @@
 // (killed, a stale socket file, a wrong token, no answer, a folder others can enter) sends the hook down the direct
 // path instead of failing or hanging the agent.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -142,6 +153,48 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
       (v) => !v,
     );
   });
+
+  it.runIf(process.platform === "linux")(
+    "the worker a hook starts opens that hook's store before the next hook comes",
+    async () => {
+      const p = project();
+      const first = await p.hook("UserPromptSubmit", PROMPT);
+      expect(answeredByWorker(first)).toBe(false);
+      const store = realpathSync(join(p.root, ".memcards", "memcards.db"));
+      // The worker of this test's user folder, found by its command line and environment.
+      const workerPid = () =>
+        readdirSync("/proc")
+          .filter((d) => /^\d+$/.test(d))
+          .find((d) => {
+            try {
+              const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+              const env = readFileSync(`/proc/${d}/environ`, "utf8").split("\0");
+              return cmd.includes("hook-worker") && env.includes(`MEMCARDS_HOME=${p.env.MEMCARDS_HOME}`);
+            } catch {
+              return false;
+            }
+          });
+      const opened = (pid: string) =>
+        readdirSync(`/proc/${pid}/fd`).some((fd) => {
+          try {
+            return readlinkSync(`/proc/${pid}/fd/${fd}`) === store;
+          } catch {
+            return false;
+          }
+        });
+      // No hook has reached the worker yet, and it holds the store open.
+      const pid = await pollUntil(workerPid, (v) => v !== undefined);
+      await pollUntil(
+        () => opened(pid!),
+        (v) => v,
+      );
+      expect(p.log().filter((l) => / UserPromptSubmit /.test(l))).toHaveLength(1);
+      const next = await p.hook("UserPromptSubmit", PROMPT);
+      expect(answeredByWorker(next)).toBe(true);
+      expect(next.stdout).toBe(first.stdout);
+      writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+    },
+  );
 
   it("a killed worker loses nothing: its stale socket is skipped, the hook runs directly, a new worker takes over", async () => {
     const p = project();

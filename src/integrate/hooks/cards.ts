@@ -16,10 +16,10 @@ export async function injectCards(call: HookCall, task: string, what: () => stri
     import("../../cards/service.js"),
     import("../../retrieval/rank.js"),
   ]);
-  // A hook is a new process per prompt: it ranks with the index's own channels (FTS, symbols, vectors,
-  // anchors) and never reads every file of the repository for a whole-file BM25 index, as the server does once.
+  // A hook ranks with the index's own channels (FTS, symbols, vectors, anchors) and never reads every file of the
+  // repository for a whole-file BM25 index, as the server does once; the resident worker keeps its ranker warm.
   const { embedder, vectorsEnabled } = app.embedding;
-  const ranker = createRanker(app.db, { embedder, vectorsEnabled });
+  const ranker = call.ranker?.() ?? createRanker(app.db, { embedder, vectorsEnabled });
   const r = await getMemoryCards(
     { ...app.scope, ranker },
     {

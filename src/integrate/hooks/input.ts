@@ -4,6 +4,7 @@ import { z } from "zod";
 
 import type { App } from "../../app.js";
 import type { ReadScope } from "../../project/confine.js";
+import type { Ranker } from "../../retrieval/rank.js";
 
 /** Cards injected by the optional prompt and pre-edit hooks stay small. */
 export const CARD_HOOK_BUDGET = 400;
@@ -45,6 +46,8 @@ export interface HookContext {
   spawnDetached?: (args: string[]) => void;
   /** The home folder whose transcript folders hooks may read (default: the user's). */
   home?: string;
+  /** A ranker kept across calls (the resident worker's); card hooks make their own without it. */
+  ranker?: () => Ranker;
 }
 
 /** One hook call as a handler receives it: the common steps (read scope, transcript check, session) are done. */
@@ -61,6 +64,8 @@ export interface HookCall {
   refused: unknown;
   /** Starts a detached `memcards` process with these arguments. */
   spawn: (args: string[]) => void;
+  /** A ranker kept across calls, when the caller keeps one. */
+  ranker: (() => Ranker) | undefined;
 }
 
 export interface HookResult {

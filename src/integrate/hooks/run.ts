@@ -34,7 +34,17 @@ function prepare(event: HookEvent, input: HookInput, ctx: HookContext): HookCall
       client: "claude-code",
       ...(transcript ? { transcriptPath: transcript } : {}),
     });
-  return { event, input, app, sessionId, scope, transcript, refused, spawn: ctx.spawnDetached ?? detached(ctx.cli) };
+  return {
+    event,
+    input,
+    app,
+    sessionId,
+    scope,
+    transcript,
+    refused,
+    spawn: ctx.spawnDetached ?? detached(ctx.cli),
+    ranker: ctx.ranker,
+  };
 }
 
 /** Runs one hook; what it prints for the model is redacted on the way out. */

@@ -1,0 +1,144 @@
+// What the resident hook worker keeps between calls: each store it served, open; the card ranker of each (rebuilt
+// after an index run); and the project each folder resolved to. All of it is checked on every call (the store file
+// the same and safe, the repository's folders as they were), so a store deleted, replaced or swapped for a link, or a
+// folder that became another repository, is opened or resolved afresh, as a hook process would.
+import { lstatSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+import { type App, createApp } from "../app.js";
+import type { Config } from "../config.js";
+import { graphStamp } from "../graph/presence.js";
+import { createLogger } from "../log.js";
+import { checkStoreFiles, isOwnStoreFolder } from "../project/files.js";
+import { type ProjectLocation, resolveProjectRoot, type RootInputs } from "../project/root.js";
+import { createRanker, type Ranker } from "../retrieval/rank.js";
+
+/** Stores, rankers and project roots a caller keeps across hook calls (the worker); a hook process keeps none. */
+export interface WarmStores {
+  /** resolveProjectRoot, remembered per folder while the repository's folders stay as they were. */
+  locate(inputs: RootInputs): ProjectLocation;
+  /** The open app for this store, opened on first use; the caller does not close it. */
+  open(config: Config, location: ProjectLocation): App;
+  /** The ranker a card hook uses on this app's store: the index's own channels, kept until the next index run. */
+  ranker(app: App): Ranker;
+  /** Closes every store (the worker is leaving). */
+  closeAll(): Promise<void>;
+}
+
+/** A file's identity: a store replaced by another file (or a link) at its path has another. */
+function identity(path: string): string | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? `${st.dev}:${st.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const realOf = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+};
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Whether what git said of `from` still holds: with a work tree, its `.git` and the common directory are there and no
+ * folder between `from` and the top level has become a repository of its own (git would stop there); without one,
+ * no folder from `from` up has become one.
+ */
+function sameGit(from: string, loc: ProjectLocation): boolean {
+  if (loc.gitTop && (!loc.gitCommonDir || !isDir(loc.gitCommonDir) || !exists(join(loc.gitTop, ".git")))) return false;
+  let dir: string;
+  try {
+    dir = realpathSync(from);
+  } catch {
+    return false;
+  }
+  for (; dir !== loc.gitTop; dir = dirname(dir)) {
+    if (exists(join(dir, ".git"))) return false;
+    if (dir === dirname(dir)) return loc.gitTop === undefined; // reached `/`: no repository above `from`
+  }
+  return true;
+}
+
+/** Environment variables that change what git answers for a folder: a location found under others is not reused. */
+const GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"] as const;
+
+/** An empty set of warm stores; `env` is the worker's own environment (git runs with it). */
+export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStores {
+  const places = new Map<string, ProjectLocation>();
+  const apps = new Map<string, { app: App; file: string | undefined }>();
+  const rankers = new Map<App, { stamp: string | undefined; ranker: Ranker }>();
+  const gitEnv = GIT_VARS.map((k) => env[k] ?? "");
+  return {
+    locate(inputs) {
+      const key = JSON.stringify([inputs.explicit ?? "", resolve(inputs.cwd), resolve(inputs.userDir), gitEnv]);
+      const known = places.get(key);
+      if (known) {
+        // An explicit root must still be that folder; git's answer is checked from where git was asked.
+        const from = inputs.explicit ?? inputs.cwd;
+        const same = !inputs.explicit || realOf(inputs.explicit) === known.root;
+        if (same && sameGit(from, known)) return known;
+        places.delete(key);
+      }
+      const loc = resolveProjectRoot(inputs);
+      // The per-user store (no project found) is asked again each time: a hook there does nothing.
+      if (loc.source !== "user-store" && !inputs.mcpRoots?.length) places.set(key, loc);
+      return loc;
+    },
+    open(config, location) {
+      const dbPath = resolve(config.db ?? location.defaultDbPath);
+      const key = JSON.stringify([dbPath, location, config]);
+      const kept = apps.get(key);
+      if (kept) {
+        // Checked as an open would: the store's files are still this user's plain files, and the same store.
+        const dir = dirname(dbPath);
+        checkStoreFiles(dbPath, dir, isOwnStoreFolder(dir, resolve(config.userDir)));
+        if (kept.app.db.open && identity(dbPath) === kept.file) return kept.app;
+        apps.delete(key);
+        rankers.delete(kept.app);
+        void kept.app.close().catch(() => undefined);
+      }
+      const app = createApp(config, location, createLogger("silent"));
+      apps.set(key, { app, file: identity(dbPath) });
+      return app;
+    },
+    ranker(app) {
+      const stamp = graphStamp(app.db);
+      const kept = rankers.get(app);
+      if (kept && kept.stamp === stamp) return kept.ranker;
+      const { embedder, vectorsEnabled } = app.embedding;
+      const ranker = createRanker(app.db, { embedder, vectorsEnabled });
+      // Kept for the next calls: the nearest-vector copy is read now, between calls, not during one.
+      ranker.warm();
+      rankers.set(app, { stamp, ranker });
+      return ranker;
+    },
+    async closeAll() {
+      const all = [...apps.values()];
+      apps.clear();
+      rankers.clear();
+      places.clear();
+      await Promise.all(all.map((k) => k.app.close().catch(() => undefined)));
+    },
+  };
+}
