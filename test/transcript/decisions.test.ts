@@ -195,3 +195,24 @@ describe("decisions: a question tool in a SpecStory export", () => {
     ]);
   });
 });
+
+describe("decisions: a choice left open or a check under way is not a decision", () => {
+  it("keeps the carried-out commitment and drops hedged alternatives and reports of what is running", () => {
+    const got = decided([
+      { user: "The particles crash the client on load; fix it." },
+      {
+        assistant: [
+          "I'll switch the spawner to the vanilla dust particle instead of the custom one, because the custom type is not registered on the client.",
+          "I'll use the dust particle or just use the entity effect to be safe at runtime.",
+          "Then I'll patch whichever side is actually wrong and rerun the relevant verification before pushing.",
+          "Dependency installs are running for the client and server now so I can verify instead of reading the code.",
+          "I'm switching to the verifications that don't need a running server: type checks plus the unit tests.",
+        ].join(" "),
+      },
+      { edit: { file: "src/particles.ts", old: "CUSTOM_DUST", new: "ParticleTypes.DUST" } },
+    ]);
+    expect(got).toEqual([
+      "I'll switch the spawner to the vanilla dust particle instead of the custom one, because the custom type is not registered on the client.",
+    ]);
+  });
+});

@@ -111,15 +111,34 @@ export function userConstraints(turns: Turn[]): Fact[] {
   return standingInstructions(turns.filter(conversational));
 }
 
+/** A date or time an export appends to a session's title: `(2025-06-21 14:12Z)`, `- 2025-03-26 00:32:05`. */
+const TITLE_STAMP = /\s*[-–—(\s]\s*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?\)?\s*$/;
+/** Classes of a typed turn that never state what the session is for. */
+const NOT_GOAL = new Set(["chitchat", "answer", "pasted", "not_human"]);
+const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim();
+/** A bare greeting or acknowledgement: a turn that asks for nothing, whatever the classifier makes of so few words. */
+const GREETING =
+  /^(?:(?:hey|hi|hello|yo|hiya|good (?:morning|afternoon|evening)|thanks|thank you|ok(?:ay)?|yes|yep|yup|sure|cool|great|nice|there)[\s!.,?:)]*)+$/i;
+
 /**
- * The session's intent: the first turn that asks for work (else the first typed turn).
+ * The session's intent: the first turn that asks for work (else the first typed turn that is not chit-chat or an
+ * answer), and the export's title without its date. A title that is only the opening words of a typed turn (an
+ * export names a session by its first message, cut short) is not kept as such: that turn's own words stand in for
+ * it when it is not the asking turn already.
  */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
-  const asking = users.filter((t) => ASKS.has(classifyTurn(t.text, t.kind)));
+  const classes = new Map(users.map((t) => [t, GREETING.test(typed(t)) ? "chitchat" : classifyTurn(t.text, t.kind)]));
+  const asking = users.filter((t) => ASKS.has(classes.get(t)!));
   const out: Fact[] = [];
-  const first = asking[0] ?? users[0];
-  if (title && first) out.push({ text: clip(title, 160), turn: first.id });
+  const first = asking[0] ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
+  const name = title?.replace(TITLE_STAMP, "").trim();
+  if (name && first) {
+    const cut = squash(name).replace(/[.…]+$/, "");
+    const source = cut.length >= 8 ? users.find((t) => squash(typed(t)).startsWith(cut)) : undefined;
+    if (!source) out.push({ text: clip(name, 160), turn: first.id });
+    else if (source !== first) out.push({ text: clip(typed(source), 300), turn: source.id });
+  }
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
 }
@@ -299,10 +318,19 @@ function takenUp(turns: Turn[], i: number): boolean {
   return false;
 }
 
+/** A choice left open: alternatives still on the table, a hedge, an example in place of the thing chosen
+ * (`use X or just Y`, `patch whichever side is wrong`, `probably`, `e.g.`). */
+const UNDECIDED = /\b(?:whichever|or just|or maybe|maybe|perhaps|probably|might|e\.g\.|for example)(?!\w)/i;
+/** The agent reporting what it is running or checking, not a choice about the work: `I'm installing …`, `Dependency
+ * installs are running …`, `I'm switching to the verifications that …`. */
+const CHECKING =
+  /^(?:[\w-]+\s+){0,3}(?:is|are|am|I['’]m|we['’]re) (?:now )?(?:running|installing|waiting|rerunning|re-running)\b|\bswitch(?:ing)? to (?:the )?(?:verification|check|test)s?\b/i;
+
 /** Whether an agent's sentence (bullet and bold removed) states a choice (the rules of `decisions`). */
 function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A sentence that ends in a colon introduces the code or the list below it.
   if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) return false;
+  if (UNDECIDED.test(s) || CHECKING.test(s)) return false;
   if (COMMITMENT.test(s) || CHOSE.test(s)) return true;
   if (RECOMMEND.test(s)) return carried || taken;
   // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
