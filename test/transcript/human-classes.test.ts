@@ -113,6 +113,29 @@ describe("the human-turn classifier", () => {
   });
 });
 
+describe("rules inside a request", () => {
+  it("keeps the request's rule sentences whole, not the request, and not a wish to be told something", () => {
+    const rule =
+      "When we are creating the customers I don't want them deleted from the staging table, just their status changed.";
+    const ask = [
+      "Please add bulk creation of customers from the staging table to the sync page.",
+      rule,
+      "I also want to know what we have to do to package the extension for other people.",
+      "Note however that you cannot use any interactive commands (e.g. python, vim) in this environment.",
+    ].join(" ");
+    const t = parsed([{ user: ask }, { assistant: "I'll add the bulk action." }]);
+    const all = standingInstructions(t.turns)
+      .map((f) => f.text)
+      .join("\n");
+    expect(all).toContain(rule);
+    expect(all).toContain(
+      "Note however that you cannot use any interactive commands (e.g. python, vim) in this environment.",
+    );
+    expect(all).not.toContain("Please add bulk creation");
+    expect(all).not.toContain("I also want to know");
+  });
+});
+
 describe("the session's intent", () => {
   it("is the first request, not a greeting, nor an export title that only cuts that request short", () => {
     const ask =

@@ -139,10 +139,14 @@ const FROM_NOW = /\b(?:from now on|going forward)\b/i;
 const RULE_LIMIT =
   /(?<!\b(?:if|when|unless|whether|as|so)\s)\b(?:you|we) (?:can only|cannot|can['’]?t|may not|may only|are not allowed to|aren['’]t allowed to)\s+\w/i;
 
+/** A request to be told something (`I also want to know what we have to do to …`), not a rule. */
+const ASKS_TO_KNOW =
+  /^(?:(?:also|and|but|so)\s+)?(?:I|we)(?: also)? (?:want|would like|['’]d like|need) to (?:know|understand|see|learn|find out)\b|^(?:please\s+)?(?:tell|show|explain(?: to)?) (?:me|us)\b/i;
+
 function ruleShaped(s: string): boolean {
   if (s.length < 15 || s.length > 600 || s.endsWith(":")) return false;
   if (!(FIRM_CUES.test(s) || FROM_NOW.test(s) || RULE_LIMIT.test(s))) return false;
-  if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s)) return false;
+  if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s) || ASKS_TO_KNOW.test(s)) return false;
   const clauses = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
   return (
     clauses.some((c) => RULE_OPENING.test(c)) ||
@@ -321,10 +325,14 @@ export function classifyTurn(text: string, kind = "message"): HumanClass {
   return decideTurn(p, kind, W.instruction_threshold) as HumanClass;
 }
 
-/** Sentences end at . ! ? followed by space, or at a line break; list bullets are kept with their sentence. */
+/** Abbreviations whose full stop ends no sentence: `(e.g. python, vim)` stays one sentence with what it qualifies. */
+const NOT_AN_END = /(?<!\b(?:e\.g|i\.e|vs|cf|approx|incl|Mr|Mrs|Ms|Dr)\.)/;
+
+/** Sentences end at . ! ? followed by space (not after an abbreviation), or at a line break; list bullets are kept
+ * with their sentence. */
 export function splitSentences(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+|\n+/)
+    .split(new RegExp(`(?<=[.!?])${NOT_AN_END.source}\\s+|\\n+`))
     .map((s) => s.trim())
     .filter((s) => s.length > 2);
 }
@@ -393,7 +401,7 @@ export function latestRequest(turns: readonly ClassifiedTurnInput[]): { text: st
  * The standing instructions of a span, one line per turn that sets one: the turn's instruction sentences, each
  * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside; the
  * sentences past `max` go on in further lines of the same turn); and the
- * short firm rules a request or a problem report states for its task.
+ * sentences of the rule shape a request or a problem report states for its task, each whole, the request left out.
  */
 export function standingInstructions(
   turns: readonly ClassifiedTurnInput[],
@@ -403,29 +411,38 @@ export function standingInstructions(
   for (const t of turns) {
     if (!isMessage(t)) continue;
     const cls = classifyTurn(t.text, t.kind);
-    if (cls === "request" || cls === "problem") {
-      // A request or report can carry the task's own rule ("Fix it, but do not change the public API."): a short,
-      // firm rule sentence in it is kept whole, the request around it is not.
-      const rules = ownSentences(t.text).filter((x) => !codeLine(x) && x.split(/;\s+/).some(shortFirmRule));
-      if (rules.length) out.push({ text: rules.join(" … "), turn: t.id });
-      continue;
-    }
-    if (cls !== "instruction") continue;
-    const source = spokenText(t.text).replace(/\s+/g, " ");
-    let text = "";
-    let prev = "";
-    for (const s of instructionSentences(t.text)) {
-      // Sentences apart in the turn are joined by `…`: what stands between them is left out, never part of one.
-      const sep = source.includes(`${prev} ${s}`.replace(/\s+/g, " ")) ? " " : " … ";
-      // A turn of many rules goes on in a line of its own, so that no rule is dropped for want of room.
-      if (text && text.length + sep.length + s.length > max) {
-        out.push({ text, turn: t.id });
-        text = "";
-      }
-      text = text ? `${text}${sep}${s}` : s;
-      prev = s;
-    }
-    if (text) out.push({ text, turn: t.id });
+    // A request or report can carry the task's own rule ("Fix it, but do not change the public API."): a sentence
+    // of the rule shape in it is kept whole, the request around it is not.
+    const picked =
+      cls === "request" || cls === "problem"
+        ? ownSentences(t.text).filter((x) => !codeLine(x) && (ruleShaped(x) || x.split(/;\s+/).some(shortFirmRule)))
+        : cls === "instruction"
+          ? instructionSentences(t.text)
+          : [];
+    for (const text of joinWhole(picked, spokenText(t.text), max)) out.push({ text, turn: t.id });
   }
   return out;
+}
+
+/**
+ * Sentences of one turn as lines of at most `max` characters (a longer sentence is a line of its own, whole):
+ * sentences next to each other in `source` joined by a space, sentences apart by `…` (what stands between them is
+ * left out, never part of one); a turn of many rules goes on in further lines, so that none is dropped for room.
+ */
+function joinWhole(picked: readonly string[], source: string, max: number): string[] {
+  const flat = source.replace(/\s+/g, " ");
+  const lines: string[] = [];
+  let text = "";
+  let prev = "";
+  for (const s of picked) {
+    const sep = flat.includes(`${prev} ${s}`.replace(/\s+/g, " ")) ? " " : " … ";
+    if (text && text.length + sep.length + s.length > max) {
+      lines.push(text);
+      text = "";
+    }
+    text = text ? `${text}${sep}${s}` : s;
+    prev = s;
+  }
+  if (text) lines.push(text);
+  return lines;
 }
