@@ -216,3 +216,23 @@ describe("decisions: a choice left open or a check under way is not a decision",
     ]);
   });
 });
+
+describe("decisions: a report of a change made is not a choice", () => {
+  it("drops recap lines that open on the change's verb and keeps the agent's own choice", () => {
+    const got = decided([
+      { user: "The vendor names show the FlowField value; store them instead." },
+      {
+        assistant: [
+          "Instead of adding a new field, I'll change the existing Vendor Name field from a FlowField to a normal field, because the FlowField cannot be filtered.",
+          "- Updated the sync method to use RequestType::Entry instead of Journal",
+          "- Uses telephoneAndFaxNumber instead of a separate phone field",
+          "This change removes the venv prefix so the script uses the system Python instead of a virtual environment.",
+        ].join("\n"),
+      },
+      { edit: { file: "src/VendorMapping.al", old: "FieldClass = FlowField;", new: "" } },
+    ]);
+    expect(got).toEqual([
+      "Instead of adding a new field, I'll change the existing Vendor Name field from a FlowField to a normal field, because the FlowField cannot be filtered.",
+    ]);
+  });
+});

@@ -326,6 +326,11 @@ const UNDECIDED = /\b(?:whichever|or just|or maybe|maybe|perhaps|probably|might|
 const CHECKING =
   /^(?:[\w-]+\s+){0,3}(?:is|are|am|I['’]m|we['’]re) (?:now )?(?:running|installing|waiting|rerunning|re-running)\b|\bswitch(?:ing)? to (?:the )?(?:verification|check|test)s?\b/i;
 
+/** A report of a change made, opening on its verb with no one choosing (`Updated the sync method to use X instead
+ * of Y`, `Uses X instead of a separate field`, `This change removes …`): what was done, said in Completed, not a choice. */
+const REPORT_OPENING =
+  /^(?:updated|uses|used|fixed|added|changed|moved|replaced|removed|renamed|makes|made|switched|now uses|(?:this|the|that) (?:change|fix|patch|edit|commit)s? (?:removes|adds|makes|uses|changes|replaces|moves))\b/i;
+
 /** Whether an agent's sentence (bullet and bold removed) states a choice (the rules of `decisions`). */
 function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A sentence that ends in a colon introduces the code or the list below it.
@@ -335,6 +340,7 @@ function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   if (RECOMMEND.test(s)) return carried || taken;
   // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
   if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s)) return carried || REASON.test(s);
+  if (REPORT_OPENING.test(s)) return false;
   return CHOICE.test(s) && (CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
 }
 
@@ -390,7 +396,8 @@ export function decisions(turns: Turn[]): Fact[] {
       "",
     );
     const taken = takenUp(turns, i);
-    for (const raw of sentences(text)) {
+    // A colon before the next narration ends the sentence that introduces it (`…structure: Now let me move …`).
+    for (const raw of sentences(text.replace(/:\s+(?=(?:now\s+)?let(?:['’]s| me| us)\b)/gi, ":\n"))) {
       const s = unbullet(raw).replace(/\*\*/g, "");
       if (choiceSentence(s, carried[i]!, taken)) add(clip(s, 260), t.id);
     }
