@@ -204,6 +204,7 @@ describe("decisions: a choice left open or a check under way is not a decision",
         assistant: [
           "I'll switch the spawner to the vanilla dust particle instead of the custom one, because the custom type is not registered on the client.",
           "I'll use the dust particle or just use the entity effect to be safe at runtime.",
+          "I'll cache the particle registry lookup in a static field, because a lookup per tick might stall the client.",
           "Then I'll patch whichever side is actually wrong and rerun the relevant verification before pushing.",
           "Dependency installs are running for the client and server now so I can verify instead of reading the code.",
           "I'm switching to the verifications that don't need a running server: type checks plus the unit tests.",
@@ -213,6 +214,7 @@ describe("decisions: a choice left open or a check under way is not a decision",
     ]);
     expect(got).toEqual([
       "I'll switch the spawner to the vanilla dust particle instead of the custom one, because the custom type is not registered on the client.",
+      "I'll cache the particle registry lookup in a static field, because a lookup per tick might stall the client.",
     ]);
   });
 });

@@ -318,9 +318,10 @@ function takenUp(turns: Turn[], i: number): boolean {
   return false;
 }
 
-/** A choice left open: alternatives still on the table, a hedge, an example in place of the thing chosen
- * (`use X or just Y`, `patch whichever side is wrong`, `probably`, `e.g.`). */
-const UNDECIDED = /\b(?:whichever|or just|or maybe|maybe|perhaps|probably|might|e\.g\.|for example)(?!\w)/i;
+/** A choice left open: alternatives still on the table, an example in place of the thing chosen, a hedged opening
+ * (`use X or just Y`, `patch whichever side is wrong`, `e.g.`, `Maybe we …`). A hedge inside a reason (`because it
+ * might be faster`) does not open the choice again. */
+const UNDECIDED = /\b(?:whichever|or just|or maybe|e\.g\.|for example)(?!\w)|^(?:maybe|perhaps|possibly)\b/i;
 /** The agent reporting what it is running or checking, not a choice about the work: `I'm installing …`, `Dependency
  * installs are running …`, `I'm switching to the verifications that …`. */
 const CHECKING =
