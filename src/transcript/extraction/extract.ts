@@ -594,13 +594,18 @@ function phaseOf(turns: Turn[]): Map<string, number> {
   return out;
 }
 
+/** A commit line that says nothing of the change: a bare hash, or a message that is the agent's narration (a client
+ * that commits with the model's reply as the message: `I'll help you continue the conversion …`). */
+const UNTOLD_COMMIT =
+  /^commit(?: [0-9a-f]{7,40})?(?::\s*(?:(?:I['’]ll|I will|I['’]m going to|I am going to|let me|let['’]s|based on|here (?:is|are))\b.*)?)?$/is;
+
 /** Completed work with evidence: commits, finished plan items, the last passing test run, each request's report. */
 export function completed(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
   const add = (text: string, turn: string): void => {
     const k = signature(text);
-    if (seen.has(k)) return;
+    if (seen.has(k) || UNTOLD_COMMIT.test(text)) return;
     seen.add(k);
     out.push({ text: clip(text, 240), turn });
   };
@@ -625,7 +630,7 @@ export function completed(turns: Turn[]): Fact[] {
         const msg = commitMessage(m);
         add(`commit${sha ? ` ${sha}` : ""}: ${msg}`, t.id);
         const f = out[out.length - 1];
-        if (!sha && f?.turn === t.id) unhashed.set(signature(msg), f);
+        if (!sha && f?.turn === t.id && f.text.includes(msg.slice(0, 40))) unhashed.set(signature(msg), f);
       }
     }
     for (const r of t.tool_results) {
