@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { fitHumanClassifier, renderFitReport } from "../dist/bench/summary/fit-human.js";
+import { fitRuleSentences, renderRuleReport } from "../dist/bench/summary/fit-rules.js";
 
 const [gold, transcripts, out] = process.argv.slice(2);
 if (!gold || !transcripts) throw new Error("usage: fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]");
@@ -19,6 +20,9 @@ const turnL2 = process.env.TURN_L2 ? Number(process.env.TURN_L2) : undefined;
 const r = fitHumanClassifier({ gold, transcripts, turnL2, onStep: (s) => process.stderr.write(`${s}\n`) });
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 writeFileSync(join(root, "src", "transcript", "extraction", "human-weights.json"), `${JSON.stringify(r.weights)}\n`);
-const md = renderFitReport(r);
+// The sentence-level measure (bench/summary/fit-rules.ts): a model of rule sentences over every person's message,
+// cross-validated the same way, and the sentences User Constraints keeps, on the same labels. It writes no weights.
+const rules = fitRuleSentences({ gold, transcripts, onStep: (s) => process.stderr.write(`${s}\n`) });
+const md = `${renderFitReport(r)}\n\n${renderRuleReport(rules)}`;
 if (out) writeFileSync(out, `${md}\n`);
 process.stdout.write(`${md}\n`);

@@ -146,7 +146,7 @@ function prune(m: SoftmaxModel, min = 0.1): SoftmaxModel {
   return { classes: m.classes, bias: m.bias.map(r), weights };
 }
 
-function pruneBinary(m: BinaryModel, min = 0.1): BinaryModel {
+export function pruneBinary(m: BinaryModel, min = 0.1): BinaryModel {
   const r = (x: number) => Math.round(x * 100) / 100;
   const weights: Record<string, number> = {};
   for (const [f, v] of Object.entries(m.weights)) if (Math.abs(v) >= min) weights[f] = r(v);
@@ -260,7 +260,7 @@ const PRIOR: Record<string, number[]> = {
 };
 
 /** The thresholds tried, from 0.1 up. */
-const LOW_GRID = [0.1, 0.15, 0.2, 0.25, ...GRID];
+export const LOW_GRID = [0.1, 0.15, 0.2, 0.25, ...GRID];
 /** The sentence model's L2 penalty per weight. */
 const SENTENCE_L2 = 0.003;
 /** A threshold is only chosen when it classes at least this many development turns as instructions. */

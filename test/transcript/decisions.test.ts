@@ -195,3 +195,46 @@ describe("decisions: a question tool in a SpecStory export", () => {
     ]);
   });
 });
+
+describe("decisions: a choice left open or a check under way is not a decision", () => {
+  it("keeps the carried-out commitment and drops hedged alternatives and reports of what is running", () => {
+    const got = decided([
+      { user: "The particles crash the client on load; fix it." },
+      {
+        assistant: [
+          "I'll switch the spawner to the vanilla dust particle instead of the custom one, because the custom type is not registered on the client.",
+          "I'll use the dust particle or just use the entity effect to be safe at runtime.",
+          "I'll cache the particle registry lookup in a static field, because a lookup per tick might stall the client.",
+          "Then I'll patch whichever side is actually wrong and rerun the relevant verification before pushing.",
+          "Dependency installs are running for the client and server now so I can verify instead of reading the code.",
+          "I'm switching to the verifications that don't need a running server: type checks plus the unit tests.",
+        ].join(" "),
+      },
+      { edit: { file: "src/particles.ts", old: "CUSTOM_DUST", new: "ParticleTypes.DUST" } },
+    ]);
+    expect(got).toEqual([
+      "I'll switch the spawner to the vanilla dust particle instead of the custom one, because the custom type is not registered on the client.",
+      "I'll cache the particle registry lookup in a static field, because a lookup per tick might stall the client.",
+    ]);
+  });
+});
+
+describe("decisions: a report of a change made is not a choice", () => {
+  it("drops recap lines that open on the change's verb and keeps the agent's own choice", () => {
+    const got = decided([
+      { user: "The vendor names show the FlowField value; store them instead." },
+      {
+        assistant: [
+          "Instead of adding a new field, I'll change the existing Vendor Name field from a FlowField to a normal field, because the FlowField cannot be filtered.",
+          "- Updated the sync method to use RequestType::Entry instead of Journal",
+          "- Uses telephoneAndFaxNumber instead of a separate phone field",
+          "This change removes the venv prefix so the script uses the system Python instead of a virtual environment.",
+        ].join("\n"),
+      },
+      { edit: { file: "src/VendorMapping.al", old: "FieldClass = FlowField;", new: "" } },
+    ]);
+    expect(got).toEqual([
+      "Instead of adding a new field, I'll change the existing Vendor Name field from a FlowField to a normal field, because the FlowField cannot be filtered.",
+    ]);
+  });
+});

@@ -48,3 +48,26 @@ describe("completed: delegated agents' reports", () => {
     expect(got).toEqual([]);
   });
 });
+
+describe("commits that say nothing of the change", () => {
+  it("leaves out a commit whose message is the agent's narration, and keeps the one that names the change", () => {
+    const got = done([
+      { user: "Convert the app to the T3 stack." },
+      { edit: { file: "src/server.ts", old: "a", new: "b" } },
+      {
+        bash: {
+          command: 'git commit -m "I\'ll help you continue the T3 app conversion based on the previous context."',
+          output: "[main bd2c87e] I'll help you continue the T3 app conversion based on the previous context.",
+        },
+      },
+      { edit: { file: "src/router.ts", old: "a", new: "b" } },
+      {
+        bash: {
+          command: 'git commit -m "refactor: move the router to the server module"',
+          output: "[main 66d344d] refactor: move the router to the server module",
+        },
+      },
+    ]).filter((d) => d.startsWith("commit"));
+    expect(got).toEqual(["commit 66d344d: refactor: move the router to the server module"]);
+  });
+});

@@ -5,7 +5,12 @@ import { describe, expect, it } from "vitest";
 
 import { draftUnits } from "../../src/memory/distill.js";
 import { extractSections } from "../../src/transcript/extraction/extract.js";
-import { classifyTurn, latestRequest } from "../../src/transcript/extraction/human-classes.js";
+import {
+  classifyTurn,
+  codeLine,
+  latestRequest,
+  standingInstructions,
+} from "../../src/transcript/extraction/human-classes.js";
 import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
 
@@ -64,5 +69,95 @@ describe("the human-turn classifier", () => {
       .map((d) => d.text);
     expect(rules).toEqual([STANDING]);
     expect(latestRequest(t.turns)?.text).toBe("Can you list the unused functions in the tests folder too?");
+  });
+
+  it("never takes pasted code for a rule, even when the code says must", () => {
+    const spec = [
+      "Add a validation script for the capture boundary and run it.",
+      'assert cap_lo != cap_hi, "endpoints must straddle the boundary"',
+      "for lam2 in lam2_values:",
+      'print("Only the lam2 sweep separates them.")',
+      "Never modify integrate.py; it is read-only.",
+    ].join("\n");
+    expect(codeLine('assert cap_lo != cap_hi, "endpoints must straddle the boundary"')).toBe(true);
+    expect(codeLine("alpha=20, beta=0 — must escape")).toBe(true);
+    expect(codeLine("Use `load()` instead of `read()` in the importer.")).toBe(false);
+    expect(codeLine("Never modify integrate.py; it is read-only.")).toBe(false);
+    const t = parsed([{ user: spec }, { assistant: "Writing the script." }]);
+    const lines = standingInstructions(t.turns).map((f) => f.text);
+    expect(lines.join("\n")).not.toMatch(/assert|lam2_values|print\(/);
+    expect(lines.join("\n")).toContain("Never modify integrate.py; it is read-only.");
+  });
+
+  it("keeps every rule of a harness prompt that sets many, in as many lines as it takes, each sentence whole", () => {
+    const rules = [
+      "Remember, YOU CAN ONLY ENTER ONE COMMAND AT A TIME.",
+      "You should always wait for feedback after every command.",
+      "Note however that you cannot use any interactive session commands in this environment, but you can write scripts and run them.",
+      "When editing a file, make sure to insert appropriate indentation before each line!",
+      "Always start by trying to replicate the bug that the issue discusses.",
+      "DO NOT run any command that produces binary output!",
+      "Do not use any interactive commands AT ALL, they will hang the session.",
+    ];
+    const prompt = [
+      "We're currently solving the following issue within our repository.",
+      "ISSUE: the parser drops the last line of a file without a trailing newline.",
+      ...rules,
+    ].join(" ");
+    const t = parsed([{ user: prompt }, { assistant: "Let me look at the parser." }]);
+    const lines = standingInstructions(t.turns).map((f) => f.text);
+    const all = lines.join("\n");
+    for (const r of rules) expect(all).toContain(r);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(all).not.toContain("ISSUE:");
+  });
+});
+
+describe("rules inside a request", () => {
+  it("keeps the request's rule sentences whole, not the request, and not a wish to be told something", () => {
+    const rule =
+      "When we are creating the customers I don't want them deleted from the staging table, just their status changed.";
+    const ask = [
+      "Please add bulk creation of customers from the staging table to the sync page.",
+      rule,
+      "I also want to know what we have to do to package the extension for other people.",
+      "Note however that you cannot use any interactive commands (e.g. python, vim) in this environment.",
+    ].join(" ");
+    const t = parsed([{ user: ask }, { assistant: "I'll add the bulk action." }]);
+    const all = standingInstructions(t.turns)
+      .map((f) => f.text)
+      .join("\n");
+    expect(all).toContain(rule);
+    expect(all).toContain(
+      "Note however that you cannot use any interactive commands (e.g. python, vim) in this environment.",
+    );
+    expect(all).not.toContain("Please add bulk creation");
+    expect(all).not.toContain("I also want to know");
+  });
+});
+
+describe("the session's intent", () => {
+  it("is the first request, not a greeting, nor an export title that only cuts that request short", () => {
+    const ask =
+      "So there's an error with the undo layers: undo itself works, but after an undo, redo fails. Please fix redo.";
+    const t = parsed([
+      { user: "hey" },
+      { assistant: "Hi! What are we working on?" },
+      { user: ask },
+      { assistant: "I'll look at the redo path." },
+    ]);
+    const intent = extractSections(t.turns, {
+      title: "So there's an error with the undo layers: undo its (2025-06-21 14:12Z)",
+    }).intent.map((f) => f.text);
+    expect(intent).toEqual([ask]);
+  });
+
+  it("keeps a title of its own without its date", () => {
+    const t = parsed([{ user: "Merge the two customer tables into one." }, { assistant: "On it." }]);
+    const intent = extractSections(t.turns, { title: "Consolidating duplicate objects (2025-10-03 06:42Z)" }).intent;
+    expect(intent.map((f) => f.text)).toEqual([
+      "Consolidating duplicate objects",
+      "Merge the two customer tables into one.",
+    ]);
   });
 });

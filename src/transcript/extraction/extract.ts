@@ -111,15 +111,34 @@ export function userConstraints(turns: Turn[]): Fact[] {
   return standingInstructions(turns.filter(conversational));
 }
 
+/** A date or time an export appends to a session's title: `(2025-06-21 14:12Z)`, `- 2025-03-26 00:32:05`. */
+const TITLE_STAMP = /\s*[-–—(\s]\s*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?\)?\s*$/;
+/** Classes of a typed turn that never state what the session is for. */
+const NOT_GOAL = new Set(["chitchat", "answer", "pasted", "not_human"]);
+const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim();
+/** A bare greeting or acknowledgement: a turn that asks for nothing, whatever the classifier makes of so few words. */
+const GREETING =
+  /^(?:(?:hey|hi|hello|yo|hiya|good (?:morning|afternoon|evening)|thanks|thank you|ok(?:ay)?|yes|yep|yup|sure|cool|great|nice|there)[\s!.,?:)]*)+$/i;
+
 /**
- * The session's intent: the first turn that asks for work (else the first typed turn).
+ * The session's intent: the first turn that asks for work (else the first typed turn that is not chit-chat or an
+ * answer), and the export's title without its date. A title that is only the opening words of a typed turn (an
+ * export names a session by its first message, cut short) is not kept as such: that turn's own words stand in for
+ * it when it is not the asking turn already.
  */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
-  const asking = users.filter((t) => ASKS.has(classifyTurn(t.text, t.kind)));
+  const classes = new Map(users.map((t) => [t, GREETING.test(typed(t)) ? "chitchat" : classifyTurn(t.text, t.kind)]));
+  const asking = users.filter((t) => ASKS.has(classes.get(t)!));
   const out: Fact[] = [];
-  const first = asking[0] ?? users[0];
-  if (title && first) out.push({ text: clip(title, 160), turn: first.id });
+  const first = asking[0] ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
+  const name = title?.replace(TITLE_STAMP, "").trim();
+  if (name && first) {
+    const cut = squash(name).replace(/[.…]+$/, "");
+    const source = cut.length >= 8 ? users.find((t) => squash(typed(t)).startsWith(cut)) : undefined;
+    if (!source) out.push({ text: clip(name, 160), turn: first.id });
+    else if (source !== first) out.push({ text: clip(typed(source), 300), turn: source.id });
+  }
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
 }
@@ -299,14 +318,30 @@ function takenUp(turns: Turn[], i: number): boolean {
   return false;
 }
 
+/** A choice left open: alternatives still on the table, an example in place of the thing chosen, a hedged opening
+ * (`use X or just Y`, `patch whichever side is wrong`, `e.g.`, `Maybe we …`). A hedge inside a reason (`because it
+ * might be faster`) does not open the choice again. */
+const UNDECIDED = /\b(?:whichever|or just|or maybe|e\.g\.|for example)(?!\w)|^(?:maybe|perhaps|possibly)\b/i;
+/** The agent reporting what it is running or checking, not a choice about the work: `I'm installing …`, `Dependency
+ * installs are running …`, `I'm switching to the verifications that …`. */
+const CHECKING =
+  /^(?:[\w-]+\s+){0,3}(?:is|are|am|I['’]m|we['’]re) (?:now )?(?:running|installing|waiting|rerunning|re-running)\b|\bswitch(?:ing)? to (?:the )?(?:verification|check|test)s?\b/i;
+
+/** A report of a change made, opening on its verb with no one choosing (`Updated the sync method to use X instead
+ * of Y`, `Uses X instead of a separate field`, `This change removes …`): what was done, said in Completed, not a choice. */
+const REPORT_OPENING =
+  /^(?:updated|uses|used|fixed|added|changed|moved|replaced|removed|renamed|makes|made|switched|now uses|(?:this|the|that) (?:change|fix|patch|edit|commit)s? (?:removes|adds|makes|uses|changes|replaces|moves))\b/i;
+
 /** Whether an agent's sentence (bullet and bold removed) states a choice (the rules of `decisions`). */
 function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A sentence that ends in a colon introduces the code or the list below it.
   if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) return false;
+  if (UNDECIDED.test(s) || CHECKING.test(s)) return false;
   if (COMMITMENT.test(s) || CHOSE.test(s)) return true;
   if (RECOMMEND.test(s)) return carried || taken;
   // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
   if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s)) return carried || REASON.test(s);
+  if (REPORT_OPENING.test(s)) return false;
   return CHOICE.test(s) && (CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
 }
 
@@ -362,7 +397,8 @@ export function decisions(turns: Turn[]): Fact[] {
       "",
     );
     const taken = takenUp(turns, i);
-    for (const raw of sentences(text)) {
+    // A colon before the next narration ends the sentence that introduces it (`…structure: Now let me move …`).
+    for (const raw of sentences(text.replace(/:\s+(?=(?:now\s+)?let(?:['’]s| me| us)\b)/gi, ":\n"))) {
       const s = unbullet(raw).replace(/\*\*/g, "");
       if (choiceSentence(s, carried[i]!, taken)) add(clip(s, 260), t.id);
     }
@@ -558,13 +594,18 @@ function phaseOf(turns: Turn[]): Map<string, number> {
   return out;
 }
 
+/** A commit line that says nothing of the change: a bare hash, or a message that is the agent's narration (a client
+ * that commits with the model's reply as the message: `I'll help you continue the conversion …`). */
+const UNTOLD_COMMIT =
+  /^commit(?: [0-9a-f]{7,40})?(?::\s*(?:(?:I['’]ll|I will|I['’]m going to|I am going to|let me|let['’]s|based on|here (?:is|are))\b.*)?)?$/is;
+
 /** Completed work with evidence: commits, finished plan items, the last passing test run, each request's report. */
 export function completed(turns: Turn[]): Fact[] {
   const out: Fact[] = [];
   const seen = new Set<string>();
   const add = (text: string, turn: string): void => {
     const k = signature(text);
-    if (seen.has(k)) return;
+    if (seen.has(k) || UNTOLD_COMMIT.test(text)) return;
     seen.add(k);
     out.push({ text: clip(text, 240), turn });
   };
@@ -589,7 +630,7 @@ export function completed(turns: Turn[]): Fact[] {
         const msg = commitMessage(m);
         add(`commit${sha ? ` ${sha}` : ""}: ${msg}`, t.id);
         const f = out[out.length - 1];
-        if (!sha && f?.turn === t.id) unhashed.set(signature(msg), f);
+        if (!sha && f?.turn === t.id && f.text.includes(msg.slice(0, 40))) unhashed.set(signature(msg), f);
       }
     }
     for (const r of t.tool_results) {

@@ -134,12 +134,27 @@ export const RULE_HEDGE =
 
 /** Words that make what follows hold from now on: as firm as "always", though none of the firm cues. */
 const FROM_NOW = /\b(?:from now on|going forward)\b/i;
+/** A limit set on what the agent may do (`you can only enter one command at a time`, `you cannot use vim`), not
+ * inside a condition (`if you can't find it, …`). */
+const RULE_LIMIT =
+  /(?<!\b(?:if|when|unless|whether|as|so)\s)\b(?:you|we) (?:can only|cannot|can['’]?t|may not|may only|are not allowed to|aren['’]t allowed to)\s+\w/i;
+
+/** A request to be told something (`I also want to know what we have to do to …`), not a rule. */
+const ASKS_TO_KNOW =
+  /^(?:(?:also|and|but|so)\s+)?(?:I|we)(?: also)? (?:want|would like|['’]d like|need) to (?:know|understand|see|learn|find out)\b|^(?:please\s+)?(?:tell|show|explain(?: to)?) (?:me|us)\b/i;
 
 function ruleShaped(s: string): boolean {
-  if (s.length < 15 || s.length > 600 || s.endsWith(":") || !(FIRM_CUES.test(s) || FROM_NOW.test(s))) return false;
-  if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s)) return false;
+  if (s.length < 15 || s.length > 600 || s.endsWith(":")) return false;
+  if (!(FIRM_CUES.test(s) || FROM_NOW.test(s) || RULE_LIMIT.test(s))) return false;
+  if (RULE_QUESTION.test(s) || RULE_HEDGE.test(s) || ASKS_TO_KNOW.test(s)) return false;
   const clauses = [s, ...s.split(/,\s*(?:but|and)\s+|;\s*/).slice(1)];
-  return clauses.some((c) => RULE_OPENING.test(c)) || RULE_MODAL.test(s) || RULE_STANDING.test(s) || RULE_USE.test(s);
+  return (
+    clauses.some((c) => RULE_OPENING.test(c)) ||
+    RULE_MODAL.test(s) ||
+    RULE_STANDING.test(s) ||
+    RULE_USE.test(s) ||
+    RULE_LIMIT.test(s)
+  );
 }
 
 /** What may stand before a rule's first word: a label (`Step 2:`), a condition, a please, a connective, a reminder. */
@@ -310,25 +325,43 @@ export function classifyTurn(text: string, kind = "message"): HumanClass {
   return decideTurn(p, kind, W.instruction_threshold) as HumanClass;
 }
 
-/** Sentences end at . ! ? followed by space, or at a line break; list bullets are kept with their sentence. */
+/** Abbreviations whose full stop ends no sentence: `(e.g. python, vim)` stays one sentence with what it qualifies. */
+const NOT_AN_END = /(?<!\b(?:e\.g|i\.e|vs|cf|approx|incl|Mr|Mrs|Ms|Dr)\.)/;
+
+/** Sentences end at . ! ? followed by space (not after an abbreviation), or at a line break; list bullets are kept
+ * with their sentence. */
 export function splitSentences(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+|\n+/)
+    .split(new RegExp(`(?<=[.!?])${NOT_AN_END.source}\\s+|\\n+`))
     .map((s) => s.trim())
     .filter((s) => s.length > 2);
 }
 
+/** A statement of code: a call, a comparison or an assignment, or a line that opens with a statement's keyword. */
+const CODE_STATEMENT =
+  /^\s*(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(]|^\s*(?:for|while|if|elif|else|with|try|except)\b.*:\s*$|[=!<>]=|\b\w+\s*=\s*[\w"'(\d-]|\b\w+\((?:[^()]*)\)/;
+
+/**
+ * A sentence that is code the person pasted or quoted (`print("…")`, `assert a != b, "…"`, `alpha=20, beta=0 — must
+ * escape`), not a rule said in words; code in backquotes inside a sentence of words does not count.
+ */
+export function codeLine(sentence: string): boolean {
+  return CODE_STATEMENT.test(sentence.replace(/`[^`]*`/g, " "));
+}
+
 /**
  * The rule sentences of a turn, whole and in order (the person's words only): those of the rule shape when it has
- * any, else those the sentence model gives the sentence threshold or more, else the likeliest one. Meant for a turn classed `instruction`.
+ * any, else those the sentence model gives the sentence threshold or more (none when no sentence reaches it: a turn
+ * whose every sentence is unlike a rule gives no line). Code the person pasted is never a rule sentence. Meant for a
+ * turn classed `instruction`.
  */
 export function instructionSentences(text: string): string[] {
-  const scored = turnSentences(text).map((x) => ({ ...x, p: logistic(W.sentence, x.feats) }));
+  const scored = turnSentences(text)
+    .filter((x) => !codeLine(x.sentence))
+    .map((x) => ({ ...x, p: logistic(W.sentence, x.feats) }));
   const shaped = scored.filter((x) => ruleShaped(x.sentence));
   const kept = shaped.length > 0 ? shaped : scored.filter((x) => x.p >= W.sentence_threshold);
-  if (kept.length > 0) return kept.map((x) => x.sentence);
-  const best = scored.reduce<(typeof scored)[number] | undefined>((b, x) => (b && b.p >= x.p ? b : x), undefined);
-  return best ? [best.sentence] : [];
+  return kept.map((x) => x.sentence);
 }
 
 /** A turn as the classifier reads it: who spoke, the parser's kind, its text, its id. */
@@ -366,8 +399,9 @@ export function latestRequest(turns: readonly ClassifiedTurnInput[]): { text: st
 
 /**
  * The standing instructions of a span, one line per turn that sets one: the turn's instruction sentences, each
- * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside); and the
- * short firm rules a request or a problem report states for its task.
+ * whole, in order, joined up to `max` characters (a single longer sentence is kept whole, never cut inside; the
+ * sentences past `max` go on in further lines of the same turn); and the
+ * sentences of the rule shape a request or a problem report states for its task, each whole, the request left out.
  */
 export function standingInstructions(
   turns: readonly ClassifiedTurnInput[],
@@ -377,25 +411,38 @@ export function standingInstructions(
   for (const t of turns) {
     if (!isMessage(t)) continue;
     const cls = classifyTurn(t.text, t.kind);
-    if (cls === "request" || cls === "problem") {
-      // A request or report can carry the task's own rule ("Fix it, but do not change the public API."): a short,
-      // firm rule sentence in it is kept whole, the request around it is not.
-      const rules = ownSentences(t.text).filter((x) => x.split(/;\s+/).some(shortFirmRule));
-      if (rules.length) out.push({ text: rules.join(" … "), turn: t.id });
-      continue;
-    }
-    if (cls !== "instruction") continue;
-    const source = spokenText(t.text).replace(/\s+/g, " ");
-    let text = "";
-    let prev = "";
-    for (const s of instructionSentences(t.text)) {
-      // Sentences apart in the turn are joined by `…`: what stands between them is left out, never part of one.
-      const sep = source.includes(`${prev} ${s}`.replace(/\s+/g, " ")) ? " " : " … ";
-      if (text && text.length + sep.length + s.length > max) break;
-      text = text ? `${text}${sep}${s}` : s;
-      prev = s;
-    }
-    if (text) out.push({ text, turn: t.id });
+    // A request or report can carry the task's own rule ("Fix it, but do not change the public API."): a sentence
+    // of the rule shape in it is kept whole, the request around it is not.
+    const picked =
+      cls === "request" || cls === "problem"
+        ? ownSentences(t.text).filter((x) => !codeLine(x) && (ruleShaped(x) || x.split(/;\s+/).some(shortFirmRule)))
+        : cls === "instruction"
+          ? instructionSentences(t.text)
+          : [];
+    for (const text of joinWhole(picked, spokenText(t.text), max)) out.push({ text, turn: t.id });
   }
   return out;
+}
+
+/**
+ * Sentences of one turn as lines of at most `max` characters (a longer sentence is a line of its own, whole):
+ * sentences next to each other in `source` joined by a space, sentences apart by `…` (what stands between them is
+ * left out, never part of one); a turn of many rules goes on in further lines, so that none is dropped for room.
+ */
+function joinWhole(picked: readonly string[], source: string, max: number): string[] {
+  const flat = source.replace(/\s+/g, " ");
+  const lines: string[] = [];
+  let text = "";
+  let prev = "";
+  for (const s of picked) {
+    const sep = flat.includes(`${prev} ${s}`.replace(/\s+/g, " ")) ? " " : " … ";
+    if (text && text.length + sep.length + s.length > max) {
+      lines.push(text);
+      text = "";
+    }
+    text = text ? `${text}${sep}${s}` : s;
+    prev = s;
+  }
+  if (text) lines.push(text);
+  return lines;
 }
