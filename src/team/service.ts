@@ -424,9 +424,11 @@ export async function teamRecall(
 /** Forgets a shared unit for everyone: queued (so it is sent even after an outage), dropped from the local copy. */
 export async function forgetForTeam(
   deps: TeamDeps,
-  uid: string,
+  given: string,
 ): Promise<{ queued: true; sent: boolean; pending: number; vacuumed: boolean; remains: string }> {
-  if (!/^[0-9a-f-]{36}$/i.test(uid)) throw new AppError("BAD_INPUT", `not a team unit id: ${uid.slice(0, 60)}`);
+  if (!/^[0-9a-f-]{36}$/i.test(given)) throw new AppError("BAD_INPUT", `not a team unit id: ${given.slice(0, 60)}`);
+  // Ids are made in small letters (random UUIDs, hex digests) and compared as text, here and in the team store.
+  const uid = given.toLowerCase();
   clearQueuedPut(deps.scope.db, uid);
   enqueue(deps.scope.db, deps.scope.projectId, { uid, op: "forget" });
   dropCachedUnit(deps.scope.db, uid);

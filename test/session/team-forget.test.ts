@@ -59,6 +59,16 @@ describe("a unit forgotten for the team", () => {
       expect(rows.map((x) => x.payload).join(" ")).not.toContain("settlement");
     });
 
+  it("is withdrawn when its id is given in capitals, as the team store keeps it in small letters", async () => {
+    const a = open();
+    const r = recordMemory(a.scope, { category: "learning", text: "Chargebacks are answered within a week." });
+    const [put] = pendingOps(a.db, a.project.id);
+    markSent(a.db, put!.seq);
+    await forgetForTeam(await deps(a), put!.uid.toUpperCase());
+    editUnit(a.scope, r.id!, "Chargebacks are answered within five days.");
+    expect(ops(a)).toEqual([{ op: "forget", uid: put!.uid, text: undefined }]);
+  });
+
   it("by a teammate, pulled here, is not sent again when its local unit is edited", () => {
     const a = open();
     const r = recordMemory(a.scope, { category: "learning", text: "Invoices are numbered per tenant." });
