@@ -13,7 +13,7 @@ import { writeTx } from "../storage/db.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
 import { fileImports, indexedPaths, writeFiles } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
-import { writeFileTerms } from "../storage/graph/terms.js";
+import { type CountedFile, writeFileTerms } from "../storage/graph/terms.js";
 import { fileKey } from "./file-nodes.js";
 import { refreshFileTerms } from "./file-terms.js";
 import type { IndexOptions, ParseOutcome, Progress, ScanOutcome } from "./index-repository.js";
@@ -21,6 +21,12 @@ import { localPreparer, type PreparedFile, workerPreparer } from "./prepare.js";
 
 /** From this many changed files on, parsing runs in a worker thread. */
 const WORKER_THRESHOLD = 300;
+/**
+ * Whole-file counts held across batches before they are written: each write rewrites the postings of every term
+ * its files use, so a large build writes them a few times rather than once per batch. Counts a killed run held are
+ * taken again by the next run (see `refreshFileTerms`).
+ */
+const TERMS_WRITE_FILES = 1024;
 
 /**
  * Parses the changed files batch by batch and writes each batch in one transaction. Many files: parse in a worker
@@ -35,6 +41,11 @@ export async function parseChanged(
   // Nothing to parse: no parser (nor its worker) is started.
   if (changed.length === 0) return out;
   const batchSize = opts.batchFiles ?? 200;
+  const counted: CountedFile[] = [];
+  const writeCounts = () => {
+    if (counted.length) writeFileTerms(opts.db, counted, []);
+    counted.length = 0;
+  };
   const preparer = changed.length >= WORKER_THRESHOLD && !opts.parser ? workerPreparer() : localPreparer(opts.parser);
   try {
     const languages = [...new Set(changed.map((f) => f.language).filter((l): l is LanguageId => !!l))];
@@ -58,13 +69,14 @@ export async function parseChanged(
       }
       writeBatch(opts.db, opts.projectId, batch, prepared);
       // The batch's whole-file counts, taken from the tokens its nodes were made of: no file is read twice.
-      const counted = prepared.flatMap((p) => (p.terms ? [p.terms] : []));
-      if (counted.length) writeFileTerms(opts.db, counted, []);
+      for (const p of prepared) if (p.terms) counted.push(p.terms);
+      if (counted.length >= TERMS_WRITE_FILES) writeCounts();
       for (const f of batch) f.content = undefined;
       out.parsed += batch.length;
       progress("parse", out.parsed, changed.length, out.symbols);
       await new Promise((r) => setImmediate(r));
     }
+    writeCounts();
   } finally {
     await preparer.dispose();
   }
