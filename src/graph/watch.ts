@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { relative, sep } from "node:path";
 
-import { type FSWatcher, watch } from "chokidar";
+import type { FSWatcher } from "chokidar";
 
 import { writeTx } from "../storage/db.js";
 import { acquireLease, leaseHolder, releaseLease } from "../storage/leases.js";
@@ -92,15 +92,25 @@ export function startWatcher(scope: ProjectScope, opts: WatchOptions): GraphWatc
 
   const begin = () => {
     active = true;
-    fsw = watch(root, {
-      ignored: (p: string) => IGNORED.test(relative(root, p)),
-      ignoreInitial: true,
-      followSymlinks: false,
-      persistent: true,
-    });
-    fsw.on("add", onEvent).on("change", onEvent).on("unlink", onEvent).on("unlinkDir", onEvent);
-    fsw.on("error", (err) => opts.onError?.(`watcher: ${(err as Error).message}`));
-    fsw.on("ready", () => readyResolve());
+    // The file system watcher's code loads only in a process that watches (not in every one that opens the graph).
+    void import("chokidar").then(
+      ({ watch }) => {
+        if (!active || closed || fsw) return readyResolve();
+        fsw = watch(root, {
+          ignored: (p: string) => IGNORED.test(relative(root, p)),
+          ignoreInitial: true,
+          followSymlinks: false,
+          persistent: true,
+        });
+        fsw.on("add", onEvent).on("change", onEvent).on("unlink", onEvent).on("unlinkDir", onEvent);
+        fsw.on("error", (err) => opts.onError?.(`watcher: ${(err as Error).message}`));
+        fsw.on("ready", () => readyResolve());
+      },
+      (err: unknown) => {
+        opts.onError?.(`watcher: ${(err as Error).message}`);
+        readyResolve();
+      },
+    );
     // The first edit should not pay for starting the worker and loading grammars.
     host.warm();
   };

@@ -67,6 +67,8 @@ async function warm(): Promise<void> {
     await parser.preload(languages);
     // One small parse per language compiles the parse path before the first real file needs it.
     for (const l of languages) await parser.parseFile("warm", "x\n", l);
+    // The writing side of an index run loads only when a run has something to write: here, before the first edit.
+    await import("./index-changes.js");
     if (embedding.vectorsEnabled) await embedding.embedder.embed(["warm"]);
   } catch (err) {
     logger.debug("graph worker warm-up failed", { message: (err as Error).message });

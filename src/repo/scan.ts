@@ -350,6 +350,8 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   const excluded = ignore().add(opts.exclude);
   const memcardsIgnore = loadIgnoreFile(join(realRoot, ".memcardsignore"));
   if (memcardsIgnore) excluded.add(memcardsIgnore);
+  // No exclusion rules at all: no path is tested against an empty matcher.
+  const excludes = memcardsIgnore !== undefined || opts.exclude.length > 0;
 
   const listed = opts.useGit ? gitList(realRoot, opts.paths) : undefined;
   let candidates: Candidate[];
@@ -360,7 +362,7 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
     for (const p of listed.ignored) skip(tally, hasVendoredSegment(p) ? "vendored" : "ignored", p);
     for (const path of listed.files) {
       if (hasVendoredSegment(path)) skip(tally, "vendored", path);
-      else if (safeIgnores(excluded, path)) skip(tally, "memcardsignore", path);
+      else if (excludes && safeIgnores(excluded, path)) skip(tally, "memcardsignore", path);
       else candidates.push({ path, absPath: join(realRoot, path) });
     }
   } else {

@@ -156,12 +156,15 @@ export function deleteVectorItems(db: Db, ownerType: string, ownerIds: readonly 
   }
 }
 
-/** Up to `limit` items still waiting for a vector, with their text (a symbol's composed from its node's row). */
-export function pendingVectorItems(db: Db, limit: number, projectId?: number): VectorItem[] {
+/**
+ * Up to `limit` items still waiting for a vector, in id order after `afterId`, with their text (a symbol's composed
+ * from its node's row).
+ */
+export function pendingVectorItems(db: Db, limit: number, projectId?: number, afterId = 0): VectorItem[] {
   const sql = `SELECT i.id AS id, i.text AS text, i.text_hash AS hash, n.kind AS kind, n.key AS key, n.path AS path, n.summary AS summary
     FROM vector_items i LEFT JOIN nodes n ON i.text = '' AND i.owner_type = 'node' AND n.id = i.owner_id AND n.type = 'symbol'
-    WHERE i.embedded = 0${projectId === undefined ? "" : " AND i.project_id = ?"} ORDER BY i.id LIMIT ?`;
-  const args = projectId === undefined ? [limit] : [projectId, limit];
+    WHERE i.embedded = 0${projectId === undefined ? "" : " AND i.project_id = ?"} AND i.id > ? ORDER BY i.id LIMIT ?`;
+  const args = projectId === undefined ? [afterId, limit] : [projectId, afterId, limit];
   type Row = VectorItem & { kind: string | null; key: string | null; path: string | null; summary: string | null };
   return (stmt(db, sql).all(...args) as Row[]).map((r) => ({
     id: r.id,

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
 import { AppError } from "../../src/errors.js";
-import { indexedImports } from "../../src/graph/index-repository.js";
+import { indexedImports } from "../../src/graph/index-changes.js";
 import { resolveNode } from "../../src/graph/neighborhood.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { fileImports, writeFile } from "../../src/storage/graph/files.js";
