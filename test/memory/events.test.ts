@@ -1117,3 +1117,41 @@ describe("one error reported with and without the person's words before it", () 
     expect(failures.filter((f) => f.text.includes("'51000' cannot be found"))).toHaveLength(1);
   });
 });
+
+describe("an error the person reports, and the change that answered it", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+  const report = 'Calling /schema gives "sqlite3.OperationalError: unable to open database file" every time.';
+  const failures = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "failure");
+
+  it("names the files changed after it when the error was not hit again", () => {
+    const span = [
+      turn("user", report),
+      turn("assistant", "The path is relative to the server's folder; I'll resolve it.", edit("e1", "/r/api/db.py")),
+      turn("user", "Thanks, please add a health endpoint."),
+      turn("assistant", "Added.", edit("e2", "/r/api/health.py")),
+    ];
+    const [f] = failures(span);
+    expect(f?.text).toContain("unable to open database file");
+    expect(f?.text).toContain("Changed after it, and not hit again in the session: api/db.py.");
+    expect(f?.files).toEqual(["api/db.py"]);
+    // The next request's edit did not answer the error.
+    expect(f?.text).not.toContain("health.py");
+  });
+
+  it("claims nothing when the same error is hit again after the change", () => {
+    const span = [
+      turn("user", report),
+      turn("assistant", "I'll resolve the path.", edit("e1", "/r/api/db.py")),
+      turn("user", `Still: ${report}`),
+      turn("assistant", "Let me look again."),
+    ];
+    const [f] = failures(span);
+    expect(f?.text).toContain("unable to open database file");
+    expect(f?.text).not.toContain("Changed after it");
+    expect(f?.files).toEqual([]);
+  });
+});
