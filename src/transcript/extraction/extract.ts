@@ -6,9 +6,9 @@ import {
   doneByEvents,
   type EventState,
   eventState,
-  resolvedBy,
   runsGitCommit,
   sessionEvents,
+  settleFailures,
 } from "../events/events.js";
 import { failures, isDeclined } from "../events/failures.js";
 import { commandText, displayPath, fileEvents } from "../events/ledger.js";
@@ -884,14 +884,10 @@ export function extractSections(
   // The last phase: from the last request on. A request among the kept turns (past the span) starts after the whole
   // span: what the span left open was settled by the person moving on to new work.
   const from = st.lastRequestAt >= 0 ? Math.min(st.lastRequestAt, turns.length) : Math.floor(turns.length * 0.85);
-  const lastEdit = st.events.reduce((n, e) => (e.type === "edit" ? Math.max(n, e.at) : n), -1);
-  const fails = failures(turns, opts.cwd).map((f) => {
-    const by = resolvedBy(f, st.events);
-    if (by) return { ...f, resolved: by, open: false };
-    // Open: hit in the last phase and no change to the code since (an edit after it is an attempt at a fix).
-    const at = index.get(f.last_turn) ?? -1;
-    return { ...f, open: at >= from && at >= lastEdit };
-  });
+  const fails = settleFailures(failures(turns, opts.cwd), st.events, from, index);
+  // What is open at the end of the session (blockers, next steps) is read from its whole last phase, kept turns too.
+  const end = st.lastRequestAt >= 0 ? st.lastRequestAt : Math.floor(withAfter.length * 0.85);
+  const endFails = withAfter === turns ? fails : settleFailures(failures(withAfter, opts.cwd), st.events, end, index);
   const files: Sections["files"] = {};
   for (const e of fileEvents(turns)) {
     const p = displayPath(e.path, opts.cwd);
@@ -904,7 +900,7 @@ export function extractSections(
   const doneLater = new Set(planOf(withAfter).done.map((d) => signature(d.text.replace(/^done: /, ""))));
   // A plan item is done when a later list ticks it, or when later events carry it out (a commit, a clean test run).
   const byEvents = (text: string, turn: string) => doneByEvents(text, index.get(turn) ?? 0, st.events);
-  const next = nextSteps(turns, from).filter((f) => {
+  const next = nextSteps(withAfter, end).filter((f) => {
     const item = f.text.replace(/ \((pending|in_progress)\)$/, "");
     return !doneLater.has(signature(item)) && !byEvents(item, f.turn);
   });
@@ -941,7 +937,7 @@ export function extractSections(
     files,
     decisions: decisions(turns),
     state,
-    blockers: blockers(turns, fails, from),
+    blockers: blockers(withAfter, endFails, end),
     next,
     constraints: userConstraints(turns),
     completed: done,
