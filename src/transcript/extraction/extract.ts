@@ -1,6 +1,7 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
+import { endFacts, onlyAnnounces } from "../events/end-state.js";
 import {
   callsWithResults,
   doneByEvents,
@@ -900,10 +901,12 @@ export function extractSections(
   const doneLater = new Set(planOf(withAfter).done.map((d) => signature(d.text.replace(/^done: /, ""))));
   // A plan item is done when a later list ticks it, or when later events carry it out (a commit, a clean test run).
   const byEvents = (text: string, turn: string) => doneByEvents(text, index.get(turn) ?? 0, st.events);
+  const ended = endFacts(st, (p) => displayPath(p, opts.cwd));
   const next = nextSteps(withAfter, end).filter((f) => {
     const item = f.text.replace(/ \((pending|in_progress)\)$/, "");
-    return !doneLater.has(signature(item)) && !byEvents(item, f.turn);
+    return !doneLater.has(signature(item)) && !byEvents(item, f.turn) && !onlyAnnounces(item);
   });
+  next.push(...ended.next);
   if (st.uncommitted.length > 0) {
     const names = st.uncommitted.map((u) => `\`${displayPath(u.path, opts.cwd)}\``);
     const last = st.uncommitted[st.uncommitted.length - 1]!.turn;
@@ -927,8 +930,9 @@ export function extractSections(
   for (const f of currentState(withAfter)) {
     const item = f.text.startsWith("in progress: ") ? f.text.slice(13) : undefined;
     if (item !== undefined && (doneLater.has(signature(item)) || byEvents(item, f.turn))) continue;
-    state.push(f);
+    if (!onlyAnnounces(f.text)) state.push(f);
   }
+  state.push(...ended.state);
   for (const [path, r] of st.reverted)
     state.push({ text: `\`${displayPath(path, opts.cwd)}\` is back to its committed state (${r.how})`, turn: r.turn });
   const title = opts.title && !DATE_TITLE.test(opts.title.trim()) ? opts.title : undefined;
