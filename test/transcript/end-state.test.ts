@@ -83,4 +83,21 @@ describe("end state from events", () => {
     );
     expect(s.state.map((f) => f.text).join("\n")).not.toContain("I will view lines");
   });
+
+  it("a latest request nothing answered is the first next step; an answered one is not", () => {
+    const asked = [
+      { user: "Add logging to the catalog controller." },
+      { edit: { file: "/repo/Controllers/CatalogController.cs", old: "a", new: "b" } },
+      { assistant: "Added information and error logs to every controller method." },
+      { user: "Can docker-compose build the image from Docker Hub instead of the local Dockerfile?" },
+    ] satisfies Step[];
+    const open = extractSections(turnsOf(asked)).next.map((f) => f.text);
+    expect(open[0]).toBe(
+      'not answered: the latest request "Can docker-compose build the image from Docker Hub instead of the local Dockerfile?"',
+    );
+    const answered = extractSections(
+      turnsOf([...asked, { assistant: "Yes: replace `build: .` with `image: org/catalog:latest` in the service." }]),
+    ).next.map((f) => f.text);
+    expect(answered.join("\n")).not.toContain("not answered");
+  });
 });

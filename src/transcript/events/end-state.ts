@@ -2,7 +2,7 @@
 // commit and whether it was pushed, the edits no run checked since, and runs that failed with only edits after them.
 // These are the Current State and Next Steps lines that prose cannot be trusted to give: the agent's words say what it
 // meant to do, the events say what happened.
-import type { Fact } from "../../conversation/schema.js";
+import type { Fact, Turn } from "../../conversation/schema.js";
 import { clipWords } from "../rendering/clip.js";
 import { turnRef } from "../rendering/render.js";
 import type { EventState, SessionEvent } from "./events.js";
@@ -13,6 +13,8 @@ type Run = Extract<SessionEvent, { type: "run" }>;
 const CHECKS_SHOWN = 3;
 /** How many files a line names before counting the rest. */
 const FILES_SHOWN = 4;
+/** The longest request a line quotes. */
+const REQUEST_CHARS = 300;
 /** The longest command a line quotes. */
 const COMMAND_CHARS = 70;
 
@@ -131,4 +133,22 @@ const ANNOUNCES =
 export function onlyAnnounces(text: string): boolean {
   const body = text.replace(/`[^`]*`/g, "x").trim();
   return ANNOUNCES.test(body) && !/[.!?]\s+\p{Lu}/u.test(body);
+}
+
+/**
+ * The latest request when nothing answered it: no agent words after it that say more than what comes next, and no
+ * edit, run or commit either (the session stopped at an error, an interruption, a spent quota). `says` tells
+ * whether a turn is the agent saying something.
+ */
+export function unansweredRequest(
+  turns: readonly Turn[],
+  st: EventState,
+  says: (t: Turn) => boolean,
+): Fact | undefined {
+  const req = st.lastRequest;
+  if (!req || st.lastRequestAt < 0) return undefined;
+  const after = turns.slice(st.lastRequestAt + 1);
+  if (after.some(says)) return undefined;
+  if (st.events.some((e) => e.at > st.lastRequestAt && e.type !== "request")) return undefined;
+  return { text: `not answered: the latest request "${clipWords(req.text, REQUEST_CHARS)}"`, turn: req.turn };
 }

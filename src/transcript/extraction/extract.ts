@@ -1,7 +1,7 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
-import { endFacts, onlyAnnounces } from "../events/end-state.js";
+import { endFacts, onlyAnnounces, unansweredRequest } from "../events/end-state.js";
 import {
   callsWithResults,
   doneByEvents,
@@ -907,6 +907,11 @@ export function extractSections(
     return !doneLater.has(signature(item)) && !byEvents(item, f.turn) && !onlyAnnounces(item);
   });
   next.push(...ended.next);
+  const unanswered = unansweredRequest(withAfter, st, (t) => {
+    const said = t.role === "assistant" && conversational(t) ? spoken(t.text).trim() : "";
+    return said.length > 20 && !onlyAnnounces(said);
+  });
+  if (unanswered) next.unshift(unanswered);
   if (st.uncommitted.length > 0) {
     const names = st.uncommitted.map((u) => `\`${displayPath(u.path, opts.cwd)}\``);
     const last = st.uncommitted[st.uncommitted.length - 1]!.turn;
