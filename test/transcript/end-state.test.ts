@@ -2,7 +2,7 @@
 // and its push; an agent line that only announces its next action is not state.
 import { describe, expect, it } from "vitest";
 
-import { endFacts, onlyAnnounces } from "../../src/transcript/events/end-state.js";
+import { endFacts, onlyAnnounces, tidyState } from "../../src/transcript/events/end-state.js";
 import { eventState, sessionEvents } from "../../src/transcript/events/events.js";
 import { extractSections } from "../../src/transcript/extraction/extract.js";
 import { parseText } from "../../src/transcript/formats/parse.js";
@@ -99,5 +99,19 @@ describe("end state from events", () => {
       turnsOf([...asked, { assistant: "Yes: replace `build: .` with `image: org/catalog:latest` in the service." }]),
     ).next.map((f) => f.text);
     expect(answered.join("\n")).not.toContain("not answered");
+  });
+
+  it("tidies client markup and repeated file names out of a state line, and drops one that was a tool call", () => {
+    expect(
+      tidyState(
+        "Controllers\\CatalogController.cs Controllers\\CatalogController.cs Controllers\\CatalogController.cs The logging additions include information logs.",
+      ),
+    ).toBe("Controllers\\CatalogController.cs The logging additions include information logs.");
+    expect(tidyState("</pre> This change removes the virtual environment entries.")).toBe(
+      "This change removes the virtual environment entries.",
+    );
+    expect(tidyState("<execute_command> <command>cd /d c:/Users/TSB/choice [Response interrupted by user]")).toBe(
+      undefined,
+    );
   });
 });

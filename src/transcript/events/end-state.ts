@@ -152,3 +152,23 @@ export function unansweredRequest(
   if (st.events.some((e) => e.at > st.lastRequestAt && e.type !== "request")) return undefined;
   return { text: `not answered: the latest request "${clipWords(req.text, REQUEST_CHARS)}"`, turn: req.turn };
 }
+
+/** Markup a client leaves in an agent's words: `</pre>`, `<execute_command>`, `<command>`. */
+const TAG = /<\/?[a-z_][\w-]*>/gi;
+/** The least an agent's line must keep, markup and repeats gone, to say anything. */
+const MIN_STATE_CHARS = 30;
+
+/**
+ * An agent's state line without client markup and without a word repeated in a row (an aider reply opens with the
+ * file name of every edit block: `Controllers\A.cs Controllers\A.cs …`); undefined when little is left, as when the
+ * line was a tool call the client wrote as text.
+ */
+export function tidyState(text: string): string | undefined {
+  const words = text.replace(TAG, " ").split(/\s+/).filter(Boolean);
+  const kept = words.filter((w, i) => w !== words[i - 1]);
+  const out = kept
+    .join(" ")
+    .replace(/\[Response interrupted by user\]/g, "")
+    .trim();
+  return out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
+}

@@ -1,7 +1,7 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
-import { endFacts, onlyAnnounces, unansweredRequest } from "../events/end-state.js";
+import { endFacts, onlyAnnounces, tidyState, unansweredRequest } from "../events/end-state.js";
 import {
   callsWithResults,
   doneByEvents,
@@ -935,7 +935,8 @@ export function extractSections(
   for (const f of currentState(withAfter)) {
     const item = f.text.startsWith("in progress: ") ? f.text.slice(13) : undefined;
     if (item !== undefined && (doneLater.has(signature(item)) || byEvents(item, f.turn))) continue;
-    if (!onlyAnnounces(f.text)) state.push(f);
+    const text = tidyState(f.text);
+    if (text && !onlyAnnounces(text)) state.push({ ...f, text });
   }
   state.push(...ended.state);
   for (const [path, r] of st.reverted)
