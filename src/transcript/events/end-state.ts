@@ -154,21 +154,24 @@ export function unansweredRequest(
 }
 
 /** Markup a client leaves in an agent's words: `</pre>`, `<execute_command>`, `<command>`. */
-const TAG = /<\/?[a-z_][\w-]*>/gi;
+const TAG = /<\/?[a-z_][\w-]*>/i;
+const TAGS = new RegExp(TAG.source, "gi");
 /** The least an agent's line must keep, markup and repeats gone, to say anything. */
 const MIN_STATE_CHARS = 30;
 
 /**
  * An agent's state line without client markup and without a word repeated in a row (an aider reply opens with the
- * file name of every edit block: `Controllers\A.cs Controllers\A.cs …`); undefined when little is left, as when the
- * line was a tool call the client wrote as text.
+ * file name of every edit block: `Controllers\A.cs Controllers\A.cs …`); undefined when, markup taken out, little is
+ * left: the line was a tool call the client wrote as text.
  */
 export function tidyState(text: string): string | undefined {
-  const words = text.replace(TAG, " ").split(/\s+/).filter(Boolean);
+  const words = text.replace(TAGS, " ").split(/\s+/).filter(Boolean);
   const kept = words.filter((w, i) => w !== words[i - 1]);
   const out = kept
     .join(" ")
     .replace(/\[Response interrupted by user\]/g, "")
     .trim();
-  return out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
+  // Only a line that held markup can turn out to be nothing but markup; a short line of words stays.
+  const marked = TAG.test(text) || text.includes("[Response interrupted by user]");
+  return !marked || out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
 }
