@@ -2,7 +2,7 @@
 // and its push; an agent line that only announces its next action is not state.
 import { describe, expect, it } from "vitest";
 
-import { endFacts, onlyAnnounces, tidyState } from "../../src/transcript/events/end-state.js";
+import { endFacts, onlyAnnounces, tidyOpen, tidyState } from "../../src/transcript/events/end-state.js";
 import { eventState, sessionEvents } from "../../src/transcript/events/events.js";
 import { extractSections } from "../../src/transcript/extraction/extract.js";
 import { parseText } from "../../src/transcript/formats/parse.js";
@@ -113,5 +113,18 @@ describe("end state from events", () => {
     expect(tidyState("<execute_command> <command>cd /d c:/Users/TSB/choice [Response interrupted by user]")).toBe(
       undefined,
     );
+  });
+
+  it("keeps one line per open question and none cut inside inline code", () => {
+    const open = tidyOpen([
+      { text: "Would you like me to provide the command to run just the middleware tests?", turn: "t1" },
+      { text: "Would you like me to provide the command to run just the middleware tests to verify them?", turn: "t1" },
+      { text: "Either explicitly mock per-route OR guard with `data?.X ??", turn: "t2" },
+      { text: "Should the export keep empty rows?", turn: "t3" },
+    ]).map((f) => f.text);
+    expect(open).toEqual([
+      "Would you like me to provide the command to run just the middleware tests to verify them?",
+      "Should the export keep empty rows?",
+    ]);
   });
 });

@@ -136,8 +136,8 @@ export function onlyAnnounces(text: string): boolean {
 }
 
 /**
- * The latest request when nothing answered it: no agent words after it that say more than what comes next, and no
- * edit, run or commit either (the session stopped at an error, an interruption, a spent quota). `says` tells
+ * The latest request when nothing answered it: no agent words after it that say more than what comes next, no tool
+ * call, no edit, run or commit (the session stopped at an error, an interruption, a spent quota). `says` tells
  * whether a turn is the agent saying something.
  */
 export function unansweredRequest(
@@ -148,7 +148,7 @@ export function unansweredRequest(
   const req = st.lastRequest;
   if (!req || st.lastRequestAt < 0) return undefined;
   const after = turns.slice(st.lastRequestAt + 1);
-  if (after.some(says)) return undefined;
+  if (after.some((t) => says(t) || (t.role === "assistant" && t.tool_calls.length > 0))) return undefined;
   if (st.events.some((e) => e.at > st.lastRequestAt && e.type !== "request")) return undefined;
   return { text: `not answered: the latest request "${clipWords(req.text, REQUEST_CHARS)}"`, turn: req.turn };
 }
@@ -174,4 +174,25 @@ export function tidyState(text: string): string | undefined {
   // Only a line that held markup can turn out to be nothing but markup; a short line of words stays.
   const marked = TAG.test(text) || text.includes("[Response interrupted by user]");
   return !marked || out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
+}
+
+/** A line cut inside inline code (a `??` operator read as the end of a question): an odd count of backquotes. */
+const cutInCode = (text: string): boolean => (text.match(/`/g) ?? []).length % 2 === 1;
+/** A line as compared for repeats: lower case, without end punctuation and the turn. */
+const gist = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[?.!:\s]+$/, "")
+    .trim();
+
+/**
+ * Open items as the page shows them: one line per item (a question asked twice in other words, one the start of
+ * the other, is one) and none cut inside inline code.
+ */
+export function tidyOpen(facts: readonly Fact[]): Fact[] {
+  const kept = facts.filter((f) => !cutInCode(f.text));
+  return kept.filter((f, i) => {
+    const g = gist(f.text);
+    return !kept.some((o, j) => j !== i && gist(o.text).startsWith(g) && (gist(o.text) !== g || j < i));
+  });
 }

@@ -1,7 +1,7 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
-import { endFacts, onlyAnnounces, tidyState, unansweredRequest } from "../events/end-state.js";
+import { endFacts, onlyAnnounces, tidyOpen, tidyState, unansweredRequest } from "../events/end-state.js";
 import {
   callsWithResults,
   doneByEvents,
@@ -947,8 +947,8 @@ export function extractSections(
     files,
     decisions: decisions(turns),
     state,
-    blockers: blockers(withAfter, endFails, end),
-    next,
+    blockers: tidyOpen(blockers(withAfter, endFails, end)),
+    next: tidyOpen(next),
     constraints: userConstraints(turns),
     completed: done,
     failures: fails,
