@@ -127,4 +127,22 @@ describe("end state from events", () => {
       "Should the export keep empty rows?",
     ]);
   });
+
+  it("a plan item marked in progress before the latest request is not the current state", () => {
+    const planned: Step[] = [
+      { user: "Set up the local dev environment." },
+      { todos: [{ content: "Inspect the local startup paths", status: "in_progress" }] },
+      { assistant: "Looking at how the backend and the frontend start locally." },
+    ];
+    const during = extractSections(turnsOf(planned)).state.map((f) => f.text);
+    expect(during).toContain("in progress: Inspect the local startup paths");
+    const later = extractSections(
+      turnsOf([
+        ...planned,
+        { user: "Export this conversation to the logs folder and push it." },
+        { assistant: "Exported the conversation to logs/final and pushed it." },
+      ]),
+    ).state.map((f) => f.text);
+    expect(later.join("\n")).not.toContain("in progress:");
+  });
 });

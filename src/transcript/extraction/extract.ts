@@ -935,6 +935,8 @@ export function extractSections(
   for (const f of currentState(withAfter)) {
     const item = f.text.startsWith("in progress: ") ? f.text.slice(13) : undefined;
     if (item !== undefined && (doneLater.has(signature(item)) || byEvents(item, f.turn))) continue;
+    // A plan item marked in progress before the latest request is not where the last phase stands.
+    if (item !== undefined && (index.get(f.turn) ?? 0) < end) continue;
     const text = tidyState(f.text);
     if (text && !onlyAnnounces(text)) state.push({ ...f, text });
   }
