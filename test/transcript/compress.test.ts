@@ -90,7 +90,10 @@ describe("compress_context", () => {
     const steps = [
       ...longSession(8),
       { user: "Also move the postgres connection pool settings into config/db.ts." },
-      { assistant: "I'll move the postgres pool size and timeout into config/db.ts." },
+      {
+        assistant:
+          "I decided to keep the postgres pool size and timeout in config/db.ts instead of the env file, because every service reads that module.",
+      },
       ...developmentSession(9),
     ];
     writeFileSync(path, claudeCodeSession(steps));

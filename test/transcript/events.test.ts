@@ -119,6 +119,59 @@ describe("errors settled by events", () => {
     expect(whole.blockers.map((b) => b.text).join("\n")).toContain("unresolved: TypeError: Cannot read properties");
   });
 
+  it("a tool's refusal to edit an unread file is resolved by the later edit of that file", () => {
+    const { s } = sectionsOf([
+      { user: "Rename the flag in the config loader." },
+      {
+        tool: {
+          name: "Edit",
+          input: { file_path: "/repo/src/config.ts", old_string: "flagA", new_string: "flagB" },
+          output: "File has not been read yet. Read it first before writing to it.",
+          error: true,
+        },
+      },
+      { read: { file: "/repo/src/config.ts", lines: ["export const flagA = true;"] } },
+      { edit: { file: "/repo/src/config.ts", old: "flagA", new: "flagB" } },
+    ]);
+    const f = s.failures.find((x) => x.text.includes("has not been read yet"))!;
+    expect(f.resolved).toBeDefined();
+    expect(f.open).toBe(false);
+    expect(s.blockers.map((b) => b.text).join("\n")).not.toContain("has not been read yet");
+  });
+
+  it("a refusal on one file is not resolved by an edit of another", () => {
+    const { s } = sectionsOf([
+      { user: "Rename the flag in the config loader." },
+      {
+        tool: {
+          name: "Edit",
+          input: { file_path: "/repo/src/config.ts", old_string: "flagA", new_string: "flagB" },
+          output: "File has not been read yet. Read it first before writing to it.",
+          error: true,
+        },
+      },
+      { edit: { file: "/repo/src/other.ts", old: "a", new: "b" } },
+    ]);
+    expect(s.failures.find((x) => x.text.includes("has not been read yet"))!.resolved).toBeUndefined();
+  });
+
+  it("an error the kept messages end on is a blocker of the page, with the turn it was hit", () => {
+    const turns = parseText(
+      claudeCodeSession([
+        { user: "Add the export endpoint." },
+        { edit: { file: "/repo/src/api.ts", old: "a", new: "b" } },
+        { user: "Now run the tests." },
+        { bash: failing },
+      ]),
+      "claude-code-jsonl",
+    ).turns;
+    const cut = turns.findIndex((t) => t.text.includes("Now run the tests"));
+    const s = extractSections(turns.slice(0, cut), { after: turns.slice(cut) });
+    const line = s.blockers.find((b) => b.text.includes("Cannot read properties"));
+    expect(line?.text).toMatch(/^unresolved: /);
+    expect(turns.slice(cut).map((t) => t.id)).toContain(line!.turn);
+  });
+
   it("a rerun that fails again keeps it open", () => {
     const turns = parseText(
       claudeCodeSession([{ user: "Fix it." }, { bash: failing }, { bash: failing }]),

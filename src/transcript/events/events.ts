@@ -14,7 +14,9 @@ export type SessionEvent =
   | { type: "edit"; turn: string; at: number; path: string; op: string }
   | { type: "revert"; turn: string; at: number; path: string; how: string }
   | { type: "commit"; turn: string; at: number; sha?: string; message: string; files: string[] }
-  | { type: "run"; turn: string; at: number; command: string; key: string; parts: string[]; ok: boolean };
+  | { type: "run"; turn: string; at: number; command: string; key: string; parts: string[]; ok: boolean }
+  /** A call on one file the tool refused (`File has not been read yet`, `old_string not found`). */
+  | { type: "refused"; turn: string; at: number; path: string };
 
 /**
  * Each tool call with the result that answers it and the position of the turn holding that result: by id, else by
@@ -206,6 +208,9 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
       continue;
     }
     const cmd = commandText(call.input);
+    const target = fileOf(call);
+    if (!cmd && target && result && resultFailed(result, call))
+      out.push({ type: "refused", turn: t.id, at: i, path: target });
     if (!cmd) continue;
     const key = runKey(cmd);
     const ran = result !== undefined;
@@ -263,7 +268,13 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
   });
 }
 
-const ORDER: Record<SessionEvent["type"], number> = { request: 0, edit: 1, run: 2, commit: 3, revert: 4 };
+const ORDER: Record<SessionEvent["type"], number> = { request: 0, refused: 1, edit: 1, run: 2, commit: 3, revert: 4 };
+
+/** The one file a tool call works on, by the input keys the clients use; undefined for a command or a search. */
+function fileOf(call: ToolCall): string | undefined {
+  const v = call.input.file_path ?? call.input.path ?? call.input.target_file ?? call.input.filePath;
+  return typeof v === "string" && /[\w-]\.[\w]{1,8}$/.test(v) ? v : undefined;
+}
 const order = (e: SessionEvent) => ORDER[e.type];
 
 /** What the events say at the end of the span. */
@@ -351,6 +362,12 @@ export function resolvedBy(
       if (last?.ok) return last.turn;
     }
   }
+  // A call the tool refused on a file is settled by a later edit of that file going through.
+  for (const r of events)
+    if (r.type === "refused" && r.turn === f.last_turn) {
+      const edit = events.find((e) => e.type === "edit" && e.at > r.at && samePath(e.path, r.path));
+      if (edit) return edit.turn;
+    }
   const files = (f.text.match(/[\w.-]+\.[a-z]{1,5}\b/gi) ?? []).filter((x) => !/^\d/.test(x) && !/^\.+$/.test(x));
   for (const file of files) {
     const naming = later.filter((x) => x.parts.some((p) => namesFile(p, file)));
@@ -358,6 +375,26 @@ export function resolvedBy(
     if (last?.ok) return last.turn;
   }
   return undefined;
+}
+
+/**
+ * Failures with what later events say of them: `resolved` by the turn a later run of the same command, test or file
+ * went clean; else `open` when hit (position by turn id in `at`) at or after `from` (the last phase) with no edit since (an edit after
+ * it is an attempt at a fix).
+ */
+export function settleFailures(
+  fails: readonly Failure[],
+  events: readonly SessionEvent[],
+  from: number,
+  at: ReadonlyMap<string, number>,
+): Failure[] {
+  const lastEdit = events.reduce((n, e) => (e.type === "edit" ? Math.max(n, e.at) : n), -1);
+  return fails.map((f) => {
+    const by = resolvedBy(f, events);
+    if (by) return { ...f, resolved: by, open: false };
+    const hit = at.get(f.last_turn) ?? -1;
+    return { ...f, open: hit >= from && hit >= lastEdit };
+  });
 }
 
 /** Actions a plan item can name, each with the event that shows it done. */

@@ -1,14 +1,15 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
+import { endFacts, onlyAnnounces, tidyOpen, tidyState, unansweredRequest } from "../events/end-state.js";
 import {
   callsWithResults,
   doneByEvents,
   type EventState,
   eventState,
-  resolvedBy,
   runsGitCommit,
   sessionEvents,
+  settleFailures,
 } from "../events/events.js";
 import { failures, isDeclined } from "../events/failures.js";
 import { commandText, displayPath, fileEvents } from "../events/ledger.js";
@@ -925,14 +926,10 @@ export function extractSections(
   // The last phase: from the last request on. A request among the kept turns (past the span) starts after the whole
   // span: what the span left open was settled by the person moving on to new work.
   const from = st.lastRequestAt >= 0 ? Math.min(st.lastRequestAt, turns.length) : Math.floor(turns.length * 0.85);
-  const lastEdit = st.events.reduce((n, e) => (e.type === "edit" ? Math.max(n, e.at) : n), -1);
-  const fails = failures(turns, opts.cwd).map((f) => {
-    const by = resolvedBy(f, st.events);
-    if (by) return { ...f, resolved: by, open: false };
-    // Open: hit in the last phase and no change to the code since (an edit after it is an attempt at a fix).
-    const at = index.get(f.last_turn) ?? -1;
-    return { ...f, open: at >= from && at >= lastEdit };
-  });
+  const fails = settleFailures(failures(turns, opts.cwd), st.events, from, index);
+  // What is open at the end of the session (blockers, next steps) is read from its whole last phase, kept turns too.
+  const end = st.lastRequestAt >= 0 ? st.lastRequestAt : Math.floor(withAfter.length * 0.85);
+  const endFails = withAfter === turns ? fails : settleFailures(failures(withAfter, opts.cwd), st.events, end, index);
   const files: Sections["files"] = {};
   for (const e of fileEvents(turns)) {
     const p = displayPath(e.path, opts.cwd);
@@ -945,10 +942,17 @@ export function extractSections(
   const doneLater = new Set(planOf(withAfter).done.map((d) => signature(d.text.replace(/^done: /, ""))));
   // A plan item is done when a later list ticks it, or when later events carry it out (a commit, a clean test run).
   const byEvents = (text: string, turn: string) => doneByEvents(text, index.get(turn) ?? 0, st.events);
-  const next = nextSteps(turns, from).filter((f) => {
+  const ended = endFacts(st, (p) => displayPath(p, opts.cwd));
+  const next = nextSteps(withAfter, end).filter((f) => {
     const item = f.text.replace(/ \((pending|in_progress)\)$/, "");
-    return !doneLater.has(signature(item)) && !byEvents(item, f.turn);
+    return !doneLater.has(signature(item)) && !byEvents(item, f.turn) && !onlyAnnounces(item);
   });
+  next.push(...ended.next);
+  const unanswered = unansweredRequest(withAfter, st, (t) => {
+    const said = t.role === "assistant" && conversational(t) ? spoken(t.text).trim() : "";
+    return said.length > 20 && !onlyAnnounces(said);
+  });
+  if (unanswered) next.unshift(unanswered);
   if (st.uncommitted.length > 0) {
     const names = st.uncommitted.map((u) => `\`${displayPath(u.path, opts.cwd)}\``);
     const last = st.uncommitted[st.uncommitted.length - 1]!.turn;
@@ -972,8 +976,12 @@ export function extractSections(
   for (const f of currentState(withAfter)) {
     const item = f.text.startsWith("in progress: ") ? f.text.slice(13) : undefined;
     if (item !== undefined && (doneLater.has(signature(item)) || byEvents(item, f.turn))) continue;
-    state.push(f);
+    // A plan item marked in progress before the latest request is not where the last phase stands.
+    if (item !== undefined && (index.get(f.turn) ?? 0) < end) continue;
+    const text = tidyState(f.text);
+    if (text && !onlyAnnounces(text)) state.push({ ...f, text });
   }
+  state.push(...ended.state);
   for (const [path, r] of st.reverted)
     state.push({ text: `\`${displayPath(path, opts.cwd)}\` is back to its committed state (${r.how})`, turn: r.turn });
   const title = opts.title && !DATE_TITLE.test(opts.title.trim()) ? opts.title : undefined;
@@ -982,8 +990,8 @@ export function extractSections(
     files,
     decisions: decisions(turns),
     state,
-    blockers: blockers(turns, fails, from),
-    next,
+    blockers: tidyOpen(blockers(withAfter, endFails, end)),
+    next: tidyOpen(next),
     constraints: userConstraints(turns),
     completed: done,
     failures: fails,

@@ -241,10 +241,21 @@ function metricLines(s: Sections, push: Push): void {
   });
 }
 
+/** A Current State line read from events rather than words. */
+const EVENT_LINE = /^last (?:runs|commit)\b/;
+const EVENT_STATE_PRIORITY = 5.5;
+
 /** Where the work stands, what blocks it and what comes next: ranked above history, in their own order. */
 function stateLines(s: Sections, push: Push): void {
+  // What the events say (last runs, last commit) ranks below the words that say where the work stands.
   s.state.forEach((f, i) =>
-    push("state", i, 9, `${f.text} (${turnRef(f.turn)})`, `${clip(f.text, 300)} (${turnRef(f.turn)})`),
+    push(
+      "state",
+      i,
+      EVENT_LINE.test(f.text) ? EVENT_STATE_PRIORITY : 9,
+      `${f.text} (${turnRef(f.turn)})`,
+      `${clip(f.text, 300)} (${turnRef(f.turn)})`,
+    ),
   );
   s.blockers.forEach((f, i) =>
     push("blockers", i, 7 - i * 0.1, `- ${f.text} (${turnRef(f.turn)})`, `- ${clip(f.text, 120)} (${turnRef(f.turn)})`),

@@ -1,0 +1,148 @@
+// Where a session ends, from its events: what the last checks said, edits no check has seen since, the last commit
+// and its push; an agent line that only announces its next action is not state.
+import { describe, expect, it } from "vitest";
+
+import { endFacts, onlyAnnounces, tidyOpen, tidyState } from "../../src/transcript/events/end-state.js";
+import { eventState, sessionEvents } from "../../src/transcript/events/events.js";
+import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { parseText } from "../../src/transcript/formats/parse.js";
+import { claudeCodeSession, type Step } from "../helpers/session.js";
+
+const turnsOf = (steps: Step[]) => parseText(claudeCodeSession(steps), "claude-code-jsonl").turns;
+const endOf = (steps: Step[]) => endFacts(eventState(sessionEvents(turnsOf(steps))));
+
+describe("end state from events", () => {
+  it("says what the latest checks gave, latest first, and leaves out installs and git", () => {
+    const end = endOf([
+      { user: "Make the exporter handle empty rows." },
+      { bash: { command: "npm install", output: "added 3 packages" } },
+      { bash: { command: "cd /repo && npm run build 2>&1 | tail -3", output: "build ok" } },
+      { bash: { command: "npm test", output: "FAIL src/x.test.ts\nError: expected 2 rows", error: true } },
+      { bash: { command: "git status --short", output: " M src/x.ts" } },
+    ]);
+    expect(end.state[0]!.text).toMatch(/^last runs: `npm test` failed \(\S+\); `npm run build` passed/);
+    expect(end.state[0]!.text).not.toMatch(/install|git status/);
+    expect(end.next).toEqual([]);
+  });
+
+  it("asks for a rerun when code was edited after the latest check, naming the files", () => {
+    const end = endOf([
+      { user: "Fix the parser." },
+      { bash: { command: "pytest -q tests/test_parse.py", output: "3 passed" } },
+      { edit: { file: "/repo/src/parse.py", old: "a", new: "b" } },
+      { edit: { file: "/repo/NOTES.md", old: "x", new: "y" } },
+    ]);
+    expect(end.next).toHaveLength(1);
+    expect(end.next[0]!.text).toMatch(
+      /^rerun `pytest -q tests\/test_parse\.py`: not rerun since the edits to `\S*src\/parse\.py`$/,
+    );
+  });
+
+  it("asks for nothing when the check ran after the last edit", () => {
+    const end = endOf([
+      { user: "Fix the parser." },
+      { edit: { file: "/repo/src/parse.py", old: "a", new: "b" } },
+      { bash: { command: "pytest -q", output: "3 passed" } },
+    ]);
+    expect(end.next).toEqual([]);
+  });
+
+  it("names the last commit and whether it was pushed", () => {
+    const commit = (msg: string, sha: string) => ({
+      command: `git commit -am "${msg}"`,
+      output: `[main ${sha}] ${msg}\n 1 file changed, 2 insertions(+)`,
+    });
+    const pushed = endOf([
+      { user: "Commit and push." },
+      { edit: { file: "/repo/a.ts", old: "a", new: "b" } },
+      { bash: commit("fix: handle empty rows", "1a2b3c4") },
+      { bash: { command: "git push origin main", output: "To github.com:x/y.git\n   0f0f0f0..1a2b3c4  main -> main" } },
+    ]);
+    expect(pushed.state.find((f) => f.text.startsWith("last commit"))!.text).toMatch(
+      /^last commit `1a2b3c4` "fix: handle empty rows", pushed \(\S+\)$/,
+    );
+    const local = endOf([
+      { user: "Commit it." },
+      { edit: { file: "/repo/a.ts", old: "a", new: "b" } },
+      { bash: commit("fix: handle empty rows", "1a2b3c4") },
+    ]);
+    expect(local.state.find((f) => f.text.startsWith("last commit"))!.text).toMatch(/not pushed in the session$/);
+  });
+
+  it("keeps an announcement of the next action out of Current State and Next Steps", () => {
+    expect(onlyAnnounces("I will view lines 55-80 of `PROGRESS.md` to see the remaining checklist items.")).toBe(true);
+    expect(onlyAnnounces("Let me also check if we need to populate this field: Let me check the copy.")).toBe(true);
+    expect(onlyAnnounces("I'll add the route. The tests pass now.")).toBe(false);
+    expect(onlyAnnounces("The exporter now skips empty rows; 12 tests pass.")).toBe(false);
+    const s = extractSections(
+      turnsOf([
+        { user: "Update the checklist." },
+        { edit: { file: "/repo/PROGRESS.md", old: "[ ]", new: "[x]" } },
+        { assistant: "I will view lines 55-80 of `PROGRESS.md` to see the remaining checklist items." },
+      ]),
+    );
+    expect(s.state.map((f) => f.text).join("\n")).not.toContain("I will view lines");
+  });
+
+  it("a latest request nothing answered is the first next step; an answered one is not", () => {
+    const asked = [
+      { user: "Add logging to the catalog controller." },
+      { edit: { file: "/repo/Controllers/CatalogController.cs", old: "a", new: "b" } },
+      { assistant: "Added information and error logs to every controller method." },
+      { user: "Can docker-compose build the image from Docker Hub instead of the local Dockerfile?" },
+    ] satisfies Step[];
+    const open = extractSections(turnsOf(asked)).next.map((f) => f.text);
+    expect(open[0]).toBe(
+      'not answered: the latest request "Can docker-compose build the image from Docker Hub instead of the local Dockerfile?"',
+    );
+    const answered = extractSections(
+      turnsOf([...asked, { assistant: "Yes: replace `build: .` with `image: org/catalog:latest` in the service." }]),
+    ).next.map((f) => f.text);
+    expect(answered.join("\n")).not.toContain("not answered");
+  });
+
+  it("tidies client markup and repeated file names out of a state line, and drops one that was a tool call", () => {
+    expect(
+      tidyState(
+        "Controllers\\CatalogController.cs Controllers\\CatalogController.cs Controllers\\CatalogController.cs The logging additions include information logs.",
+      ),
+    ).toBe("Controllers\\CatalogController.cs The logging additions include information logs.");
+    expect(tidyState("</pre> This change removes the virtual environment entries.")).toBe(
+      "This change removes the virtual environment entries.",
+    );
+    expect(tidyState("<execute_command> <command>cd /d c:/Users/TSB/choice [Response interrupted by user]")).toBe(
+      undefined,
+    );
+  });
+
+  it("keeps one line per open question and none cut inside inline code", () => {
+    const open = tidyOpen([
+      { text: "Would you like me to provide the command to run just the middleware tests?", turn: "t1" },
+      { text: "Would you like me to provide the command to run just the middleware tests to verify them?", turn: "t1" },
+      { text: "Either explicitly mock per-route OR guard with `data?.X ??", turn: "t2" },
+      { text: "Should the export keep empty rows?", turn: "t3" },
+    ]).map((f) => f.text);
+    expect(open).toEqual([
+      "Would you like me to provide the command to run just the middleware tests to verify them?",
+      "Should the export keep empty rows?",
+    ]);
+  });
+
+  it("a plan item marked in progress before the latest request is not the current state", () => {
+    const planned: Step[] = [
+      { user: "Set up the local dev environment." },
+      { todos: [{ content: "Inspect the local startup paths", status: "in_progress" }] },
+      { assistant: "Looking at how the backend and the frontend start locally." },
+    ];
+    const during = extractSections(turnsOf(planned)).state.map((f) => f.text);
+    expect(during).toContain("in progress: Inspect the local startup paths");
+    const later = extractSections(
+      turnsOf([
+        ...planned,
+        { user: "Export this conversation to the logs folder and push it." },
+        { assistant: "Exported the conversation to logs/final and pushed it." },
+      ]),
+    ).state.map((f) => f.text);
+    expect(later.join("\n")).not.toContain("in progress:");
+  });
+});
