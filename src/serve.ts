@@ -94,11 +94,13 @@ async function warmUp(opts: ServeOptions, apps: () => Promise<AppCache>): Promis
       await ensureWorker(workerPlace(process.env, opts.cli), opts.cli, process.env);
     }
     const app = (await apps()).forLocation(location);
-    // Background reads in small steps first; then the lazy parts a first call would otherwise load.
-    app.ranker.warm();
-    await new Promise((resolve) => setTimeout(resolve, 50).unref());
+    // The cards path first: its code, then one ranking (the tokenizer's tables, the stored term counts, the prepared
+    // statements), so a get_memory_cards arriving meanwhile waits for nothing it does not need itself. Then the
+    // background reads in small steps (the vectors' in-memory copy), between calls.
+    await import("./mcp/tools/get-memory-cards.run.js");
     await app.ranker.rankSymbols("warm up", 1);
     countTokens("warm up");
+    app.ranker.warm();
     opts.logger.debug("warmed up the ranker");
   } catch (err) {
     opts.logger.debug(`warm-up skipped: ${(err as Error).message}`);

@@ -1,6 +1,7 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
-// 256 dimensions); the copy is read once, normalized, and compared in a tight loop. The results are the same
+// 256 dimensions); the copy is read once (a byte copy of the int8 vectors and each one's length) and compared in a
+// tight loop over the query's non-zero dimensions. The results are the same
 // neighbours with the same cosine distances (up to float rounding), ties broken by id. The copy is read after a
 // warm-up or from a store's second query on: a one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
@@ -23,16 +24,17 @@ export interface Neighbour {
 }
 
 /**
- * Unit-length copies of the stored vectors in one flat array, column by column (`data[d * rows + r]`: a query
- * touches only the columns of its non-zero dimensions, and a short task's hashed vector has few), with each row's
- * item and owner.
+ * Copies of the stored vectors in one flat array, row after row, as stored (int8 vectors stay int8: a quarter of the
+ * memory of floats, and reading them is a byte copy), with each row's inverse length and its item and owner. A query
+ * reads, in each row, only the components of its own non-zero dimensions (a short task's hashed vector has few).
  */
 export interface VectorMatrix {
   dimension: number;
   rows: number;
-  /** Distance between columns in `data` (at least `rows`: a matrix filled while reading has spare room). */
-  stride: number;
-  data: Float32Array;
+  /** Row r's components at `data[r * dimension …]`. */
+  data: Int8Array | Float32Array;
+  /** 1 / length of each row (rows of length 0 are never kept). */
+  inverseNorms: Float32Array;
   ids: Int32Array;
   ownerIds: Int32Array;
   ownerTypes: string[];
@@ -40,44 +42,57 @@ export interface VectorMatrix {
   quantized?: boolean;
 }
 
-/** Packs vectors into a matrix of unit rows; a zero vector (no direction) is left out, as vec0's kNN skips it. */
+/** 1 / the length of `v[from … from + n)`, or 0 for a zero vector. */
+function inverseNorm(v: ArrayLike<number>, from: number, n: number): number {
+  let norm = 0;
+  for (let i = from; i < from + n; i++) norm += v[i]! * v[i]!;
+  return norm === 0 ? 0 : 1 / Math.sqrt(norm);
+}
+
+/** Packs vectors into a matrix; a zero vector (no direction) is left out, as vec0's kNN skips it. */
 export function vectorMatrix(
   items: readonly { id: number; ownerType: string; ownerId: number; vector: Float32Array }[],
 ) {
   const dimension = items[0]?.vector.length ?? 0;
   const kept = items.filter((v) => v.vector.length === dimension && v.vector.some((x) => x !== 0));
   const data = new Float32Array(kept.length * dimension);
+  const inverseNorms = new Float32Array(kept.length);
   const ids = new Int32Array(kept.length);
   const ownerIds = new Int32Array(kept.length);
   const ownerTypes: string[] = [];
   kept.forEach((v, r) => {
-    let norm = 0;
-    for (let i = 0; i < dimension; i++) norm += v.vector[i]! * v.vector[i]!;
-    const inv = 1 / Math.sqrt(norm);
-    for (let i = 0; i < dimension; i++) data[i * kept.length + r] = v.vector[i]! * inv;
+    data.set(v.vector, r * dimension);
+    inverseNorms[r] = inverseNorm(v.vector, 0, dimension);
     ids[r] = v.id;
     ownerIds[r] = v.ownerId;
     ownerTypes.push(v.ownerType);
   });
-  return { dimension, rows: kept.length, stride: kept.length, data, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
+  return { dimension, rows: kept.length, data, inverseNorms, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
 }
 
 /** The `k` rows nearest to `query` by cosine distance (1 − cosine similarity), nearest first, ties by id. */
 export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Neighbour[] {
   if (m.rows === 0 || query.length !== m.dimension || k <= 0) return [];
-  let norm = 0;
-  for (let i = 0; i < query.length; i++) norm += query[i]! * query[i]!;
-  if (norm === 0) return [];
-  const inv = 1 / Math.sqrt(norm);
+  const inv = inverseNorm(query, 0, query.length);
+  if (inv === 0) return [];
+  // The query's non-zero dimensions, and their weights (unit length).
+  const dims: number[] = [];
+  const weights: number[] = [];
+  for (let i = 0; i < query.length; i++)
+    if (query[i] !== 0) {
+      dims.push(i);
+      weights.push(query[i]! * inv);
+    }
   const n = m.rows;
+  const dim = m.dimension;
+  const nz = dims.length;
+  const data = m.data;
   const scratch = scratchOf(m);
   const sims = scratch.sims;
-  sims.fill(0);
-  for (let i = 0; i < m.dimension; i++) {
-    const qi = query[i]! * inv;
-    if (qi === 0) continue;
-    const col = m.data.subarray(i * m.stride, i * m.stride + n);
-    for (let r = 0; r < n; r++) sims[r]! += col[r]! * qi;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * m.inverseNorms[r]!;
   }
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
@@ -146,15 +161,19 @@ function asQuantized(v: Float32Array): Float32Array {
   return Float32Array.from(new Int8Array(b.buffer, b.byteOffset, b.byteLength));
 }
 
-/** A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. */
+/**
+ * A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. Its rows have
+ * the width of the first chunk's vectors (1 byte, int8, or 4, float32 of older stores); a chunk of another width is
+ * not understood.
+ */
 function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>, dimension: number) {
   const cap = owners.size;
   const ids = new Int32Array(cap);
   const ownerIds = new Int32Array(cap);
   const ownerTypes: string[] = [];
-  const data = new Float32Array(dimension * cap);
+  const inverseNorms = new Float32Array(cap);
+  let data: Int8Array | Float32Array | undefined;
   let rows = 0;
-  let quantized = false;
   return {
     /**
      * Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. A slot is
@@ -164,22 +183,29 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
       if (dimension <= 0 || c.size <= 0 || c.rowids.byteLength < c.size * 8) return false;
       const width = c.vectors.byteLength / (c.size * dimension);
       if (width !== 1 && width !== 4) return false;
+      data ??= width === 1 ? new Int8Array(dimension * cap) : new Float32Array(dimension * cap);
+      if (data.BYTES_PER_ELEMENT !== width) return false;
       const dim = dimension;
       // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
       const bytes = c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength);
       const all = width === 1 ? new Int8Array(bytes) : new Float32Array(bytes);
-      if (width === 1) quantized = true;
+      const to = data;
       for (let i = 0; i < c.size && rows < cap; i++) {
         if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
-        const id = Number(c.rowids.readBigInt64LE(i * 8));
+        // Rowids are item ids, far below 2^53: the low and high words make the number without a BigInt.
+        const id = c.rowids.readUInt32LE(i * 8) + c.rowids.readInt32LE(i * 8 + 4) * 2 ** 32;
         const owner = owners.get(id);
         if (!owner) continue;
-        const off = i * dim;
+        const from = i * dim;
+        const at = rows * dim;
         let norm = 0;
-        for (let d = 0; d < dim; d++) norm += all[off + d]! * all[off + d]!;
+        for (let d = 0; d < dim; d++) {
+          const x = all[from + d]!;
+          norm += x * x;
+          to[at + d] = x;
+        }
         if (norm === 0) continue;
-        const inv = 1 / Math.sqrt(norm);
-        for (let d = 0; d < dim; d++) data[d * cap + rows] = all[off + d]! * inv;
+        inverseNorms[rows] = 1 / Math.sqrt(norm);
         ids[rows] = id;
         ownerIds[rows] = owner.ownerId;
         ownerTypes.push(owner.ownerType);
@@ -190,12 +216,12 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
     done: (): VectorMatrix => ({
       dimension,
       rows,
-      stride: cap,
-      data,
+      data: data ?? new Float32Array(0),
+      inverseNorms,
       ids,
       ownerIds,
       ownerTypes,
-      quantized,
+      quantized: data instanceof Int8Array,
     }),
   };
 }
@@ -237,7 +263,9 @@ export function createNearestVectors(db: Db) {
           if (page.length === 0) break;
           after = page[page.length - 1]!.chunkId;
           if (n + 1 >= LOAD_CHUNKS) {
-            setImmediate(step).unref();
+            // A timer, not an unref'd immediate: with nothing else pending, the event loop would wait in its poll for
+            // the next input before running such an immediate, and the copy would grow one step per request.
+            setTimeout(step, 0).unref();
             return;
           }
         }
@@ -253,7 +281,8 @@ export function createNearestVectors(db: Db) {
         loading = undefined; // a closed store: queries keep going to sqlite-vec
       }
     };
-    step();
+    // Never inside the caller: a query that asks for the copy is answered from sqlite-vec and the reading starts after.
+    setTimeout(step, 0).unref();
   };
 
   /**
@@ -286,6 +315,8 @@ export function createNearestVectors(db: Db) {
       wanted = true;
       current();
     },
+    /** Whether queries are answered from the in-memory copy (read and current), rather than by sqlite-vec. */
+    ready: (): boolean => current() !== undefined,
     /** The `k` nearest stored vectors to `query`, of owners of `ownerType` when given (filtered after the k). */
     nearest(query: Float32Array, k: number, ownerType?: string): Neighbour[] {
       if (++asked > 1) wanted = true;
