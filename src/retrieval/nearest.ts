@@ -11,8 +11,9 @@ import {
   quantizeVector,
   type VectorChunk,
   vectorChunks,
-  vectorOwners,
+  vectorItemOwners,
   vectorsFingerprint,
+  vectorSlots,
   vectorsVersion,
 } from "../storage/vectors.js";
 
@@ -25,8 +26,9 @@ export interface Neighbour {
 
 /**
  * Copies of the stored vectors in one flat array, row after row, as stored (int8 vectors stay int8: a quarter of the
- * memory of floats, and reading them is a byte copy), with each row's inverse length and its item and owner. A query
- * reads, in each row, only the components of its own non-zero dimensions (a short task's hashed vector has few).
+ * memory of floats, and reading them is a byte copy), with each row's inverse length and its item id. A query reads,
+ * in each row, only the components of its own non-zero dimensions (a short task's hashed vector has few). The owners
+ * of the few rows a query returns are read then, as sqlite-vec's kNN joins them.
  */
 export interface VectorMatrix {
   dimension: number;
@@ -36,8 +38,6 @@ export interface VectorMatrix {
   /** 1 / length of each row (rows of length 0 are never kept). */
   inverseNorms: Float32Array;
   ids: Int32Array;
-  ownerIds: Int32Array;
-  ownerTypes: string[];
   /** Rows read from int8 vectors: a query is compared quantized the same way, as sqlite-vec compares it. */
   quantized?: boolean;
 }
@@ -50,62 +50,83 @@ function inverseNorm(v: ArrayLike<number>, from: number, n: number): number {
 }
 
 /** Packs vectors into a matrix; a zero vector (no direction) is left out, as vec0's kNN skips it. */
-export function vectorMatrix(
-  items: readonly { id: number; ownerType: string; ownerId: number; vector: Float32Array }[],
-) {
+export function vectorMatrix(items: readonly { id: number; vector: Float32Array }[]) {
   const dimension = items[0]?.vector.length ?? 0;
   const kept = items.filter((v) => v.vector.length === dimension && v.vector.some((x) => x !== 0));
   const data = new Float32Array(kept.length * dimension);
   const inverseNorms = new Float32Array(kept.length);
   const ids = new Int32Array(kept.length);
-  const ownerIds = new Int32Array(kept.length);
-  const ownerTypes: string[] = [];
   kept.forEach((v, r) => {
     data.set(v.vector, r * dimension);
     inverseNorms[r] = inverseNorm(v.vector, 0, dimension);
     ids[r] = v.id;
-    ownerIds[r] = v.ownerId;
-    ownerTypes.push(v.ownerType);
   });
-  return { dimension, rows: kept.length, data, inverseNorms, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
+  return { dimension, rows: kept.length, data, inverseNorms, ids } satisfies VectorMatrix;
 }
 
 /** The `k` rows nearest to `query` by cosine distance (1 − cosine similarity), nearest first, ties by id. */
-export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Neighbour[] {
+export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): { id: number; distance: number }[] {
   if (m.rows === 0 || query.length !== m.dimension || k <= 0) return [];
   const inv = inverseNorm(query, 0, query.length);
   if (inv === 0) return [];
   // The query's non-zero dimensions, and their weights (unit length).
-  const dims: number[] = [];
-  const weights: number[] = [];
-  for (let i = 0; i < query.length; i++)
+  let nz = 0;
+  for (let i = 0; i < query.length; i++) if (query[i] !== 0) nz++;
+  const dims = new Int32Array(nz);
+  const weights = new Float64Array(nz);
+  for (let i = 0, j = 0; i < query.length; i++)
     if (query[i] !== 0) {
-      dims.push(i);
-      weights.push(query[i]! * inv);
+      dims[j] = i;
+      weights[j++] = query[i]! * inv;
     }
-  const n = m.rows;
-  const dim = m.dimension;
-  const nz = dims.length;
-  const data = m.data;
   const scratch = scratchOf(m);
   const sims = scratch.sims;
-  for (let r = 0, off = 0; r < n; r++, off += dim) {
-    let s = 0;
-    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
-    sims[r] = s * m.inverseNorms[r]!;
-  }
+  if (m.data instanceof Int8Array) dotsInt8(m.data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
+  else dotsFloat(m.data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
   const bound = kthLargest(sims, take, scratch.copy);
   const best: number[] = [];
   for (let r = 0; r < m.rows; r++) if (sims[r]! >= bound) best.push(r);
   best.sort((a, b) => sims[b]! - sims[a]! || m.ids[a]! - m.ids[b]!);
-  return best.slice(0, take).map((r) => ({
-    id: m.ids[r]!,
-    ownerType: m.ownerTypes[r]!,
-    ownerId: m.ownerIds[r]!,
-    distance: 1 - sims[r]!,
-  }));
+  return best.slice(0, take).map((r) => ({ id: m.ids[r]!, distance: 1 - sims[r]! }));
+}
+
+/** `sims[r]` = the cosine of row r with the query's weights on its `dims` (one function per element type, so each
+ * loop stays monomorphic). */
+function dotsInt8(
+  data: Int8Array,
+  dim: number,
+  n: number,
+  dims: Int32Array,
+  weights: Float64Array,
+  inverseNorms: Float32Array,
+  sims: Float64Array,
+): void {
+  const nz = dims.length;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * inverseNorms[r]!;
+  }
+}
+
+/** As `dotsInt8`, for float32 rows. */
+function dotsFloat(
+  data: Float32Array,
+  dim: number,
+  n: number,
+  dims: Int32Array,
+  weights: Float64Array,
+  inverseNorms: Float32Array,
+  sims: Float64Array,
+): void {
+  const nz = dims.length;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * inverseNorms[r]!;
+  }
 }
 
 /**
@@ -149,11 +170,12 @@ function kthLargest(xs: Float64Array, k: number, into: Float64Array): number {
 }
 
 /**
- * Chunks of the vec0 table (1,024 vectors each) read per loading step: 8 MiB of 256-dimension vectors, tens of
- * milliseconds, so a request arriving meanwhile waits little, and a store of 43k vectors is in memory after six steps.
- * Counted in chunks, not time, so a loaded machine still finishes in as many steps.
+ * Chunks of the vec0 table (1,024 vectors each) read per loading step: 8 MiB of 256-dimension int8 vectors, copied as
+ * they are, tens of milliseconds, so a request arriving meanwhile waits little, and a store of 43k vectors is in memory
+ * after two steps (each step between two requests makes the requests that wait for the copy fewer). Counted in chunks,
+ * not time, so a loaded machine still finishes in as many steps.
  */
-const LOAD_CHUNKS = 8;
+const LOAD_CHUNKS = 32;
 
 /** `v` as the store keeps it (int8, scaled to ±127), as floats: the query sqlite-vec compares int8 vectors with. */
 function asQuantized(v: Float32Array): Float32Array {
@@ -166,36 +188,49 @@ function asQuantized(v: Float32Array): Float32Array {
  * the width of the first chunk's vectors (1 byte, int8, or 4, float32 of older stores); a chunk of another width is
  * not understood.
  */
-function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>, dimension: number) {
-  const cap = owners.size;
-  const ids = new Int32Array(cap);
-  const ownerIds = new Int32Array(cap);
-  const ownerTypes: string[] = [];
-  const inverseNorms = new Float32Array(cap);
+function matrixFiller(expected: number, dimension: number) {
+  let cap = Math.max(1, expected);
+  let ids = new Int32Array(cap);
+  let inverseNorms = new Float32Array(cap);
   let data: Int8Array | Float32Array | undefined;
   let rows = 0;
+  /** Room for `n` more rows (more vectors than the store counted: written meanwhile, a reload follows). */
+  const room = (n: number, width: number) => {
+    if (data && rows + n <= cap) return;
+    const next = Math.max(cap, rows + n);
+    const grown = width === 1 ? new Int8Array(dimension * next) : new Float32Array(dimension * next);
+    if (data) grown.set(data.subarray(0, rows * dimension));
+    data = grown;
+    if (next > cap) {
+      const moreIds = new Int32Array(next);
+      moreIds.set(ids.subarray(0, rows));
+      const moreNorms = new Float32Array(next);
+      moreNorms.set(inverseNorms.subarray(0, rows));
+      ids = moreIds;
+      inverseNorms = moreNorms;
+      cap = next;
+    }
+  };
   return {
     /**
-     * Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. A slot is
+     * Adds a chunk's valid slots; false when the chunk's layout is not understood. A slot is
      * `dimension` components of 1 byte (int8 vectors) or 4 (float32 vectors of older stores).
      */
     add(c: VectorChunk): boolean {
       if (dimension <= 0 || c.size <= 0 || c.rowids.byteLength < c.size * 8) return false;
       const width = c.vectors.byteLength / (c.size * dimension);
       if (width !== 1 && width !== 4) return false;
-      data ??= width === 1 ? new Int8Array(dimension * cap) : new Float32Array(dimension * cap);
-      if (data.BYTES_PER_ELEMENT !== width) return false;
+      if (data && data.BYTES_PER_ELEMENT !== width) return false;
+      room(c.size, width);
       const dim = dimension;
       // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
       const bytes = c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength);
       const all = width === 1 ? new Int8Array(bytes) : new Float32Array(bytes);
-      const to = data;
-      for (let i = 0; i < c.size && rows < cap; i++) {
+      const to = data!;
+      for (let i = 0; i < c.size; i++) {
         if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
         // Rowids are item ids, far below 2^53: the low and high words make the number without a BigInt.
         const id = c.rowids.readUInt32LE(i * 8) + c.rowids.readInt32LE(i * 8 + 4) * 2 ** 32;
-        const owner = owners.get(id);
-        if (!owner) continue;
         const from = i * dim;
         const at = rows * dim;
         let norm = 0;
@@ -207,8 +242,6 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
         if (norm === 0) continue;
         inverseNorms[rows] = 1 / Math.sqrt(norm);
         ids[rows] = id;
-        ownerIds[rows] = owner.ownerId;
-        ownerTypes.push(owner.ownerType);
         rows++;
       }
       return true;
@@ -219,8 +252,6 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
       data: data ?? new Float32Array(0),
       inverseNorms,
       ids,
-      ownerIds,
-      ownerTypes,
       quantized: data instanceof Int8Array,
     }),
   };
@@ -252,7 +283,7 @@ export function createNearestVectors(db: Db) {
     const step = () => {
       if (loading !== token) return;
       try {
-        filler ??= matrixFiller(vectorOwners(db), getEmbedderBinding(db)?.dimension ?? 0);
+        filler ??= matrixFiller(vectorSlots(db), getEmbedderBinding(db)?.dimension ?? 0);
         for (let n = 0; ; n++) {
           const page = vectorChunks(db, after, 1);
           if (!page || !page.every((c) => filler!.add(c))) {
@@ -323,7 +354,16 @@ export function createNearestVectors(db: Db) {
       const m = current();
       if (!m) return nearestVectors(db, query, k, ownerType);
       const rows = nearestRows(m, m.quantized ? asQuantized(query) : query, k);
-      return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
+      const owners = vectorItemOwners(
+        db,
+        rows.map((r) => r.id),
+      );
+      const out: Neighbour[] = [];
+      for (const r of rows) {
+        const o = owners.get(r.id);
+        if (o && (!ownerType || o.ownerType === ownerType)) out.push({ ...r, ...o });
+      }
+      return out;
     },
   };
 }

@@ -97,10 +97,10 @@ describe("nearest vectors in memory", () => {
   it("orders by cosine distance with ties by id, and skips zero vectors", () => {
     const v = (...xs: number[]) => Float32Array.from(xs);
     const m = vectorMatrix([
-      { id: 3, ownerType: "node", ownerId: 30, vector: v(1, 0) },
-      { id: 1, ownerType: "node", ownerId: 10, vector: v(2, 0) },
-      { id: 2, ownerType: "node", ownerId: 20, vector: v(0, 0) },
-      { id: 4, ownerType: "memory", ownerId: 40, vector: v(0, 1) },
+      { id: 3, vector: v(1, 0) },
+      { id: 1, vector: v(2, 0) },
+      { id: 2, vector: v(0, 0) },
+      { id: 4, vector: v(0, 1) },
     ]);
     expect(m.rows).toBe(3);
     const r = nearestRows(m, v(1, 0.1), 3);
