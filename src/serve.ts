@@ -72,8 +72,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // The SDK's stdio transport does not end the process when the client goes away: do it here.
     process.stdin.once("end", () => void shutdown("stdin closed"));
     process.stdin.once("close", () => void shutdown("stdin closed"));
-    // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one.
-    server.server.oninitialized = () => void setImmediate(() => void warmUp(opts, apps)).unref();
+    // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one. A
+    // timer, not an unref'd immediate: that one would wait in the event loop's poll until the client's next message.
+    server.server.oninitialized = () => void setTimeout(() => void warmUp(opts, apps), 0).unref();
     await server.connect(transport);
     if (process.stdin.isTTY) await printBanner(opts, apps);
   }
