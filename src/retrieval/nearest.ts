@@ -1,9 +1,9 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
 // 256 dimensions); the copy is read once (a byte copy of the int8 vectors and each one's length) and compared in a
-// tight loop over the query's non-zero dimensions. The results are the same
-// neighbours with the same cosine distances (up to float rounding), ties broken by id. The copy is read after a
-// warm-up or from a store's second query on: a one-off query does not pay for a copy it would not use.
+// tight loop over the query's non-zero dimensions. The results are the same neighbours with the same cosine distances
+// (up to float rounding), ties broken by id. The copy is read after a warm-up or from a store's second query on: a
+// one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
 import {
