@@ -29,9 +29,8 @@ export function fileSymbolsReader(db: Db): ReadFileSymbols {
 }
 
 /**
- * Files a ranker keeps read, the most recently used: tasks in one project keep coming back to the same files (44% of
- * the files ranked for 30 random tasks on sympy were ranked for an earlier one), and a large file's symbol rows and
- * bodies are a few hundred kilobytes at most.
+ * Files a ranker keeps read, the most recently used: tasks in one project keep coming back to the same files, and a
+ * large file's symbol rows and bodies are a few hundred kilobytes at most.
  */
 export const FILES_KEPT = 128;
 
