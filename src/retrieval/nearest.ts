@@ -273,7 +273,7 @@ export function createNearestVectors(db: Db) {
   let external = -1;
   let fingerprint = "";
 
-  const load = () => {
+  const load = (now = false) => {
     const token = {};
     loading = token;
     const startOwn = vectorsVersion(db).own;
@@ -312,8 +312,10 @@ export function createNearestVectors(db: Db) {
         loading = undefined; // a closed store: queries keep going to sqlite-vec
       }
     };
-    // Never inside the caller: a query that asks for the copy is answered from sqlite-vec and the reading starts after.
-    setTimeout(step, 0).unref();
+    // A warm-up reads the first step at once (a server asks before its queries come); a query that asks for the copy
+    // is answered by sqlite-vec and the reading starts after it, never inside it.
+    if (now) step();
+    else setTimeout(step, 0).unref();
   };
 
   /**
@@ -344,7 +346,8 @@ export function createNearestVectors(db: Db) {
     /** Starts reading the copy (a server's warm-up), so queries soon stop going to sqlite-vec. */
     warm: (): void => {
       wanted = true;
-      current();
+      if (!unreadable && !matrix && !loading) load(true);
+      else current();
     },
     /** Whether queries are answered from the in-memory copy (read and current), rather than by sqlite-vec. */
     ready: (): boolean => current() !== undefined,
