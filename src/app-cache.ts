@@ -6,7 +6,7 @@ import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
 import type { ProjectLocation } from "./project/root.js";
-import { inBackground, resumeDistillation } from "./session/compress.js";
+import { queuedDistillJobs } from "./storage/distill-jobs.js";
 import { count } from "./text/plural.js";
 
 export interface AppCache {
@@ -27,13 +27,19 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
         apps.set(key, app);
         const notice = app.takeEmbedderNotice();
         if (notice) logger.warn(notice);
-        // Distillations a killed server left queued run again, in the background, as soon as the store is open.
+        // Distillations a killed server left queued run again, in the background, as soon as the store is open. The
+        // compression code loads only when there are some: opening a store for cards does not load it.
         const opened = app;
-        const resumed = resumeDistillation({
-          ...opened.scope,
-          distill: inBackground(opened.distiller, opened.db, logger),
-        });
-        if (resumed) logger.info(`resuming ${count(resumed, "queued distillation")}`);
+        if (queuedDistillJobs(opened.db, opened.scope.projectId).length > 0)
+          void import("./session/compress.js")
+            .then(({ inBackground, resumeDistillation }) => {
+              const resumed = resumeDistillation({
+                ...opened.scope,
+                distill: inBackground(opened.distiller, opened.db, logger),
+              });
+              if (resumed) logger.info(`resuming ${count(resumed, "queued distillation")}`);
+            })
+            .catch((err: unknown) => logger.warn(`resuming distillations failed: ${(err as Error).message}`));
       }
       return app;
     },

@@ -72,8 +72,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // The SDK's stdio transport does not end the process when the client goes away: do it here.
     process.stdin.once("end", () => void shutdown("stdin closed"));
     process.stdin.once("close", () => void shutdown("stdin closed"));
-    // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one.
-    server.server.oninitialized = () => void setImmediate(() => void warmUp(opts, apps)).unref();
+    // Once the client is connected, load what the first get_memory_cards needs, so that call is not the slow one. A
+    // timer, not an unref'd immediate: that one would wait in the event loop's poll until the client's next message.
+    server.server.oninitialized = () => void setTimeout(() => void warmUp(opts, apps), 0).unref();
     await server.connect(transport);
     if (process.stdin.isTTY) await printBanner(opts, apps);
   }
@@ -94,11 +95,13 @@ async function warmUp(opts: ServeOptions, apps: () => Promise<AppCache>): Promis
       await ensureWorker(workerPlace(process.env, opts.cli), opts.cli, process.env);
     }
     const app = (await apps()).forLocation(location);
-    // Background reads in small steps first; then the lazy parts a first call would otherwise load.
-    app.ranker.warm();
-    await new Promise((resolve) => setTimeout(resolve, 50).unref());
+    // The cards path first: its code, then one ranking (the tokenizer's tables, the stored term counts, the prepared
+    // statements), so a get_memory_cards arriving meanwhile waits for nothing it does not need itself. Then the
+    // background reads in small steps (the vectors' in-memory copy), between calls.
+    await import("./mcp/tools/get-memory-cards.run.js");
     await app.ranker.rankSymbols("warm up", 1);
     countTokens("warm up");
+    app.ranker.warm();
     opts.logger.debug("warmed up the ranker");
   } catch (err) {
     opts.logger.debug(`warm-up skipped: ${(err as Error).message}`);

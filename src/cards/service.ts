@@ -6,7 +6,6 @@ import { z } from "zod";
 import { Sections } from "../conversation/schema.js";
 import { AppError } from "../errors.js";
 import { indexCompleteness } from "../graph/build-state.js";
-import { assertIndexed } from "../graph/index-repository.js";
 import type { RankedFile, Ranker } from "../retrieval/rank.js";
 import { CONFIDENT, type EvidenceFeatures } from "../scoring/calibration.js";
 import { auditCards, cardMarkdown, makeCard } from "../scoring/cards.js";
@@ -15,6 +14,7 @@ import { pack, type PackResult } from "../scoring/pack.js";
 import { type Candidate, type Card, type CardAudit, PackMode, UnitKind } from "../scoring/schema.js";
 import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
+import { hasIndexedFiles } from "../storage/graph/counts.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary } from "../storage/summaries.js";
 import { count } from "../text/plural.js";
@@ -77,6 +77,18 @@ export interface CardsDeps extends ProjectScope {
    * fails with NOT_INDEXED (the get_memory_cards tool: the agent decides when to pay for build_context_graph).
    */
   indexFirst?: () => Promise<void>;
+}
+
+/**
+ * Throws NOT_INDEXED when the graph has never been built for this database (as the indexer's own check does, read
+ * here so that the cards path does not load the indexer).
+ */
+function assertIndexed(db: CardsDeps["db"]): void {
+  if (!hasIndexedFiles(db))
+    throw new AppError(
+      "NOT_INDEXED",
+      "this project has no context graph yet; run build_context_graph (or `memcards index`) first",
+    );
 }
 
 /** Applies the indexing policy of `deps` (see CardsDeps.indexFirst); throws NOT_INDEXED when there is no graph. */

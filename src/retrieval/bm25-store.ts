@@ -109,12 +109,13 @@ export function createBm25Store(read: Bm25Reader, options: Bm25StoreOptions = {}
   const background = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(() => {
+    // A timer, not an unref'd immediate: that would wait in the event loop's poll for the next input before it ran.
+    setTimeout(() => {
       scheduled = false;
       const done = warming ? step(WARM_SLICE_FILES, WARM_SLICE_BYTES) : step();
       if (done) warming = false;
       else background();
-    }).unref();
+    }, 0).unref();
   };
 
   return {

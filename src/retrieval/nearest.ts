@@ -1,8 +1,9 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
-// 256 dimensions); the copy is read once, normalized, and compared in a tight loop. The results are the same
-// neighbours with the same cosine distances (up to float rounding), ties broken by id. The copy is read after a
-// warm-up or from a store's second query on: a one-off query does not pay for a copy it would not use.
+// 256 dimensions); the copy is read once (a byte copy of the int8 vectors and each one's length) and compared in a
+// tight loop over the query's non-zero dimensions. The results are the same neighbours with the same cosine distances
+// (up to float rounding), ties broken by id. The copy is read after a warm-up or from a store's second query on: a
+// one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
 import {
@@ -10,8 +11,9 @@ import {
   quantizeVector,
   type VectorChunk,
   vectorChunks,
-  vectorOwners,
+  vectorItemOwners,
   vectorsFingerprint,
+  vectorSlots,
   vectorsVersion,
 } from "../storage/vectors.js";
 
@@ -23,74 +25,108 @@ export interface Neighbour {
 }
 
 /**
- * Unit-length copies of the stored vectors in one flat array, column by column (`data[d * rows + r]`: a query
- * touches only the columns of its non-zero dimensions, and a short task's hashed vector has few), with each row's
- * item and owner.
+ * Copies of the stored vectors in one flat array, row after row, as stored (int8 vectors stay int8: a quarter of the
+ * memory of floats, and reading them is a byte copy), with each row's inverse length and its item id. A query reads,
+ * in each row, only the components of its own non-zero dimensions (a short task's hashed vector has few). The owners
+ * of the few rows a query returns are read then, as sqlite-vec's kNN joins them.
  */
 export interface VectorMatrix {
   dimension: number;
   rows: number;
-  /** Distance between columns in `data` (at least `rows`: a matrix filled while reading has spare room). */
-  stride: number;
-  data: Float32Array;
+  /** Row r's components at `data[r * dimension …]`. */
+  data: Int8Array | Float32Array;
+  /** 1 / length of each row (rows of length 0 are never kept). */
+  inverseNorms: Float32Array;
   ids: Int32Array;
-  ownerIds: Int32Array;
-  ownerTypes: string[];
   /** Rows read from int8 vectors: a query is compared quantized the same way, as sqlite-vec compares it. */
   quantized?: boolean;
 }
 
-/** Packs vectors into a matrix of unit rows; a zero vector (no direction) is left out, as vec0's kNN skips it. */
-export function vectorMatrix(
-  items: readonly { id: number; ownerType: string; ownerId: number; vector: Float32Array }[],
-) {
+/** 1 / the length of `v[from … from + n)`, or 0 for a zero vector. */
+function inverseNorm(v: ArrayLike<number>, from: number, n: number): number {
+  let norm = 0;
+  for (let i = from; i < from + n; i++) norm += v[i]! * v[i]!;
+  return norm === 0 ? 0 : 1 / Math.sqrt(norm);
+}
+
+/** Packs vectors into a matrix; a zero vector (no direction) is left out, as vec0's kNN skips it. */
+export function vectorMatrix(items: readonly { id: number; vector: Float32Array }[]) {
   const dimension = items[0]?.vector.length ?? 0;
   const kept = items.filter((v) => v.vector.length === dimension && v.vector.some((x) => x !== 0));
   const data = new Float32Array(kept.length * dimension);
+  const inverseNorms = new Float32Array(kept.length);
   const ids = new Int32Array(kept.length);
-  const ownerIds = new Int32Array(kept.length);
-  const ownerTypes: string[] = [];
   kept.forEach((v, r) => {
-    let norm = 0;
-    for (let i = 0; i < dimension; i++) norm += v.vector[i]! * v.vector[i]!;
-    const inv = 1 / Math.sqrt(norm);
-    for (let i = 0; i < dimension; i++) data[i * kept.length + r] = v.vector[i]! * inv;
+    data.set(v.vector, r * dimension);
+    inverseNorms[r] = inverseNorm(v.vector, 0, dimension);
     ids[r] = v.id;
-    ownerIds[r] = v.ownerId;
-    ownerTypes.push(v.ownerType);
   });
-  return { dimension, rows: kept.length, stride: kept.length, data, ids, ownerIds, ownerTypes } satisfies VectorMatrix;
+  return { dimension, rows: kept.length, data, inverseNorms, ids } satisfies VectorMatrix;
 }
 
 /** The `k` rows nearest to `query` by cosine distance (1 − cosine similarity), nearest first, ties by id. */
-export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): Neighbour[] {
+export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): { id: number; distance: number }[] {
   if (m.rows === 0 || query.length !== m.dimension || k <= 0) return [];
-  let norm = 0;
-  for (let i = 0; i < query.length; i++) norm += query[i]! * query[i]!;
-  if (norm === 0) return [];
-  const inv = 1 / Math.sqrt(norm);
-  const n = m.rows;
+  const inv = inverseNorm(query, 0, query.length);
+  if (inv === 0) return [];
+  // The query's non-zero dimensions, and their weights (unit length).
+  let nz = 0;
+  for (let i = 0; i < query.length; i++) if (query[i] !== 0) nz++;
+  const dims = new Int32Array(nz);
+  const weights = new Float64Array(nz);
+  for (let i = 0, j = 0; i < query.length; i++)
+    if (query[i] !== 0) {
+      dims[j] = i;
+      weights[j++] = query[i]! * inv;
+    }
   const scratch = scratchOf(m);
   const sims = scratch.sims;
-  sims.fill(0);
-  for (let i = 0; i < m.dimension; i++) {
-    const qi = query[i]! * inv;
-    if (qi === 0) continue;
-    const col = m.data.subarray(i * m.stride, i * m.stride + n);
-    for (let r = 0; r < n; r++) sims[r]! += col[r]! * qi;
-  }
+  if (m.data instanceof Int8Array) dotsInt8(m.data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
+  else dotsFloat(m.data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
   const bound = kthLargest(sims, take, scratch.copy);
   const best: number[] = [];
   for (let r = 0; r < m.rows; r++) if (sims[r]! >= bound) best.push(r);
   best.sort((a, b) => sims[b]! - sims[a]! || m.ids[a]! - m.ids[b]!);
-  return best.slice(0, take).map((r) => ({
-    id: m.ids[r]!,
-    ownerType: m.ownerTypes[r]!,
-    ownerId: m.ownerIds[r]!,
-    distance: 1 - sims[r]!,
-  }));
+  return best.slice(0, take).map((r) => ({ id: m.ids[r]!, distance: 1 - sims[r]! }));
+}
+
+/** `sims[r]` = the cosine of row r with the query's weights on its `dims` (one function per element type, so each
+ * loop stays monomorphic). */
+function dotsInt8(
+  data: Int8Array,
+  dim: number,
+  n: number,
+  dims: Int32Array,
+  weights: Float64Array,
+  inverseNorms: Float32Array,
+  sims: Float64Array,
+): void {
+  const nz = dims.length;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * inverseNorms[r]!;
+  }
+}
+
+/** As `dotsInt8`, for float32 rows. */
+function dotsFloat(
+  data: Float32Array,
+  dim: number,
+  n: number,
+  dims: Int32Array,
+  weights: Float64Array,
+  inverseNorms: Float32Array,
+  sims: Float64Array,
+): void {
+  const nz = dims.length;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * inverseNorms[r]!;
+  }
 }
 
 /**
@@ -134,11 +170,12 @@ function kthLargest(xs: Float64Array, k: number, into: Float64Array): number {
 }
 
 /**
- * Chunks of the vec0 table (1,024 vectors each) read per loading step: 8 MiB of 256-dimension vectors, tens of
- * milliseconds, so a request arriving meanwhile waits little, and a store of 43k vectors is in memory after six steps.
- * Counted in chunks, not time, so a loaded machine still finishes in as many steps.
+ * Chunks of the vec0 table (1,024 vectors each) read per loading step: 8 MiB of 256-dimension int8 vectors, copied as
+ * they are, tens of milliseconds, so a request arriving meanwhile waits little, and a store of 43k vectors is in memory
+ * after two steps (each step between two requests makes the requests that wait for the copy fewer). Counted in chunks,
+ * not time, so a loaded machine still finishes in as many steps.
  */
-const LOAD_CHUNKS = 8;
+const LOAD_CHUNKS = 32;
 
 /** `v` as the store keeps it (int8, scaled to ±127), as floats: the query sqlite-vec compares int8 vectors with. */
 function asQuantized(v: Float32Array): Float32Array {
@@ -146,43 +183,65 @@ function asQuantized(v: Float32Array): Float32Array {
   return Float32Array.from(new Int8Array(b.buffer, b.byteOffset, b.byteLength));
 }
 
-/** A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. */
-function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: number }>, dimension: number) {
-  const cap = owners.size;
-  const ids = new Int32Array(cap);
-  const ownerIds = new Int32Array(cap);
-  const ownerTypes: string[] = [];
-  const data = new Float32Array(dimension * cap);
+/**
+ * A matrix being filled chunk by chunk: room for every vector item, rows added as the chunks are read. Its rows have
+ * the width of the first chunk's vectors (1 byte, int8, or 4, float32 of older stores); a chunk of another width is
+ * not understood.
+ */
+function matrixFiller(expected: number, dimension: number) {
+  let cap = Math.max(1, expected);
+  let ids = new Int32Array(cap);
+  let inverseNorms = new Float32Array(cap);
+  let data: Int8Array | Float32Array | undefined;
   let rows = 0;
-  let quantized = false;
+  /** Room for `n` more rows (more vectors than the store counted: written meanwhile, a reload follows). */
+  const room = (n: number, width: number) => {
+    if (data && rows + n <= cap) return;
+    const next = Math.max(cap, rows + n);
+    const grown = width === 1 ? new Int8Array(dimension * next) : new Float32Array(dimension * next);
+    if (data) grown.set(data.subarray(0, rows * dimension));
+    data = grown;
+    if (next > cap) {
+      const moreIds = new Int32Array(next);
+      moreIds.set(ids.subarray(0, rows));
+      const moreNorms = new Float32Array(next);
+      moreNorms.set(inverseNorms.subarray(0, rows));
+      ids = moreIds;
+      inverseNorms = moreNorms;
+      cap = next;
+    }
+  };
   return {
     /**
-     * Adds a chunk's valid slots whose item has an owner; false when the chunk's layout is not understood. A slot is
+     * Adds a chunk's valid slots; false when the chunk's layout is not understood. A slot is
      * `dimension` components of 1 byte (int8 vectors) or 4 (float32 vectors of older stores).
      */
     add(c: VectorChunk): boolean {
       if (dimension <= 0 || c.size <= 0 || c.rowids.byteLength < c.size * 8) return false;
       const width = c.vectors.byteLength / (c.size * dimension);
       if (width !== 1 && width !== 4) return false;
+      if (data && data.BYTES_PER_ELEMENT !== width) return false;
+      room(c.size, width);
       const dim = dimension;
       // Copied out: an SQLite blob's buffer need not be aligned for a Float32Array view.
       const bytes = c.vectors.buffer.slice(c.vectors.byteOffset, c.vectors.byteOffset + c.vectors.byteLength);
       const all = width === 1 ? new Int8Array(bytes) : new Float32Array(bytes);
-      if (width === 1) quantized = true;
-      for (let i = 0; i < c.size && rows < cap; i++) {
+      const to = data!;
+      for (let i = 0; i < c.size; i++) {
         if (((c.validity[i >> 3] ?? 0) & (1 << (i & 7))) === 0) continue;
-        const id = Number(c.rowids.readBigInt64LE(i * 8));
-        const owner = owners.get(id);
-        if (!owner) continue;
-        const off = i * dim;
+        // Rowids are item ids, far below 2^53: the low and high words make the number without a BigInt.
+        const id = c.rowids.readUInt32LE(i * 8) + c.rowids.readInt32LE(i * 8 + 4) * 2 ** 32;
+        const from = i * dim;
+        const at = rows * dim;
         let norm = 0;
-        for (let d = 0; d < dim; d++) norm += all[off + d]! * all[off + d]!;
+        for (let d = 0; d < dim; d++) {
+          const x = all[from + d]!;
+          norm += x * x;
+          to[at + d] = x;
+        }
         if (norm === 0) continue;
-        const inv = 1 / Math.sqrt(norm);
-        for (let d = 0; d < dim; d++) data[d * cap + rows] = all[off + d]! * inv;
+        inverseNorms[rows] = 1 / Math.sqrt(norm);
         ids[rows] = id;
-        ownerIds[rows] = owner.ownerId;
-        ownerTypes.push(owner.ownerType);
         rows++;
       }
       return true;
@@ -190,12 +249,10 @@ function matrixFiller(owners: ReadonlyMap<number, { ownerType: string; ownerId: 
     done: (): VectorMatrix => ({
       dimension,
       rows,
-      stride: cap,
-      data,
+      data: data ?? new Float32Array(0),
+      inverseNorms,
       ids,
-      ownerIds,
-      ownerTypes,
-      quantized,
+      quantized: data instanceof Int8Array,
     }),
   };
 }
@@ -216,7 +273,7 @@ export function createNearestVectors(db: Db) {
   let external = -1;
   let fingerprint = "";
 
-  const load = () => {
+  const load = (now = false) => {
     const token = {};
     loading = token;
     const startOwn = vectorsVersion(db).own;
@@ -226,7 +283,7 @@ export function createNearestVectors(db: Db) {
     const step = () => {
       if (loading !== token) return;
       try {
-        filler ??= matrixFiller(vectorOwners(db), getEmbedderBinding(db)?.dimension ?? 0);
+        filler ??= matrixFiller(vectorSlots(db), getEmbedderBinding(db)?.dimension ?? 0);
         for (let n = 0; ; n++) {
           const page = vectorChunks(db, after, 1);
           if (!page || !page.every((c) => filler!.add(c))) {
@@ -237,7 +294,9 @@ export function createNearestVectors(db: Db) {
           if (page.length === 0) break;
           after = page[page.length - 1]!.chunkId;
           if (n + 1 >= LOAD_CHUNKS) {
-            setImmediate(step).unref();
+            // A timer, not an unref'd immediate: with nothing else pending, the event loop would wait in its poll for
+            // the next input before running such an immediate, and the copy would grow one step per request.
+            setTimeout(step, 0).unref();
             return;
           }
         }
@@ -253,7 +312,10 @@ export function createNearestVectors(db: Db) {
         loading = undefined; // a closed store: queries keep going to sqlite-vec
       }
     };
-    step();
+    // A warm-up reads the first step at once (a server asks before its queries come); a query that asks for the copy
+    // is answered by sqlite-vec and the reading starts after it, never inside it.
+    if (now) step();
+    else setTimeout(step, 0).unref();
   };
 
   /**
@@ -284,15 +346,27 @@ export function createNearestVectors(db: Db) {
     /** Starts reading the copy (a server's warm-up), so queries soon stop going to sqlite-vec. */
     warm: (): void => {
       wanted = true;
-      current();
+      if (!unreadable && !matrix && !loading) load(true);
+      else current();
     },
+    /** Whether queries are answered from the in-memory copy (read and current), rather than by sqlite-vec. */
+    ready: (): boolean => current() !== undefined,
     /** The `k` nearest stored vectors to `query`, of owners of `ownerType` when given (filtered after the k). */
     nearest(query: Float32Array, k: number, ownerType?: string): Neighbour[] {
       if (++asked > 1) wanted = true;
       const m = current();
       if (!m) return nearestVectors(db, query, k, ownerType);
       const rows = nearestRows(m, m.quantized ? asQuantized(query) : query, k);
-      return ownerType ? rows.filter((r) => r.ownerType === ownerType) : rows;
+      const owners = vectorItemOwners(
+        db,
+        rows.map((r) => r.id),
+      );
+      const out: Neighbour[] = [];
+      for (const r of rows) {
+        const o = owners.get(r.id);
+        if (o && (!ownerType || o.ownerType === ownerType)) out.push({ ...r, ...o });
+      }
+      return out;
     },
   };
 }

@@ -9,10 +9,9 @@ import { z } from "zod";
 import type { Embedder } from "../embeddings/provider.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
-import { nodeCount, symbolsOfFile } from "../storage/graph/nodes.js";
+import { nodeCount } from "../storage/graph/nodes.js";
 import { termDocFrequency } from "../storage/graph/search.js";
-import { storedSymbolBodies } from "../storage/graph/terms.js";
-import { decodeSymbolBodies, spanKey } from "../text/symbol-bodies.js";
+import { decodeInflatedBodies, spanKey } from "../text/symbol-bodies.js";
 import { type Bm25Index, bm25Tokens } from "./bm25.js";
 import { type Bm25Reader, type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
 import { type Bm25ForTokens, storedBm25 } from "./bm25-stored.js";
@@ -25,6 +24,7 @@ import {
   symbolChannel,
   vectorChannel,
 } from "./channels.js";
+import { type FileSymbols, fileSymbolsReader, keptFileSymbols, type ReadFileSymbols } from "./file-symbols.js";
 import type { Ranked } from "./fuse.js";
 import { createNearestVectors } from "./nearest.js";
 import { extractAnchors, queryTerms } from "./query.js";
@@ -33,7 +33,6 @@ import {
   LEARNED_SYMBOL_WEIGHTS,
   orderSymbols,
   type SymbolBody,
-  type SymbolDef,
   type SymbolFeatures,
   symbolFeaturesOf,
   type SymbolQuery,
@@ -213,14 +212,13 @@ export function fuseLists(
  * the file's lines (undefined bodies, names alone, when the file cannot be read).
  */
 function symbolBodies(
-  db: Db,
   path: string,
-  syms: readonly SymbolDef[],
+  file: FileSymbols,
   tokens: ReadonlySet<string>,
   linesOf: (path: string) => string[] | undefined,
 ): (SymbolBody | undefined)[] {
-  const row = storedSymbolBodies(db, path);
-  const stored = row ? decodeSymbolBodies(row.bodies, row.terms, tokens) : undefined;
+  const { syms, stored: row } = file;
+  const stored = row?.bodies ? decodeInflatedBodies(row.bodies, row.terms, tokens) : undefined;
   if (stored) {
     const out: (SymbolBody | undefined)[] = [];
     for (const s of syms) {
@@ -238,19 +236,24 @@ function symbolBodies(
   return lines ? bodiesFromLines(syms, lines, tokens) : syms.map(() => undefined);
 }
 
-/** The symbols of `files` (in that order) scored for a query; `linesOf` gives a file's lines for body matches. */
+/**
+ * The symbols of `files` (in that order) scored for a query; `linesOf` gives a file's lines for body matches, `read` a
+ * file's symbols and stored bodies (from the store unless given).
+ */
 export function rankFileSymbols(
   db: Db,
   files: readonly string[],
   q: SymbolQuery,
   w: SymbolWeights,
   linesOf: (path: string) => string[] | undefined,
+  read: ReadFileSymbols = fileSymbolsReader(db),
 ): RankedSymbol[] {
   const out: RankedSymbol[] = [];
   files.forEach((path, i) => {
-    const syms = symbolsOfFile(db, path);
+    const file = read(path);
+    const syms = file.syms;
     if (!syms.length) return;
-    const feats = symbolFeaturesOf(syms, q, symbolBodies(db, path, syms, q.tokens, linesOf));
+    const feats = symbolFeaturesOf(syms, q, symbolBodies(path, file, q.tokens, linesOf));
     syms.forEach((s, j) => {
       const features = feats[j]!;
       out.push({
@@ -338,6 +341,7 @@ export function createRanker(
     return [...candidateSignals(lists, u()).values()];
   };
 
+  const fileSymbols = keptFileSymbols(fileSymbolsReader(db));
   let reader: Bm25Reader | undefined;
   const linesOf = (path: string): string[] | undefined => {
     if (!opts.root) return undefined;
@@ -361,7 +365,7 @@ export function createRanker(
       named,
       ...(index ? { idf: (t: string) => Math.log(1 + n / (1 + (index.postings.get(t)?.length ?? 0))) } : {}),
     };
-    return rankFileSymbols(db, files, q, w, linesOf).slice(0, limit);
+    return rankFileSymbols(db, files, q, w, linesOf, fileSymbols).slice(0, limit);
   };
 
   const warm = () => {

@@ -320,12 +320,22 @@ export function vectorChunks(db: Db, afterId: number, limit: number): VectorChun
   }
 }
 
-/** Owner of every vector item: item id → owner type and id. */
-export function vectorOwners(db: Db): Map<number, { ownerType: string; ownerId: number }> {
-  const rows = stmt(db, "SELECT id, owner_type AS ownerType, owner_id AS ownerId FROM vector_items").all() as {
-    id: number;
-    ownerType: string;
-    ownerId: number;
-  }[];
+/** Slots of the vec0 table's storage chunks (at least its vector count; see `vectorChunks`), 0 without that layout. */
+export function vectorSlots(db: Db): number {
+  try {
+    return (stmt(db, "SELECT coalesce(sum(size), 0) AS n FROM vectors_chunks").get() as { n: number }).n;
+  } catch {
+    return 0;
+  }
+}
+
+/** The owners of the given vector items (item id → owner type and id); ids of no item are left out. */
+export function vectorItemOwners(db: Db, ids: readonly number[]): Map<number, { ownerType: string; ownerId: number }> {
+  if (ids.length === 0) return new Map();
+  const rows = stmt(
+    db,
+    `SELECT id, owner_type AS ownerType, owner_id AS ownerId FROM vector_items
+       WHERE id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(ids)) as { id: number; ownerType: string; ownerId: number }[];
   return new Map(rows.map((r) => [r.id, { ownerType: r.ownerType, ownerId: r.ownerId }]));
 }

@@ -115,13 +115,26 @@ export function decodeSymbolBodies(
   terms: readonly string[] | string,
   tokens: ReadonlySet<string>,
 ): Map<string, SymbolBody> | undefined {
-  if (blob.byteLength === 0) return undefined;
+  const b = inflateSymbolBodies(blob);
+  return b && decodeInflatedBodies(b, terms, tokens);
+}
+
+/** A stored bodies blob inflated (what `decodeInflatedBodies` reads), or undefined for an empty blob. */
+export function inflateSymbolBodies(blob: Buffer): Buffer | undefined {
+  return blob.byteLength === 0 ? undefined : inflateRawSync(blob);
+}
+
+/** As `decodeSymbolBodies`, from the blob already inflated (a reader that keeps a file's blob inflates it once). */
+export function decodeInflatedBodies(
+  b: Buffer,
+  terms: readonly string[] | string,
+  tokens: ReadonlySet<string>,
+): Map<string, SymbolBody> {
   const want = typeof terms === "string" ? termPositions(terms, tokens) : new Map<number, string>();
   if (typeof terms !== "string")
     terms.forEach((t, i) => {
       if (tokens.has(t)) want.set(i, t);
     });
-  const b = inflateRawSync(blob);
   const { more, next } = varintReader(b);
   const out = new Map<string, SymbolBody>();
   while (more()) {

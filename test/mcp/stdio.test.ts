@@ -7,9 +7,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 
-import { cliPath } from "../helpers/cli.js";
+import { cliPath, runCli } from "../helpers/cli.js";
 import { textOf } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { copyPolyglot } from "../repo/fixture.js";
 
 function env(extra: Record<string, string>): Record<string, string> {
   const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -83,6 +84,30 @@ describe("memcards serve over stdio (a real child process)", () => {
       expect(tools.map((t) => t.name)).toContain("status");
       const res = await client.callTool({ name: "status", arguments: {} });
       expect(textOf(res)).toContain(`root: ${root} (from flag)`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("warms the cards path once initialized, with no further message from the client", async () => {
+    const root = copyPolyglot();
+    const home = tmpDir();
+    expect(runCli(["index", root], { cwd: root, env: { ...process.env, MEMCARDS_HOME: home } }).code).toBe(0);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, "serve", "--root", root, "--log-level", "debug"],
+      env: env({ MEMCARDS_HOME: home, MEMCARDS_HOOK_WORKER: "0" }),
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: "stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      // The client is silent after `initialized`: the warm-up must not wait for its next message.
+      for (let i = 0; i < 600 && !stderr.includes("warmed up the ranker"); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(stderr).toContain("warmed up the ranker");
     } finally {
       await client.close();
     }

@@ -10,6 +10,7 @@ import type { App } from "../../src/app.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
 import { bm25SourceFiles, refreshFileTerms } from "../../src/graph/file-terms.js";
 import { bm25Tokens } from "../../src/retrieval/bm25.js";
+import { fileSymbolsReader, keptFileSymbols } from "../../src/retrieval/file-symbols.js";
 import { rankFileSymbols } from "../../src/retrieval/rank.js";
 import { LEARNED_SYMBOL_WEIGHTS, type SymbolQuery } from "../../src/retrieval/symbols.js";
 import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
@@ -70,6 +71,28 @@ describe("stored symbol bodies", () => {
       expect(stored, text).toEqual(lines);
       refreshFileTerms(app.db, root);
     }
+  });
+
+  it("kept by a ranker, rank as the store read each time does, each file read once, the least recently used let go", () => {
+    const read = fileSymbolsReader(app.db);
+    const counts = new Map<string, number>();
+    const counted = (p: string) => {
+      counts.set(p, (counts.get(p) ?? 0) + 1);
+      return read(p);
+    };
+    const kept = keptFileSymbols(counted, files.length);
+    for (const text of [...QUERIES, ...QUERIES]) {
+      const fresh = rankFileSymbols(app.db, files, query(text), LEARNED_SYMBOL_WEIGHTS, fromLines);
+      expect(rankFileSymbols(app.db, files, query(text), LEARNED_SYMBOL_WEIGHTS, fromLines, kept), text).toEqual(fresh);
+    }
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(counts.size).toBe(files.length);
+    // Two places: the first file is used again, so the second is the one let go when a third comes.
+    const small = keptFileSymbols(counted, 2);
+    const [a, b, c] = files as [string, string, string];
+    counts.clear();
+    for (const p of [a, b, a, c, a, b]) small(p);
+    expect(Object.fromEntries(counts)).toEqual({ [a]: 1, [b]: 2, [c]: 1 });
   });
 
   it("follow an edit, and a store counted before they were kept gets them at the next index run", async () => {

@@ -9,6 +9,7 @@ import type { App } from "../../src/app.js";
 import { getMemoryCards } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
 import { recall, searchMemory } from "../../src/memory/service.js";
+import { createNearestVectors } from "../../src/retrieval/nearest.js";
 import { recordMemory } from "../../src/session/memory.js";
 import { type Db, preparedSql } from "../../src/storage/db.js";
 import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
@@ -60,6 +61,7 @@ function planProblems(db: Db, sql: string): string[] {
  */
 const ALLOWED: [RegExp, string][] = [
   [/^SELECT 1 FROM sqlite_master/, "the schema table, a few dozen rows"],
+  [/^SELECT 1 FROM files LIMIT 1$/, "whether the graph was built: the first row the scan meets ends it"],
   [/FROM files$/, "the file list of the whole-file BM25 index, read once per ranker"],
   [
     /^SELECT COUNT\(\*\) AS n FROM nodes$/,
@@ -69,7 +71,10 @@ const ALLOWED: [RegExp, string][] = [
   [/FROM vector_items WHERE embedded = 1$/, "the vectors' fingerprint, only after another connection committed"],
   [/^SELECT count\(\*\) AS n FROM sqlite_master/, "the schema table, a few dozen rows"],
   [/FROM vectors_chunks c JOIN vectors_vector_chunks00/, "the vectors read into memory, once per change of them"],
-  [/owner_id AS ownerId FROM vector_items$/, "the vectors' owners, read with them into memory"],
+  [
+    /^SELECT coalesce\(sum\(size\), 0\) AS n FROM vectors_chunks$/,
+    "the vec0 table's chunk list, once per change of the vectors",
+  ],
   [/^SELECT sum\(type IN/, "code and other node counts, once per state of the store"],
   [/^SELECT count\(\*\) AS n FROM nodes WHERE type IN \('file', 'test'\)/, "file count, once per state of the store"],
   [/FROM sessions s JOIN summaries m/, "groups one project's summarized sessions"],
@@ -97,6 +102,12 @@ describe("query plans of the hot paths", () => {
     recall(app.scope, { budgetTokens: 1500 });
     searchMemory(app.scope, { query: "helper called first" });
     symbolsOfFile(app.db, "pkg1/mod7.py");
+    // Nearest vectors from the in-memory copy (what a server answers with once it is read).
+    const near = createNearestVectors(app.db);
+    near.warm();
+    for (let i = 0; i < 250 && !near.ready(); i++) await new Promise((r) => setTimeout(r, 20));
+    const [q] = await app.embedding.embedder.embed(["compute the helper value"]);
+    near.nearest(q!, 20, "node");
     // The viewer's Memory page: the filter bar's counts and one page of units per filter, first and deeper pages.
     const pid = app.project.id;
     unitFacets(app.db, pid);
@@ -149,6 +160,14 @@ describe("query plans of the hot paths", () => {
     expect(plan(/^SELECT \* FROM nodes WHERE key = \?$/, "x")).toMatch(
       /SEARCH nodes USING INDEX sqlite_autoindex_nodes_1 \(key=\?\)/,
     );
+  });
+
+  it("the nearest vectors' owners are read by primary key, never with every vector", () => {
+    const sql = hot.find((s) => /FROM vector_items\s+WHERE id IN \(SELECT value FROM json_each\(\?\)\)/.test(s));
+    expect(sql).toBeDefined();
+    const plan = (app.db.prepare(`EXPLAIN QUERY PLAN ${sql!}`).all("[]") as { detail: string }[]).map((p) => p.detail);
+    expect(plan.join("\n")).toMatch(/SEARCH vector_items USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(hot.some((s) => /owner_id AS ownerId FROM vector_items$/.test(s.trim()))).toBe(false);
   });
 
   it("a file's stored symbol bodies are read by the cards, through the path and primary-key indexes", () => {
