@@ -161,13 +161,18 @@ export function similarMemories(
     .filter((x) => x.n > 0)
     .sort((a, b) => a.n - b.n)
     .slice(0, Math.floor(terms.length / 2) + 1);
-  const order = stmt(
-    db,
-    `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
-     ORDER BY bm25(memories_fts), rowid DESC`,
-  )
-    .pluck()
-    .all(byRarity.map((x) => x.t).join(" OR "), JSON.stringify(units.map((u) => u.id))) as number[];
+  // One walk of the index over the candidates' stretch of ids (a list of ids would be one query, and one count of
+  // each term's units for BM25, per id), keeping the candidates.
+  const ids = new Set(units.map((u) => u.id));
+  const order = (
+    stmt(
+      db,
+      `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? AND rowid <= ?
+       ORDER BY bm25(memories_fts), rowid DESC`,
+    )
+      .pluck()
+      .all(byRarity.map((x) => x.t).join(" OR "), units.at(-1)!.id, units[0]!.id) as number[]
+  ).filter((id) => ids.has(id));
   const rank = new Map(order.map((id, i) => [id, i]));
   return units.sort((a, b) => (rank.get(a.id) ?? order.length) - (rank.get(b.id) ?? order.length) || b.id - a.id);
 }
