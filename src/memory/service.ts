@@ -378,7 +378,12 @@ export function recall(
     const mark = stale.length ? ` (stale: ${stale.join(", ")} changed since)` : "";
     return { id: m.id, text: `- ${clipWords(m.text, 1000)}${mark} (#${m.id})` };
   };
-  const pick = (rows: MemoryRow[], n: number) => rows.filter((m) => !used.has(m.id)).slice(0, n);
+  // The n units of a category in force (most important, then newest first) not already shown: read are only those
+  // n and as many more as units already shown, whatever the store's size.
+  const pick = (category: string, n: number, tier?: string) =>
+    listMemories(deps.db, deps.projectId, { category, ...(tier ? { tier } : {}), limit: n + used.size })
+      .filter((m) => !used.has(m.id))
+      .slice(0, n);
   // The last session's open work first: it is where the next session starts.
   const last = summarizedSessions(deps.db, deps.projectId, 1)[0];
   const lastRow = last && latestSummary(deps.db, last.id);
@@ -390,10 +395,7 @@ export function recall(
       sections.push({ title: `Next steps left by the last session (${last.id})`, lines: next.slice(0, 8) });
     if (state.length) sections.push({ title: "Where it stood", lines: state.slice(0, 1) });
   }
-  const constraints = pick(
-    listMemories(deps.db, deps.projectId, { category: "commitment", tier: "warm", limit: 100 }),
-    12,
-  );
+  const constraints = pick("commitment", 12, "warm");
   constraints.forEach((m) => used.add(m.id));
   if (constraints.length) sections.push({ title: "User constraints and rules", lines: constraints.map(line) });
   if (changed.length || (branch && branch !== "HEAD")) {
@@ -411,10 +413,10 @@ export function recall(
     }
   }
   // What was changed last, for which request, in which commit: where the next session's work picks up.
-  const changes = pick(listMemories(deps.db, deps.projectId, { category: "change", limit: 50 }), 10);
+  const changes = pick("change", 10);
   changes.forEach((m) => used.add(m.id));
   if (changes.length) sections.push({ title: "Recent changes", lines: changes.map(line) });
-  const failures = pick(listMemories(deps.db, deps.projectId, { category: "failure", tier: "warm", limit: 100 }), 6);
+  const failures = pick("failure", 6, "warm");
   failures.forEach((m) => used.add(m.id));
   if (failures.length) {
     sections.push({
@@ -428,9 +430,9 @@ export function recall(
       }),
     });
   }
-  const metrics = pick(listMemories(deps.db, deps.projectId, { category: "performance", limit: 50 }), 6);
+  const metrics = pick("performance", 6);
   if (metrics.length) sections.push({ title: "Latest measurements", lines: metrics.map(line) });
-  const prefs = pick(listMemories(deps.db, deps.projectId, { category: "preference", tier: "warm", limit: 20 }), 5);
+  const prefs = pick("preference", 5, "warm");
   if (prefs.length) sections.push({ title: "Preferences", lines: prefs.map(line) });
   // Fill under the budget, section by section, most important first.
   const out: string[] = [];

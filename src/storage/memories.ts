@@ -74,7 +74,7 @@ export function memoriesByKey(db: Db, projectId: number, category: string, key: 
 }
 
 /** Documents counted per term when judging how rare it is: enough to rank terms, bounded on any store. */
-const RARITY_CAP = 256;
+const RARITY_CAP = 64;
 /** Distinct words weighed per check: more than a unit's text holds (units are a few sentences). */
 const MAX_SIMILAR_TERMS = 512;
 
@@ -93,7 +93,8 @@ export interface SimilarUnit {
  * `a − ⌈minJaccard·a⌉` of the `a` words, and words no other unit holds count against that allowance. So it holds at
  * least one of the rarest allowance + 1 words, and, when that allowance is small, at least two of the rarest
  * allowance + 2: the full-text index is asked for those words (or those pairs) and nothing that could match is
- * missed. Each term's count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
+ * missed among the newest `newest` (MAX_CANDIDATES) units of the project and category that hold them. Each term's
+ * count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
@@ -139,24 +140,19 @@ export function similarMemories(
       .map((x) => x.t)
       .join(" OR ");
   }
-  // `newest`: only that many of the newest matches (a loose overlap matches much of a large store).
-  const ids = (
-    opts.newest
-      ? stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ? ORDER BY rowid DESC LIMIT ?")
-          .pluck()
-          .all(match, self, opts.newest)
-      : stmt(db, "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ?").pluck().all(match, self)
-  ) as number[];
-  if (!ids.length) return [];
+  // The newest in-scope matches first, at most `newest` (MAX_CANDIDATES): the full-text index is walked newest
+  // first and each match is looked up by id, so the read stops after that many units of the project and category in
+  // force, however many units of the store (or of other projects and categories) hold the words. The category is
+  // the first word of every unit's indexed text (`indexMemory`), so it narrows the match too.
+  const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ${quote(category.toLowerCase())}` : match;
   const units = (
     stmt(
       db,
-      `SELECT id, status, text, confidence FROM memories WHERE id IN (SELECT value FROM json_each(?))
-       AND project_id = ? AND category = ? AND status != 'superseded'`,
-    ).all(JSON.stringify(ids), projectId, category) as SimilarUnit[]
-  )
-    .filter((u) => !opts.accept || opts.accept(u))
-    .sort((a, b) => b.id - a.id);
+      `SELECT m.id, m.status, m.text, m.confidence FROM memories_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memories_fts MATCH ? AND f.rowid != ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
+       ORDER BY f.rowid DESC LIMIT ?`,
+    ).all(scoped, self, projectId, category, opts.newest ?? MAX_CANDIDATES) as SimilarUnit[]
+  ).filter((u) => !opts.accept || opts.accept(u));
   if (units.length < 2) return units;
   // Several match: ranked as they always were, by BM25 over the rarer half (plus one) of the words, counted with
   // the unit itself, the newest first among equals.
@@ -165,19 +161,29 @@ export function similarMemories(
     .filter((x) => x.n > 0)
     .sort((a, b) => a.n - b.n)
     .slice(0, Math.floor(terms.length / 2) + 1);
-  const order = stmt(
-    db,
-    `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
-     ORDER BY bm25(memories_fts), rowid DESC`,
-  )
-    .pluck()
-    .all(byRarity.map((x) => x.t).join(" OR "), JSON.stringify(units.map((u) => u.id))) as number[];
+  // One walk of the index over the candidates' stretch of ids (a list of ids would be one query, and one count of
+  // each term's units for BM25, per id), keeping the candidates.
+  const ids = new Set(units.map((u) => u.id));
+  const order = (
+    stmt(
+      db,
+      `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid >= ? AND rowid <= ?
+       ORDER BY bm25(memories_fts), rowid DESC`,
+    )
+      .pluck()
+      .all(byRarity.map((x) => x.t).join(" OR "), units.at(-1)!.id, units[0]!.id) as number[]
+  ).filter((id) => ids.has(id));
   const rank = new Map(order.map((id, i) => [id, i]));
   return units.sort((a, b) => (rank.get(a.id) ?? order.length) - (rank.get(b.id) ?? order.length) || b.id - a.id);
 }
 
-/** Pairs of rare words are asked for while they are few (at most 6 pairs); past that, any of the rare words. */
-const MAX_PAIRED_ALLOWANCE = 2;
+/** Pairs of rare words are asked for while they are few (at most 28 pairs); past that, any of the rare words. */
+const MAX_PAIRED_ALLOWANCE = 6;
+/**
+ * Units a check reads at most, newest first: more than any real store holds that share two of a unit's rarest
+ * words, so the cap binds only on a store full of near-copies, where it keeps a write's cost flat (hand-set).
+ */
+const MAX_CANDIDATES = 128;
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   return Number(

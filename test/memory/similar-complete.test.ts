@@ -68,9 +68,12 @@ it("finds every unit of the category in force that reaches the threshold, as a f
     const w = words(self ? self.text : text());
     for (const t of [0.85, 0.5, 0.25]) {
       const found = new Set(
-        similarMemories(db, p, "learning", w, t, { self: self?.id, accept: (m) => jaccard(w, words(m.text)) >= t }).map(
-          (m) => m.id,
-        ),
+        similarMemories(db, p, "learning", w, t, {
+          self: self?.id,
+          // The filter itself: no cap on the units read (a write reads the newest few hundred at most).
+          newest: units.length,
+          accept: (m) => jaccard(w, words(m.text)) >= t,
+        }).map((m) => m.id),
       );
       for (const u of units)
         if (

@@ -113,6 +113,36 @@ describe("duplicate and contradiction checks through the index", () => {
     expect(similarMemories(deps.db, deps.projectId, "learning", words, 0.5).length).toBe(1);
   });
 
+  it("ranks several candidates by BM25 over the rarer words, as a query over just their ids ranks them", () => {
+    const deps = store();
+    const common = ["account", "totals", "cache", "invoice", "tenant", "nightly"];
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 300; i++) {
+      const n = 2 + Math.floor(rnd() * 6);
+      const words = Array.from({ length: n }, () => common[Math.floor(rnd() * common.length)]!);
+      if (rnd() < 0.1) words.push("ledger");
+      if (rnd() < 0.15) words.push("rounding", "rounding");
+      recordMemory(deps, { category: "reasoning", text: `${words.join(" ")} step_${i}` });
+    }
+    const got = similarMemories(deps.db, deps.projectId, "reasoning", ["ledger", "rounding", "invoice"], 0.25, {
+      newest: 40,
+    }).map((u) => u.id);
+    expect(got).toHaveLength(40);
+    // The rarer half plus one of the three words (ledger, rounding) ranks the candidates that hold them by BM25, as
+    // one query over the candidates' ids does; the others follow, newest first.
+    const ranked = deps.db
+      .prepare(
+        `SELECT rowid FROM memories_fts WHERE memories_fts MATCH '"ledger" OR "rounding"'
+         AND rowid IN (SELECT value FROM json_each(?)) ORDER BY bm25(memories_fts), rowid DESC`,
+      )
+      .pluck()
+      .all(JSON.stringify(got)) as number[];
+    expect(ranked.length).toBeGreaterThan(5);
+    const rest = got.filter((id) => !ranked.includes(id)).sort((x, y) => y - x);
+    expect(got).toEqual([...ranked, ...rest]);
+  });
+
   it("merges a learning written with combining marks (Devanagari, decomposed accents) into its near-duplicate", () => {
     const deps = store();
     // Devanagari vowel signs and a decomposed é are combining marks inside words, as the index holds them.

@@ -191,13 +191,12 @@ describe("query plans of the hot paths", () => {
     const counts = hot.filter((s) => /FROM memory_counts/.test(s));
     expect(counts.length).toBeGreaterThanOrEqual(1);
     for (const sql of counts) expect(plan(sql)).toMatch(/SEARCH memory_counts USING PRIMARY KEY \(project_id=\?\)/);
-    const candidates = hot.find(
-      (s) => /id IN \(SELECT value FROM json_each/.test(s) && /status != 'superseded'/.test(s),
-    );
-    // Each candidate id is one lookup (by rowid, or the category index ending in the id).
-    expect(plan(candidates!)).toMatch(
-      /SEARCH memories USING (INTEGER PRIMARY KEY \(rowid=\?\)|INDEX memories_recent \(project_id=\? AND category=\? AND id=\?\))/,
-    );
+    const candidates = hot.find((s) => /FROM memories_fts f JOIN memories m ON m\.id = f\.rowid/.test(s));
+    // The index's matches newest first, as the full-text index keeps them (no sort), each looked up by its id.
+    const p = plan(candidates!);
+    expect(p).toMatch(/^SCAN f VIRTUAL TABLE INDEX \d+:M/m);
+    expect(p).toMatch(/SEARCH m USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(p).not.toMatch(/TEMP B-TREE/);
   });
 
   it("no hot statement scans a table or sorts in a temporary B-tree, with the statistics of a build", () => {
