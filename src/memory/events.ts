@@ -749,14 +749,11 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitD
     .trim()
     .replace(/\s*\([^()\s]+\)$/, "")
     .replace(/^then /, "");
-  const answer = remedy || f.resolved ? undefined : answeringChange(s, f, line, i);
   const fix = remedy
     ? ` Resolved by: ${remedy}.`
     : f.resolved
       ? " Resolved: a later run of the same command, test or file ran clean."
-      : answer
-        ? ` Changed after it, and not hit again in the session: ${answer.text}.`
-        : "";
+      : "";
   const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
   const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
   return {
@@ -767,54 +764,15 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitD
       severity,
       error: line,
       where: r?.text ?? "",
-      resolved_by: f.remediation ?? answer?.text ?? "",
+      resolved_by: f.remediation ?? "",
       remediation: f.remediation ?? "",
       count: f.count,
     },
     key: f.signature,
     confidence: 0.7,
     evidence: s.ev(f.turn, line),
-    files: answer?.files ?? [],
+    files: [],
   };
-}
-
-/** A turn's words and tool output, normalized once however many errors look for themselves in it. */
-const NORMALIZED = new WeakMap<Turn, string>();
-function normalizedTurn(t: Turn): string {
-  let n = NORMALIZED.get(t);
-  if (n === undefined) {
-    n = normalized([t.text, ...t.tool_results.map((r) => r.output)].join("\n"));
-    NORMALIZED.set(t, n);
-  }
-  return n;
-}
-
-/**
- * The change that answered an error nothing else resolved: the edits made for the request the error was last hit
- * in, after that last hit, when the error line does not show again anywhere after them (in the person's words or a
- * tool's output) and no `/undo` took their commit back. Their files, and the commit that carried them.
- */
-function answeringChange(
-  s: SpanEvents,
-  f: Failure,
-  line: string,
-  i: number,
-): { text: string; files: string[] } | undefined {
-  const last = s.at(f.last_turn) ?? i;
-  const request = s.requestAt(last);
-  const next = s.requests.find((q) => q.index > last)?.index ?? Infinity;
-  const edits = s.edits.filter((e) => e.i >= last && e.i < next && s.requestAt(e.i) === request);
-  if (edits.length === 0) return undefined;
-  const probe = normalized(line).slice(0, 60);
-  const seenAgain = s.span.slice(edits[0]!.i + 1).some((t) => normalizedTurn(t).includes(probe));
-  if (seenAgain) return undefined;
-  const files = [...new Set(edits.map((e) => e.path))];
-  const lastEdit = edits.at(-1)!.i;
-  const first = s.commits.find((c) => c.i >= lastEdit && c.i < next);
-  const commit = first && s.commits.filter((c) => c.i === first.i).at(-1);
-  if (commit && s.isUndone(commit.sha)) return undefined;
-  const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
-  return { text: `${listFiles(files)}${carried}`, files };
 }
 
 /** Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span. */
