@@ -3,10 +3,11 @@
 import Database from "better-sqlite3";
 
 const args = process.argv.slice(2);
-const path = args.find((a) => !a.startsWith("--"));
 const topAt = args.indexOf("--top");
+// The store is the argument that is neither a flag nor the value of --top, wherever --top stands.
+const path = args.find((a, i) => !a.startsWith("--") && !(topAt >= 0 && i === topAt + 1));
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 20;
-if (!path) {
+if (!path || !Number.isInteger(top) || top < 1) {
   process.stderr.write("usage: node scripts/store-tables.mjs <store.db> [--top N]\n");
   process.exit(2);
 }

@@ -27,6 +27,11 @@ const WORKER_THRESHOLD = 300;
  * taken again by the next run (see `refreshFileTerms`).
  */
 const TERMS_WRITE_FILES = 1024;
+/**
+ * Distinct words (summed over files) held before the counts are written, however few files hold them: large files
+ * with rich vocabularies write sooner, so what a run holds is bounded by their size, not only by their number.
+ */
+const TERMS_WRITE_WORDS = 1 << 19;
 
 /**
  * Parses the changed files batch by batch and writes each batch in one transaction. Many files: parse in a worker
@@ -42,9 +47,11 @@ export async function parseChanged(
   if (changed.length === 0) return out;
   const batchSize = opts.batchFiles ?? 200;
   const counted: CountedFile[] = [];
+  let countedWords = 0;
   const writeCounts = () => {
     if (counted.length) writeFileTerms(opts.db, counted, []);
     counted.length = 0;
+    countedWords = 0;
   };
   const preparer = changed.length >= WORKER_THRESHOLD && !opts.parser ? workerPreparer() : localPreparer(opts.parser);
   try {
@@ -69,8 +76,12 @@ export async function parseChanged(
       }
       writeBatch(opts.db, opts.projectId, batch, prepared);
       // The batch's whole-file counts, taken from the tokens its nodes were made of: no file is read twice.
-      for (const p of prepared) if (p.terms) counted.push(p.terms);
-      if (counted.length >= TERMS_WRITE_FILES) writeCounts();
+      for (const p of prepared) {
+        if (!p.terms) continue;
+        counted.push(p.terms);
+        countedWords += p.terms.tf?.size ?? 0;
+      }
+      if (counted.length >= TERMS_WRITE_FILES || countedWords >= TERMS_WRITE_WORDS) writeCounts();
       for (const f of batch) f.content = undefined;
       out.parsed += batch.length;
       progress("parse", out.parsed, changed.length, out.symbols);

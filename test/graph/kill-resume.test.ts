@@ -30,6 +30,8 @@ interface GraphSnapshot {
   nodes: string[];
   edges: Record<string, string[]>;
   files: number;
+  /** Whole-file counts by path: the content they were taken from, their length and their words. */
+  counts: string[];
   vectorItems: { total: number; embedded: number };
 }
 
@@ -52,10 +54,16 @@ function snapshot(dbPath: string): GraphSnapshot {
       .all() as { type: string; src: string; dst: string; weight: number }[];
     for (const r of rows) (edges[r.type] ??= []).push(`${r.src} -> ${r.dst} ${r.weight.toFixed(4)}`);
     const files = (db.prepare("SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
+    const counts = (
+      db.prepare("SELECT path, hash, len, hex(terms) AS terms FROM file_terms ORDER BY path").all() as Record<
+        string,
+        unknown
+      >[]
+    ).map((r) => Object.values(r).join("|"));
     const vectorItems = db
       .prepare("SELECT COUNT(*) AS total, COALESCE(SUM(embedded), 0) AS embedded FROM vector_items")
       .get() as { total: number; embedded: number };
-    return { nodes, edges, files, vectorItems };
+    return { nodes, edges, files, counts, vectorItems };
   } finally {
     db.close();
   }
@@ -118,6 +126,7 @@ describe("kill -9 at each phase of `memcards index`, then a re-run", () => {
     expect(res.code, res.stderr).toBe(0);
     clean = snapshot(db);
     expect(clean.files).toBe(261);
+    expect(clean.counts.length).toBeGreaterThan(200);
     for (const kind of ["contains", "imports", "test_covers", "precondition", "similar"]) {
       expect(clean.edges[kind]?.length ?? 0, kind).toBeGreaterThan(0);
     }
