@@ -470,15 +470,18 @@ export function errorLine(text: string, turn: Turn): string | undefined {
 
 /** Two errors of one kind: the same line once quoted names and numbers are taken out (AL0132 for two members). */
 function errorShape(line: string): string {
-  return normalized(
-    line
-      // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
-      // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
-      .replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, "")
-      .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
-      .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
-      .replace(/\d+/g, "N"),
-  );
+  const shape = (x: string) =>
+    normalized(
+      x
+        .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
+        .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
+        .replace(/\d+/g, "N"),
+    );
+  // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
+  // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
+  const message = shape(line.replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, ""));
+  // A message that is only a value ("KeyError: 'customer_id'", "ValueError: 'N/A'") says which error by its class.
+  return /\p{L}{2,}/u.test(message.replace(/\b[qn]\b/g, "")) ? message : shape(line);
 }
 
 /** An edit of a file, at the index of its turn in the span. */

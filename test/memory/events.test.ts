@@ -1184,3 +1184,30 @@ describe("a long list pasted into a request", () => {
     expect(ruleSentences("Fix:\n1. Rework the table.\n   - Do not assert  Tailwind classes in tests.")).toEqual([]);
   });
 });
+
+describe("errors whose message is only a value", () => {
+  it("are told apart by their class", () => {
+    const bash = (id: string, output: string): Partial<Turn> => ({
+      tool_calls: [{ id, name: "Bash", input: { command: "python import.py" } }],
+      tool_results: [{ call_id: id, output, is_error: true }],
+    });
+    const span: Turn[] = [
+      turn("user", "Run the importer on the March data."),
+      turn(
+        "assistant",
+        "",
+        bash("b1", "Traceback (most recent call last):\n  File \"import.py\", line 3\nKeyError: 'customer_id'"),
+      ),
+      turn(
+        "assistant",
+        "",
+        bash("b2", "Traceback (most recent call last):\n  File \"import.py\", line 9\nValueError: 'N/A'"),
+      ),
+    ];
+    const texts = eventDrafts("s", span, extractSections(span, { cwd: "/r" }))
+      .filter((d) => d.category === "failure")
+      .map((d) => d.text);
+    expect(texts.some((t) => t.startsWith("KeyError: 'customer_id'"))).toBe(true);
+    expect(texts.some((t) => t.startsWith("ValueError: 'N/A'"))).toBe(true);
+  });
+});
