@@ -713,13 +713,16 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
   if ((f.resolved || f.remediation) && OWN_RUN.test(line)) return true;
   // A test the agent wrote failing while it wrote it (for this request, or earlier and got passing again): a step of
   // writing the test, not a finding.
-  const test = FAILING_TEST.exec(line)?.[1]?.replace(/\\/g, "/");
+  const test = FAILING_TEST.exec(line)?.[1]?.replace(/\\/g, "/").replace(/^\.\//, "");
   if (test) {
     const r = s.requestAt(i);
     const settled = Boolean(f.resolved || f.remediation);
-    const own = s.edits.some(
-      (e) => e.i <= i && (settled || s.requestAt(e.i) === r) && e.path.replace(/\\/g, "/").endsWith(test),
-    );
+    // The same file, not one whose name ends the same way ("mylabels.test.ts" is not "labels.test.ts").
+    const same = (path: string) => {
+      const p = path.replace(/\\/g, "/");
+      return p === test || p.endsWith(`/${test}`);
+    };
+    const own = s.edits.some((e) => e.i <= i && (settled || s.requestAt(e.i) === r) && same(e.path));
     if (own) return true;
   }
   // A type, name or import error hit after the agent edited code for the same request and fixed by an edit.

@@ -1211,3 +1211,41 @@ describe("errors whose message is only a value", () => {
     expect(texts.some((t) => t.startsWith("ValueError: 'N/A'"))).toBe(true);
   });
 });
+
+describe("a failing test in a file whose name only ends like one the agent wrote", () => {
+  it("is a finding, not a step of writing the agent's test", () => {
+    const call = (id: string, name: string, input: Record<string, unknown>, output: string, isError: boolean) => ({
+      tool_calls: [{ id, name, input }],
+      tool_results: [{ call_id: id, output, is_error: isError }],
+    });
+    const span: Turn[] = [
+      turn("user", "Show friendly labels for document errors."),
+      turn(
+        "assistant",
+        "",
+        call("e1", "Edit", { file_path: "/r/webapp/labels.test.ts", old_string: "a", new_string: "b" }, "ok", false),
+      ),
+      turn(
+        "assistant",
+        "",
+        call(
+          "b1",
+          "Bash",
+          { command: "npx vitest run" },
+          "FAIL app/labels.test.ts > labels > keeps codes\nTests 1 failed",
+          true,
+        ),
+      ),
+      turn(
+        "assistant",
+        "",
+        call("e2", "Edit", { file_path: "/r/src/labels.ts", old_string: "a", new_string: "b" }, "ok", false),
+      ),
+      turn("assistant", "", call("b2", "Bash", { command: "npx vitest run" }, "Tests 4 passed", false)),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter(
+      (d) => d.category === "failure",
+    );
+    expect(failures.some((f) => f.text.includes("FAIL app/labels.test.ts"))).toBe(true);
+  });
+});
