@@ -480,8 +480,10 @@ function errorShape(line: string): string {
   // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
   // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
   const message = shape(line.replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, ""));
-  // A message that is only a value ("KeyError: 'customer_id'", "ValueError: 'N/A'") says which error by its class.
-  return /\p{L}{2,}/u.test(message.replace(/\b[qn]\b/g, "")) ? message : shape(line);
+  // A message that is only a value ("KeyError: 'customer_id'", "ValueError: 'N/A'") says which error by its class:
+  // the last one it is reported under, as a wrapper's "… raised an exception: KeyError: 'id'" reports it.
+  if (/\p{L}{2,}/u.test(message.replace(/\b[qn]\b/g, ""))) return message;
+  return shape(line.replace(/^.*\b(?=[\w.]*(?:Error|Exception)(?:\s+[A-Z]*\d+)?\s*:\s+\S)/, ""));
 }
 
 /** An edit of a file, at the index of its turn in the span. */

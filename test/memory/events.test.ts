@@ -1249,3 +1249,18 @@ describe("a failing test in a file whose name only ends like one the agent wrote
     expect(failures.some((f) => f.text.includes("FAIL app/labels.test.ts"))).toBe(true);
   });
 });
+
+describe("an error whose message is only a value, under a wrapper", () => {
+  it("is one unit with the same error reported alone", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "I get this when I use the register command:\ncommands.errors.CommandInvokeError: Command 'register' raised an exception: KeyError: 'id'",
+      ),
+      turn("assistant", "I will look at the handler."),
+      turn("user", "Still getting KeyError: 'id'"),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(failures.filter((f) => f.text.includes("KeyError: 'id'"))).toHaveLength(1);
+  });
+});
