@@ -192,7 +192,7 @@ const DIRECTIVE_SAID =
 const directive = (s: string): boolean => IMPERATIVE.test(s.replace(DIRECTIVE_LEAD, "")) || DIRECTIVE_SAID.test(s);
 
 export function ruleSentences(text: string): string[] {
-  const scoped = taskItems(text);
+  const scoped = taskSentences(text);
   return typedSentences(text).filter((x) => standingRule(x) && !boundToTask(x, scoped));
 }
 
@@ -208,34 +208,41 @@ const TASK_HEADING =
  * bounds that piece of work, not every later one.
  */
 export function taskItems(text: string): string[] {
-  const lines = text.split("\n");
   const out: string[] = [];
-  lines.forEach((line, i) => {
+  // The lines above that the next one may hang from, each less indented than the one after it: a line goes under the
+  // nearest of them indented less than it. A long paste of list lines is read in one pass.
+  const open: { lead: number; line: string }[] = [];
+  /** The nearest line above that is no list item: a top-level item's heading. */
+  let heading: string | undefined;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const lead = /^\s*/.exec(line)![0].length;
     const m = ITEM.exec(line);
-    if (!m) return;
-    const indent = m[1]!.length;
-    for (let j = i - 1; j >= 0; j--) {
-      const above = lines[j]!;
-      if (!above.trim()) continue;
-      const lead = /^\s*/.exec(above)![0].length;
-      const item = ITEM.test(above);
-      if (indent > 0 && lead < indent) {
-        if (item || TASK_HEADING.test(above.trim())) out.push(m[2]!.trim());
-        return;
-      }
-      if (indent === 0 && !item) {
-        if (TASK_HEADING.test(above.trim())) out.push(m[2]!.trim());
-        return;
-      }
-    }
-  });
+    if (m) {
+      const indent = m[1]!.length;
+      if (indent > 0) {
+        const above = open.findLast((o) => o.lead < indent)?.line;
+        if (above !== undefined && (ITEM.test(above) || TASK_HEADING.test(above.trim()))) out.push(m[2]!.trim());
+      } else if (heading !== undefined && TASK_HEADING.test(heading.trim())) out.push(m[2]!.trim());
+    } else heading = line;
+    while (open.length && open.at(-1)!.lead >= lead) open.pop();
+    open.push({ lead, line });
+  }
   return out;
 }
 
 /** Whether a sentence is said in a task's list item and no word in it makes it hold beyond that task. */
-function boundToTask(sentence: string, items: readonly string[]): boolean {
+function boundToTask(sentence: string, items: ReadonlySet<string>): boolean {
   const s = sentence.replace(BULLET, "").trim();
-  return !STANDING_MARK.test(s) && items.some((item) => item.includes(s.slice(0, 60)));
+  return !STANDING_MARK.test(s) && items.has(sentenceKey(s));
+}
+
+/** How a sentence is looked up among the sentences of a task's items: its opening, its spaces squeezed. */
+const sentenceKey = (s: string): string => s.replace(/\s+/g, " ").trim().slice(0, 60);
+
+/** The sentences said in a text's task items, by their opening: one lookup per sentence, however long the list. */
+function taskSentences(text: string): Set<string> {
+  return new Set(taskItems(text).flatMap(lineSentences).map(sentenceKey));
 }
 
 interface Request {
@@ -281,10 +288,22 @@ function pastedOutput(typed: string): boolean {
     PASTED.test(l) ||
     DIAGNOSTIC.test(l) ||
     ERROR_START.test(l) ||
-    /\b(?:error|exception):/i.test(l) ||
-    /[^\s.!?] {2,}\S/.test(l);
-  if (!lines.some((l) => printed(l.trim()))) return false;
-  return !typedSentences(typed).some((x) => ADDRESSED.test(x) || (IMPERATIVE.test(x) && !STEP_LABEL.test(x)));
+    /\b(?:error|exception):/i.test(l);
+  // Columns are a table's when two lines or more have them: one double space is a slip of the person's typing.
+  const columns = lines.filter((l) => /[^\s.!?] {2,}\S/.test(l.trim())).length >= 2;
+  if (!columns && !lines.some((l) => printed(l.trim()))) return false;
+  return !typedSentences(typed).some(
+    (x) => ADDRESSED.test(x) || (IMPERATIVE.test(x) && !STEP_LABEL.test(x)) || (ownSentence(x) && !printed(x)),
+  );
+}
+
+/**
+ * A sentence as a person writes one, in any language: a few words ended by a full stop, a question or an exclamation
+ * mark (not a program's "Converting …" trailing off), or a sentence of a script written without spaces ("…ください。").
+ */
+function ownSentence(x: string): boolean {
+  if (/[。！？]$/u.test(x)) return true;
+  return /(?<![.…])[.!?]$/u.test(x) && x.split(/\s+/).filter((w) => /\p{L}{2,}/u.test(w)).length >= 3;
 }
 
 /** The error a paste shows: its last error line (a traceback ends on the exception), taken whole. */
@@ -451,15 +470,20 @@ export function errorLine(text: string, turn: Turn): string | undefined {
 
 /** Two errors of one kind: the same line once quoted names and numbers are taken out (AL0132 for two members). */
 function errorShape(line: string): string {
-  return normalized(
-    line
-      // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
-      // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
-      .replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, "")
-      .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
-      .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
-      .replace(/\d+/g, "N"),
-  );
+  const shape = (x: string) =>
+    normalized(
+      x
+        .replace(/^[\w.]+\.(?=\w*(?:Error|Exception)\b)/, "")
+        .replace(/["'‘“][^"'’”]*["'’”]/g, "Q")
+        .replace(/\d+/g, "N"),
+    );
+  // The message after the last error class or "error:" it is reported under: "TypeError: unhashable type" and
+  // "Unexpected error: unhashable type", or a wrapper's "ExtensionFailed: … raised an error: TypeError: …".
+  const message = shape(line.replace(/^.*\b(?:\w*(?:Error|Exception)|error)(?:\s+[A-Z]*\d+)?\s*:\s+(?=\S)/, ""));
+  // A message that is only a value ("KeyError: 'customer_id'", "ValueError: 'N/A'") says which error by its class:
+  // the last one it is reported under, as a wrapper's "… raised an exception: KeyError: 'id'" reports it.
+  if (/\p{L}{2,}/u.test(message.replace(/\b[qn]\b/g, ""))) return message;
+  return shape(line.replace(/^.*\b(?=[\w.]*(?:Error|Exception)(?:\s+[A-Z]*\d+)?\s*:\s+\S)/, ""));
 }
 
 /** An edit of a file, at the index of its turn in the span. */
@@ -691,13 +715,16 @@ function stepOfTheWork(s: SpanEvents, f: Failure, line: string, i: number): bool
   if ((f.resolved || f.remediation) && OWN_RUN.test(line)) return true;
   // A test the agent wrote failing while it wrote it (for this request, or earlier and got passing again): a step of
   // writing the test, not a finding.
-  const test = FAILING_TEST.exec(line)?.[1]?.replace(/\\/g, "/");
+  const test = FAILING_TEST.exec(line)?.[1]?.replace(/\\/g, "/").replace(/^\.\//, "");
   if (test) {
     const r = s.requestAt(i);
     const settled = Boolean(f.resolved || f.remediation);
-    const own = s.edits.some(
-      (e) => e.i <= i && (settled || s.requestAt(e.i) === r) && e.path.replace(/\\/g, "/").endsWith(test),
-    );
+    // The same file, not one whose name ends the same way ("mylabels.test.ts" is not "labels.test.ts").
+    const same = (path: string) => {
+      const p = path.replace(/\\/g, "/");
+      return p === test || p.endsWith(`/${test}`);
+    };
+    const own = s.edits.some((e) => e.i <= i && (settled || s.requestAt(e.i) === r) && same(e.path));
     if (own) return true;
   }
   // A type, name or import error hit after the agent edited code for the same request and fixed by an edit.
@@ -821,7 +848,7 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
       .filter((x) => x.length > 2)
       .map((x) => x.slice(0, 40));
     const typed = humanPart(s.span[i]!.text, { keepHarness: true }).text;
-    const scoped = taskItems(typed);
+    const scoped = taskSentences(typed);
     const whole = typedSentences(typed).filter((x) => {
       const w = squeeze(x);
       return said.includes(w.slice(0, 40)) || starts.some((start) => w.startsWith(start));

@@ -1117,3 +1117,150 @@ describe("one error reported with and without the person's words before it", () 
     expect(failures.filter((f) => f.text.includes("'51000' cannot be found"))).toHaveLength(1);
   });
 });
+
+describe("a request in the person's words, in any language", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "ok", is_error: false }],
+  });
+  const requestOfSecondEdit = (typed: string) => {
+    const span: Turn[] = [
+      turn("user", "Please add the login page."),
+      turn("assistant", "Done.", edit("e1", "/r/src/login.tsx")),
+      turn("user", typed),
+      turn("assistant", "Done.", edit("e2", "/r/src/theme.ts")),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    return changes.find((c) => c.files.includes("src/theme.ts"))?.record.request;
+  };
+
+  it("stays the request with a line of code in it, not a paste with no error to name", () => {
+    expect(requestOfSecondEdit("Ändere die Farbe des Headers.\ncolor = red\nDanach die Tests anpassen.")).toMatch(
+      /^Ändere die Farbe des Headers\./,
+    );
+    expect(
+      requestOfSecondEdit("Cambia el color del encabezado.\nbackground = blue\nLuego actualiza las pruebas."),
+    ).toMatch(/^Cambia el color/);
+  });
+
+  it("stays the request with one double space slipped into it: columns are a table's on two lines or more", () => {
+    expect(
+      requestOfSecondEdit(
+        "Der Knopf zum Speichern funktioniert nicht.\nWenn ich klicke,  passiert nichts.\nDie Konsole ist leer.",
+      ),
+    ).toMatch(/^Der Knopf zum Speichern/);
+    expect(requestOfSecondEdit("ダークモードを追加してください。\nヘッダーにトグル  を置く\n色はCSS変数で")).toMatch(
+      /^ダークモード/,
+    );
+    expect(
+      requestOfSecondEdit(
+        "Dark mode toggle in the header  (top right)\nColours as CSS variables\nChoice kept in localStorage",
+      ),
+    ).toMatch(/^Dark mode toggle/);
+  });
+});
+
+describe("a long list pasted into a request", () => {
+  // Each item is looked up once: a list of tens of thousands of lines (a pasted diff, a dependency list) is read in
+  // one pass, where looking back over the lines above each item, or through every item for each sentence, never ends.
+  const N = 40_000;
+  it("bounds each item of a long task list to its task", () => {
+    const text = ["Fix:", ...Array.from({ length: N }, (_, i) => `- Do not write to table${i} in the handler.`)].join(
+      "\n",
+    );
+    expect(ruleSentences(text)).toEqual([]);
+  });
+
+  it("reads a long list that is no task, and a rule after it", () => {
+    const text = [
+      ...Array.from({ length: N }, (_, i) => `- module${i} is loaded`),
+      "",
+      "Never import lodash in app code.",
+    ];
+    expect(ruleSentences(text.join("\n"))).toEqual(["Never import lodash in app code."]);
+  });
+
+  it("bounds a task's item however its spaces were typed", () => {
+    expect(ruleSentences("Fix:\n1. Rework the table.\n   - Do not assert  Tailwind classes in tests.")).toEqual([]);
+  });
+});
+
+describe("errors whose message is only a value", () => {
+  it("are told apart by their class", () => {
+    const bash = (id: string, output: string): Partial<Turn> => ({
+      tool_calls: [{ id, name: "Bash", input: { command: "python import.py" } }],
+      tool_results: [{ call_id: id, output, is_error: true }],
+    });
+    const span: Turn[] = [
+      turn("user", "Run the importer on the March data."),
+      turn(
+        "assistant",
+        "",
+        bash("b1", "Traceback (most recent call last):\n  File \"import.py\", line 3\nKeyError: 'customer_id'"),
+      ),
+      turn(
+        "assistant",
+        "",
+        bash("b2", "Traceback (most recent call last):\n  File \"import.py\", line 9\nValueError: 'N/A'"),
+      ),
+    ];
+    const texts = eventDrafts("s", span, extractSections(span, { cwd: "/r" }))
+      .filter((d) => d.category === "failure")
+      .map((d) => d.text);
+    expect(texts.some((t) => t.startsWith("KeyError: 'customer_id'"))).toBe(true);
+    expect(texts.some((t) => t.startsWith("ValueError: 'N/A'"))).toBe(true);
+  });
+});
+
+describe("a failing test in a file whose name only ends like one the agent wrote", () => {
+  it("is a finding, not a step of writing the agent's test", () => {
+    const call = (id: string, name: string, input: Record<string, unknown>, output: string, isError: boolean) => ({
+      tool_calls: [{ id, name, input }],
+      tool_results: [{ call_id: id, output, is_error: isError }],
+    });
+    const span: Turn[] = [
+      turn("user", "Show friendly labels for document errors."),
+      turn(
+        "assistant",
+        "",
+        call("e1", "Edit", { file_path: "/r/webapp/labels.test.ts", old_string: "a", new_string: "b" }, "ok", false),
+      ),
+      turn(
+        "assistant",
+        "",
+        call(
+          "b1",
+          "Bash",
+          { command: "npx vitest run" },
+          "FAIL app/labels.test.ts > labels > keeps codes\nTests 1 failed",
+          true,
+        ),
+      ),
+      turn(
+        "assistant",
+        "",
+        call("e2", "Edit", { file_path: "/r/src/labels.ts", old_string: "a", new_string: "b" }, "ok", false),
+      ),
+      turn("assistant", "", call("b2", "Bash", { command: "npx vitest run" }, "Tests 4 passed", false)),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter(
+      (d) => d.category === "failure",
+    );
+    expect(failures.some((f) => f.text.includes("FAIL app/labels.test.ts"))).toBe(true);
+  });
+});
+
+describe("an error whose message is only a value, under a wrapper", () => {
+  it("is one unit with the same error reported alone", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "I get this when I use the register command:\ncommands.errors.CommandInvokeError: Command 'register' raised an exception: KeyError: 'id'",
+      ),
+      turn("assistant", "I will look at the handler."),
+      turn("user", "Still getting KeyError: 'id'"),
+    ];
+    const failures = eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "failure");
+    expect(failures.filter((f) => f.text.includes("KeyError: 'id'"))).toHaveLength(1);
+  });
+});
