@@ -818,11 +818,11 @@ describe("sentences of a line typed in lower case, and of a very long line", () 
     expect(lineSentences("Customers keep the same customer no. as they had before. Done.")).toHaveLength(2);
   });
 
-  it("reads a 400 KB line of abbreviations in time linear in its length", () => {
-    const line = "See e.g. ".repeat(45_000);
-    const t0 = performance.now();
+  // No clock here: a reading quadratic in the line's length takes minutes on 1.6 MB (10 s on 400 KB), past the
+  // suite's test timeout, where a linear one takes well under a second.
+  it("reads a 1.6 MB line of abbreviations in time linear in its length", () => {
+    const line = "See e.g. ".repeat(180_000);
     expect(lineSentences(line)).toHaveLength(1);
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
 
@@ -903,12 +903,12 @@ describe("a rule under a condition that opens with when", () => {
 
 describe("a report that opens a payload after a long run of spaces", () => {
   it("reads the report's first line in time linear in its length", () => {
-    const said = `When I use an absolute path${" ".repeat(100_000)}for the schema I get {\n  "status": 500\n}`;
+    // No clock here: quadratic reading takes minutes on 400,000 spaces (11 s on 100,000), past the suite's test
+    // timeout, where a linear one takes well under a second.
+    const said = `When I use an absolute path${" ".repeat(400_000)}for the schema I get {\n  "status": 500\n}`;
     const span: Turn[] = [turn("user", said), turn("assistant", "ok")];
     const sections = extractSections(span);
-    const t0 = performance.now();
-    eventDrafts("s", span, sections);
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(eventDrafts("s", span, sections).length).toBeGreaterThanOrEqual(0);
   });
 });
 
