@@ -2,7 +2,7 @@
 // after an index run); and the project each folder resolved to. All of it is checked on every call (the store file
 // the same and safe, the repository's folders as they were), so a store deleted, replaced or swapped for a link, or a
 // folder that became another repository, is opened or resolved afresh, as a hook process would.
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 import { type App, createApp } from "../app.js";
@@ -61,12 +61,31 @@ const exists = (p: string) => {
 };
 
 /**
- * Whether what git said of `from` still holds: with a work tree, its `.git` and the common directory are there and no
- * folder between `from` and the top level has become a repository of its own (git would stop there); without one,
- * no folder from `from` up has become one.
+ * What the work tree's `.git` is: a folder, or a file naming the repository (a linked worktree, a separate git
+ * folder), with that name; undefined when there is none. A folder whose `.git` file now names another repository
+ * belongs to that repository.
  */
-function sameGit(from: string, loc: ProjectLocation): boolean {
-  if (loc.gitTop && (!loc.gitCommonDir || !isDir(loc.gitCommonDir) || !exists(join(loc.gitTop, ".git")))) return false;
+function gitMark(top: string | undefined): string | undefined {
+  if (!top) return undefined;
+  const dotGit = join(top, ".git");
+  try {
+    const st = lstatSync(dotGit);
+    if (st.isDirectory()) return "dir";
+    if (!st.isFile() || st.size > 4096) return undefined;
+    return `file:${readFileSync(dotGit, "utf8")}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether what git said of `from` still holds: with a work tree, its `.git` is as it was (`mark`), the common
+ * directory is there and no folder between `from` and the top level has become a repository of its own (git would
+ * stop there); without one, no folder from `from` up has become one.
+ */
+function sameGit(from: string, loc: ProjectLocation, mark: string | undefined): boolean {
+  if (loc.gitTop && (!loc.gitCommonDir || !isDir(loc.gitCommonDir) || !mark || gitMark(loc.gitTop) !== mark))
+    return false;
   let dir: string;
   try {
     dir = realpathSync(from);
@@ -85,7 +104,7 @@ const GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DI
 
 /** An empty set of warm stores; `env` is the worker's own environment (git runs with it). */
 export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStores {
-  const places = new Map<string, ProjectLocation>();
+  const places = new Map<string, { loc: ProjectLocation; mark: string | undefined }>();
   const apps = new Map<string, { app: App; file: string | undefined }>();
   const rankers = new Map<App, { stamp: string | undefined; ranker: Ranker }>();
   const gitEnv = GIT_VARS.map((k) => env[k] ?? "");
@@ -96,13 +115,13 @@ export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStor
       if (known) {
         // An explicit root must still be that folder; git's answer is checked from where git was asked.
         const from = inputs.explicit ?? inputs.cwd;
-        const same = !inputs.explicit || realOf(inputs.explicit) === known.root;
-        if (same && sameGit(from, known)) return known;
+        const same = !inputs.explicit || realOf(inputs.explicit) === known.loc.root;
+        if (same && sameGit(from, known.loc, known.mark)) return known.loc;
         places.delete(key);
       }
       const loc = resolveProjectRoot(inputs);
       // The per-user store (no project found) is asked again each time: a hook there does nothing.
-      if (loc.source !== "user-store" && !inputs.mcpRoots?.length) places.set(key, loc);
+      if (loc.source !== "user-store" && !inputs.mcpRoots?.length) places.set(key, { loc, mark: gitMark(loc.gitTop) });
       return loc;
     },
     open(config, location) {

@@ -2,7 +2,7 @@
 // does, and anything that changed on disk since (the store replaced or swapped for a link, a new index run, a folder
 // that became a repository of its own) is noticed on the next call.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterEach, describe, expect, it } from "vitest";
@@ -125,5 +125,32 @@ describe("stores a hook worker keeps warm", { timeout: 120_000 }, () => {
     // And back: the inner repository removed, the outer one answers again.
     rmSync(join(sub, ".git"), { recursive: true, force: true });
     expect(p.stores.locate({ cwd: sub, userDir }).root).toBe(before.root);
+  });
+
+  it("finds the project again when a worktree's folder now holds a worktree of another repository", () => {
+    const p = project();
+    const userDir = p.config().userDir;
+    const git = (dir: string, ...args: string[]) =>
+      expect(
+        spawnSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { encoding: "utf8" })
+          .status,
+      ).toBe(0);
+    const other = join(tmpDir(), "other");
+    cpSync(POLYGLOT, other, { recursive: true });
+    for (const repo of [p.root, other]) {
+      if (repo === other) git(tmpDir(), "init", "-q", other);
+      git(repo, "add", "-A");
+      git(repo, "commit", "-qm", "x");
+    }
+    const tree = join(tmpDir(), "tree");
+    git(p.root, "worktree", "add", "-q", "--detach", tree);
+    const before = p.stores.locate({ explicit: tree, cwd: tree, userDir });
+    expect(before.gitCommonDir).toBe(join(realpathSync(p.root), ".git"));
+    // The same folder, now a worktree of the other repository: its store is the other one's.
+    git(p.root, "worktree", "remove", "--force", tree);
+    git(other, "worktree", "add", "-q", "--detach", tree);
+    const after = p.stores.locate({ explicit: tree, cwd: tree, userDir });
+    expect(after.gitCommonDir).toBe(join(realpathSync(other), ".git"));
+    expect(after.defaultDbPath).toBe(join(realpathSync(other), ".memcards", "memcards.db"));
   });
 });
