@@ -105,11 +105,22 @@ const GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DI
 /** An empty set of warm stores; `env` is the worker's own environment (git runs with it). */
 export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStores {
   const places = new Map<string, { loc: ProjectLocation; mark: string | undefined }>();
-  const apps = new Map<string, { app: App; file: string | undefined }>();
+  const apps = new Map<string, { app: App; path: string; file: string | undefined }>();
   const rankers = new Map<App, { stamp: string | undefined; ranker: Ranker }>();
   const gitEnv = GIT_VARS.map((k) => env[k] ?? "");
+  const letGo = (key: string, app: App) => {
+    apps.delete(key);
+    rankers.delete(app);
+    void app.close().catch(() => undefined);
+  };
+  /** Closes the stores deleted or replaced on disk, whichever folder the call is for: an open descriptor would keep a
+   * deleted store's text on the disk for as long as the worker serves other projects. */
+  const sweep = () => {
+    for (const [key, kept] of apps) if (!kept.app.db.open || identity(kept.path) !== kept.file) letGo(key, kept.app);
+  };
   return {
     locate(inputs) {
+      sweep();
       const key = JSON.stringify([inputs.explicit ?? "", resolve(inputs.cwd), resolve(inputs.userDir), gitEnv]);
       const known = places.get(key);
       if (known) {
@@ -133,12 +144,10 @@ export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStor
         const dir = dirname(dbPath);
         checkStoreFiles(dbPath, dir, isOwnStoreFolder(dir, resolve(config.userDir)));
         if (kept.app.db.open && identity(dbPath) === kept.file) return kept.app;
-        apps.delete(key);
-        rankers.delete(kept.app);
-        void kept.app.close().catch(() => undefined);
+        letGo(key, kept.app);
       }
       const app = createApp(config, location, createLogger("silent"));
-      apps.set(key, { app, file: identity(dbPath) });
+      apps.set(key, { app, path: dbPath, file: identity(dbPath) });
       return app;
     },
     ranker(app) {

@@ -2,7 +2,18 @@
 // does, and anything that changed on disk since (the store replaced or swapped for a link, a new index run, a folder
 // that became a repository of its own) is noticed on the next call.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +23,7 @@ import { hookCommand } from "../../src/integrate/hook-command.js";
 import { createWarmStores, type WarmStores } from "../../src/integrate/warm-stores.js";
 import { cliPath, runCli } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
+import { pollUntil } from "../helpers/wait.js";
 import { POLYGLOT } from "../repo/fixture.js";
 
 const kept: WarmStores[] = [];
@@ -98,6 +110,29 @@ describe("stores a hook worker keeps warm", { timeout: 120_000 }, () => {
     expect(second).not.toBe(first);
     expect(await p.call("UserPromptSubmit", PROMPT, p.stores)).toBe(await p.call("UserPromptSubmit", PROMPT));
   });
+
+  it.runIf(process.platform === "linux")(
+    "lets go of a store deleted from disk at the next call, so its text leaves the disk",
+    async () => {
+      const p = project();
+      await p.call("UserPromptSubmit", PROMPT, p.stores);
+      const store = realpathSync(p.db);
+      // Descriptors of this process on the store, its log or its shared memory (a deleted one reads "… (deleted)").
+      const held = () =>
+        readdirSync("/proc/self/fd").filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(store);
+          } catch {
+            return false;
+          }
+        }).length;
+      expect(held()).toBeGreaterThan(0);
+      rmSync(join(p.root, ".memcards"), { recursive: true, force: true });
+      // The next hook in that folder finds no store (nothing to answer), and the deleted one is closed.
+      expect(await p.call("UserPromptSubmit", PROMPT, p.stores)).toBe("");
+      expect(await pollUntil(held, (n) => n === 0)).toBe(0);
+    },
+  );
 
   it("refuses a store swapped for a link, as opening it would", async () => {
     const p = project();
