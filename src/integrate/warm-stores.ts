@@ -35,6 +35,13 @@ function identity(path: string): string | undefined {
   }
 }
 
+/**
+ * The identity of a store and of its write-ahead log, which the open store keeps (emptied in place, never removed,
+ * while it is open): a log put there by another hand (a pull that brings a committed one) is checked as an open
+ * checks it.
+ */
+const storeIdentity = (dbPath: string) => `${identity(dbPath) ?? ""}|${identity(`${dbPath}-wal`) ?? ""}`;
+
 const realOf = (p: string) => {
   try {
     return realpathSync(p);
@@ -105,7 +112,7 @@ const GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DI
 /** An empty set of warm stores; `env` is the worker's own environment (git runs with it). */
 export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStores {
   const places = new Map<string, { loc: ProjectLocation; mark: string | undefined }>();
-  const apps = new Map<string, { app: App; path: string; file: string | undefined }>();
+  const apps = new Map<string, { app: App; path: string; file: string }>();
   const rankers = new Map<App, { stamp: string | undefined; ranker: Ranker }>();
   const gitEnv = GIT_VARS.map((k) => env[k] ?? "");
   const letGo = (key: string, app: App) => {
@@ -116,7 +123,8 @@ export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStor
   /** Closes the stores deleted or replaced on disk, whichever folder the call is for: an open descriptor would keep a
    * deleted store's text on the disk for as long as the worker serves other projects. */
   const sweep = () => {
-    for (const [key, kept] of apps) if (!kept.app.db.open || identity(kept.path) !== kept.file) letGo(key, kept.app);
+    for (const [key, kept] of apps)
+      if (!kept.app.db.open || storeIdentity(kept.path) !== kept.file) letGo(key, kept.app);
   };
   return {
     locate(inputs) {
@@ -143,11 +151,11 @@ export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStor
         // Checked as an open would: the store's files are still this user's plain files, and the same store.
         const dir = dirname(dbPath);
         checkStoreFiles(dbPath, dir, isOwnStoreFolder(dir, resolve(config.userDir)));
-        if (kept.app.db.open && identity(dbPath) === kept.file) return kept.app;
+        if (kept.app.db.open && storeIdentity(dbPath) === kept.file) return kept.app;
         letGo(key, kept.app);
       }
       const app = createApp(config, location, createLogger("silent"));
-      apps.set(key, { app, path: dbPath, file: identity(dbPath) });
+      apps.set(key, { app, path: dbPath, file: storeIdentity(dbPath) });
       return app;
     },
     ranker(app) {

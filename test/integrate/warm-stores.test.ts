@@ -134,6 +134,20 @@ describe("stores a hook worker keeps warm", { timeout: 120_000 }, () => {
     },
   );
 
+  it("refuses a store whose log a pull brought in from the repository, as opening it would", async () => {
+    const p = project();
+    expect(await p.call("UserPromptSubmit", PROMPT, p.stores)).toMatch(/^# memcards: cards/);
+    // Someone else's write-ahead log, committed and checked out beside the store (git writes a new file there).
+    const theirs = join(p.root, "theirs.db-wal");
+    writeFileSync(theirs, readFileSync(`${p.db}-wal`));
+    renameSync(theirs, `${p.db}-wal`);
+    expect(spawnSync("git", ["-C", p.root, "add", "-f", ".memcards/memcards.db-wal"]).status).toBe(0);
+    expect(await p.call("UserPromptSubmit", PROMPT)).toBe("");
+    expect(await p.call("UserPromptSubmit", PROMPT, p.stores)).toBe("");
+    const log = readFileSync(join(p.root, ".memcards", "hooks.log"), "utf8");
+    expect(log.match(/STORE_UNTRUSTED/g)).toHaveLength(2);
+  });
+
   it("refuses a store swapped for a link, as opening it would", async () => {
     const p = project();
     await p.call("UserPromptSubmit", PROMPT, p.stores);
