@@ -109,8 +109,18 @@ function sameGit(from: string, loc: ProjectLocation, mark: string | undefined): 
 /** Environment variables that change what git answers for a folder: a location found under others is not reused. */
 const GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"] as const;
 
-/** An empty set of warm stores; `env` is the worker's own environment (git runs with it). */
-export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStores {
+/** Stores a worker keeps open at most: each holds its descriptors, page cache and the ranker's copies (its vectors
+ * among them); the one served longest ago is closed for another. */
+export const MAX_WARM_STORES = 4;
+
+/**
+ * An empty set of warm stores; `env` is the worker's own environment (git runs with it); at most `maxStores` stay
+ * open (the ones served last).
+ */
+export function createWarmStores(
+  env: NodeJS.ProcessEnv = process.env,
+  maxStores: number = MAX_WARM_STORES,
+): WarmStores {
   const places = new Map<string, { loc: ProjectLocation; mark: string | undefined }>();
   const apps = new Map<string, { app: App; path: string; file: string }>();
   const rankers = new Map<App, { stamp: string | undefined; ranker: Ranker }>();
@@ -151,11 +161,20 @@ export function createWarmStores(env: NodeJS.ProcessEnv = process.env): WarmStor
         // Checked as an open would: the store's files are still this user's plain files, and the same store.
         const dir = dirname(dbPath);
         checkStoreFiles(dbPath, dir, isOwnStoreFolder(dir, resolve(config.userDir)));
-        if (kept.app.db.open && storeIdentity(dbPath) === kept.file) return kept.app;
+        if (kept.app.db.open && storeIdentity(dbPath) === kept.file) {
+          // Served last now: the map's order is the order the stores were served in.
+          apps.delete(key);
+          apps.set(key, kept);
+          return kept.app;
+        }
         letGo(key, kept.app);
       }
       const app = createApp(config, location, createLogger("silent"));
       apps.set(key, { app, path: dbPath, file: storeIdentity(dbPath) });
+      for (const [k, old] of apps) {
+        if (apps.size <= Math.max(1, maxStores)) break;
+        letGo(k, old.app);
+      }
       return app;
     },
     ranker(app) {

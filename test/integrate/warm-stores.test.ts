@@ -148,6 +148,38 @@ describe("stores a hook worker keeps warm", { timeout: 120_000 }, () => {
     expect(log.match(/STORE_UNTRUSTED/g)).toHaveLength(2);
   });
 
+  it.runIf(process.platform === "linux")(
+    "keeps only the stores it served last open, and opens a closed one again when asked",
+    async () => {
+      const a = project();
+      const b = project();
+      const stores = createWarmStores(a.env, 1);
+      kept.push(stores);
+      const held = (db: string) => {
+        const store = realpathSync(db);
+        return readdirSync("/proc/self/fd").some((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(store);
+          } catch {
+            return false;
+          }
+        });
+      };
+      const first = await a.call("UserPromptSubmit", PROMPT, stores);
+      expect(first).toMatch(/^# memcards: cards/);
+      expect(held(a.db)).toBe(true);
+      expect(await b.call("UserPromptSubmit", PROMPT, stores)).toMatch(/^# memcards: cards/);
+      expect(held(b.db)).toBe(true);
+      expect(
+        await pollUntil(
+          () => held(a.db),
+          (h) => !h,
+        ),
+      ).toBe(false);
+      expect(await a.call("UserPromptSubmit", PROMPT, stores)).toBe(first);
+    },
+  );
+
   it("refuses a store swapped for a link, as opening it would", async () => {
     const p = project();
     await p.call("UserPromptSubmit", PROMPT, p.stores);
