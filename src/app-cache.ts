@@ -28,11 +28,13 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
         const notice = app.takeEmbedderNotice();
         if (notice) logger.warn(notice);
         // Distillations a killed server left queued run again, in the background, as soon as the store is open. The
-        // compression code loads only when there are some: opening a store for cards does not load it.
+        // compression code loads only when there are some: opening a store for cards does not load it. A store closed
+        // while that code loads leaves them queued for the next start.
         const opened = app;
         if (queuedDistillJobs(opened.db, opened.scope.projectId).length > 0)
           void import("./session/compress.js")
             .then(({ inBackground, resumeDistillation }) => {
+              if (apps.get(key) !== opened) return;
               const resumed = resumeDistillation({
                 ...opened.scope,
                 distill: inBackground(opened.distiller, opened.db, logger),
