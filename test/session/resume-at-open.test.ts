@@ -1,5 +1,5 @@
-// Distillations a stopped process left queued run again when a server opens the store; a store closed before that
-// resume could start leaves them queued for the next start, with no distillation started after the close.
+// Distillations a stopped process left queued run again when a server opens the store: pending from its first call
+// on, and finished before the store closes.
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { queuedDistillations, queueDistillation } from "../../src/memory/distill
 import { resolveProjectRoot } from "../../src/project/root.js";
 import { openDatabase } from "../../src/storage/db.js";
 import { emptySections } from "../../src/transcript/extraction/merge.js";
+import { connect } from "../helpers/mcp.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 /** A project whose store holds one queued distillation. */
@@ -38,27 +39,48 @@ function queuedStore() {
   return { config, location, db, job, projectId, close: () => app.close() };
 }
 
-const settle = async () => {
-  await import("../../src/session/compress.js");
-  for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 5));
-};
+/** The store's queued distillations, read from the file. */
+function queuedIn(path: string, projectId: number): number[] {
+  const db = openDatabase(path);
+  try {
+    return queuedDistillations(db, projectId);
+  } finally {
+    db.close();
+  }
+}
+
+type Distillation = { pending: number; done: number; failed: number };
 
 describe("queued distillations at open", () => {
-  it("resume in the background when the store is opened", async () => {
+  it("count as pending from the first call after a start, and are distilled", async () => {
     const s = queuedStore();
     await s.close();
-    const lines: string[] = [];
-    const apps = createAppCache(
-      s.config,
-      createLogger("info", (l) => lines.push(l)),
-    );
-    apps.forLocation(s.location);
-    await settle();
-    expect(lines.join("\n")).toMatch(/resuming 1 queued distillation/);
-    await apps.closeAll();
+    const c = await connect({
+      flags: { root: s.location.root, db: s.db, embedder: "offline" },
+      env: { MEMCARDS_HOME: tmpDir() },
+    });
+    try {
+      const status = async () =>
+        (
+          (await c.client.callTool({ name: "status", arguments: {} })).structuredContent as {
+            distillation: Distillation;
+          }
+        ).distillation;
+      const first = await status();
+      expect(first.pending + first.done).toBe(1);
+      let d = first;
+      while (d.pending > 0) {
+        await new Promise((r) => setTimeout(r, 50));
+        d = await status();
+      }
+      expect(d).toMatchObject({ done: 1, failed: 0 });
+      expect(queuedIn(s.db, s.projectId)).toEqual([]);
+    } finally {
+      await c.close();
+    }
   });
 
-  it("stay queued, with nothing started, when the store closes before the resume begins", async () => {
+  it("are finished, not left to a closed store, when the store closes right after it opened", async () => {
     const s = queuedStore();
     await s.close();
     const lines: string[] = [];
@@ -68,13 +90,9 @@ describe("queued distillations at open", () => {
     );
     apps.forLocation(s.location);
     await apps.closeAll();
-    await settle();
-    expect(lines.join("\n")).not.toMatch(/resuming|distillation/);
-    const db = openDatabase(s.db);
-    try {
-      expect(queuedDistillations(db, s.projectId)).toEqual([s.job]);
-    } finally {
-      db.close();
-    }
+    await import("../../src/memory/distill-queue.js");
+    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(lines.join("\n")).not.toMatch(/failed|not open|still running/);
+    expect(queuedIn(s.db, s.projectId)).toEqual([]);
   });
 });
