@@ -27,17 +27,28 @@ export function createAppCache(config: Config, logger: Logger): AppCache {
         apps.set(key, app);
         const notice = app.takeEmbedderNotice();
         if (notice) logger.warn(notice);
-        // Distillations a killed server left queued run again, in the background, as soon as the store is open. The
-        // compression code loads only when there are some: opening a store for cards does not load it.
+        // Distillations a killed server left queued run again, in the background, as soon as the store is open: handed
+        // to the distiller's worker now, so that they count as pending from the first call on. The compression code
+        // loads only when that worker cannot take them and they are distilled inline: opening a store does not load it.
         const opened = app;
-        if (queuedDistillJobs(opened.db, opened.scope.projectId).length > 0)
-          void import("./session/compress.js")
-            .then(({ inBackground, resumeDistillation }) => {
-              const resumed = resumeDistillation({
-                ...opened.scope,
-                distill: inBackground(opened.distiller, opened.db, logger),
-              });
-              if (resumed) logger.info(`resuming ${count(resumed, "queued distillation")}`);
+        const queued = queuedDistillJobs(opened.db, opened.scope.projectId);
+        const inline: number[] = [];
+        for (const id of queued) {
+          try {
+            opened.distiller.enqueue(id);
+          } catch (err) {
+            if (inline.length === 0)
+              logger.warn(`background distillation unavailable (${(err as Error).message}); distilling inline`);
+            inline.push(id);
+          }
+        }
+        if (queued.length) logger.info(`resuming ${count(queued.length, "queued distillation")}`);
+        // A store closed while that code loads leaves them queued for the next start.
+        if (inline.length)
+          void import("./memory/distill-queue.js")
+            .then(({ runDistillJob }) => {
+              if (apps.get(key) !== opened) return;
+              for (const id of inline) runDistillJob(opened.db, id);
             })
             .catch((err: unknown) => logger.warn(`resuming distillations failed: ${(err as Error).message}`));
       }

@@ -34,18 +34,26 @@ export function fileSymbolsReader(db: Db): ReadFileSymbols {
  */
 export const FILES_KEPT = 128;
 
-/** `read`, keeping the last `max` files read. */
-export function keptFileSymbols(read: ReadFileSymbols, max = FILES_KEPT): ReadFileSymbols {
-  const kept = new Map<string, FileSymbols>();
+/**
+ * `read`, keeping the last `max` files read, each with the hash the index recorded for it when it was read: a file kept
+ * is read again once the store holds another content for it (an index run that wrote it and stopped before it ended
+ * leaves the ranker in use). The hash is read first: a write landing between the two reads is seen at the next use.
+ */
+export function keptFileSymbols(
+  read: ReadFileSymbols,
+  hashOf: (path: string) => string | undefined,
+  max = FILES_KEPT,
+): ReadFileSymbols {
+  const kept = new Map<string, { hash: string | undefined; f: FileSymbols }>();
   return (path) => {
-    let f = kept.get(path);
-    if (f) {
-      kept.delete(path);
-    } else {
-      f = read(path);
+    const hash = hashOf(path);
+    let e = kept.get(path);
+    if (e) kept.delete(path);
+    if (!e || e.hash !== hash) {
+      e = { hash, f: read(path) };
       if (kept.size >= max) kept.delete(kept.keys().next().value!);
     }
-    kept.set(path, f);
-    return f;
+    kept.set(path, e);
+    return e.f;
   };
 }

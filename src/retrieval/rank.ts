@@ -8,7 +8,7 @@ import { z } from "zod";
 
 import type { Embedder } from "../embeddings/provider.js";
 import type { Db } from "../storage/db.js";
-import { knownFiles } from "../storage/graph/files.js";
+import { fileHash, knownFiles } from "../storage/graph/files.js";
 import { nodeCount } from "../storage/graph/nodes.js";
 import { termDocFrequency } from "../storage/graph/search.js";
 import { decodeInflatedBodies, spanKey } from "../text/symbol-bodies.js";
@@ -341,7 +341,7 @@ export function createRanker(
     return [...candidateSignals(lists, u()).values()];
   };
 
-  const fileSymbols = keptFileSymbols(fileSymbolsReader(db));
+  const fileSymbols = keptFileSymbols(fileSymbolsReader(db), (path) => fileHash(db, path));
   let reader: Bm25Reader | undefined;
   const linesOf = (path: string): string[] | undefined => {
     if (!opts.root) return undefined;

@@ -13,6 +13,7 @@ import { bm25Tokens } from "../../src/retrieval/bm25.js";
 import { fileSymbolsReader, keptFileSymbols } from "../../src/retrieval/file-symbols.js";
 import { rankFileSymbols } from "../../src/retrieval/rank.js";
 import { LEARNED_SYMBOL_WEIGHTS, type SymbolQuery } from "../../src/retrieval/symbols.js";
+import { fileHash } from "../../src/storage/graph/files.js";
 import { symbolsOfFile } from "../../src/storage/graph/nodes.js";
 import { storedSymbolBodies } from "../../src/storage/graph/terms.js";
 import { termPositions } from "../../src/text/symbol-bodies.js";
@@ -80,7 +81,7 @@ describe("stored symbol bodies", () => {
       counts.set(p, (counts.get(p) ?? 0) + 1);
       return read(p);
     };
-    const kept = keptFileSymbols(counted, files.length);
+    const kept = keptFileSymbols(counted, (p) => fileHash(app.db, p), files.length);
     for (const text of [...QUERIES, ...QUERIES]) {
       const fresh = rankFileSymbols(app.db, files, query(text), LEARNED_SYMBOL_WEIGHTS, fromLines);
       expect(rankFileSymbols(app.db, files, query(text), LEARNED_SYMBOL_WEIGHTS, fromLines, kept), text).toEqual(fresh);
@@ -88,7 +89,7 @@ describe("stored symbol bodies", () => {
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(counts.size).toBe(files.length);
     // Two places: the first file is used again, so the second is the one let go when a third comes.
-    const small = keptFileSymbols(counted, 2);
+    const small = keptFileSymbols(counted, (p) => fileHash(app.db, p), 2);
     const [a, b, c] = files as [string, string, string];
     counts.clear();
     for (const p of [a, b, a, c, a, b]) small(p);

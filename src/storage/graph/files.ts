@@ -165,6 +165,11 @@ export function indexedPaths(db: Db): string[] {
   return (stmt(db, "SELECT path FROM files").all() as { path: string }[]).map((r) => r.path);
 }
 
+/** The content hash recorded when a file was indexed (written with its symbols), or undefined for no such file. */
+export function fileHash(db: Db, path: string): string | undefined {
+  return (stmt(db, "SELECT hash FROM files WHERE path = ?").get(path) as { hash: string } | undefined)?.hash;
+}
+
 /** Size and mtime recorded when a file was indexed. */
 export function fileStamp(db: Db, path: string): { mtime_ms: number; size: number } | undefined {
   return stmt(db, "SELECT mtime_ms, size FROM files WHERE path = ?").get(path) as
