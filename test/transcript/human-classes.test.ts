@@ -89,6 +89,25 @@ describe("the human-turn classifier", () => {
     expect(lines.join("\n")).toContain("Never modify integrate.py; it is read-only.");
   });
 
+  it("never takes a pasted log or trace for a rule, even when a log line says must", () => {
+    const report = [
+      "The nightly import fails again, here is the log:",
+      "2024-05-02 03:10:44 WARN cache must be warmed before the import starts",
+      "[ERROR] worker 3 must not hold the lock across batches",
+      "    at Importer.run (src/import/run.ts:88:13)",
+      "Do not change the batch size in import.config.json.",
+    ].join("\n");
+    expect(codeLine("2024-05-02 03:10:44 WARN cache must be warmed before the import starts")).toBe(true);
+    expect(codeLine("    at Importer.run (src/import/run.ts:88:13)")).toBe(true);
+    expect(codeLine("Do not change the batch size in import.config.json.")).toBe(false);
+    const t = parsed([{ user: report }, { assistant: "I'll read the importer." }]);
+    const all = standingInstructions(t.turns)
+      .map((f) => f.text)
+      .join("\n");
+    expect(all).not.toMatch(/WARN|ERROR|Importer\.run/);
+    expect(all).toContain("Do not change the batch size in import.config.json.");
+  });
+
   it("keeps every rule of a harness prompt that sets many, in as many lines as it takes, each sentence whole", () => {
     const rules = [
       "Remember, YOU CAN ONLY ENTER ONE COMMAND AT A TIME.",

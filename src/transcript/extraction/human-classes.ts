@@ -341,12 +341,17 @@ export function splitSentences(text: string): string[] {
 const CODE_STATEMENT =
   /^\s*(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(]|^\s*(?:for|while|if|elif|else|with|try|except)\b.*:\s*$|[=!<>]=|\b\w+\s*=\s*[\w"'(\d-]|\b\w+\((?:[^()]*)\)/;
 
+/** A line of a pasted log or trace: it opens on a timestamp, a log level, a stack frame or a shell prompt. */
+const LOG_LINE =
+  /^\s*(?:\[?\d{4}-\d{2}-\d{2}\b|\[?\d{1,2}:\d{2}:\d{2}\b|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b\]?|at\s+\S+\s+\(\S*:\d+|File "[^"]+", line \d+|\$\s+\S)/;
+
 /**
- * A sentence that is code the person pasted or quoted (`print("…")`, `assert a != b, "…"`, `alpha=20, beta=0 — must
- * escape`), not a rule said in words; code in backquotes inside a sentence of words does not count.
+ * A sentence that is code or a log line the person pasted or quoted (`print("…")`, `assert a != b, "…"`,
+ * `alpha=20, beta=0 — must escape`, `2024-01-01 WARN cache must be warmed`), not a rule said in words; code in
+ * backquotes inside a sentence of words does not count.
  */
 export function codeLine(sentence: string): boolean {
-  return CODE_STATEMENT.test(sentence.replace(/`[^`]*`/g, " "));
+  return LOG_LINE.test(sentence) || CODE_STATEMENT.test(sentence.replace(/`[^`]*`/g, " "));
 }
 
 /**
