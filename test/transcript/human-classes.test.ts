@@ -171,6 +171,28 @@ describe("the session's intent", () => {
     expect(intent).toEqual([ask]);
   });
 
+  it("is not a greeting that an export made the title of, and keeps the title of a session that only answers", () => {
+    const ask = "Add a CSV export button to the monthly reports page.";
+    const greeted = parsed([
+      { user: "good morning :)" },
+      { assistant: "Morning!" },
+      { user: ask },
+      { assistant: "On it." },
+    ]);
+    expect(extractSections(greeted.turns, { title: "good morning :)" }).intent.map((f) => f.text)).toEqual([ask]);
+    const resumed = parsed([{ user: "continue" }, { assistant: "Picking up the retry queue." }]);
+    const intent = extractSections(resumed.turns, { title: "Stripe webhook retries (2026-02-01 10:00Z)" }).intent;
+    expect(intent.map((f) => f.text)[0]).toBe("Stripe webhook retries");
+  });
+
+  it("drops the date an export stamps on a title, not a date that is part of the title's words", () => {
+    const t = parsed([{ user: "Write the migration for the orders table." }, { assistant: "On it." }]);
+    const title = (name: string) => extractSections(t.turns, { title: name }).intent.map((f) => f.text)[0];
+    expect(title("Migrate the orders to schema 2025-01-01")).toBe("Migrate the orders to schema 2025-01-01");
+    expect(title("Orders migration - 2025-03-26 00:32:05")).toBe("Orders migration");
+    expect(title("2026-05-21 06:41:40Z")).toBe("Write the migration for the orders table.");
+  });
+
   it("keeps a title of its own without its date", () => {
     const t = parsed([{ user: "Merge the two customer tables into one." }, { assistant: "On it." }]);
     const intent = extractSections(t.turns, { title: "Consolidating duplicate objects (2025-10-03 06:42Z)" }).intent;

@@ -111,8 +111,13 @@ export function userConstraints(turns: Turn[]): Fact[] {
   return standingInstructions(turns.filter(conversational));
 }
 
-/** A date or time an export appends to a session's title: `(2025-06-21 14:12Z)`, `- 2025-03-26 00:32:05`. */
-const TITLE_STAMP = /\s*[-–—(\s]\s*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?\)?\s*$/;
+const DAY = String.raw`\d{4}-\d{2}-\d{2}`;
+const TIME = String.raw`[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?`;
+/** A date or time an export appends to a session's title: `(2025-06-21 14:12Z)`, `- 2025-03-26 00:32:05`, a bare
+ * `2026-05-21 06:41:40Z`; a date that is part of the title's words (`Migrate to schema 2025-01-01`) stays. */
+const TITLE_STAMP = new RegExp(
+  String.raw`\s*(?:\(\s*${DAY}(?:${TIME})?\s*\)|[-–—]\s*${DAY}(?:${TIME})?|(?:^|\s)${DAY}${TIME}|^${DAY})\s*$`,
+);
 /** Classes of a typed turn that never state what the session is for. */
 const NOT_GOAL = new Set(["chitchat", "answer", "pasted", "not_human"]);
 const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim();
@@ -133,11 +138,14 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const out: Fact[] = [];
   const first = asking[0] ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
   const name = title?.replace(TITLE_STAMP, "").trim();
-  if (name && first) {
+  // A session whose person only answers or acknowledges (a resumed session: `continue`) still has its title.
+  const anchor = first ?? users[0];
+  if (name && anchor) {
     const cut = squash(name).replace(/[.…]+$/, "");
-    const source = cut.length >= 8 ? users.find((t) => squash(typed(t)).startsWith(cut)) : undefined;
-    if (!source) out.push({ text: clip(name, 160), turn: first.id });
-    else if (source !== first) out.push({ text: clip(typed(source), 300), turn: source.id });
+    const source = users.find((t) => (cut.length >= 8 ? squash(typed(t)).startsWith(cut) : squash(typed(t)) === cut));
+    if (!source) out.push({ text: clip(name, 160), turn: anchor.id });
+    else if (source !== first && classes.get(source) !== "chitchat")
+      out.push({ text: clip(typed(source), 300), turn: source.id });
   }
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
