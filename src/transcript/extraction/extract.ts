@@ -344,12 +344,15 @@ const REPORT_OPENING =
 function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A sentence that ends in a colon introduces the code or the list below it.
   if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) return false;
-  if (UNDECIDED.test(s) || CHECKING.test(s)) return false;
+  // An example or an alternative named inside the reason (`because … breaks, e.g. on ampersands`) leaves it chosen.
+  if (UNDECIDED.test(s.split(REASON)[0]!) || CHECKING.test(s)) return false;
   if (COMMITMENT.test(s) || CHOSE.test(s)) return true;
   if (RECOMMEND.test(s)) return carried || taken;
   // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
   if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s)) return carried || REASON.test(s);
-  if (REPORT_OPENING.test(s)) return false;
+  // A report of a change that gives its reason (`Switched the cache to an LRU map instead of Redis, because …`) is
+  // a choice made; without one it is a recap.
+  if (REPORT_OPENING.test(s) && !REASON.test(s)) return false;
   return CHOICE.test(s) && (CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
 }
 
