@@ -606,9 +606,10 @@ function phaseOf(turns: Turn[]): Map<string, number> {
 }
 
 /** A commit line that says nothing of the change: a bare hash, or a message that is the agent's narration (a client
- * that commits with the model's reply as the message: `I'll help you continue the conversion …`). */
+ * that commits with the model's reply as the message: `I'll help you continue the conversion …`); a message that
+ * opens on `Let's` names the change as often as not (`Let's Encrypt certificates renew …`). */
 const UNTOLD_COMMIT =
-  /^commit(?: [0-9a-f]{7,40})?(?::\s*(?:(?:I['’]ll|I will|I['’]m going to|I am going to|let me|let['’]s|based on|here (?:is|are))\b.*)?)?$/is;
+  /^commit(?: [0-9a-f]{7,40})?(?::\s*(?:(?:I['’]ll|I will|I['’]m going to|I am going to|let me|based on|here (?:is|are))\b.*)?)?$/is;
 
 /** Completed work with evidence: commits, finished plan items, the last passing test run, each request's report. */
 export function completed(turns: Turn[]): Fact[] {
