@@ -89,6 +89,20 @@ describe("the human-turn classifier", () => {
     expect(lines.join("\n")).toContain("Never modify integrate.py; it is read-only.");
   });
 
+  it("keeps a rule said in words that names a call or a setting, and a rule typed in lower case", () => {
+    const rules = [
+      "Never call fetch() directly in components; always use apiClient.",
+      "Always build with NODE_ENV=production before you deploy.",
+      "from now on never push to main without a green pipeline",
+    ];
+    for (const r of rules) expect(codeLine(r)).toBe(false);
+    expect(codeLine("result = compute(x, y)  # must be positive")).toBe(true);
+    for (const r of rules) {
+      const t = parsed([{ user: r }, { assistant: "Understood." }]);
+      expect(standingInstructions(t.turns).map((f) => f.text)).toEqual([r]);
+    }
+  });
+
   it("never takes a pasted log or trace for a rule, even when a log line says must", () => {
     const report = [
       "The nightly import fails again, here is the log:",
