@@ -238,3 +238,23 @@ describe("decisions: a report of a change made is not a choice", () => {
     ]);
   });
 });
+
+describe("decisions: an example in the reason, and a change reported with its reason", () => {
+  it("keeps a choice whose reason gives an example, and a change made that says why, not a bare recap", () => {
+    const withExample =
+      "I'll switch the sitemap builder to xmlbuilder2 instead of string concatenation, because concatenation breaks on special characters, for example ampersands in titles.";
+    const reported = "Switched the page cache to an LRU map instead of Redis, because the service runs as one process.";
+    const got = decided([
+      { user: "The sitemap breaks on titles with ampersands; fix it and make the pages faster." },
+      {
+        assistant: [
+          withExample,
+          reported,
+          "- Updated the sitemap route to use the new builder instead of the old one",
+        ].join("\n"),
+      },
+      { edit: { file: "src/sitemap/build.ts", old: "out += `<loc>${url}</loc>`", new: "root.ele('loc').txt(url)" } },
+    ]);
+    expect(got).toEqual([withExample, reported]);
+  });
+});

@@ -71,3 +71,19 @@ describe("commits that say nothing of the change", () => {
     expect(got).toEqual(["commit 66d344d: refactor: move the router to the server module"]);
   });
 });
+
+describe("commits whose message opens like narration", () => {
+  it("keeps a commit message that names the change, even when its first words could open a reply", () => {
+    const got = done([
+      { user: "Renew the certificates from the cron job." },
+      { edit: { file: "deploy/cron.yaml", old: "a", new: "b" } },
+      {
+        bash: {
+          command: 'git commit -m "Let\'s Encrypt certificates renew from the nightly cron job"',
+          output: "[main 4f1c2aa] Let's Encrypt certificates renew from the nightly cron job",
+        },
+      },
+    ]).filter((d) => d.startsWith("commit"));
+    expect(got).toEqual(["commit 4f1c2aa: Let's Encrypt certificates renew from the nightly cron job"]);
+  });
+});

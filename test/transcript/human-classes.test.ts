@@ -89,6 +89,39 @@ describe("the human-turn classifier", () => {
     expect(lines.join("\n")).toContain("Never modify integrate.py; it is read-only.");
   });
 
+  it("keeps a rule said in words that names a call or a setting, and a rule typed in lower case", () => {
+    const rules = [
+      "Never call fetch() directly in components; always use apiClient.",
+      "Always build with NODE_ENV=production before you deploy.",
+      "from now on never push to main without a green pipeline",
+    ];
+    for (const r of rules) expect(codeLine(r)).toBe(false);
+    expect(codeLine("result = compute(x, y)  # must be positive")).toBe(true);
+    for (const r of rules) {
+      const t = parsed([{ user: r }, { assistant: "Understood." }]);
+      expect(standingInstructions(t.turns).map((f) => f.text)).toEqual([r]);
+    }
+  });
+
+  it("never takes a pasted log or trace for a rule, even when a log line says must", () => {
+    const report = [
+      "The nightly import fails again, here is the log:",
+      "2024-05-02 03:10:44 WARN cache must be warmed before the import starts",
+      "[ERROR] worker 3 must not hold the lock across batches",
+      "    at Importer.run (src/import/run.ts:88:13)",
+      "Do not change the batch size in import.config.json.",
+    ].join("\n");
+    expect(codeLine("2024-05-02 03:10:44 WARN cache must be warmed before the import starts")).toBe(true);
+    expect(codeLine("    at Importer.run (src/import/run.ts:88:13)")).toBe(true);
+    expect(codeLine("Do not change the batch size in import.config.json.")).toBe(false);
+    const t = parsed([{ user: report }, { assistant: "I'll read the importer." }]);
+    const all = standingInstructions(t.turns)
+      .map((f) => f.text)
+      .join("\n");
+    expect(all).not.toMatch(/WARN|ERROR|Importer\.run/);
+    expect(all).toContain("Do not change the batch size in import.config.json.");
+  });
+
   it("keeps every rule of a harness prompt that sets many, in as many lines as it takes, each sentence whole", () => {
     const rules = [
       "Remember, YOU CAN ONLY ENTER ONE COMMAND AT A TIME.",
@@ -150,6 +183,28 @@ describe("the session's intent", () => {
       title: "So there's an error with the undo layers: undo its (2025-06-21 14:12Z)",
     }).intent.map((f) => f.text);
     expect(intent).toEqual([ask]);
+  });
+
+  it("is not a greeting that an export made the title of, and keeps the title of a session that only answers", () => {
+    const ask = "Add a CSV export button to the monthly reports page.";
+    const greeted = parsed([
+      { user: "good morning :)" },
+      { assistant: "Morning!" },
+      { user: ask },
+      { assistant: "On it." },
+    ]);
+    expect(extractSections(greeted.turns, { title: "good morning :)" }).intent.map((f) => f.text)).toEqual([ask]);
+    const resumed = parsed([{ user: "continue" }, { assistant: "Picking up the retry queue." }]);
+    const intent = extractSections(resumed.turns, { title: "Stripe webhook retries (2026-02-01 10:00Z)" }).intent;
+    expect(intent.map((f) => f.text)[0]).toBe("Stripe webhook retries");
+  });
+
+  it("drops the date an export stamps on a title, not a date that is part of the title's words", () => {
+    const t = parsed([{ user: "Write the migration for the orders table." }, { assistant: "On it." }]);
+    const title = (name: string) => extractSections(t.turns, { title: name }).intent.map((f) => f.text)[0];
+    expect(title("Migrate the orders to schema 2025-01-01")).toBe("Migrate the orders to schema 2025-01-01");
+    expect(title("Orders migration - 2025-03-26 00:32:05")).toBe("Orders migration");
+    expect(title("2026-05-21 06:41:40Z")).toBe("Write the migration for the orders table.");
   });
 
   it("keeps a title of its own without its date", () => {

@@ -112,8 +112,13 @@ export function userConstraints(turns: Turn[]): Fact[] {
   return standingInstructions(turns.filter(conversational));
 }
 
-/** A date or time an export appends to a session's title: `(2025-06-21 14:12Z)`, `- 2025-03-26 00:32:05`. */
-const TITLE_STAMP = /\s*[-–—(\s]\s*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?\)?\s*$/;
+const DAY = String.raw`\d{4}-\d{2}-\d{2}`;
+const TIME = String.raw`[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?`;
+/** A date or time an export appends to a session's title: `(2025-06-21 14:12Z)`, `- 2025-03-26 00:32:05`, a bare
+ * `2026-05-21 06:41:40Z`; a date that is part of the title's words (`Migrate to schema 2025-01-01`) stays. */
+const TITLE_STAMP = new RegExp(
+  String.raw`\s*(?:\(\s*${DAY}(?:${TIME})?\s*\)|[-–—]\s*${DAY}(?:${TIME})?|(?:^|\s)${DAY}${TIME}|^${DAY})\s*$`,
+);
 /** Classes of a typed turn that never state what the session is for. */
 const NOT_GOAL = new Set(["chitchat", "answer", "pasted", "not_human"]);
 const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim();
@@ -134,11 +139,14 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const out: Fact[] = [];
   const first = asking[0] ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
   const name = title?.replace(TITLE_STAMP, "").trim();
-  if (name && first) {
+  // A session whose person only answers or acknowledges (a resumed session: `continue`) still has its title.
+  const anchor = first ?? users[0];
+  if (name && anchor) {
     const cut = squash(name).replace(/[.…]+$/, "");
-    const source = cut.length >= 8 ? users.find((t) => squash(typed(t)).startsWith(cut)) : undefined;
-    if (!source) out.push({ text: clip(name, 160), turn: first.id });
-    else if (source !== first) out.push({ text: clip(typed(source), 300), turn: source.id });
+    const source = users.find((t) => (cut.length >= 8 ? squash(typed(t)).startsWith(cut) : squash(typed(t)) === cut));
+    if (!source) out.push({ text: clip(name, 160), turn: anchor.id });
+    else if (source !== first && classes.get(source) !== "chitchat")
+      out.push({ text: clip(typed(source), 300), turn: source.id });
   }
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
   return out;
@@ -337,12 +345,15 @@ const REPORT_OPENING =
 function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A sentence that ends in a colon introduces the code or the list below it.
   if (s.length < 25 || s.length > 320 || NOT_CHOICE.test(s) || s.endsWith(":")) return false;
-  if (UNDECIDED.test(s) || CHECKING.test(s)) return false;
+  // An example or an alternative named inside the reason (`because … breaks, e.g. on ampersands`) leaves it chosen.
+  if (UNDECIDED.test(s.split(REASON)[0]!) || CHECKING.test(s)) return false;
   if (COMMITMENT.test(s) || CHOSE.test(s)) return true;
   if (RECOMMEND.test(s)) return carried || taken;
   // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
   if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s)) return carried || REASON.test(s);
-  if (REPORT_OPENING.test(s)) return false;
+  // A report of a change that gives its reason (`Switched the cache to an LRU map instead of Redis, because …`) is
+  // a choice made; without one it is a recap.
+  if (REPORT_OPENING.test(s) && !REASON.test(s)) return false;
   return CHOICE.test(s) && (CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
 }
 
@@ -596,9 +607,10 @@ function phaseOf(turns: Turn[]): Map<string, number> {
 }
 
 /** A commit line that says nothing of the change: a bare hash, or a message that is the agent's narration (a client
- * that commits with the model's reply as the message: `I'll help you continue the conversion …`). */
+ * that commits with the model's reply as the message: `I'll help you continue the conversion …`); a message that
+ * opens on `Let's` names the change as often as not (`Let's Encrypt certificates renew …`). */
 const UNTOLD_COMMIT =
-  /^commit(?: [0-9a-f]{7,40})?(?::\s*(?:(?:I['’]ll|I will|I['’]m going to|I am going to|let me|let['’]s|based on|here (?:is|are))\b.*)?)?$/is;
+  /^commit(?: [0-9a-f]{7,40})?(?::\s*(?:(?:I['’]ll|I will|I['’]m going to|I am going to|let me|based on|here (?:is|are))\b.*)?)?$/is;
 
 /** Completed work with evidence: commits, finished plan items, the last passing test run, each request's report. */
 export function completed(turns: Turn[]): Fact[] {

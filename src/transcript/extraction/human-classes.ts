@@ -338,15 +338,31 @@ export function splitSentences(text: string): string[] {
 }
 
 /** A statement of code: a call, a comparison or an assignment, or a line that opens with a statement's keyword. */
-const CODE_STATEMENT =
-  /^\s*(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(]|^\s*(?:for|while|if|elif|else|with|try|except)\b.*:\s*$|[=!<>]=|\b\w+\s*=\s*[\w"'(\d-]|\b\w+\((?:[^()]*)\)/;
+/** A line that opens as a statement of code (`print(…)`, `assert a != b`, `for x in xs:`): the keyword and some code
+ * punctuation after it, so that words a person types in lower case (`from now on …`, `let the worker retry`) are not. */
+const CODE_OPENING =
+  /^\s*(?:(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(](?=.*[()=[\]{};"])|(?:for|while|if|elif|else|with|try|except)\b.*:\s*$)/;
+/** Code inside a line: a comparison, an assignment or a call. */
+const CODE_TOKEN = /\S*[=!<>]=\S*|[\w.]+\s*=\s*[\w"'(\d-]\S*|[\w.]+\((?:[^()]*)\)/g;
+/** A line with code in it is code when at most this many words of prose stand around the code. */
+const PROSE_WORDS = 4;
+
+/** A line of a pasted log or trace: it opens on a timestamp, a log level, a stack frame or a shell prompt. */
+const LOG_LINE =
+  /^\s*(?:\[?\d{4}-\d{2}-\d{2}\b|\[?\d{1,2}:\d{2}:\d{2}\b|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b\]?|at\s+\S+\s+\(\S*:\d+|File "[^"]+", line \d+|\$\s+\S)/;
 
 /**
- * A sentence that is code the person pasted or quoted (`print("…")`, `assert a != b, "…"`, `alpha=20, beta=0 — must
- * escape`), not a rule said in words; code in backquotes inside a sentence of words does not count.
+ * A sentence that is code or a log line the person pasted or quoted (`print("…")`, `assert a != b, "…"`,
+ * `alpha=20, beta=0 — must escape`, `2024-01-01 WARN cache must be warmed`), not a rule said in words; code in
+ * backquotes inside a sentence of words does not count.
  */
 export function codeLine(sentence: string): boolean {
-  return CODE_STATEMENT.test(sentence.replace(/`[^`]*`/g, " "));
+  if (LOG_LINE.test(sentence)) return true;
+  const bare = sentence.replace(/`[^`]*`/g, " ");
+  if (CODE_OPENING.test(bare)) return true;
+  // A rule said in words may name a call or a setting (`Never call fetch() directly`, `build with NODE_ENV=production`).
+  const prose = bare.replace(CODE_TOKEN, " ");
+  return prose !== bare && (prose.match(/\b[A-Za-z]{2,}\b/g) ?? []).length <= PROSE_WORDS;
 }
 
 /**
