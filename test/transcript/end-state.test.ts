@@ -115,6 +115,19 @@ describe("end state from events", () => {
     );
   });
 
+  it("keeps type arguments and markup quoted in inline code in a state line", () => {
+    expect(tidyState("Return type of `load` is now `Promise<Config>` so callers await it.")).toBe(
+      "Return type of `load` is now `Promise<Config>` so callers await it.",
+    );
+    expect(tidyState("The reader now returns Vec<u8> and the writer takes Option<String>.")).toBe(
+      "The reader now returns Vec<u8> and the writer takes Option<String>.",
+    );
+    expect(tidyState("Wrapped the table in `<section>` and moved the caption into it.")).toBe(
+      "Wrapped the table in `<section>` and moved the caption into it.",
+    );
+    expect(tidyState("`<div>` ok")).toBe("`<div>` ok");
+  });
+
   it("keeps one line per open question and none cut inside inline code", () => {
     const open = tidyOpen([
       { text: "Would you like me to provide the command to run just the middleware tests?", turn: "t1" },

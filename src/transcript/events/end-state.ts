@@ -153,9 +153,20 @@ export function unansweredRequest(
   return { text: `not answered: the latest request "${clipWords(req.text, REQUEST_CHARS)}"`, turn: req.turn };
 }
 
-/** Markup a client leaves in an agent's words: `</pre>`, `<execute_command>`, `<command>`. */
-const TAG = /<\/?[a-z_][\w-]*>/i;
+/**
+ * Markup a client leaves in an agent's words: `</pre>`, `<execute_command>`, `<command>`; not a type argument written
+ * against its type (`Promise<Config>`, `Vec<u8>`).
+ */
+const TAG = /(?<![\w$.])<\/?[a-z_][\w-]*>/i;
 const TAGS = new RegExp(TAG.source, "gi");
+/** The text with inline code spans (`` `Promise<Config>` ``) left out, where markup is not the client's. */
+const prose = (text: string): string => text.replace(/`[^`]*`/g, " ");
+/** The text with client markup outside inline code replaced by spaces. */
+const unmarked = (text: string): string =>
+  text
+    .split(/(`[^`]*`)/)
+    .map((s, i) => (i % 2 === 1 ? s : s.replace(TAGS, " ")))
+    .join("");
 /** The least an agent's line must keep, markup and repeats gone, to say anything. */
 const MIN_STATE_CHARS = 30;
 
@@ -165,14 +176,14 @@ const MIN_STATE_CHARS = 30;
  * left: the line was a tool call the client wrote as text.
  */
 export function tidyState(text: string): string | undefined {
-  const words = text.replace(TAGS, " ").split(/\s+/).filter(Boolean);
+  const words = unmarked(text).split(/\s+/).filter(Boolean);
   const kept = words.filter((w, i) => w !== words[i - 1]);
   const out = kept
     .join(" ")
     .replace(/\[Response interrupted by user\]/g, "")
     .trim();
   // Only a line that held markup can turn out to be nothing but markup; a short line of words stays.
-  const marked = TAG.test(text) || text.includes("[Response interrupted by user]");
+  const marked = TAG.test(prose(text)) || text.includes("[Response interrupted by user]");
   return !marked || out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
 }
 
