@@ -172,6 +172,21 @@ describe("errors settled by events", () => {
     expect(turns.slice(cut).map((t) => t.id)).toContain(line!.turn);
   });
 
+  it("an open error quoted the way shells quote (`fi') stays a blocker", () => {
+    const { s } = sectionsOf([
+      { user: "Fix the deploy script." },
+      { edit: { file: "/repo/deploy.sh", old: "a", new: "b" } },
+      {
+        bash: {
+          command: "bash deploy.sh",
+          output: "deploy.sh: line 12: syntax error near unexpected token `fi'\ndeploy.sh: line 12: `fi'",
+          error: true,
+        },
+      },
+    ]);
+    expect(s.blockers.map((b) => b.text).join("\n")).toContain("syntax error near unexpected token `fi'");
+  });
+
   it("a rerun that fails again keeps it open", () => {
     const turns = parseText(
       claudeCodeSession([{ user: "Fix it." }, { bash: failing }, { bash: failing }]),

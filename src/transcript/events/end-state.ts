@@ -187,8 +187,12 @@ export function tidyState(text: string): string | undefined {
   return !marked || out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
 }
 
-/** A line cut inside inline code (a `??` operator read as the end of a question): an odd count of backquotes. */
-const cutInCode = (text: string): boolean => (text.match(/`/g) ?? []).length % 2 === 1;
+/**
+ * A question cut inside inline code (a `??` operator read as the end of a question): it ends at a question mark with
+ * an odd count of backquotes, a quote in the style of shells and GNU tools (`` `fi' ``) not counted.
+ */
+const cutInCode = (text: string): boolean =>
+  text.trimEnd().endsWith("?") && (text.replace(/`[^`'\n]*'/g, "").match(/`/g) ?? []).length % 2 === 1;
 /** A line as compared for repeats: lower case, without end punctuation and the turn. */
 const gist = (text: string): string =>
   text
