@@ -25,6 +25,33 @@ describe("end state from events", () => {
     expect(end.next).toEqual([]);
   });
 
+  it("a failed run of one test file is not the state once the whole suite passed after the fix", () => {
+    const fixed = endOf([
+      { user: "Fix the failing row test." },
+      {
+        bash: {
+          command: "npx vitest run test/rows.test.ts",
+          output: "FAIL test/rows.test.ts\nAssertionError: expected 1 to be 2",
+          error: true,
+        },
+      },
+      { edit: { file: "/repo/src/rows.ts", old: "a", new: "b" } },
+      { bash: { command: "npx vitest run", output: "Test Files 3 passed\nTests 12 passed" } },
+    ]);
+    expect(fixed.state[0]!.text).toMatch(/^last runs: `npx vitest run` passed \(\S+\)$/);
+    // A failure after the passing suite, or of another target, still stands.
+    const after = endOf([
+      { user: "Fix the failing row test." },
+      { bash: { command: "npx vitest run", output: "Tests 12 passed" } },
+      { edit: { file: "/repo/src/rows.ts", old: "a", new: "b" } },
+      { bash: { command: "npx vitest run test/rows.test.ts", output: "FAIL test/rows.test.ts", error: true } },
+      { bash: { command: "make deploy", output: "make: *** [deploy] Error 1", error: true } },
+      { bash: { command: "make", output: "ok" } },
+    ]);
+    expect(after.state[0]!.text).toMatch(/`make deploy` failed/);
+    expect(after.state[0]!.text).toMatch(/`npx vitest run test\/rows\.test\.ts` failed/);
+  });
+
   it("asks for a rerun when code was edited after the latest check, naming the files", () => {
     const end = endOf([
       { user: "Fix the parser." },

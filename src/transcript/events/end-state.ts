@@ -32,8 +32,24 @@ export function checkOf(r: Run): string | undefined {
   return r.parts.find((p) => CHECK.test(p) && !SETUP.test(p));
 }
 
-/** The last run of each distinct check, latest first. */
-function lastChecks(events: readonly SessionEvent[]): { part: string; run: Run }[] {
+/**
+ * Whether a failed check is a selection (`npx vitest run test/a.test.ts`, `pytest -q -k parse`, `npm test -- -t rows`)
+ * of a check among `passed` (`npx vitest run`, `pytest -q`, `npm test`): that command with more arguments that are
+ * options or paths, not another target (`make deploy` is not `make`).
+ */
+function selects(part: string, passed: ReadonlySet<string>): boolean {
+  for (let i = part.indexOf(" "); i > 0; i = part.indexOf(" ", i + 1)) {
+    const first = part.slice(i).trim().split(/\s+/)[0] ?? "";
+    if (passed.has(part.slice(0, i)) && (first.startsWith("-") || /[/\\]|\.\w+$/.test(first))) return true;
+  }
+  return false;
+}
+
+/**
+ * The last run of each distinct check, latest first; a failed run of a selection is left out once the whole check
+ * it selects from passed after it.
+ */
+function lastChecks(events: readonly SessionEvent[], limit: number): { part: string; run: Run }[] {
   const seen = new Map<string, Run>();
   for (const e of events) {
     if (e.type !== "run") continue;
@@ -42,7 +58,14 @@ function lastChecks(events: readonly SessionEvent[]): { part: string; run: Run }
     seen.delete(part);
     seen.set(part, e);
   }
-  return [...seen].reverse().map(([part, run]) => ({ part, run }));
+  const out: { part: string; run: Run }[] = [];
+  const passed = new Set<string>();
+  for (const [part, run] of [...seen].reverse()) {
+    if (out.length >= limit) break;
+    if (run.ok) passed.add(part);
+    if (run.ok || !selects(part, passed)) out.push({ part, run });
+  }
+  return out;
 }
 
 const quote = (s: string) => `\`${clipWords(s.replace(/`/g, "'"), COMMAND_CHARS)}\``;
@@ -94,7 +117,7 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   const { events } = st;
   const state: Fact[] = [];
   const next: Fact[] = [];
-  const checks = lastChecks(events).slice(0, CHECKS_SHOWN);
+  const checks = lastChecks(events, CHECKS_SHOWN);
   if (checks.length > 0) {
     const said = checks
       .map(({ part, run }) => `${quote(part)} ${run.ok ? "passed" : "failed"} (${turnRef(run.turn)})`)
