@@ -102,6 +102,9 @@ function editsAfter(events: readonly SessionEvent[], at: number): { paths: strin
   return paths.length > 0 ? { paths, turn } : undefined;
 }
 
+/** A `git push` that sends something: not a dry run. */
+const PUSH = /\bgit\s+push\b(?![^|;&\n]*\s(?:--dry-run|-n)\b)/;
+
 export interface EndFacts {
   /** Current State lines: the checks' last outcomes, the last commit and its push. */
   state: Fact[];
@@ -137,7 +140,7 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   const commits = events.filter((e): e is Extract<SessionEvent, { type: "commit" }> => e.type === "commit");
   const last = commits[commits.length - 1];
   if (last) {
-    const push = events.find((e) => e.type === "run" && e.at >= last.at && e.ok && /\bgit push\b/.test(e.key));
+    const push = events.find((e) => e.type === "run" && e.at >= last.at && e.ok && PUSH.test(e.key));
     const sha = last.sha ? ` \`${last.sha.slice(0, 7)}\`` : "";
     const msg = last.message ? ` "${clipWords(last.message, 120)}"` : "";
     state.push({
