@@ -96,6 +96,21 @@ describe("end state from events", () => {
     expect(local.state.find((f) => f.text.startsWith("last commit"))!.text).toMatch(/not pushed in the session$/);
   });
 
+  it("a dry-run push is not a push", () => {
+    const end = endOf([
+      { user: "Commit and push." },
+      { edit: { file: "/repo/a.ts", old: "a", new: "b" } },
+      { bash: { command: 'git commit -am "fix: x"', output: "[main 1a2b3c4] fix: x\n 1 file changed" } },
+      {
+        bash: {
+          command: "git push --dry-run origin main",
+          output: "To github.com:x/y.git\n   0f0f0f0..1a2b3c4  main -> main",
+        },
+      },
+    ]);
+    expect(end.state.find((f) => f.text.startsWith("last commit"))!.text).toMatch(/not pushed in the session$/);
+  });
+
   it("keeps an announcement of the next action out of Current State and Next Steps", () => {
     expect(onlyAnnounces("I will view lines 55-80 of `PROGRESS.md` to see the remaining checklist items.")).toBe(true);
     expect(onlyAnnounces("Let me also check if we need to populate this field: Let me check the copy.")).toBe(true);
@@ -126,6 +141,19 @@ describe("end state from events", () => {
       turnsOf([...asked, { assistant: "Yes: replace `build: .` with `image: org/catalog:latest` in the service." }]),
     ).next.map((f) => f.text);
     expect(answered.join("\n")).not.toContain("not answered");
+  });
+
+  it("a short reply answers the latest request", () => {
+    const next = extractSections(
+      turnsOf([
+        { user: "Add logging to the catalog controller." },
+        { edit: { file: "/repo/Controllers/CatalogController.cs", old: "a", new: "b" } },
+        { assistant: "Added information and error logs to every controller method." },
+        { user: "Should the logs go to stderr?" },
+        { assistant: "Yes, to stderr." },
+      ]),
+    ).next.map((f) => f.text);
+    expect(next.join("\n")).not.toContain("not answered");
   });
 
   it("tidies client markup and repeated file names out of a state line, and drops one that was a tool call", () => {

@@ -949,8 +949,9 @@ export function extractSections(
   });
   next.push(...ended.next);
   const unanswered = unansweredRequest(withAfter, st, (t) => {
-    const said = t.role === "assistant" && conversational(t) ? spoken(t.text).trim() : "";
-    return said.length > 20 && !onlyAnnounces(said);
+    // A short reply ("Yes, to stderr.") answers; markup alone or an interruption does not.
+    const said = t.role === "assistant" && conversational(t) ? tidyState(spoken(t.text).trim()) : undefined;
+    return !!said && /\p{L}{2}/u.test(said) && !onlyAnnounces(said);
   });
   if (unanswered) next.unshift(unanswered);
   if (st.uncommitted.length > 0) {
