@@ -92,14 +92,14 @@ const NOT_CHECKED = /\.(?:md|mdx|txt|rst|adoc|png|jpe?g|gif|svg|ico|pdf|csv|log)
  * making one.
  */
 function editsAfter(events: readonly SessionEvent[], at: number): { paths: string[]; turn: string } | undefined {
-  const paths: string[] = [];
+  const paths = new Set<string>();
   let turn = "";
   for (const e of events)
     if (e.type === "edit" && e.at > at && !NOT_CHECKED.test(e.path) && !RESTATED.test(e.op)) {
-      if (!paths.includes(e.path)) paths.push(e.path);
+      paths.add(e.path);
       turn = e.turn;
     }
-  return paths.length > 0 ? { paths, turn } : undefined;
+  return paths.size > 0 ? { paths: [...paths], turn } : undefined;
 }
 
 /** A `git push` that sends something: not a dry run. */
@@ -232,8 +232,15 @@ const gist = (text: string): string =>
  */
 export function tidyOpen(facts: readonly Fact[]): Fact[] {
   const kept = facts.filter((f) => !cutInCode(f.text));
-  return kept.filter((f, i) => {
-    const g = gist(f.text);
-    return !kept.some((o, j) => j !== i && gist(o.text).startsWith(g) && (gist(o.text) !== g || j < i));
+  const gists = kept.map((f) => gist(f.text));
+  // In sorted order, a line another line starts with is followed by one such line: one pass over the sorted lines.
+  const sorted = [...new Set(gists)].sort();
+  const restated = new Set(sorted.filter((g, i) => sorted[i + 1]?.startsWith(g)));
+  const seen = new Set<string>();
+  return kept.filter((_, i) => {
+    const g = gists[i]!;
+    if (restated.has(g) || seen.has(g)) return false;
+    seen.add(g);
+    return true;
   });
 }
