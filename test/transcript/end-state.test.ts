@@ -126,6 +126,25 @@ describe("end state from events", () => {
     expect(s.state.map((f) => f.text).join("\n")).not.toContain("I will view lines");
   });
 
+  it("the next steps the agent lists at the end stay; an announcement it went on to carry out does not", () => {
+    const listed: Step[] = [
+      { user: "Add the sitemap builder." },
+      { edit: { file: "/repo/src/build.ts", old: "a", new: "b" } },
+      { bash: { command: "npm test", output: "Tests 3 passed" } },
+      {
+        assistant:
+          "The builder is in place and the 3 tests pass.\n\nNext steps:\n- I'll add the sitemap link to robots.txt\n- I will register the sitemap in Search Console",
+      },
+    ];
+    const next = extractSections(turnsOf(listed)).next.map((f) => f.text);
+    expect(next).toContain("I'll add the sitemap link to robots.txt");
+    expect(next).toContain("I will register the sitemap in Search Console");
+    const acted = extractSections(
+      turnsOf([...listed, { edit: { file: "/repo/public/robots.txt", old: "a", new: "b" } }]),
+    ).next.map((f) => f.text);
+    expect(acted.join("\n")).not.toContain("I'll add the sitemap link");
+  });
+
   it("a latest request nothing answered is the first next step; an answered one is not", () => {
     const asked = [
       { user: "Add logging to the catalog controller." },
