@@ -25,6 +25,33 @@ describe("end state from events", () => {
     expect(end.next).toEqual([]);
   });
 
+  it("a failed run of one test file is not the state once the whole suite passed after the fix", () => {
+    const fixed = endOf([
+      { user: "Fix the failing row test." },
+      {
+        bash: {
+          command: "npx vitest run test/rows.test.ts",
+          output: "FAIL test/rows.test.ts\nAssertionError: expected 1 to be 2",
+          error: true,
+        },
+      },
+      { edit: { file: "/repo/src/rows.ts", old: "a", new: "b" } },
+      { bash: { command: "npx vitest run", output: "Test Files 3 passed\nTests 12 passed" } },
+    ]);
+    expect(fixed.state[0]!.text).toMatch(/^last runs: `npx vitest run` passed \(\S+\)$/);
+    // A failure after the passing suite, or of another target, still stands.
+    const after = endOf([
+      { user: "Fix the failing row test." },
+      { bash: { command: "npx vitest run", output: "Tests 12 passed" } },
+      { edit: { file: "/repo/src/rows.ts", old: "a", new: "b" } },
+      { bash: { command: "npx vitest run test/rows.test.ts", output: "FAIL test/rows.test.ts", error: true } },
+      { bash: { command: "make deploy", output: "make: *** [deploy] Error 1", error: true } },
+      { bash: { command: "make", output: "ok" } },
+    ]);
+    expect(after.state[0]!.text).toMatch(/`make deploy` failed/);
+    expect(after.state[0]!.text).toMatch(/`npx vitest run test\/rows\.test\.ts` failed/);
+  });
+
   it("asks for a rerun when code was edited after the latest check, naming the files", () => {
     const end = endOf([
       { user: "Fix the parser." },
@@ -69,6 +96,21 @@ describe("end state from events", () => {
     expect(local.state.find((f) => f.text.startsWith("last commit"))!.text).toMatch(/not pushed in the session$/);
   });
 
+  it("a dry-run push is not a push", () => {
+    const end = endOf([
+      { user: "Commit and push." },
+      { edit: { file: "/repo/a.ts", old: "a", new: "b" } },
+      { bash: { command: 'git commit -am "fix: x"', output: "[main 1a2b3c4] fix: x\n 1 file changed" } },
+      {
+        bash: {
+          command: "git push --dry-run origin main",
+          output: "To github.com:x/y.git\n   0f0f0f0..1a2b3c4  main -> main",
+        },
+      },
+    ]);
+    expect(end.state.find((f) => f.text.startsWith("last commit"))!.text).toMatch(/not pushed in the session$/);
+  });
+
   it("keeps an announcement of the next action out of Current State and Next Steps", () => {
     expect(onlyAnnounces("I will view lines 55-80 of `PROGRESS.md` to see the remaining checklist items.")).toBe(true);
     expect(onlyAnnounces("Let me also check if we need to populate this field: Let me check the copy.")).toBe(true);
@@ -82,6 +124,25 @@ describe("end state from events", () => {
       ]),
     );
     expect(s.state.map((f) => f.text).join("\n")).not.toContain("I will view lines");
+  });
+
+  it("the next steps the agent lists at the end stay; an announcement it went on to carry out does not", () => {
+    const listed: Step[] = [
+      { user: "Add the sitemap builder." },
+      { edit: { file: "/repo/src/build.ts", old: "a", new: "b" } },
+      { bash: { command: "npm test", output: "Tests 3 passed" } },
+      {
+        assistant:
+          "The builder is in place and the 3 tests pass.\n\nNext steps:\n- I'll add the sitemap link to robots.txt\n- I will register the sitemap in Search Console",
+      },
+    ];
+    const next = extractSections(turnsOf(listed)).next.map((f) => f.text);
+    expect(next).toContain("I'll add the sitemap link to robots.txt");
+    expect(next).toContain("I will register the sitemap in Search Console");
+    const acted = extractSections(
+      turnsOf([...listed, { edit: { file: "/repo/public/robots.txt", old: "a", new: "b" } }]),
+    ).next.map((f) => f.text);
+    expect(acted.join("\n")).not.toContain("I'll add the sitemap link");
   });
 
   it("a latest request nothing answered is the first next step; an answered one is not", () => {
@@ -101,6 +162,19 @@ describe("end state from events", () => {
     expect(answered.join("\n")).not.toContain("not answered");
   });
 
+  it("a short reply answers the latest request", () => {
+    const next = extractSections(
+      turnsOf([
+        { user: "Add logging to the catalog controller." },
+        { edit: { file: "/repo/Controllers/CatalogController.cs", old: "a", new: "b" } },
+        { assistant: "Added information and error logs to every controller method." },
+        { user: "Should the logs go to stderr?" },
+        { assistant: "Yes, to stderr." },
+      ]),
+    ).next.map((f) => f.text);
+    expect(next.join("\n")).not.toContain("not answered");
+  });
+
   it("tidies client markup and repeated file names out of a state line, and drops one that was a tool call", () => {
     expect(
       tidyState(
@@ -113,6 +187,19 @@ describe("end state from events", () => {
     expect(tidyState("<execute_command> <command>cd /d c:/Users/TSB/choice [Response interrupted by user]")).toBe(
       undefined,
     );
+  });
+
+  it("keeps type arguments and markup quoted in inline code in a state line", () => {
+    expect(tidyState("Return type of `load` is now `Promise<Config>` so callers await it.")).toBe(
+      "Return type of `load` is now `Promise<Config>` so callers await it.",
+    );
+    expect(tidyState("The reader now returns Vec<u8> and the writer takes Option<String>.")).toBe(
+      "The reader now returns Vec<u8> and the writer takes Option<String>.",
+    );
+    expect(tidyState("Wrapped the table in `<section>` and moved the caption into it.")).toBe(
+      "Wrapped the table in `<section>` and moved the caption into it.",
+    );
+    expect(tidyState("`<div>` ok")).toBe("`<div>` ok");
   });
 
   it("keeps one line per open question and none cut inside inline code", () => {

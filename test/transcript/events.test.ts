@@ -155,6 +155,55 @@ describe("errors settled by events", () => {
     expect(s.failures.find((x) => x.text.includes("has not been read yet"))!.resolved).toBeUndefined();
   });
 
+  it("a refused edit and a failing test answered in one turn: the later edit settles the refusal, not the test", () => {
+    // Parallel calls: one assistant message with two calls, one user message with both results.
+    const base = claudeCodeSession([{ user: "Rename the flag and run the tests." }])
+      .trim()
+      .split("\n");
+    const first = JSON.parse(base[base.length - 1]!) as Record<string, unknown>;
+    let parent = first.uuid;
+    const rec = (n: number, type: "user" | "assistant", content: unknown[]) => {
+      const uuid = `5e55a0e1-0000-4000-8000-0000000001${String(n).padStart(2, "0")}`;
+      const message = type === "assistant" ? { role: type, type: "message", content } : { role: type, content };
+      const line = JSON.stringify({ ...first, parentUuid: parent, type, uuid, message });
+      parent = uuid;
+      return line;
+    };
+    const edit = { file_path: "/repo/src/config.ts", old_string: "flagA", new_string: "flagB" };
+    const lines = [
+      ...base,
+      rec(1, "assistant", [
+        { type: "tool_use", id: "toolu_a", name: "Edit", input: edit },
+        { type: "tool_use", id: "toolu_b", name: "Bash", input: { command: "npm test" } },
+      ]),
+      rec(2, "user", [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_a",
+          is_error: true,
+          content: "File has not been read yet. Read it first.",
+        },
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_b",
+          is_error: true,
+          content: "FAIL src/config.test.ts\nTypeError: Cannot read properties of undefined (reading 'flag')",
+        },
+      ]),
+      rec(3, "assistant", [
+        { type: "tool_use", id: "toolu_c", name: "Read", input: { file_path: "/repo/src/config.ts" } },
+      ]),
+      rec(4, "user", [{ type: "tool_result", tool_use_id: "toolu_c", content: "1\texport const flagA = true;" }]),
+      rec(5, "assistant", [{ type: "tool_use", id: "toolu_d", name: "Edit", input: edit }]),
+      rec(6, "user", [
+        { type: "tool_result", tool_use_id: "toolu_d", content: "The file /repo/src/config.ts has been updated." },
+      ]),
+    ];
+    const s = extractSections(parseText(`${lines.join("\n")}\n`, "claude-code-jsonl").turns);
+    expect(s.failures.find((f) => f.text.includes("has not been read yet"))!.resolved).toBeDefined();
+    expect(s.failures.find((f) => f.text.includes("Cannot read properties"))!.resolved).toBeUndefined();
+  });
+
   it("an error the kept messages end on is a blocker of the page, with the turn it was hit", () => {
     const turns = parseText(
       claudeCodeSession([
@@ -170,6 +219,21 @@ describe("errors settled by events", () => {
     const line = s.blockers.find((b) => b.text.includes("Cannot read properties"));
     expect(line?.text).toMatch(/^unresolved: /);
     expect(turns.slice(cut).map((t) => t.id)).toContain(line!.turn);
+  });
+
+  it("an open error quoted the way shells quote (`fi') stays a blocker", () => {
+    const { s } = sectionsOf([
+      { user: "Fix the deploy script." },
+      { edit: { file: "/repo/deploy.sh", old: "a", new: "b" } },
+      {
+        bash: {
+          command: "bash deploy.sh",
+          output: "deploy.sh: line 12: syntax error near unexpected token `fi'\ndeploy.sh: line 12: `fi'",
+          error: true,
+        },
+      },
+    ]);
+    expect(s.blockers.map((b) => b.text).join("\n")).toContain("syntax error near unexpected token `fi'");
   });
 
   it("a rerun that fails again keeps it open", () => {

@@ -32,8 +32,24 @@ export function checkOf(r: Run): string | undefined {
   return r.parts.find((p) => CHECK.test(p) && !SETUP.test(p));
 }
 
-/** The last run of each distinct check, latest first. */
-function lastChecks(events: readonly SessionEvent[]): { part: string; run: Run }[] {
+/**
+ * Whether a failed check is a selection (`npx vitest run test/a.test.ts`, `pytest -q -k parse`, `npm test -- -t rows`)
+ * of a check among `passed` (`npx vitest run`, `pytest -q`, `npm test`): that command with more arguments that are
+ * options or paths, not another target (`make deploy` is not `make`).
+ */
+function selects(part: string, passed: ReadonlySet<string>): boolean {
+  for (let i = part.indexOf(" "); i > 0; i = part.indexOf(" ", i + 1)) {
+    const first = part.slice(i).trim().split(/\s+/)[0] ?? "";
+    if (passed.has(part.slice(0, i)) && (first.startsWith("-") || /[/\\]|\.\w+$/.test(first))) return true;
+  }
+  return false;
+}
+
+/**
+ * The last run of each distinct check, latest first; a failed run of a selection is left out once the whole check
+ * it selects from passed after it.
+ */
+function lastChecks(events: readonly SessionEvent[], limit: number): { part: string; run: Run }[] {
   const seen = new Map<string, Run>();
   for (const e of events) {
     if (e.type !== "run") continue;
@@ -42,7 +58,14 @@ function lastChecks(events: readonly SessionEvent[]): { part: string; run: Run }
     seen.delete(part);
     seen.set(part, e);
   }
-  return [...seen].reverse().map(([part, run]) => ({ part, run }));
+  const out: { part: string; run: Run }[] = [];
+  const passed = new Set<string>();
+  for (const [part, run] of [...seen].reverse()) {
+    if (out.length >= limit) break;
+    if (run.ok) passed.add(part);
+    if (run.ok || !selects(part, passed)) out.push({ part, run });
+  }
+  return out;
 }
 
 const quote = (s: string) => `\`${clipWords(s.replace(/`/g, "'"), COMMAND_CHARS)}\``;
@@ -69,15 +92,18 @@ const NOT_CHECKED = /\.(?:md|mdx|txt|rst|adoc|png|jpe?g|gif|svg|ico|pdf|csv|log)
  * making one.
  */
 function editsAfter(events: readonly SessionEvent[], at: number): { paths: string[]; turn: string } | undefined {
-  const paths: string[] = [];
+  const paths = new Set<string>();
   let turn = "";
   for (const e of events)
     if (e.type === "edit" && e.at > at && !NOT_CHECKED.test(e.path) && !RESTATED.test(e.op)) {
-      if (!paths.includes(e.path)) paths.push(e.path);
+      paths.add(e.path);
       turn = e.turn;
     }
-  return paths.length > 0 ? { paths, turn } : undefined;
+  return paths.size > 0 ? { paths: [...paths], turn } : undefined;
 }
+
+/** A `git push` that sends something: not a dry run. */
+const PUSH = /\bgit\s+push\b(?![^|;&\n]*\s(?:--dry-run|-n)\b)/;
 
 export interface EndFacts {
   /** Current State lines: the checks' last outcomes, the last commit and its push. */
@@ -94,7 +120,7 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   const { events } = st;
   const state: Fact[] = [];
   const next: Fact[] = [];
-  const checks = lastChecks(events).slice(0, CHECKS_SHOWN);
+  const checks = lastChecks(events, CHECKS_SHOWN);
   if (checks.length > 0) {
     const said = checks
       .map(({ part, run }) => `${quote(part)} ${run.ok ? "passed" : "failed"} (${turnRef(run.turn)})`)
@@ -114,7 +140,7 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   const commits = events.filter((e): e is Extract<SessionEvent, { type: "commit" }> => e.type === "commit");
   const last = commits[commits.length - 1];
   if (last) {
-    const push = events.find((e) => e.type === "run" && e.at >= last.at && e.ok && /\bgit push\b/.test(e.key));
+    const push = events.find((e) => e.type === "run" && e.at >= last.at && e.ok && PUSH.test(e.key));
     const sha = last.sha ? ` \`${last.sha.slice(0, 7)}\`` : "";
     const msg = last.message ? ` "${clipWords(last.message, 120)}"` : "";
     state.push({
@@ -153,9 +179,20 @@ export function unansweredRequest(
   return { text: `not answered: the latest request "${clipWords(req.text, REQUEST_CHARS)}"`, turn: req.turn };
 }
 
-/** Markup a client leaves in an agent's words: `</pre>`, `<execute_command>`, `<command>`. */
-const TAG = /<\/?[a-z_][\w-]*>/i;
+/**
+ * Markup a client leaves in an agent's words: `</pre>`, `<execute_command>`, `<command>`; not a type argument written
+ * against its type (`Promise<Config>`, `Vec<u8>`).
+ */
+const TAG = /(?<![\w$.])<\/?[a-z_][\w-]*>/i;
 const TAGS = new RegExp(TAG.source, "gi");
+/** The text with inline code spans (`` `Promise<Config>` ``) left out, where markup is not the client's. */
+const prose = (text: string): string => text.replace(/`[^`]*`/g, " ");
+/** The text with client markup outside inline code replaced by spaces. */
+const unmarked = (text: string): string =>
+  text
+    .split(/(`[^`]*`)/)
+    .map((s, i) => (i % 2 === 1 ? s : s.replace(TAGS, " ")))
+    .join("");
 /** The least an agent's line must keep, markup and repeats gone, to say anything. */
 const MIN_STATE_CHARS = 30;
 
@@ -165,19 +202,23 @@ const MIN_STATE_CHARS = 30;
  * left: the line was a tool call the client wrote as text.
  */
 export function tidyState(text: string): string | undefined {
-  const words = text.replace(TAGS, " ").split(/\s+/).filter(Boolean);
+  const words = unmarked(text).split(/\s+/).filter(Boolean);
   const kept = words.filter((w, i) => w !== words[i - 1]);
   const out = kept
     .join(" ")
     .replace(/\[Response interrupted by user\]/g, "")
     .trim();
   // Only a line that held markup can turn out to be nothing but markup; a short line of words stays.
-  const marked = TAG.test(text) || text.includes("[Response interrupted by user]");
+  const marked = TAG.test(prose(text)) || text.includes("[Response interrupted by user]");
   return !marked || out.replace(/[^\p{L}\s]/gu, "").trim().length >= MIN_STATE_CHARS ? out : undefined;
 }
 
-/** A line cut inside inline code (a `??` operator read as the end of a question): an odd count of backquotes. */
-const cutInCode = (text: string): boolean => (text.match(/`/g) ?? []).length % 2 === 1;
+/**
+ * A question cut inside inline code (a `??` operator read as the end of a question): it ends at a question mark with
+ * an odd count of backquotes, a quote in the style of shells and GNU tools (`` `fi' ``) not counted.
+ */
+const cutInCode = (text: string): boolean =>
+  text.trimEnd().endsWith("?") && (text.replace(/`[^`'\n]*'/g, "").match(/`/g) ?? []).length % 2 === 1;
 /** A line as compared for repeats: lower case, without end punctuation and the turn. */
 const gist = (text: string): string =>
   text
@@ -191,8 +232,15 @@ const gist = (text: string): string =>
  */
 export function tidyOpen(facts: readonly Fact[]): Fact[] {
   const kept = facts.filter((f) => !cutInCode(f.text));
-  return kept.filter((f, i) => {
-    const g = gist(f.text);
-    return !kept.some((o, j) => j !== i && gist(o.text).startsWith(g) && (gist(o.text) !== g || j < i));
+  const gists = kept.map((f) => gist(f.text));
+  // In sorted order, a line another line starts with is followed by one such line: one pass over the sorted lines.
+  const sorted = [...new Set(gists)].sort();
+  const restated = new Set(sorted.filter((g, i) => sorted[i + 1]?.startsWith(g)));
+  const seen = new Set<string>();
+  return kept.filter((_, i) => {
+    const g = gists[i]!;
+    if (restated.has(g) || seen.has(g)) return false;
+    seen.add(g);
+    return true;
   });
 }

@@ -15,8 +15,8 @@ export type SessionEvent =
   | { type: "revert"; turn: string; at: number; path: string; how: string }
   | { type: "commit"; turn: string; at: number; sha?: string; message: string; files: string[] }
   | { type: "run"; turn: string; at: number; command: string; key: string; parts: string[]; ok: boolean }
-  /** A call on one file the tool refused (`File has not been read yet`, `old_string not found`). */
-  | { type: "refused"; turn: string; at: number; path: string };
+  /** A call on one file the tool refused (`File has not been read yet`, `old_string not found`), with what it said. */
+  | { type: "refused"; turn: string; at: number; path: string; said: string };
 
 /**
  * Each tool call with the result that answers it and the position of the turn holding that result: by id, else by
@@ -210,7 +210,13 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
     const cmd = commandText(call.input);
     const target = fileOf(call);
     if (!cmd && target && result && resultFailed(result, call))
-      out.push({ type: "refused", turn: t.id, at: i, path: target });
+      out.push({
+        type: "refused",
+        turn: t.id,
+        at: i,
+        path: target,
+        said: letters(result.output.slice(0, REFUSAL_CHARS)),
+      });
     if (!cmd) continue;
     const key = runKey(cmd);
     const ran = result !== undefined;
@@ -267,6 +273,15 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
     return files.map((path) => ({ ...e, path }));
   });
 }
+
+/** How much of a refusal is kept to tell which error it was. */
+const REFUSAL_CHARS = 2000;
+/** Text as its words in lower case, for telling whether an error line came from a given output. */
+const letters = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 
 const ORDER: Record<SessionEvent["type"], number> = { request: 0, refused: 1, edit: 1, run: 2, commit: 3, revert: 4 };
 
@@ -362,9 +377,11 @@ export function resolvedBy(
       if (last?.ok) return last.turn;
     }
   }
-  // A call the tool refused on a file is settled by a later edit of that file going through.
+  // A call the tool refused on a file is settled by a later edit of that file going through; not another error seen
+  // in the same turn (a test run beside it).
+  const said = letters(f.text);
   for (const r of events)
-    if (r.type === "refused" && r.turn === f.last_turn) {
+    if (r.type === "refused" && r.turn === f.last_turn && said.length > 0 && r.said.includes(said)) {
       const edit = events.find((e) => e.type === "edit" && e.at > r.at && samePath(e.path, r.path));
       if (edit) return edit.turn;
     }

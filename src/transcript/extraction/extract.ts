@@ -955,14 +955,19 @@ export function extractSections(
   // A plan item is done when a later list ticks it, or when later events carry it out (a commit, a clean test run).
   const byEvents = (text: string, turn: string) => doneByEvents(text, index.get(turn) ?? 0, st.events);
   const ended = endFacts(st, (p) => displayPath(p, opts.cwd));
+  // An announced action ("I'll add the link to robots.txt") is a step still to take only when the agent made no call
+  // from then on; one it went on to carry out is not.
+  const lastCall = withAfter.reduce((n, t, i) => (t.role === "assistant" && t.tool_calls.length > 0 ? i : n), -1);
   const next = nextSteps(withAfter, end).filter((f) => {
     const item = f.text.replace(/ \((pending|in_progress)\)$/, "");
-    return !doneLater.has(signature(item)) && !byEvents(item, f.turn) && !onlyAnnounces(item);
+    const acted = (index.get(f.turn) ?? 0) <= lastCall;
+    return !doneLater.has(signature(item)) && !byEvents(item, f.turn) && !(acted && onlyAnnounces(item));
   });
   next.push(...ended.next);
   const unanswered = unansweredRequest(withAfter, st, (t) => {
-    const said = t.role === "assistant" && conversational(t) ? spoken(t.text).trim() : "";
-    return said.length > 20 && !onlyAnnounces(said);
+    // A short reply ("Yes, to stderr.") answers; markup alone or an interruption does not.
+    const said = t.role === "assistant" && conversational(t) ? tidyState(spoken(t.text).trim()) : undefined;
+    return !!said && /\p{L}{2}/u.test(said) && !onlyAnnounces(said);
   });
   if (unanswered) next.unshift(unanswered);
   if (st.uncommitted.length > 0) {
