@@ -89,12 +89,14 @@ export interface SimilarUnit {
 /**
  * Every unit of a category still in force (active or in conflict) whose words could reach `minJaccard` with
  * `words` (the distinct words of the unit being checked; `self`, that unit's id when it is already stored, is left
- * out) and that `accept` takes (the caller measures the overlap), best first. A unit that shares at least that fraction lacks at most
- * `a − ⌈minJaccard·a⌉` of the `a` words, and words no other unit holds count against that allowance. So it holds at
- * least one of the rarest allowance + 1 words, and, when that allowance is small, at least two of the rarest
- * allowance + 2: the full-text index is asked for those words (or those pairs) and nothing that could match is
- * missed among the newest `newest` (MAX_CANDIDATES) units of the project and category that hold them. Each term's
- * count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
+ * out) and that `accept` takes (the caller measures the overlap; it runs while the index is walked, so it must not
+ * query the store), best first. A unit that shares at least that fraction lacks at most `a − ⌈minJaccard·a⌉` of the
+ * `a` words, and words no other unit holds count against that allowance. So it holds at least one of the rarest
+ * allowance + 1 words, and, when that allowance is small, at least two of the rarest allowance + 2: the full-text
+ * index is asked for those words (or those pairs) and nothing that could match is missed among the newest `newest`
+ * (MAX_CANDIDATES) units of the project and category that hold them and that `accept` takes, within the newest
+ * MAX_READ_PER_CANDIDATE times as many units read. Each term's count stops at RARITY_CAP (past it, how far into the
+ * store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
