@@ -89,12 +89,14 @@ export interface SimilarUnit {
 /**
  * Every unit of a category still in force (active or in conflict) whose words could reach `minJaccard` with
  * `words` (the distinct words of the unit being checked; `self`, that unit's id when it is already stored, is left
- * out) and that `accept` takes (the caller measures the overlap), best first. A unit that shares at least that fraction lacks at most
- * `a − ⌈minJaccard·a⌉` of the `a` words, and words no other unit holds count against that allowance. So it holds at
- * least one of the rarest allowance + 1 words, and, when that allowance is small, at least two of the rarest
- * allowance + 2: the full-text index is asked for those words (or those pairs) and nothing that could match is
- * missed among the newest `newest` (MAX_CANDIDATES) units of the project and category that hold them. Each term's
- * count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
+ * out) and that `accept` takes (the caller measures the overlap; it runs while the index is walked, so it must not
+ * query the store), best first. A unit that shares at least that fraction lacks at most `a − ⌈minJaccard·a⌉` of the
+ * `a` words, and words no other unit holds count against that allowance. So it holds at least one of the rarest
+ * allowance + 1 words, and, when that allowance is small, at least two of the rarest allowance + 2: the full-text
+ * index is asked for those words (or those pairs) and nothing that could match is missed among the newest `newest`
+ * (MAX_CANDIDATES) units of the project and category that hold them and that `accept` takes, within the newest
+ * MAX_READ_PER_CANDIDATE times as many units read. Each term's count stops at RARITY_CAP (past it, how far into the
+ * store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
@@ -140,19 +142,26 @@ export function similarMemories(
       .map((x) => x.t)
       .join(" OR ");
   }
-  // The newest in-scope matches first, at most `newest` (MAX_CANDIDATES): the full-text index is walked newest
-  // first and each match is looked up by id, so the read stops after that many units of the project and category in
-  // force, however many units of the store (or of other projects and categories) hold the words. The category is
-  // the first word of every unit's indexed text (`indexMemory`), so it narrows the match too.
+  // The newest in-scope matches first, at most `newest` (MAX_CANDIDATES) that `accept` takes: the full-text index is
+  // walked newest first and each match is looked up by id, so the read stops after that many units of the project
+  // and category in force, however many units of the store (or of other projects and categories) hold the words. A
+  // unit `accept` turns down (one that shares the rare words but not enough of the others) does not use up that
+  // allowance, so a near-duplicate behind many such units is still found; the walk reads at most
+  // MAX_READ_PER_CANDIDATE times `newest` units all the same. The category is the first word of every unit's indexed
+  // text (`indexMemory`), so it narrows the match too.
   const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ${quote(category.toLowerCase())}` : match;
-  const units = (
-    stmt(
-      db,
-      `SELECT m.id, m.status, m.text, m.confidence FROM memories_fts f JOIN memories m ON m.id = f.rowid
+  const newest = opts.newest ?? MAX_CANDIDATES;
+  const units: SimilarUnit[] = [];
+  let read = 0;
+  for (const u of stmt(
+    db,
+    `SELECT m.id, m.status, m.text, m.confidence FROM memories_fts f JOIN memories m ON m.id = f.rowid
        WHERE memories_fts MATCH ? AND f.rowid != ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
-       ORDER BY f.rowid DESC LIMIT ?`,
-    ).all(scoped, self, projectId, category, opts.newest ?? MAX_CANDIDATES) as SimilarUnit[]
-  ).filter((u) => !opts.accept || opts.accept(u));
+       ORDER BY f.rowid DESC`,
+  ).iterate(scoped, self, projectId, category) as IterableIterator<SimilarUnit>) {
+    if (!opts.accept || opts.accept(u)) units.push(u);
+    if (units.length >= newest || ++read >= newest * MAX_READ_PER_CANDIDATE) break;
+  }
   if (units.length < 2) return units;
   // Several match: ranked as they always were, by BM25 over the rarer half (plus one) of the words, counted with
   // the unit itself, the newest first among equals.
@@ -180,10 +189,13 @@ export function similarMemories(
 /** Pairs of rare words are asked for while they are few (at most 28 pairs); past that, any of the rare words. */
 const MAX_PAIRED_ALLOWANCE = 6;
 /**
- * Units a check reads at most, newest first: more than any real store holds that share two of a unit's rarest
- * words, so the cap binds only on a store full of near-copies, where it keeps a write's cost flat (hand-set).
+ * Units a check returns at most (those its `accept` takes), newest first: it binds only on a store full of
+ * near-copies, where it keeps a write's cost flat (hand-set). A near-duplicate older than MAX_READ_PER_CANDIDATE
+ * times as many in-scope units holding its rarest words is not found: the write adds a unit instead of merging.
  */
 const MAX_CANDIDATES = 128;
+/** Units a check reads at most, per unit it may return: those it turns down included (hand-set). */
+const MAX_READ_PER_CANDIDATE = 4;
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   return Number(
