@@ -520,6 +520,9 @@ export function finishPurge(db: Db, opts: { wait?: boolean } = {}): boolean {
     // Secure delete zeroes what a delete frees, but a page the b-tree rebuilt while balancing can keep old bytes in
     // its unused middle (seen in the full-text index's pages): rewriting the file is what leaves none. Every table
     // whose row ids are referred to names them (INTEGER PRIMARY KEY, or a column called rowid), so none move.
+    // The rewrite goes through the log: while an older read keeps the log from being emptied, each retry would add
+    // another copy of the whole store to it, so it waits until the log can be emptied.
+    if (checkpointWal(db, "TRUNCATE").busy) return false;
     db.exec("VACUUM");
     if (checkpointWal(db, "TRUNCATE").busy) return false;
     stmt(db, "DELETE FROM meta WHERE key = ?").run(PURGE_PENDING);

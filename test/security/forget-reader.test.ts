@@ -2,7 +2,7 @@
 // snapshot, forget says the text is still in the file (and a purge it reports done leaves none); once the read
 // ends the purge finishes and no byte of the text is left in the database or its WAL. An id is never reused.
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -70,6 +70,26 @@ describe("forget while another connection reads", () => {
     expect(finishPurge(s.db)).toBe(true);
     expect(leaked(s.dbPath, [CANARY])).toEqual([]);
     expect(leaked(s.dbPath, ["marmalade"])).toEqual(["marmalade"]);
+    s.db.close();
+  });
+
+  it("retries of a delayed purge do not grow the log while the read stays open", async () => {
+    const s = store(200);
+    for (let i = 0; i < 200; i++) s.rec(`Decision ${i}: module m${i} keeps approach a${i * 7} for the parser`);
+    const gone = s.rec(`Deploy only from the ${CANARY} branch`);
+    s.db.pragma("wal_checkpoint(TRUNCATE)");
+    const r = await reader(s.dbPath);
+    try {
+      expect(forget(s.scope, { id: gone }).purged).toBe(false);
+      const wal = statSync(`${s.dbPath}-wal`).size;
+      // Each open and close of the store retries the purge: none may add another copy of the store to the log.
+      for (let i = 0; i < 4; i++) expect(finishPurge(s.db, { wait: false })).toBe(false);
+      expect(statSync(`${s.dbPath}-wal`).size).toBe(wal);
+    } finally {
+      await r.release();
+    }
+    expect(finishPurge(s.db)).toBe(true);
+    expect(leaked(s.dbPath, [CANARY])).toEqual([]);
     s.db.close();
   });
 
