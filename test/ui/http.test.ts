@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isReviewMode } from "../../src/memory/review.js";
 import { recordMemory } from "../../src/session/memory.js";
 import { openDatabase } from "../../src/storage/db.js";
-import { getMemory } from "../../src/storage/memories.js";
+import { finishPurge, getMemory } from "../../src/storage/memories.js";
 import { startUi, type UiHandle } from "../../src/ui/server.js";
 import { ftsTerms, leaked } from "../security/canaries.js";
 import { login, type UiClient } from "./client.js";
@@ -170,6 +170,30 @@ describe("memcards ui over HTTP", () => {
     } finally {
       db.close();
     }
+  });
+
+  it("says when another connection's open read delays the purge of a forgotten unit", async () => {
+    const id = recordMemory(store.app.scope, { category: "learning", text: "The wombatquasar flag is read once" }).id!;
+    const reader = openDatabase(store.app.dbPath);
+    store.app.db.pragma("busy_timeout = 100");
+    try {
+      reader.exec("BEGIN");
+      reader.prepare("SELECT count(*) FROM memories").get();
+      const r = await client.post(`/memory/${id}/forget`, { back: "/memory" });
+      expect(r.status).toBe(303);
+      expect(getMemory(store.app.db, id)).toBeUndefined();
+      expect(flashOf(r)).toMatch(/forgotten; .*still in its file/);
+    } finally {
+      reader.exec("COMMIT");
+      reader.close();
+      store.app.db.pragma("busy_timeout = 5000");
+    }
+    expect(finishPurge(store.app.db)).toBe(true);
+    expect(leaked(store.app.dbPath, ["wombatquasar"])).toEqual([]);
+    const next = recordMemory(store.app.scope, { category: "learning", text: "The otter build caches fonts" }).id!;
+    const r = await client.post(`/memory/${next}/forget`, { back: "/memory" });
+    expect(flashOf(r)).toMatch(new RegExp(`unit #${next} forgotten`));
+    expect(flashOf(r)).not.toMatch(/still in its file/);
   });
 
   it("turns review mode and the pause on and off, exports and imports", async () => {
