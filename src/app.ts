@@ -125,7 +125,8 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
   try {
     if (register) registerStore(config.userDir, dbPath);
     // A forget whose text another connection's read kept in the file: empty the log now if that read has ended.
-    finishPurge(db, { wait: false });
+    const purge = finishPurge(db, { wait: false });
+    if (purge.purgeProblem) logger.warn(`a forget's rewrite of the store failed again: ${purge.purgeProblem}`);
     const project = upsertProject(db, location.key, location.root);
     let embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
     if (embedding.vectorsEnabled) {

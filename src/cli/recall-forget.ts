@@ -27,7 +27,7 @@ export function registerRecallForget(program: Command): void {
     .option("--file <path>", "units citing this file")
     .option("--all", "everything memcards remembers for this project")
     .action(async (opts: { id?: number; session?: string; file?: string; all?: boolean }, cmd: Command) => {
-      const { NOT_PURGED } = await import("../memory/service.js");
+      const { purgeNote } = await import("../memory/service.js");
       const { forget } = await import("../session/memory.js");
       const { sendQueued } = await import("../team/deps.js");
       await withApp(configFrom(cmd), async (app) => {
@@ -40,7 +40,7 @@ export function registerRecallForget(program: Command): void {
         console.log(
           `forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summary", "summaries")}`,
         );
-        if (!r.purged) console.error(`memcards: ${NOT_PURGED}`);
+        if (!r.purged) console.error(`memcards: ${purgeNote(r)}`);
         // Shared units are removed from the team store too (now, or when it is back).
         const note = await sendQueued(app.scope, app.config.team);
         if (note) console.error(`memcards: ${note}`);

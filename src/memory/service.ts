@@ -15,6 +15,7 @@ import {
   memoryIdsFor,
   type MemoryRow,
   nearestMemoryIds,
+  type PurgeResult,
   rawTurnOf,
   searchMemoryFts,
   searchRawFts,
@@ -465,6 +466,13 @@ export function recall(
 export const NOT_PURGED =
   "Another connection holds an open read of the store, so the deleted text is still in its file (the write-ahead log) until that read ends; memcards empties the log when it next opens or closes the store.";
 
+/** What forget adds when the deleted text may still be in the store's file: "" when it is gone. */
+export function purgeNote(r: PurgeResult): string {
+  if (r.purged) return "";
+  if (r.purgeProblem === undefined) return NOT_PURGED;
+  return `The units are deleted, but the store's file could not be rewritten (${r.purgeProblem}), so the deleted text may remain in its unused pages; memcards tries again when it next opens or closes the store.`;
+}
+
 /**
  * Deletes for real: every table (served cards and outcomes too), the FTS and vector indexes rewritten, freed pages
  * overwritten, WAL truncated. `purged` is false when another connection's open read kept the WAL from being emptied:
@@ -477,7 +485,7 @@ export function forgetUnits(
   deps: MemoryDeps,
   raw: ForgetInput,
   beforeDelete: (ids: readonly number[]) => void,
-): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
+): { memories: number; rawTurns: number; summaries: number } & PurgeResult {
   const input = ForgetInput.parse(raw);
   const chosen = [input.id !== undefined, Boolean(input.sessionId), Boolean(input.file), input.all].filter(
     Boolean,

@@ -3,6 +3,7 @@
 // this composes them, as curate.ts does for edits, approvals and rejections. (Units distillation stores are queued
 // by the team's push and sync, `queueDistilledForTeam`.)
 import { type ForgetInput, forgetUnits, type RecordInput, recordUnit } from "../memory/service.js";
+import type { PurgeResult } from "../storage/memories.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { queueForgetForTeam, queueUnitForTeam } from "../team/queue.js";
 
@@ -24,6 +25,6 @@ export function recordMemory(
 export function forget(
   scope: ProjectScope,
   raw: ForgetInput,
-): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
+): { memories: number; rawTurns: number; summaries: number } & PurgeResult {
   return forgetUnits(scope, raw, (ids) => queueForgetForTeam(scope, ids));
 }

@@ -419,7 +419,7 @@ export function deleteMemories(
   ids: readonly number[],
   scope: { session?: string; all?: boolean },
   first?: () => void,
-): { memories: number; rawTurns: number; summaries: number; purged: boolean } {
+): { memories: number; rawTurns: number; summaries: number } & PurgeResult {
   let rawTurns = 0;
   let summaries = 0;
   const tx = db.transaction(() => {
@@ -502,18 +502,33 @@ export function deleteMemories(
     setMeta(db, PURGE_PENDING, "1");
   });
   tx.immediate();
-  const purged = finishPurge(db);
-  return { memories: ids.length, rawTurns, summaries, purged };
+  return { memories: ids.length, rawTurns, summaries, ...finishPurge(db) };
+}
+
+/**
+ * How a purge ended. `purged` false with no `purgeProblem`: another connection's open read keeps the old text in the
+ * file until it ends. `purgeProblem`: the rewrite itself failed (a full disk, a read-only file), said as SQLite says it.
+ */
+export interface PurgeResult {
+  purged: boolean;
+  purgeProblem?: string;
+}
+
+/** A lock held by another connection, which the next open or close outlives: anything else is a real problem. */
+function isLockError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
 }
 
 const PURGE_PENDING = "forget.purge_pending";
 
 /**
  * Finishes a purge: rewrites the file (VACUUM) and truncates the WAL once no other connection reads an older
- * snapshot. `wait: false` (at open and close) does not wait for such a read. True when nothing is left to purge.
+ * snapshot. `wait: false` (at open and close) does not wait for such a read. `purged` when nothing is left to purge;
+ * a failure other than another connection's lock is returned as `purgeProblem` (the purge stays pending either way).
  */
-export function finishPurge(db: Db, opts: { wait?: boolean } = {}): boolean {
-  if (getMeta(db, PURGE_PENDING) === undefined) return true;
+export function finishPurge(db: Db, opts: { wait?: boolean } = {}): PurgeResult {
+  if (getMeta(db, PURGE_PENDING) === undefined) return { purged: true };
   const prev = db.pragma("busy_timeout", { simple: true }) as number;
   if (opts.wait === false) db.pragma("busy_timeout = 0");
   try {
@@ -522,13 +537,14 @@ export function finishPurge(db: Db, opts: { wait?: boolean } = {}): boolean {
     // whose row ids are referred to names them (INTEGER PRIMARY KEY, or a column called rowid), so none move.
     // The rewrite goes through the log: while an older read keeps the log from being emptied, each retry would add
     // another copy of the whole store to it, so it waits until the log can be emptied.
-    if (checkpointWal(db, "TRUNCATE").busy) return false;
+    if (checkpointWal(db, "TRUNCATE").busy) return { purged: false };
     db.exec("VACUUM");
-    if (checkpointWal(db, "TRUNCATE").busy) return false;
+    if (checkpointWal(db, "TRUNCATE").busy) return { purged: false };
     stmt(db, "DELETE FROM meta WHERE key = ?").run(PURGE_PENDING);
-    return !checkpointWal(db, "TRUNCATE").busy;
-  } catch {
-    return false; // the write lock is another connection's: the next open or close tries again
+    return { purged: !checkpointWal(db, "TRUNCATE").busy };
+  } catch (err) {
+    // Another connection's write lock: the next open or close tries again. Anything else is said as it is.
+    return isLockError(err) ? { purged: false } : { purged: false, purgeProblem: (err as Error).message };
   } finally {
     db.pragma(`busy_timeout = ${prev}`);
   }

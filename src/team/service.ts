@@ -10,13 +10,11 @@ import {
   cachedSeq,
   cachedUnits,
   cacheTeamUnits,
-  clearQueuedPut,
-  dropCachedUnit,
-  enqueue,
   markSent,
   type OutboxRow,
   pendingCount,
   pendingOps,
+  queueTeamForget,
 } from "../storage/team/outbox.js";
 import {
   activeByKey,
@@ -429,9 +427,7 @@ export async function forgetForTeam(
   if (!/^[0-9a-f-]{36}$/i.test(given)) throw new AppError("BAD_INPUT", `not a team unit id: ${given.slice(0, 60)}`);
   // Ids are made in small letters (random UUIDs, hex digests) and compared as text, here and in the team store.
   const uid = given.toLowerCase();
-  clearQueuedPut(deps.scope.db, uid);
-  enqueue(deps.scope.db, deps.scope.projectId, { uid, op: "forget" });
-  dropCachedUnit(deps.scope.db, uid);
+  queueTeamForget(deps.scope.db, deps.scope.projectId, uid);
   const r = await pushIfReachable(deps);
   return {
     queued: true,

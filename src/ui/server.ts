@@ -17,7 +17,7 @@ import { AppError, toAppError } from "../errors.js";
 import { auditMemory, exportMemory, importMemory, renderAudit, setPaused } from "../memory/admin.js";
 import { pinUnit } from "../memory/curate.js";
 import { setReviewMode } from "../memory/review.js";
-import { NOT_PURGED } from "../memory/service.js";
+import { purgeNote } from "../memory/service.js";
 import { approveUnit, editUnit, rejectUnit } from "../session/curate.js";
 import { forget } from "../session/memory.js";
 import { sendQueued } from "../team/deps.js";
@@ -276,7 +276,7 @@ function registerChanges(ui: Hono<UiEnv>, app: App): void {
   change("/memory/:id/forget", (_b, c) => {
     const id = parseId(c.req.param("id"));
     const r = forget(scope, { id });
-    return shared(r.purged ? `unit #${id} forgotten` : `unit #${id} forgotten; ${NOT_PURGED}`);
+    return shared(r.purged ? `unit #${id} forgotten` : `unit #${id} forgotten; ${purgeNote(r)}`);
   });
   change("/memory/:id/approve", (_b, c) => {
     const id = parseId(c.req.param("id"));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { NOT_PURGED, purgeNote } from "../../src/memory/service.js";
 import { forget, recordMemory } from "../../src/session/memory.js";
 import { type Db, openDatabase } from "../../src/storage/db.js";
 import { finishPurge, insertMemory } from "../../src/storage/memories.js";
@@ -67,7 +68,7 @@ describe("forget while another connection reads", () => {
       await r.release();
     }
     // The read has ended: the pending purge finishes (what the next open or close of the store does).
-    expect(finishPurge(s.db)).toBe(true);
+    expect(finishPurge(s.db)).toEqual({ purged: true });
     expect(leaked(s.dbPath, [CANARY])).toEqual([]);
     expect(leaked(s.dbPath, ["marmalade"])).toEqual(["marmalade"]);
     s.db.close();
@@ -83,12 +84,12 @@ describe("forget while another connection reads", () => {
       expect(forget(s.scope, { id: gone }).purged).toBe(false);
       const wal = statSync(`${s.dbPath}-wal`).size;
       // Each open and close of the store retries the purge: none may add another copy of the store to the log.
-      for (let i = 0; i < 4; i++) expect(finishPurge(s.db, { wait: false })).toBe(false);
+      for (let i = 0; i < 4; i++) expect(finishPurge(s.db, { wait: false })).toEqual({ purged: false });
       expect(statSync(`${s.dbPath}-wal`).size).toBe(wal);
     } finally {
       await r.release();
     }
-    expect(finishPurge(s.db)).toBe(true);
+    expect(finishPurge(s.db)).toEqual({ purged: true });
     expect(leaked(s.dbPath, [CANARY])).toEqual([]);
     s.db.close();
   });
@@ -167,5 +168,52 @@ describe("ids after forget", () => {
     const next = unit("a unit after the upgrade");
     expect(next).toBeGreaterThan(third);
     db.close();
+  });
+});
+
+/** Makes the store's rewrite fail as SQLite fails it (the disk full, or another connection's lock). */
+function failVacuum(db: Db, message: string, code: string): void {
+  const SqliteError = (
+    createRequire(join(repoRoot, "package.json"))("better-sqlite3") as {
+      SqliteError: new (m: string, c: string) => Error;
+    }
+  ).SqliteError;
+  const exec = db.exec.bind(db);
+  db.exec = (sql: string) => {
+    if (sql.trim().toUpperCase() === "VACUUM") throw new SqliteError(message, code);
+    return exec(sql);
+  };
+}
+
+describe("a forget whose rewrite of the store fails", () => {
+  it("says why, instead of blaming another reader, and finishes the purge once the rewrite can run", () => {
+    const s = store();
+    const gone = s.rec(`Deploy only from the ${CANARY} branch`);
+    const exec = s.db.exec.bind(s.db);
+    failVacuum(s.db, "database or disk is full", "SQLITE_FULL");
+    const f = forget(s.scope, { id: gone });
+    expect(f.memories).toBe(1);
+    expect(f.purged).toBe(false);
+    expect(f.purgeProblem).toBe("database or disk is full");
+    const note = purgeNote(f);
+    expect(note).toContain("database or disk is full");
+    expect(note).not.toBe(NOT_PURGED);
+    // The unit itself is gone; only its bytes may linger until the rewrite runs.
+    expect(forget(s.scope, { all: true }).memories).toBe(0);
+    s.db.exec = exec;
+    expect(finishPurge(s.db)).toEqual({ purged: true });
+    expect(leaked(s.dbPath, [CANARY])).toEqual([]);
+    s.db.close();
+  });
+
+  it("a lock held by another connection is not a problem to report: the next open or close retries", () => {
+    const s = store();
+    const gone = s.rec(`Deploy only from the ${CANARY} branch`);
+    failVacuum(s.db, "database is locked", "SQLITE_BUSY");
+    const f = forget(s.scope, { id: gone });
+    expect(f).toMatchObject({ memories: 1, purged: false });
+    expect(f.purgeProblem).toBeUndefined();
+    expect(purgeNote(f)).toBe(NOT_PURGED);
+    s.db.close();
   });
 });

@@ -87,4 +87,19 @@ describe("a unit forgotten for the team", () => {
     editUnit(a.scope, r.id!, "Invoices are numbered per tenant and per year.");
     expect(ops(a)).toEqual([{ op: "put", uid: put!.uid, text: "Invoices are numbered per tenant and per year." }]);
   });
+
+  it("is withdrawn, queued and dropped from the local copy in one write: a failed queueing leaves the put as it was", async () => {
+    const a = open();
+    recordMemory(a.scope, { category: "learning", text: "Payouts settle on business days only." });
+    const [put] = pendingOps(a.db, a.project.id);
+    // The forget's row cannot be written (as a full disk would refuse it): nothing of the forget may stay half-done.
+    a.db.exec(
+      "CREATE TEMP TRIGGER refuse_forget BEFORE INSERT ON team_outbox WHEN NEW.op = 'forget' BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    );
+    await expect(forgetForTeam(await deps(a), put!.uid)).rejects.toThrow(/disk full/);
+    expect(ops(a)).toEqual([{ op: "put", uid: put!.uid, text: "Payouts settle on business days only." }]);
+    a.db.exec("DROP TRIGGER refuse_forget");
+    await forgetForTeam(await deps(a), put!.uid);
+    expect(ops(a)).toEqual([{ op: "forget", uid: put!.uid, text: undefined }]);
+  });
 });

@@ -188,7 +188,7 @@ describe("memcards ui over HTTP", () => {
       reader.close();
       store.app.db.pragma("busy_timeout = 5000");
     }
-    expect(finishPurge(store.app.db)).toBe(true);
+    expect(finishPurge(store.app.db)).toEqual({ purged: true });
     expect(leaked(store.app.dbPath, ["wombatquasar"])).toEqual([]);
     const next = recordMemory(store.app.scope, { category: "learning", text: "The otter build caches fonts" }).id!;
     const r = await client.post(`/memory/${next}/forget`, { back: "/memory" });

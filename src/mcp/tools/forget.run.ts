@@ -1,6 +1,6 @@
 // The run of tool `forget` (its schemas are in forget.ts), loaded on its first call.
 import type { ForgetInput } from "../../memory/input.js";
-import { NOT_PURGED } from "../../memory/service.js";
+import { purgeNote } from "../../memory/service.js";
 import { forget } from "../../session/memory.js";
 import { sendQueued } from "../../team/deps.js";
 import { count } from "../../text/plural.js";
@@ -13,7 +13,7 @@ export const run: ToolRun<typeof ForgetInput, typeof Output> = async (args, deps
   // Shared units are removed from the team store too: now, or when it is back (the note says so).
   const note = await sendQueued(app.scope, app.config.team);
   return {
-    text: `Forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summary", "summaries")}.${r.purged ? "" : ` ${NOT_PURGED}`}${note ? ` ${note}.` : ""}`,
+    text: `Forgot ${count(r.memories, "memory unit")}, ${count(r.rawTurns, "archived turn")}, ${count(r.summaries, "summary", "summaries")}.${r.purged ? "" : ` ${purgeNote(r)}`}${note ? ` ${note}.` : ""}`,
     data: r,
   };
 };

@@ -10,6 +10,8 @@ export const Output = z.object({
   summaries: z.number(),
   /** False while another connection's open read keeps the old text in the store file. */
   purged: z.boolean(),
+  /** Why the store's file could not be rewritten (a full disk, a read-only file); absent when it was, or will be. */
+  purgeProblem: z.string().optional(),
 });
 
 export const forgetTool = defineTool({

@@ -139,6 +139,18 @@ export function cacheTeamUnits(db: Db, projectId: number, units: CachedTeamUnit[
   });
 }
 
+/**
+ * Forgets a shared unit for everyone in one write: its queued put withdrawn, the forget queued and the local copy of
+ * it dropped, all or none (a process killed half-way cannot leave a withdrawn put with no forget queued).
+ */
+export function queueTeamForget(db: Db, projectId: number, uid: string): void {
+  writeTx(db, () => {
+    clearQueuedPut(db, uid);
+    enqueue(db, projectId, { uid, op: "forget" });
+    dropCachedUnit(db, uid);
+  });
+}
+
 export function dropCachedUnit(db: Db, uid: string): void {
   stmt(db, "DELETE FROM team_cache WHERE uid = ?").run(uid);
 }
