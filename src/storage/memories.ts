@@ -523,6 +523,20 @@ function isLockError(err: unknown): boolean {
 const PURGE_PENDING = "forget.purge_pending";
 
 /**
+ * Empties the log after a rewrite that failed part-way: the pages it wrote before a full disk stopped it stay in the
+ * log, holding the disk's last free space for as long as the store is open. Without waiting, and best effort: the
+ * rewrite's own failure is what is said.
+ */
+function releaseLog(db: Db): void {
+  try {
+    db.pragma("busy_timeout = 0");
+    checkpointWal(db, "TRUNCATE");
+  } catch {
+    // The log stays as it is; the next open or close empties it.
+  }
+}
+
+/**
  * Finishes a purge: rewrites the file (VACUUM) and truncates the WAL once no other connection reads an older
  * snapshot. `wait: false` (at open and close) does not wait for such a read. `purged` when nothing is left to purge;
  * a failure other than another connection's lock is returned as `purgeProblem` (the purge stays pending either way).
@@ -544,7 +558,9 @@ export function finishPurge(db: Db, opts: { wait?: boolean } = {}): PurgeResult 
     return { purged: !checkpointWal(db, "TRUNCATE").busy };
   } catch (err) {
     // Another connection's write lock: the next open or close tries again. Anything else is said as it is.
-    return isLockError(err) ? { purged: false } : { purged: false, purgeProblem: (err as Error).message };
+    if (isLockError(err)) return { purged: false };
+    releaseLog(db);
+    return { purged: false, purgeProblem: (err as Error).message };
   } finally {
     db.pragma(`busy_timeout = ${prev}`);
   }

@@ -1,7 +1,7 @@
 // Forget against another connection's open read, and ids after forget: while a reader in another process holds a
 // snapshot, forget says the text is still in the file (and a purge it reports done leaves none); once the read
 // ends the purge finishes and no byte of the text is left in the database or its WAL. An id is never reused.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { NOT_PURGED, purgeNote } from "../../src/memory/service.js";
 import { forget, recordMemory } from "../../src/session/memory.js";
 import { type Db, openDatabase } from "../../src/storage/db.js";
-import { finishPurge, insertMemory } from "../../src/storage/memories.js";
+import { finishPurge, insertMemory, type PurgeResult } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { repoRoot } from "../helpers/cli.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -185,6 +185,32 @@ function failVacuum(db: Db, message: string, code: string): void {
   };
 }
 
+/**
+ * Finishes a pending purge in another process whose files may not grow past `bytes` (`ulimit -f`, 512-byte blocks):
+ * its result, and the size of the log while that process still has the store open.
+ */
+function purgeWithFileLimit(dbPath: string, bytes: number): PurgeResult & { wal: number } {
+  const sqlite = createRequire(join(repoRoot, "package.json")).resolve("better-sqlite3");
+  const memories = join(repoRoot, "dist", "src", "storage", "memories.js");
+  const script = `
+    import { createRequire } from "node:module";
+    import { existsSync, statSync } from "node:fs";
+    import { finishPurge } from ${JSON.stringify(memories)};
+    const Database = createRequire(import.meta.url)(${JSON.stringify(sqlite)});
+    const path = ${JSON.stringify(dbPath)};
+    const db = new Database(path);
+    const r = finishPurge(db);
+    const wal = existsSync(path + "-wal") ? statSync(path + "-wal").size : 0;
+    process.stdout.write(JSON.stringify({ ...r, wal }));`;
+  const child = spawnSync(
+    "sh",
+    ["-c", `ulimit -f ${bytes / 512} && exec "$0" --input-type=module -e "$1"`, process.execPath, script],
+    { encoding: "utf8" },
+  );
+  expect(child.stderr).toBe("");
+  return JSON.parse(child.stdout) as PurgeResult & { wal: number };
+}
+
 describe("a forget whose rewrite of the store fails", () => {
   it("says why, instead of blaming another reader, and finishes the purge once the rewrite can run", () => {
     const s = store();
@@ -204,6 +230,34 @@ describe("a forget whose rewrite of the store fails", () => {
     expect(finishPurge(s.db)).toEqual({ purged: true });
     expect(leaked(s.dbPath, [CANARY])).toEqual([]);
     s.db.close();
+  });
+
+  it("gives back the disk it took: a rewrite stopped part-way leaves nothing in the log", async () => {
+    const s = store(200);
+    const gone = s.rec(`Deploy only from the ${CANARY} branch`);
+    for (let i = 0; i < 60; i++) s.rec(`Rule ${i}: release trains leave on ${i % 7} with ${"notes ".repeat(40)}`);
+    // A purge left pending: forgotten while another connection read, then the read ended and the store closed.
+    const r = await reader(s.dbPath);
+    try {
+      expect(forget(s.scope, { id: gone }).purged).toBe(false);
+    } finally {
+      await r.release();
+    }
+    s.db.close();
+    const limit = 64 * 1024;
+    expect(statSync(s.dbPath).size).toBeGreaterThan(4 * limit);
+    // Another process finishes it where no file may grow past 64 KiB: its rewrite stops part-way, as on a full disk.
+    const f = purgeWithFileLimit(s.dbPath, limit);
+    expect(f.purged).toBe(false);
+    expect(f.purgeProblem).toMatch(/\w/);
+    expect(purgeNote(f)).toContain(f.purgeProblem);
+    // What the stopped rewrite had written does not stay in the log, holding the disk's last free space.
+    expect(f.wal).toBe(0);
+    // With room again, the purge finishes and the text is gone.
+    const db = openDatabase(s.dbPath);
+    expect(finishPurge(db)).toEqual({ purged: true });
+    db.close();
+    expect(leaked(s.dbPath, [CANARY])).toEqual([]);
   });
 
   it("a lock held by another connection is not a problem to report: the next open or close retries", () => {
