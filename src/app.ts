@@ -126,7 +126,8 @@ export function createApp(config: Config, location: ProjectLocation, logger: Log
     if (register) registerStore(config.userDir, dbPath);
     // A forget whose text another connection's read kept in the file: empty the log now if that read has ended.
     const purge = finishPurge(db, { wait: false });
-    if (purge.purgeProblem) logger.warn(`a forget's rewrite of the store failed again: ${purge.purgeProblem}`);
+    if (purge.purgeProblem)
+      logger.warn(`the rewrite of the store that a forget left pending failed: ${purge.purgeProblem}`);
     const project = upsertProject(db, location.key, location.root);
     let embedding = chooseEmbedder(config.embedder, getEmbedderBinding(db), config.modelsDir, logger);
     if (embedding.vectorsEnabled) {

@@ -8,7 +8,7 @@ export const Output = z.object({
   memories: z.number(),
   rawTurns: z.number(),
   summaries: z.number(),
-  /** False while another connection's open read keeps the old text in the store file. */
+  /** False while the old text may still be in the store file: another connection's open read, or `purgeProblem`. */
   purged: z.boolean(),
   /** Why the store's file could not be rewritten (a full disk, a read-only file); absent when it was, or will be. */
   purgeProblem: z.string().optional(),
