@@ -103,6 +103,17 @@ describe("the bundled entry copied outside the repository", () => {
     expect(hook.stdout).toContain("main.ts");
   });
 
+  it("names src/ files in a stack trace asked for with --log-level debug, and prints none otherwise", () => {
+    const missing = join(proj, "no-such-folder");
+    const debug = run(["--log-level", "debug", "index", missing]);
+    expect(debug.status).toBe(1);
+    expect(debug.stderr).toContain("NOT_FOUND");
+    expect(debug.stderr).toMatch(/\n\s+at .*\/src\/cli\/index-graph\.ts:\d+:\d+/);
+    const plain = run(["index", missing]);
+    expect(plain.status).toBe(1);
+    expect(plain.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("serves tools over stdio and answers get_memory_cards", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
