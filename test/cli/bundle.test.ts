@@ -1,6 +1,7 @@
 // The bundled entry on its own: dist/cli.js and dist/chunks/ copied to a folder outside the repository (with
-// package.json and a node_modules for the packages kept external) print the version, index a project through the
-// parse worker threads, run a hook and serve MCP over stdio, loading nothing from the checkout but node_modules.
+// package.json and a node_modules for the packages kept external) print the version, index a project, run a hook and
+// serve MCP over stdio (a build in the graph worker, cards, a compression distilled in the distill worker), loading
+// nothing from the checkout but node_modules.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { beforeAll, describe, expect, it } from "vitest";
 
 import { repoRoot } from "../helpers/cli.js";
+import { claudeCodeSession, longSession } from "../helpers/session.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 /** A copy of the bundle in a fresh folder: what an install holds, without dist/src or dist/bench. */
@@ -80,7 +82,7 @@ describe("the bundled entry copied outside the repository", () => {
     expect(r.stdout.trim()).toBe(version);
   });
 
-  it("indexes a project (migrations and parse workers from the copy), then answers a hook from it", () => {
+  it("indexes a project with the migrations of the copy, then answers a hook from it", () => {
     const first = run(["index", proj, "--json"]);
     expect(first.status, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout) as { files: { parsed: number } };
@@ -114,7 +116,7 @@ describe("the bundled entry copied outside the repository", () => {
     expect(plain.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("serves tools over stdio and answers get_memory_cards", async () => {
+  it("serves tools over stdio: the graph worker's build, get_memory_cards, compress_context's distill worker", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ["--import", pathToFileURL(register).href, cli, "serve", "--root", proj],
@@ -127,9 +129,36 @@ describe("the bundled entry copied outside the repository", () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain("get_memory_cards");
+      writeFileSync(join(proj, "extra.ts"), "export function delta(n: number): number {\n  return n - 1;\n}\n");
+      const built = await client.callTool({ name: "build_context_graph", arguments: { wait: true } }, undefined, {
+        timeout: 60_000,
+      });
+      expect(built.isError, JSON.stringify(built.content)).toBeFalsy();
+      expect(built.structuredContent).toMatchObject({ state: "done", files: { parsed: 1 } });
       const res = await client.callTool({ name: "get_memory_cards", arguments: { task: "double a number in gamma" } });
       expect(res.isError).toBeFalsy();
       expect(JSON.stringify(res.structuredContent)).toContain("main.ts");
+      const transcript = join(proj, "session.jsonl");
+      writeFileSync(transcript, claudeCodeSession(longSession(6, 3), { sessionId: "bundle-session" }));
+      const compressed = await client.callTool(
+        {
+          name: "compress_context",
+          arguments: { transcript_path: transcript, keep_recent: 0, route: "deterministic" },
+        },
+        undefined,
+        { timeout: 60_000 },
+      );
+      expect(compressed.isError, JSON.stringify(compressed.content)).toBeFalsy();
+      expect((compressed.structuredContent as { memories_queued?: number }).memories_queued).toBeGreaterThan(0);
+      // The queued turns are distilled in the worker thread started from the copy's chunks.
+      let distillation = { pending: 1, done: 0, failed: 0 };
+      while (distillation.pending > 0) {
+        const st = await client.callTool({ name: "status", arguments: {} });
+        distillation = (st.structuredContent as { distillation: typeof distillation }).distillation;
+        if (distillation.pending > 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(distillation.failed).toBe(0);
+      expect(distillation.done).toBeGreaterThan(0);
     } finally {
       await client.close();
     }
@@ -140,6 +169,9 @@ describe("the bundled entry copied outside the repository", () => {
       .split("\n")
       .filter((u) => u.startsWith("file:"));
     expect(files.some((u) => u.includes("/dist/chunks/"))).toBe(true);
+    // Worker threads inherit the resolve hook: the graph and distill workers' entries came from the copy.
+    for (const entry of ["worker.js", "distill-worker.js"])
+      expect(files).toContain(pathToFileURL(join(pkg, "dist", "chunks", entry)).href);
     const outside = files.filter((u) => !u.startsWith(pathToFileURL(pkg).href) && !u.includes("/node_modules/"));
     expect(outside).toEqual([]);
   });
