@@ -87,7 +87,9 @@ const bundle = await rolldown({
 await bundle.write({
   dir: dist,
   format: "esm",
+  // Maps name src/ files and lines for stack traces; they carry positions only, not the sources' text.
   sourcemap: true,
+  sourcemapExcludeSources: true,
   entryFileNames: (chunk) => (chunk.name === "cli" ? "cli.js" : "chunks/[name].js"),
   chunkFileNames: "chunks/[name]-[hash].js",
   banner: (chunk) =>

@@ -3,7 +3,16 @@
 // serve MCP over stdio (a build in the graph worker, cards, a compression distilled in the distill worker), loading
 // nothing from the checkout but node_modules.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -25,6 +34,24 @@ function copyBundle(): string {
   symlinkSync(join(repoRoot, "node_modules"), join(pkg, "node_modules"), "dir");
   return pkg;
 }
+
+describe("the bundle's worker-thread entries", () => {
+  it("include every worker module the code starts by name", () => {
+    const names = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith(".ts"))
+          for (const m of readFileSync(p, "utf8").matchAll(/siblingWorkerFile\(import\.meta\.url, "([^"]+)"\)/g))
+            names.add(m[1]!);
+      }
+    };
+    walk(join(repoRoot, "src"));
+    expect(names.size).toBeGreaterThanOrEqual(3);
+    for (const name of names) expect(existsSync(join(repoRoot, "dist", "chunks", `${name}.js`)), name).toBe(true);
+  });
+});
 
 describe("the bundled entry copied outside the repository", () => {
   let pkg: string;
