@@ -32,6 +32,7 @@ const INTEGRATION = [
   // Child-process heavy: many CLI runs, servers killed and restarted, hooks run as the client runs them.
   "test/cli/cli.test.ts",
   "test/cli/lazy-bench.test.ts",
+  "test/cli/bundle.test.ts",
   "test/graph/kill-resume.test.ts",
   "test/graph/resume.test.ts",
   "test/integrate/hooks.test.ts",

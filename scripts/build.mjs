@@ -1,37 +1,104 @@
-// Build: compile src/ and bench/ to dist/src and dist/bench, copy SQL migrations, write the CLI entry.
+// Build: compile src/ and bench/ to dist/src and dist/bench (what tests and `eval` floors import), copy SQL
+// migrations, then bundle the CLI into dist/cli.js + dist/chunks/ (what users, hooks and clients run).
+//
+// The bundle: one ES module entry with code splitting, so each lazy import() stays a chunk of its own and a process
+// loads a few large modules instead of ~200 small ones (zod, commander, the MCP SDK and hono inlined). Native and
+// wasm-loading packages stay external and load from node_modules. Worker-thread entries sit beside the chunks that
+// start them (siblingWorkerFile), and each migrations folder beside the chunk of the module that reads it.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { rolldown } from "rolldown";
+
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(root, "dist");
 const require = createRequire(import.meta.url);
 const tsc = require.resolve("typescript/bin/tsc");
 
-rmSync(join(root, "dist"), { recursive: true, force: true });
+rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 const migrations = join(root, "src", "storage", "migrations");
-if (existsSync(migrations)) {
-  cpSync(migrations, join(root, "dist", "src", "storage", "migrations"), {
-    recursive: true,
-    filter: (p) => !p.endsWith(".ts"),
-  });
-}
+const sql = (p) => !p.endsWith(".ts");
+cpSync(migrations, join(dist, "src", "storage", "migrations"), { recursive: true, filter: sql });
 const teamMigrations = join(root, "src", "storage", "team", "migrations");
-if (existsSync(teamMigrations))
-  cpSync(teamMigrations, join(root, "dist", "src", "storage", "team", "migrations"), { recursive: true });
-// dist/cli.js stays the entry every registration and hook names; it hands its own path to the CLI.
-const entry = join(root, "dist", "cli.js");
-writeFileSync(
-  entry,
-  [
-    "#!/usr/bin/env node",
-    "// memcards CLI entry: registrations and hooks name this file.",
-    'import { fileURLToPath } from "node:url";',
-    'import { run } from "./src/cli/entry.js";',
-    "await run(fileURLToPath(import.meta.url));",
-    "",
-  ].join("\n"),
-);
-chmodSync(entry, 0o755);
+cpSync(teamMigrations, join(dist, "src", "storage", "team", "migrations"), { recursive: true });
+
+/** Packages loaded from node_modules at run time: native addons, wasm loaders, model runtimes, optional tools. */
+const EXTERNAL = [
+  /^node:/,
+  /^better-sqlite3(\/|$)/,
+  /^sqlite-vec(-.*)?(\/|$)/,
+  /^web-tree-sitter(\/|$)/,
+  /^tree-sitter-wasms(\/|$)/,
+  /^@huggingface\/transformers(\/|$)/,
+  /^onnxruntime-(node|web|common)(\/|$)/,
+  /^pg(-.*)?(\/|$)/,
+  /^playwright-core(\/|$)/,
+];
+const ENTRY_ID = "\0memcards-cli-entry";
+/** Worker-thread entries, named as siblingWorkerFile looks them up next to the chunk that starts them. */
+const WORKERS = {
+  worker: "src/graph/worker.ts",
+  "prepare-worker": "src/graph/prepare-worker.ts",
+  "distill-worker": "src/memory/distill-worker.ts",
+};
+/**
+ * Modules kept in chunks of their own: the team store's migrations reader (its migrations folder sits beside it,
+ * apart from the local store's), and the redaction rules, whose identity is a hash of their chunk.
+ */
+const OWN_CHUNKS = [
+  { name: "team/migrate", test: /src[\\/]storage[\\/]team[\\/]migrate\.ts$/, includeDependenciesRecursively: false },
+  { name: "redact", test: /src[\\/]text[\\/]redact\.ts$/, includeDependenciesRecursively: false },
+];
+
+const bundle = await rolldown({
+  input: {
+    cli: ENTRY_ID,
+    ...Object.fromEntries(Object.entries(WORKERS).map(([name, file]) => [name, join(root, file)])),
+  },
+  platform: "node",
+  // The own chunks above hold their module alone; entries then may export more than their module did.
+  preserveEntrySignatures: "allow-extension",
+  external: EXTERNAL,
+  tsconfig: join(root, "tsconfig.json"),
+  onLog(level, log, next) {
+    if (log.code === "EVAL") return; // a dependency's own direct eval, not ours
+    next(level, log);
+  },
+  plugins: [
+    {
+      name: "memcards-cli-entry",
+      resolveId: (id) => (id === ENTRY_ID ? id : null),
+      load(id) {
+        if (id !== ENTRY_ID) return null;
+        // dist/cli.js stays the entry every registration and hook names; it hands its own path to the CLI.
+        return [
+          'import { fileURLToPath } from "node:url";',
+          `import { run } from ${JSON.stringify(join(root, "src", "cli", "entry.ts"))};`,
+          "await run(fileURLToPath(import.meta.url));",
+        ].join("\n");
+      },
+    },
+  ],
+});
+await bundle.write({
+  dir: dist,
+  format: "esm",
+  // Maps name src/ files and lines for stack traces; they carry positions only, not the sources' text.
+  sourcemap: true,
+  sourcemapExcludeSources: true,
+  entryFileNames: (chunk) => (chunk.name === "cli" ? "cli.js" : "chunks/[name].js"),
+  chunkFileNames: "chunks/[name]-[hash].js",
+  banner: (chunk) =>
+    chunk.name === "cli" ? "#!/usr/bin/env node\n// memcards CLI entry: registrations and hooks name this file." : "",
+  codeSplitting: { groups: OWN_CHUNKS },
+});
+await bundle.close();
+cpSync(migrations, join(dist, "chunks", "migrations"), { recursive: true, filter: sql });
+cpSync(teamMigrations, join(dist, "chunks", "team", "migrations"), { recursive: true });
+for (const file of [join(dist, "cli.js"), ...Object.keys(WORKERS).map((w) => join(dist, "chunks", `${w}.js`))])
+  if (!existsSync(file)) throw new Error(`bundle entry missing: ${file}`);
+chmodSync(join(dist, "cli.js"), 0o755);

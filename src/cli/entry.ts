@@ -55,9 +55,17 @@ export function serveInvocation(args: readonly string[]): Record<string, string>
   return flags;
 }
 
+/** Whether this run prints stack traces (`--log-level debug` or MEMCARDS_LOG_LEVEL=debug). */
+export function wantsStacks(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  if (env.MEMCARDS_LOG_LEVEL === "debug") return true;
+  return args.some((a, i) => a === "--log-level=debug" || (a === "--log-level" && args[i + 1] === "debug"));
+}
+
 /** Runs the CLI on `argv` (process.argv's shape); `entry` is the file users run (dist/cli.js). */
 export async function run(entry: string, argv: readonly string[] = process.argv): Promise<void> {
   const args = argv.slice(2);
+  // The bundle's source maps are read only when a stack trace may be printed: then its frames name src/ files.
+  if (wantsStacks(args, process.env)) process.setSourceMapsEnabled(true);
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     process.stdout.write(`${packageVersion()}\n`);
     return;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { hookInvocation, serveInvocation } from "../../src/cli/entry.js";
+import { hookInvocation, serveInvocation, wantsStacks } from "../../src/cli/entry.js";
 import { repoRoot, runCli } from "../helpers/cli.js";
 
 describe("the entry's short paths", () => {
@@ -59,5 +59,17 @@ describe("the entry's short paths", () => {
     const r = runCli(["--version"]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
+  });
+});
+
+describe("stack traces", () => {
+  it.each([
+    [["--log-level", "debug", "index"], {}, true],
+    [["index", "--log-level=debug"], {}, true],
+    [["index"], { MEMCARDS_LOG_LEVEL: "debug" }, true],
+    [["--log-level", "info", "index", "debug"], {}, false],
+    [["index"], { MEMCARDS_LOG_LEVEL: "info" }, false],
+  ])("%j with %j asks for them: %s", (args, env, want) => {
+    expect(wantsStacks(args, env)).toBe(want);
   });
 });

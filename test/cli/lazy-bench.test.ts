@@ -1,6 +1,6 @@
 // The evaluation code loads only for `memcards eval`: not statically from the entry, not for hooks or status.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 
 import { RUNGS } from "../../bench/localize/ladder.js";
 import { cliPath, repoRoot, runCli } from "../helpers/cli.js";
+import { loadedSources, sourcesOf } from "../helpers/loaded.js";
 import { tmpDir } from "../helpers/tmp.js";
 
 const STATIC = [
@@ -66,14 +67,17 @@ function loadedBy(args: string[], env: NodeJS.ProcessEnv = {}): string[] {
 }
 
 describe("the evaluation code is loaded only by eval commands", () => {
-  it("no static import from dist/cli.js reaches dist/bench", () => {
-    // The entry loads the command tree (main.js) with import(): follow both.
-    const graph = [...staticGraph(cliPath), ...staticGraph(join(repoRoot, "dist", "src", "cli", "main.js"))].map((f) =>
-      f.slice(repoRoot.length + 1),
-    );
-    expect(graph).toContain("dist/src/cli/entry.js");
-    expect(graph).toContain("dist/src/cli/eval.js");
-    expect(graph.filter((f) => f.startsWith("dist/bench/"))).toEqual([]);
+  it("no static import from dist/cli.js reaches bench code", () => {
+    // The entry loads the command tree (src/cli/main.ts's chunk) with import(): follow both.
+    const chunks = readdirSync(join(repoRoot, "dist", "chunks"))
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => join(repoRoot, "dist", "chunks", f));
+    const main = chunks.find((f) => sourcesOf(f).includes("src/cli/main.ts"));
+    expect(main).toBeDefined();
+    const sources = [...staticGraph(cliPath), ...staticGraph(main!)].flatMap((f) => sourcesOf(f));
+    expect(sources).toContain("src/cli/entry.ts");
+    expect(sources).toContain("src/cli/eval.ts");
+    expect(sources.filter((f) => f.startsWith("bench/"))).toEqual([]);
   });
 
   it("hook SessionStart and status resolve no bench module; eval audit does", () => {
@@ -81,28 +85,26 @@ describe("the evaluation code is loaded only by eval commands", () => {
       ["hook", "SessionStart"],
       ["--root", tmpDir(), "status"],
     ]) {
-      const urls = loadedBy(args);
+      const sources = loadedSources(loadedBy(args));
       // A hook takes the short path: not the command tree, not the team store's driver, not the MCP SDK.
       const hook = args[0] === "hook";
+      expect(sources.includes("src/cli/main.ts"), args.join(" ")).toBe(!hook);
+      if (hook) expect(sources.filter((u) => /^node_modules\/(pg|@modelcontextprotocol)\//.test(u))).toEqual([]);
       expect(
-        urls.some((u) => u.endsWith("/dist/src/cli/main.js")),
-        args.join(" "),
-      ).toBe(!hook);
-      if (hook) expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol)\//.test(u))).toEqual([]);
-      expect(
-        urls.filter((u) => u.includes("/dist/bench/")),
+        sources.filter((u) => u.startsWith("bench/")),
         args.join(" "),
       ).toEqual([]);
     }
-    expect(loadedBy(["eval", "audit"]).some((u) => u.endsWith("/dist/bench/commands.js"))).toBe(true);
+    expect(loadedSources(loadedBy(["eval", "audit"]))).toContain("bench/commands.ts");
   });
 });
 
 describe("--version", () => {
   it("loads neither the command tree, the team store's driver nor the MCP SDK", () => {
-    const urls = loadedBy(["--version"]);
-    expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol|commander)\//.test(u))).toEqual([]);
-    expect(urls.some((u) => u.endsWith("/dist/src/cli/main.js"))).toBe(false);
+    const sources = loadedSources(loadedBy(["--version"]));
+    expect(sources).toContain("src/cli/entry.ts");
+    expect(sources.filter((u) => /^node_modules\/(pg|@modelcontextprotocol|commander|zod)\//.test(u))).toEqual([]);
+    expect(sources).not.toContain("src/cli/main.ts");
   });
 });
 
@@ -134,13 +136,12 @@ describe("a no-change index", () => {
       }
     };
     const before = snapshot();
-    const urls = loadedBy(["index", proj, "--json"], env);
-    expect(urls.filter((u) => /\/node_modules\/(pg|@modelcontextprotocol)\//.test(u))).toEqual([]);
-    expect(urls.filter((u) => u.includes("/dist/bench/"))).toEqual([]);
+    const sources = loadedSources(loadedBy(["index", proj, "--json"], env));
+    expect(sources).toContain("src/graph/index-repository.ts");
+    expect(sources.filter((u) => /^node_modules\/(pg|@modelcontextprotocol)\//.test(u))).toEqual([]);
+    expect(sources.filter((u) => u.startsWith("bench/"))).toEqual([]);
     // Other commands' code loads only when they run: cards, compression, transcripts, the team store, hooks.
-    expect(urls.filter((u) => /\/dist\/src\/(cards|session|transcript|team)\/|\/hook-command\.js$/.test(u))).toEqual(
-      [],
-    );
+    expect(sources.filter((u) => /^src\/(cards|session|transcript|team)\/|\/hook-command\.ts$/.test(u))).toEqual([]);
     expect(snapshot()).toEqual(before);
     // A change is still picked up: a new build, the file re-read.
     writeFileSync(join(proj, "pkg", "a.py"), "def alpha(x):\n    return 2 * x\n");

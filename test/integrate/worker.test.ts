@@ -29,6 +29,7 @@ import {
   workerPlace,
 } from "../../src/integrate/worker-client.js";
 import { cliPath, runCli } from "../helpers/cli.js";
+import { loadedSources } from "../helpers/loaded.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { pollUntil } from "../helpers/wait.js";
 import { POLYGLOT } from "../repo/fixture.js";
@@ -79,9 +80,7 @@ function project() {
         done({
           code,
           stdout,
-          loaded: readFileSync(file, "utf8")
-            .split("\n")
-            .filter((u) => u.includes("/dist/src/")),
+          loaded: loadedSources(readFileSync(file, "utf8").split("\n")).filter((u) => u.startsWith("src/")),
         }),
       ),
     );
@@ -109,7 +108,7 @@ function project() {
 
 const PROMPT = { prompt: "Circle.area in pyproj/shapes/geometry.py returns a negative value" };
 const DIRECT = { MEMCARDS_HOOK_WORKER: "0" };
-const answeredByWorker = (r: Run) => !r.loaded.some((u) => u.endsWith("/integrate/hook-command.js"));
+const answeredByWorker = (r: Run) => !r.loaded.includes("src/integrate/hook-command.ts");
 
 // Each test indexes a copy of the fixture and starts real processes: minutes on a loaded machine.
 describe("the resident hook worker", { timeout: 240_000 }, () => {
@@ -319,10 +318,10 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
       () => (readToken(place.token) ? workerListening(place.socket) : false),
       (v) => v,
     );
-    const loaded = readFileSync(file, "utf8");
+    const loaded = loadedSources(readFileSync(file, "utf8").split("\n"));
     const handlers = [...WORKER_EVENTS].map((e) => e.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase());
     expect(handlers).toHaveLength(4);
-    for (const h of handlers) expect(loaded, `${h}.js`).toContain(`/dist/src/integrate/hooks/${h}.js`);
+    for (const h of handlers) expect(loaded, `${h}.ts`).toContain(`src/integrate/hooks/${h}.ts`);
     writeFileSync(place.token, "0".repeat(64), { mode: 0o600 });
   });
 

@@ -17,7 +17,10 @@ function env(extra: Record<string, string>): Record<string, string> {
   return { ...base, ...extra };
 }
 
-/** `memcards serve` whose app code fails to load `failures` times (a loader hook refuses it, as a broken install would). */
+/**
+ * `memcards serve` whose app code fails to load `failures` times (a loader hook refuses it, as a broken install would):
+ * the app cache module, or the bundle chunk named after it.
+ */
 async function serveRefusingAppCode(failures: number): Promise<{ client: Client; close(): Promise<string> }> {
   const dir = tmpDir();
   const hooks = join(dir, "hooks.mjs");
@@ -25,7 +28,7 @@ async function serveRefusingAppCode(failures: number): Promise<{ client: Client;
     hooks,
     `let n = 0;
 export async function resolve(specifier, context, next) {
-  if (specifier.endsWith("app-cache.js") && n++ < ${failures}) throw new Error("app code unavailable");
+  if (/(^|\\/)app-cache(-[\\w-]+)?\\.js$/.test(specifier) && n++ < ${failures}) throw new Error("app code unavailable");
   return next(specifier, context);
 }
 `,
