@@ -42,9 +42,10 @@ export interface GraphHost {
   }): GraphJob;
   /**
    * Starts the worker now and has it load what a build needs (the parser, the grammars of the indexed languages,
-   * the embedder), so that the first build after this (a watcher's first edit) is as quick as later ones.
+   * the embedder) and read what each build reads, so that the first build after this (a watcher's first edit) is as
+   * quick as later ones. Resolves when the worker is through (never rejects: a failed warm-up only costs time).
    */
-  warm(): void;
+  warm(): Promise<void>;
   job(id: string): GraphJob | undefined;
   /** The running job, if any. */
   current(): GraphJob | undefined;
@@ -56,6 +57,13 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
   let worker: Worker | undefined;
   const jobs = new Map<string, GraphJob & { resolve: (j: GraphJob) => void; onProgress?: (p: JobProgress) => void }>();
   let running: string[] = [];
+  /** Callers waiting for the worker's warm-up, in the order they asked (the worker answers in order). */
+  let warming: (() => void)[] = [];
+  const warmed = () => {
+    const waiting = warming;
+    warming = [];
+    for (const r of waiting) r();
+  };
 
   const failAll = (message: string) => {
     for (const id of running) {
@@ -77,6 +85,7 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
     w.unref();
     w.on("message", (msg: WorkerReply) => {
       if (msg.type === "closed") return;
+      if (msg.type === "warmed") return warmed();
       const j = jobs.get(msg.jobId);
       if (!j) return;
       if (msg.type === "progress") {
@@ -97,10 +106,12 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
     w.on("error", (err) => {
       logger.error(`graph worker failed: ${err.message}`);
       failAll(err.message);
+      warmed();
       worker = undefined;
     });
     w.on("exit", (code) => {
       if (running.length) failAll(`graph worker exited with code ${code}`);
+      warmed();
       worker = undefined;
     });
     worker = w;
@@ -140,7 +151,9 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
       return job;
     },
     warm() {
+      const done = new Promise<void>((resolve) => warming.push(resolve));
       ensureWorker().postMessage({ type: "warm" } satisfies WorkerRequest);
+      return done;
     },
     job: (id) => jobs.get(id),
     current: () => {
