@@ -52,18 +52,26 @@ export interface GraphHost {
   close(): Promise<void>;
 }
 
+/** Callers waiting for the worker's warm-up: each gets a promise, all are released together. */
+function waiters(): { add(): Promise<void>; release(): void } {
+  let waiting: (() => void)[] = [];
+  return {
+    add: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    release() {
+      const now = waiting;
+      waiting = [];
+      for (const r of now) r();
+    },
+  };
+}
+
 /** Starts a worker for the project `init` names (on the first job); jobs run one after another in it. */
 export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
   let worker: Worker | undefined;
   const jobs = new Map<string, GraphJob & { resolve: (j: GraphJob) => void; onProgress?: (p: JobProgress) => void }>();
   let running: string[] = [];
-  /** Callers waiting for the worker's warm-up, in the order they asked (the worker answers in order). */
-  let warming: (() => void)[] = [];
-  const warmed = () => {
-    const waiting = warming;
-    warming = [];
-    for (const r of waiting) r();
-  };
+  const warming = waiters();
+  const warmed = () => warming.release();
 
   const failAll = (message: string) => {
     for (const id of running) {
@@ -151,7 +159,7 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
       return job;
     },
     warm() {
-      const done = new Promise<void>((resolve) => warming.push(resolve));
+      const done = warming.add();
       ensureWorker().postMessage({ type: "warm" } satisfies WorkerRequest);
       return done;
     },
