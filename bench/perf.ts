@@ -501,8 +501,9 @@ async function watcherRows(copy: string, dbPath: string, target: string, opts: P
   const config: Config = { ...opts.config, root: copy, db: dbPath };
   const location = resolveProjectRoot({ explicit: copy, cwd: copy, userDir: config.userDir });
   const app = createApp(config, location, opts.logger);
-  const samples: { wall: number }[] = [];
-  let first: { wall: number } | null = null;
+  // CPU of this process over each edit: the file-system watcher here and the graph worker's build.
+  const samples: { wall: number; cpu: number }[] = [];
+  let first: { wall: number; cpu: number } | null = null;
   try {
     let indexed: (() => void) | undefined;
     const watcher = app.graph.watch({ debounceMs: 50, onIndexed: () => indexed?.() });
@@ -511,10 +512,12 @@ async function watcherRows(copy: string, dbPath: string, target: string, opts: P
       for (let i = 0; i < 6; i++) {
         const done = new Promise<void>((r) => (indexed = r));
         const t = now();
+        const c0 = process.cpuUsage();
         appendFileSync(file, `\ndef memcards_perf_edit_${i}():\n    return ${i}\n`);
         const r = await Promise.race([done, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000))]);
         if (r === "timeout") break;
-        const s = { wall: now() - t };
+        const c = process.cpuUsage(c0);
+        const s = { wall: now() - t, cpu: (c.user + c.system) / 1000 };
         if (i === 0) first = s;
         else samples.push(s);
         await new Promise((r) => setTimeout(r, 200));

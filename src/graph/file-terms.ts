@@ -7,12 +7,13 @@ import { isCodeLanguage, type LanguageId } from "../repo/languages.js";
 import { MAX_SCAN_FILE_BYTES, readInsideRootHashed } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { knownFiles } from "../storage/graph/files.js";
-import { fileLevelNodes, fileNodesByLanguage, symbolsOfFile } from "../storage/graph/nodes.js";
+import { fileLevelNodes, fileLevelNodesAt, fileNodesByLanguage, symbolsOfFile } from "../storage/graph/nodes.js";
 import {
   type CountedFile,
   filesWithoutBodies,
   fileTermCount,
   fileTermRows,
+  fileTermRowsAt,
   hasStaleFileTerms,
   writeFileTerms,
 } from "../storage/graph/terms.js";
@@ -82,13 +83,19 @@ export function fileTermsOutOfStep(db: Db): boolean {
   return fileTermCount(db) !== sources;
 }
 
-/** Brings the stored counts in step with the index under `root`; returns how many files were read and removed. */
-export function refreshFileTerms(db: Db, root: string): { read: number; removed: number } {
-  const sources = bm25SourceFiles(db);
-  const stored = new Map(fileTermRows(db).map((r) => [r.path, r]));
+/**
+ * Brings the stored counts in step with the index under `root`; returns how many files were read and removed. With
+ * `only` (the files a watcher's build wrote or removed), only their counts: each is read through its path, and the
+ * rest of the index is not read (a count out of step elsewhere waits for a run over the whole tree).
+ */
+export function refreshFileTerms(db: Db, root: string, only?: readonly string[]): { read: number; removed: number } {
+  const sources = only
+    ? fileLevelNodesAt(db, only).flatMap((n) => (isBm25Source(n.type, n.kind) ? [{ path: n.path, hash: n.hash }] : []))
+    : bm25SourceFiles(db);
+  const stored = new Map((only ? fileTermRowsAt(db, only) : fileTermRows(db)).map((r) => [r.path, r]));
   const wanted = new Set(sources.map((s) => s.path));
   const removed = [...stored.keys()].filter((p) => !wanted.has(p));
-  const bodiless = filesWithoutBodies(db);
+  const bodiless = filesWithoutBodies(db, only);
   // A file that could not be read (refused, or replaced while it was read) is tried again at every run: its content
   // hash alone would keep it out of BM25 for good, where counting the files in a new process would read it.
   const stale = sources.filter((s) => {

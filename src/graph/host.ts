@@ -42,13 +42,27 @@ export interface GraphHost {
   }): GraphJob;
   /**
    * Starts the worker now and has it load what a build needs (the parser, the grammars of the indexed languages,
-   * the embedder), so that the first build after this (a watcher's first edit) is as quick as later ones.
+   * the embedder) and read what each build reads, so that the first build after this (a watcher's first edit) is as
+   * quick as later ones. Resolves when the worker is through (never rejects: a failed warm-up only costs time).
    */
-  warm(): void;
+  warm(): Promise<void>;
   job(id: string): GraphJob | undefined;
   /** The running job, if any. */
   current(): GraphJob | undefined;
   close(): Promise<void>;
+}
+
+/** Callers waiting for the worker's warm-up: each gets a promise, all are released together. */
+function waiters(): { add(): Promise<void>; release(): void } {
+  let waiting: (() => void)[] = [];
+  return {
+    add: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    release() {
+      const now = waiting;
+      waiting = [];
+      for (const r of now) r();
+    },
+  };
 }
 
 /** Starts a worker for the project `init` names (on the first job); jobs run one after another in it. */
@@ -56,6 +70,8 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
   let worker: Worker | undefined;
   const jobs = new Map<string, GraphJob & { resolve: (j: GraphJob) => void; onProgress?: (p: JobProgress) => void }>();
   let running: string[] = [];
+  const warming = waiters();
+  const warmed = () => warming.release();
 
   const failAll = (message: string) => {
     for (const id of running) {
@@ -77,6 +93,7 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
     w.unref();
     w.on("message", (msg: WorkerReply) => {
       if (msg.type === "closed") return;
+      if (msg.type === "warmed") return warmed();
       const j = jobs.get(msg.jobId);
       if (!j) return;
       if (msg.type === "progress") {
@@ -97,10 +114,12 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
     w.on("error", (err) => {
       logger.error(`graph worker failed: ${err.message}`);
       failAll(err.message);
+      warmed();
       worker = undefined;
     });
     w.on("exit", (code) => {
       if (running.length) failAll(`graph worker exited with code ${code}`);
+      warmed();
       worker = undefined;
     });
     worker = w;
@@ -140,7 +159,9 @@ export function createGraphHost(init: WorkerInit, logger: Logger): GraphHost {
       return job;
     },
     warm() {
+      const done = warming.add();
       ensureWorker().postMessage({ type: "warm" } satisfies WorkerRequest);
+      return done;
     },
     job: (id) => jobs.get(id),
     current: () => {

@@ -10,8 +10,9 @@ import type { ScannedFile } from "../repo/scan.js";
 import { ImportRef } from "../repo/symbols.js";
 import type { Db } from "../storage/db.js";
 import { writeTx } from "../storage/db.js";
+import { graphCounts } from "../storage/graph/counts.js";
 import { replaceEdges, replaceEdgesFrom } from "../storage/graph/edges.js";
-import { fileImports, indexedPaths, writeFiles } from "../storage/graph/files.js";
+import { fileImports, indexedPaths, knownFiles, writeFiles } from "../storage/graph/files.js";
 import { fileNodeIdsByKey, ruleNodes } from "../storage/graph/nodes.js";
 import { type CountedFile, writeFileTerms } from "../storage/graph/terms.js";
 import { fileKey } from "./file-nodes.js";
@@ -142,8 +143,9 @@ export function deriveAfterParse(db: Db, root: string, found: ScanOutcome, onEdg
       );
     else rebuildDerivedEdges(db, root);
   }
-  // The whole-file BM25 counts follow the files (only changed ones are read again).
-  refreshFileTerms(db, root);
+  // The whole-file BM25 counts follow the files (only changed ones are read again); a build of a few paths (a
+  // watcher's) looks up the counts of just the files it wrote or removed.
+  refreshFileTerms(db, root, found.paths ? [...changed.map((f) => f.path), ...removed] : undefined);
 }
 
 /**
@@ -267,4 +269,19 @@ export function updateDerivedEdges(db: Db, root: string, changedPaths: readonly 
       );
     }
   });
+}
+
+/**
+ * Runs the reads every incremental build makes over the whole index (the stored files, the file nodes, the import
+ * resolver's inputs, the graph's counts) and drops what they return: a process that starts watching
+ * pays for reading those pages into its connection's cache, and for compiling those paths, before the first edit
+ * instead of during it.
+ */
+export function warmEditPath(db: Db, root: string): void {
+  knownFiles(db);
+  const paths = indexedPaths(db);
+  createImportResolver(paths, readManifests(root, paths));
+  testCovers(paths, []);
+  fileNodeIdsByKey(db);
+  graphCounts(db);
 }

@@ -21,7 +21,10 @@ const IGNORED = /(^|[/\\])(\.git|node_modules|\.memcards|__pycache__|\.venv|venv
 export interface GraphWatcher {
   /** True while this process holds the project's watch lease. */
   readonly active: boolean;
-  /** Resolves once the file system watch is set up (or immediately when another process watches). */
+  /**
+   * Resolves once the file system watch is set up and the graph worker has warmed up, so an edit from then on is
+   * indexed as quickly as any later one (or immediately when another process watches).
+   */
   readonly ready: Promise<void>;
   /** Who holds the lease when this process does not. */
   holder(): { holder: string; pid: number } | undefined;
@@ -52,7 +55,9 @@ export function startWatcher(scope: ProjectScope, opts: WatchOptions): GraphWatc
   let pending = new Set<string>();
   let building = false;
   let readyResolve!: () => void;
-  const ready = new Promise<void>((r) => (readyResolve = r));
+  const watching = new Promise<void>((r) => (readyResolve = r));
+  let warming: Promise<void> = Promise.resolve();
+  const ready = watching.then(() => warming);
 
   const tryLease = () => {
     if (closed) return;
@@ -111,8 +116,8 @@ export function startWatcher(scope: ProjectScope, opts: WatchOptions): GraphWatc
         readyResolve();
       },
     );
-    // The first edit should not pay for starting the worker and loading grammars.
-    host.warm();
+    // The first edit should not pay for starting the worker, loading grammars and reading the index cold.
+    warming = host.warm();
   };
 
   const stopWatching = () => {

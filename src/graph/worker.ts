@@ -1,5 +1,6 @@
 // Worker thread that runs graph builds with its own database connection and a long-lived parser,
 // so the server's event loop keeps answering tool calls while a repository is indexed.
+import { realpathSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 
 import { chooseEmbedder } from "../embeddings/select.js";
@@ -7,8 +8,9 @@ import { type ErrorReply, toErrorReply } from "../errors.js";
 import { createLogger, type LogLevel } from "../log.js";
 import { LanguageId } from "../repo/languages.js";
 import { createParser } from "../repo/parse.js";
+import { readInsideRootHashed } from "../repo/scan.js";
 import { checkpointWal, openDatabase } from "../storage/db.js";
-import { indexedLanguages } from "../storage/graph/files.js";
+import { fileOfLanguageNear, indexedLanguages } from "../storage/graph/files.js";
 import { getEmbedderBinding } from "../storage/meta.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { buildGraph } from "./build-graph.js";
@@ -43,6 +45,7 @@ export type WorkerReply =
   | { type: "progress"; jobId: string; progress: { phase: string; done: number; total: number; elapsedMs: number } }
   | { type: "done"; jobId: string; result: unknown }
   | { type: "error"; jobId: string; error: ErrorReply }
+  | { type: "warmed" }
   | { type: "closed" };
 
 const port = parentPort;
@@ -60,15 +63,35 @@ const scope: ProjectScope = {
 const parser = createParser();
 let queue: Promise<void> = Promise.resolve();
 
+/** Bytes of the indexed file a warm-up parses per language: a typical source file's size. */
+const REHEARSAL_BYTES = 16_384;
+
+/** The text a warm-up parses for `language`: an indexed file of about the typical size, or one line. */
+function rehearsalText(language: LanguageId): string {
+  const path = fileOfLanguageNear(db, language, REHEARSAL_BYTES);
+  // Read as the index reads files (inside the root, no link out of it); gone or unreadable since it was indexed, the
+  // one line still loads the grammar.
+  let read: { text: string } | undefined;
+  try {
+    if (path !== undefined) read = readInsideRootHashed(realpathSync(init.root), path, 4 * REHEARSAL_BYTES);
+  } catch {
+    read = undefined;
+  }
+  return read?.text ?? "x\n";
+}
+
 /** Loads the grammars of the languages indexed so far and the embedder (a first embedding loads a model). */
 async function warm(): Promise<void> {
   try {
     const languages = indexedLanguages(db).filter((l): l is LanguageId => LanguageId.safeParse(l).success);
     await parser.preload(languages);
-    // One small parse per language compiles the parse path before the first real file needs it.
-    for (const l of languages) await parser.parseFile("warm", "x\n", l);
-    // The writing side of an index run loads only when a run has something to write: here, before the first edit.
-    await import("./index-changes.js");
+    // One parse per language of a typical file of the index compiles the parse path (the grammar's WebAssembly
+    // included, which is optimized only once it has run on some real text) before the first edit needs it.
+    for (const l of languages) await parser.parseFile("warm", rehearsalText(l), l);
+    // The writing side of an index run loads only when a run has something to write: here, before the first edit,
+    // with the reads each edit's build makes over the whole index.
+    const changes = await import("./index-changes.js");
+    changes.warmEditPath(db, init.root);
     if (embedding.vectorsEnabled) await embedding.embedder.embed(["warm"]);
   } catch (err) {
     logger.debug("graph worker warm-up failed", { message: (err as Error).message });
@@ -90,7 +113,10 @@ port.on("message", (msg: WorkerRequest) => {
     return;
   }
   if (msg.type === "warm") {
-    queue = queue.then(() => warm());
+    queue = queue.then(async () => {
+      await warm();
+      port.postMessage({ type: "warmed" } satisfies WorkerReply);
+    });
     return;
   }
   const flag = new Int32Array(msg.cancel);

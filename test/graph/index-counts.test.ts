@@ -1,6 +1,9 @@
 // What an index run stores once instead of twice: each source file's whole-file counts, taken from the tokens its
 // search rows were made of (in the parse worker for a large change), and each symbol's embed text, composed from its
 // node's row. Both must equal what reading the files again, or storing the text, gives.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { App } from "../../src/app.js";
@@ -91,5 +94,40 @@ describe("an index run over a change large enough for the parse worker", () => {
     const hits = nearestVectors(app.db, query!, 3, "node");
     expect(hits[0]?.ownerId).toBe(r.id);
     expect(hits[0]?.distance).toBeLessThan(0.01);
+  });
+});
+
+describe("a watcher's build of a few paths", () => {
+  let root: string;
+  let app: App;
+  beforeAll(async () => {
+    root = syntheticRepo(12, 3);
+    app = openTestApp(root);
+    await buildGraph(app.scope, app, { lexicalOnly: true });
+  }, 120_000);
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("keeps the counts of the files it wrote or removed in step, as reading every file again does", async () => {
+    // One file keeps its words with one count changed, one gains a word no other file has, one is removed.
+    const same = join(root, "pkg1", "mod1.py");
+    writeFileSync(same, readFileSync(same, "utf8").replace("return x * 0 + y", "return x * 0 + y + y"));
+    const grown = join(root, "pkg2", "mod2.py");
+    writeFileSync(grown, `${readFileSync(grown, "utf8")}\ndef quokka_marker(x):\n    return x\n`);
+    rmSync(join(root, "pkg3", "mod3.py"));
+    const r = await buildGraph(app.scope, app, {
+      lexicalOnly: true,
+      paths: ["pkg1/mod1.py", "pkg2/mod2.py", "pkg3/mod3.py"],
+    });
+    expect([r.files.parsed, r.files.deleted]).toEqual([2, 1]);
+    const afterWatch = storedCounts(app);
+    const quokka = termPostings(app.db, ["quokka_marker"]).get("quokka_marker");
+    const ids = new Map(fileTermRows(app.db).map((f) => [f.id, f.path]));
+    expect(quokka && [...quokka].filter((_, i) => i % 2 === 0).map((id) => ids.get(id))).toEqual(["pkg2/mod2.py"]);
+    expect(fileTermRows(app.db).map((f) => f.path)).not.toContain("pkg3/mod3.py");
+    clearFileTerms(app.db);
+    expect(refreshFileTerms(app.db, root).read).toBe(11);
+    expect(storedCounts(app)).toEqual(afterWatch);
   });
 });

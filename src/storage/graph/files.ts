@@ -183,6 +183,18 @@ export function indexedLanguages(db: Db): string[] {
   ).map((r) => r.language);
 }
 
+/**
+ * One indexed file of `language`, the one whose size is nearest `bytes` (a typical file to rehearse a parse on), or
+ * undefined when the index holds none.
+ */
+export function fileOfLanguageNear(db: Db, language: string, bytes: number): string | undefined {
+  const row = stmt(db, "SELECT path FROM files WHERE language = ? ORDER BY abs(size - ?) LIMIT 1").get(
+    language,
+    bytes,
+  ) as { path: string } | undefined;
+  return row?.path;
+}
+
 /** How many files the index holds. */
 export function fileCount(db: Db): number {
   return (stmt(db, "SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;

@@ -315,6 +315,23 @@ export function fileLevelNodes(db: Db): FileNodeRef[] {
   return stmt(db, "SELECT id, path, type, kind FROM nodes WHERE type IN ('file','test','rule')").all() as FileNodeRef[];
 }
 
+/**
+ * The file-level nodes of `paths` (key `file:<path>`, read through the key index) with the content hash of their
+ * files row; a path without either is absent.
+ */
+export function fileLevelNodesAt(db: Db, paths: Iterable<string>): (FileNodeRef & { hash: string })[] {
+  const get = stmt(
+    db,
+    "SELECT n.id AS id, n.path AS path, n.type AS type, n.kind AS kind, f.hash AS hash FROM nodes n JOIN files f ON f.path = n.path WHERE n.key = ?",
+  );
+  const out: (FileNodeRef & { hash: string })[] = [];
+  for (const p of new Set(paths)) {
+    const row = get.get(`file:${p}`) as (FileNodeRef & { hash: string }) | undefined;
+    if (row) out.push(row);
+  }
+  return out;
+}
+
 /** How many indexed files (file nodes with a files row) there are of each language. */
 export function fileNodesByLanguage(db: Db): { kind: string | null; n: number }[] {
   const sql = `SELECT n.kind AS kind, count(*) AS n FROM nodes n JOIN files f ON f.path = n.path

@@ -2,7 +2,7 @@
 // (file_terms), and per term the files holding it with their counts (term_postings).
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 
-import { encodeVarints, varintReader } from "../../text/varint.js";
+import { varintReader } from "../../text/varint.js";
 import type { Db } from "../db.js";
 import { stmt, writeTx } from "../db.js";
 
@@ -57,8 +57,29 @@ export function termPostings(db: Db, terms: Iterable<string>): Map<string, Int32
   return out;
 }
 
-/** Counted files whose symbol bodies are not stored (counted before migration 0016 kept them). */
-export function filesWithoutBodies(db: Db): Set<string> {
+/** The counted files among `paths`, each read through the path index. */
+export function fileTermRowsAt(db: Db, paths: Iterable<string>): FileTermsRow[] {
+  const get = stmt(db, "SELECT id, path, hash, len FROM file_terms WHERE path = ?");
+  const out: FileTermsRow[] = [];
+  for (const p of new Set(paths)) {
+    const row = get.get(p) as FileTermsRow | undefined;
+    if (row) out.push(row);
+  }
+  return out;
+}
+
+/**
+ * Counted files whose symbol bodies are not stored (counted before migration 0016 kept them); with `paths`, only
+ * those among them.
+ */
+export function filesWithoutBodies(db: Db, paths?: Iterable<string>): Set<string> {
+  if (paths) {
+    const get = stmt(
+      db,
+      "SELECT 1 FROM file_terms f WHERE f.path = ? AND NOT EXISTS (SELECT 1 FROM symbol_terms s WHERE s.file_id = f.id)",
+    );
+    return new Set([...new Set(paths)].filter((p) => get.get(p) !== undefined));
+  }
   const rows = stmt(
     db,
     "SELECT path FROM file_terms f WHERE NOT EXISTS (SELECT 1 FROM symbol_terms s WHERE s.file_id = f.id)",
@@ -95,15 +116,64 @@ function decodePairs(b: Buffer): Int32Array {
   return Int32Array.from(out);
 }
 
-function encodePairs(m: ReadonlyMap<number, number>): Buffer {
-  const docs = [...m.keys()].sort((a, b) => a - b);
-  const xs: number[] = [];
+/** Bytes a varint of a number below 2^35 may take (a count or a file id gap; ids are SQLite rowids far below that). */
+const VARINT_MAX_BYTES = 5;
+
+/**
+ * A term's stored postings with the files in `out` taken out and the (file id, count) pairs of `ins` put in (`ins`
+ * in ascending id order; a file in both keeps its new count), merged in one pass over the stored varints without
+ * decoding them into a list first. "unchanged" when the result is what is stored: a file saved again with the same
+ * count of the term, the common case of an edit, costs no write.
+ */
+export function mergePostings(
+  stored: Buffer | undefined,
+  out: ReadonlySet<number>,
+  ins: readonly (readonly [number, number])[],
+): Buffer | "unchanged" {
+  // Taking a pair out joins two gaps into one no longer than both: the stored length bounds all but what is put in.
+  const b = Buffer.allocUnsafe((stored?.length ?? 0) + ins.length * 2 * VARINT_MAX_BYTES);
+  let o = 0;
   let prev = 0;
-  for (const doc of docs) {
-    xs.push(doc - prev, m.get(doc)!);
+  let changed = false;
+  const put = (doc: number, n: number) => {
+    for (let x = doc - prev; ; x = Math.floor(x / 0x80)) {
+      if (x < 0x80) {
+        b[o++] = x;
+        break;
+      }
+      b[o++] = (x % 0x80) | 0x80;
+    }
+    for (let x = n; ; x = Math.floor(x / 0x80)) {
+      if (x < 0x80) {
+        b[o++] = x;
+        break;
+      }
+      b[o++] = (x % 0x80) | 0x80;
+    }
     prev = doc;
+  };
+  let j = 0;
+  if (stored) {
+    const r = varintReader(stored);
+    let doc = 0;
+    while (r.more()) {
+      doc += r.next();
+      const n = r.next();
+      while (j < ins.length && ins[j]![0] < doc) {
+        put(ins[j]![0], ins[j]![1]);
+        j++;
+        changed = true;
+      }
+      if (j < ins.length && ins[j]![0] === doc) {
+        if (ins[j]![1] !== n) changed = true;
+        put(doc, ins[j]![1]);
+        j++;
+      } else if (out.has(doc)) changed = true;
+      else put(doc, n);
+    }
   }
-  return encodeVarints(xs);
+  for (; j < ins.length; j++, changed = true) put(ins[j]![0], ins[j]![1]);
+  return changed ? Buffer.from(b.subarray(0, o)) : "unchanged";
 }
 
 /**
@@ -155,14 +225,12 @@ export function writeFileTerms(db: Db, upserts: readonly CountedFile[], removed:
     }
     for (const [term, c] of changes) {
       const row = getPostings.get(term) as { postings: Buffer } | undefined;
-      const pairs = new Map<number, number>();
-      if (row) {
-        const a = decodePairs(row.postings);
-        for (let i = 0; i < a.length; i += 2) if (!c.out.has(a[i]!)) pairs.set(a[i]!, a[i + 1]!);
-      }
-      for (const [doc, n] of c.in) pairs.set(doc, n);
-      if (pairs.size === 0) delPostings.run(term);
-      else setPostings.run(term, encodePairs(pairs));
+      const ins = [...c.in].sort((a, b) => a[0] - b[0]);
+      const merged = mergePostings(row?.postings, c.out, ins);
+      if (merged === "unchanged") continue;
+      if (merged.length === 0) {
+        if (row) delPostings.run(term);
+      } else setPostings.run(term, merged);
     }
   });
 }
