@@ -1,6 +1,7 @@
 // Memory units and the raw turn archive. Every text written here is redacted first, whoever the caller.
 import { z } from "zod";
 
+import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { checkpointWal, stmt } from "./db.js";
@@ -132,10 +133,11 @@ export function similarMemories(
   if (allowance < 0 || !present.length) return [];
   let match: string;
   if (allowance <= MAX_PAIRED_ALLOWANCE && present.length >= allowance + 2) {
+    // At least two of them: each word with any rarer-listed one after it (every pair, each word iterated once per
+    // group instead of once per pair).
     const rare = present.slice(0, allowance + 2).map((x) => x.t);
     const pairs: string[] = [];
-    for (let i = 0; i < rare.length; i++)
-      for (let j = i + 1; j < rare.length; j++) pairs.push(`(${rare[i]} AND ${rare[j]})`);
+    for (let i = 0; i + 1 < rare.length; i++) pairs.push(`(${rare[i]} AND (${rare.slice(i + 1).join(" OR ")}))`);
     match = pairs.join(" OR ");
   } else {
     match = present
@@ -238,6 +240,20 @@ export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   );
 }
 
+/**
+ * The first indexed word of a superseded unit, in place of its category: the duplicate, contradiction and
+ * same-subject checks ask for the category word, so they no longer visit it; a search still finds it by its words.
+ */
+const SUPERSEDED_WORD = "superseded$";
+
+/** Indexes a unit about to be set superseded under SUPERSEDED_WORD (once: a unit already superseded is left). */
+function indexSuperseded(db: Db, id: number): void {
+  const row = stmt(db, "SELECT status, text FROM memories WHERE id = ?").get(id) as
+    { status: string; text: string } | undefined;
+  if (!row || row.status === "superseded") return;
+  indexMemory(db, id, [SUPERSEDED_WORD, ...identifierTokens(row.text)].join(" "));
+}
+
 /** Indexes a unit's text for search (pre-tokenized identifier-aware tokens). */
 export function indexMemory(db: Db, id: number, tokens: string): void {
   stmt(db, "DELETE FROM memories_fts WHERE rowid = ?").run(id);
@@ -262,6 +278,7 @@ export function updateMemory(
     >
   >,
 ): void {
+  if (f.status === "superseded") indexSuperseded(db, id);
   const stored: Record<string, unknown> = { ...f };
   if (f.record !== undefined) stored.record = encodeRedacted(f.record);
   if (f.evidence !== undefined) stored.evidence = encodeRedacted(f.evidence);
