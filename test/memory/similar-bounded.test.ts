@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 
 import { searchMemory } from "../../src/memory/service.js";
-import { openDatabase } from "../../src/storage/db.js";
+import { openDatabase, preparedSql } from "../../src/storage/db.js";
 import { indexMemory, insertMemory, similarMemories, updateMemory } from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
@@ -77,4 +77,28 @@ it("keeps the memory index in few segments: it merges them two at a time", () =>
   const s = store();
   const config = s.db.prepare("SELECT k, v FROM memories_fts_config WHERE k = 'automerge'").get();
   expect(config).toEqual({ k: "automerge", v: 2 });
+});
+
+it("reads through the index: the walk newest first without a sort, each unit and each superseded one by its id", () => {
+  const s = store();
+  const ids = [s.add(s.p, TEXT), s.add(s.p, `${TEXT} again`), s.add(s.p, `${TEXT} once more`)];
+  updateMemory(s.db, ids[0]!, { status: "superseded", superseded_by: ids[2]! });
+  expect(similarMemories(s.db, s.p, "learning", WORDS, 0.5)).toHaveLength(2);
+  const plan = (sql: string) =>
+    (
+      s.db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null)) as { detail: string }[]
+    )
+      .map((p) => p.detail)
+      .join("\n");
+  const sqls = preparedSql(s.db);
+  const walk = sqls.find((q) => /FROM memories_fts f JOIN memories m ON m\.id = f\.rowid/.test(q));
+  expect(plan(walk!)).toMatch(/^SCAN f VIRTUAL TABLE INDEX \d+:M/m);
+  expect(plan(walk!)).toMatch(/SEARCH m USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+  expect(plan(walk!)).not.toMatch(/TEMP B-TREE/);
+  const status = sqls.find((q) => /^SELECT status, text FROM memories WHERE id = \?$/.test(q));
+  expect(plan(status!)).toMatch(/SEARCH memories USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+  const rank = sqls.find((q) => /ORDER BY bm25\(memories_fts\), rowid DESC/.test(q));
+  expect(plan(rank!)).toMatch(/^SCAN memories_fts VIRTUAL TABLE INDEX \d+:M/m);
 });
