@@ -319,7 +319,15 @@ export function evalHooks(opts: { transcript: string; runs: number }, cli: strin
 
 /** `eval perf`: every figure of the speed table beside its floor, on a private copy of `repo`. */
 export function evalPerf(
-  opts: { repo: string; tasks: number; runs: number; units: number[]; only?: PerfGroup[]; hooksBefore?: string },
+  opts: {
+    repo: string;
+    tasks: number;
+    runs: number;
+    units: number[];
+    only?: PerfGroup[];
+    hooksBefore?: string;
+    memoryTranscripts?: string;
+  },
   cli: string,
   config: Config,
   logger: Logger,
@@ -337,6 +345,7 @@ export function evalPerf(
       units: opts.units,
       only: opts.only,
       ...(opts.hooksBefore ? { beforeCli: resolvePath(opts.hooksBefore) } : {}),
+      ...(opts.memoryTranscripts ? { memoryTranscripts: resolvePath(opts.memoryTranscripts) } : {}),
       onStep: (s) => line.update(`${s}…`),
     });
     line.done();

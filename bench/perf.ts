@@ -7,6 +7,7 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -27,8 +28,11 @@ import type { Logger } from "../src/log.js";
 import { recall } from "../src/memory/service.js";
 import { resolveProjectRoot } from "../src/project/root.js";
 import { scanRepo } from "../src/repo/scan.js";
+import { compressContext } from "../src/session/compress.js";
 import { recordMemory } from "../src/session/memory.js";
+import { listMemories, memoryCounts } from "../src/storage/memories.js";
 import { startUi } from "../src/ui/server.js";
+import { CategoryName } from "../src/vocab.js";
 import { seededRandom } from "./localize/bootstrap.js";
 import { percentile, round } from "./localize/metrics.js";
 
@@ -81,6 +85,11 @@ export interface PerfOptions {
   beforeCli?: string;
   /** Store sizes (memory units) at which writes and recall are measured. */
   units?: number[];
+  /**
+   * A folder of transcripts: the memory rows are measured a second time, on units drawn from what these transcripts
+   * distil into, each written again with some of its words varied (a vocabulary as real sessions have it).
+   */
+  memoryTranscripts?: string;
   onStep?: (s: string) => void;
 }
 
@@ -470,7 +479,12 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   }
   if (on("memory")) {
     step("memory writes");
-    rows.push(...(await memoryRows(w, syms, sizes, opts, step)));
+    rows.push(...(await memoryRows(join(w, "mem"), symbolUnits(syms), "", sizes, opts, step)));
+    if (opts.memoryTranscripts) {
+      step("memory units of the transcripts");
+      const t = transcriptUnits(join(w, "mem-source"), opts.memoryTranscripts, opts);
+      rows.push(...(await memoryRows(join(w, "mem-t"), t.unit, ", transcript vocabulary", sizes, opts, step, t.about)));
+    }
   }
 
   return {
@@ -535,23 +549,15 @@ async function watcherRows(copy: string, dbPath: string, target: string, opts: P
   ];
 }
 
-/**
- * Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there, and
- * the viewer's Memory page beside its Graph page. Every unit goes through the real write path (record_memory);
- * the last 500 before each size are timed.
- */
-async function memoryRows(
-  w: string,
-  syms: readonly { name: string; path: string }[],
-  sizes: readonly number[],
-  opts: PerfOptions,
-  step: (s: string) => void,
-): Promise<PerfRow[]> {
+type UnitOf = (i: number) => { category: CategoryName; text: string; files: string[] };
+
+/** Units whose words all come from the repository's symbol names and paths: nearly every word is common. */
+function symbolUnits(syms: readonly { name: string; path: string }[]): UnitOf {
   const pick = seededRandom(7);
   const word = () => syms[Math.floor(pick() * syms.length)]?.name ?? `w${Math.floor(pick() * 1e6)}`;
   const file = () => syms[Math.floor(pick() * syms.length)]?.path ?? "x";
   const categories = ["learning", "commitment", "failure", "reasoning", "learning", "commitment"] as const;
-  const unit = (i: number) => {
+  return (i: number) => {
     const category = categories[i % categories.length]!;
     const text =
       category === "commitment"
@@ -559,7 +565,73 @@ async function memoryRows(
         : `${word()} in ${file()} depends on ${word()} and ${word()}; ${word()} breaks when ${word()} is empty (${i})`;
     return { category, text, files: [file()] };
   };
-  const root = join(w, "mem");
+}
+
+/** The share of a drawn unit's words replaced by words of other units. */
+const VARIED_WORDS = 0.3;
+
+/**
+ * Units drawn from what the transcripts in `dir` distil into (through the real compression and distillation, into
+ * a scratch store), each written again with VARIED_WORDS of its words replaced by words drawn from all the units'
+ * text (so as often as real units use them): names, paths and prose as sessions have them.
+ */
+function transcriptUnits(root: string, dir: string, opts: PerfOptions): { unit: UnitOf; about: string } {
+  mkdirSync(root, { recursive: true });
+  const config: Config = { ...opts.config, root, db: join(root, "source.db") };
+  const app = createApp(
+    config,
+    resolveProjectRoot({ explicit: root, cwd: root, userDir: config.userDir }),
+    opts.logger,
+  );
+  let source: { category: CategoryName; text: string; files: string[] }[];
+  let distilled = 0;
+  try {
+    for (const f of readdirSync(dir).sort()) {
+      if (!/\.(md|jsonl|json|traj)$/.test(f) || f === "probes.json") continue;
+      try {
+        compressContext(app.scope, { transcriptPath: join(dir, f), keepRecent: 0 });
+        distilled++;
+      } catch (e) {
+        opts.logger.warn(`perf: ${f} was not distilled: ${(e as Error).message}`);
+      }
+    }
+    source = listMemories(app.db, app.project.id, { includeInactive: true, limit: 1_000_000 }).map((m) => ({
+      category: CategoryName.parse(m.category),
+      text: m.text,
+      files: m.files,
+    }));
+  } finally {
+    void app.close();
+  }
+  if (!source.length) throw new Error(`no memory unit was distilled from the transcripts in ${dir}`);
+  const words = source.flatMap((u) => u.text.split(/\s+/).filter((x) => /^[\p{L}_][\p{L}\p{N}_./-]{2,}$/u.test(x)));
+  const pick = seededRandom(11);
+  const about = `units drawn from ${source.length} distilled from ${distilled} transcripts`;
+  const unit = () => {
+    const u = source[Math.floor(pick() * source.length)]!;
+    const text = u.text
+      .split(/(\s+)/)
+      .map((x) => (/^\S{3,}$/.test(x) && pick() < VARIED_WORDS ? words[Math.floor(pick() * words.length)]! : x))
+      .join("");
+    return { category: u.category, text: text.slice(0, 4000), files: u.files.slice(0, 20) };
+  };
+  return { unit, about };
+}
+
+/**
+ * Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there, and
+ * the viewer's Memory page beside its Graph page. Every unit goes through the real write path (record_memory);
+ * the last 500 before each size are timed. `label` follows the measure's size in each row.
+ */
+async function memoryRows(
+  root: string,
+  unit: UnitOf,
+  label: string,
+  sizes: readonly number[],
+  opts: PerfOptions,
+  step: (s: string) => void,
+  about = "",
+): Promise<PerfRow[]> {
   mkdirSync(root, { recursive: true });
   const config: Config = { ...opts.config, root, db: join(root, "mem.db") };
   const location = resolveProjectRoot({ explicit: root, cwd: root, userDir: config.userDir });
@@ -576,6 +648,7 @@ async function memoryRows(
   const rows: PerfRow[] = [];
   let n = 0;
 
+  const stored = () => memoryCounts(app.db, app.project.id).reduce((k, r) => k + r.n, 0);
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
@@ -615,11 +688,11 @@ async function memoryRows(
       };
       rows.push(
         row(
-          `memory write per unit at ${size} units (CPU ms)`,
+          `memory write per unit at ${size} units${label} (CPU ms)`,
           "plain SQLite + FTS5 insert",
           flFig,
           mcFig,
-          `last ${window} units; ${round(wall / window, 2)} ms wall per unit for both`,
+          `last ${window} units; ${round(wall / window, 2)} ms wall per unit for both; ${stored()} units in the store${about ? `; ${about}` : ""}`,
         ),
       );
       step(`recall at ${size} units`);
@@ -629,7 +702,7 @@ async function memoryRows(
         recall(app.scope, { budgetTokens: 1500 });
         return { wall: now() - t, cpu: cpu() - c };
       });
-      rows.push(row(`recall, 1,500-token budget, at ${size} units`, "—", null, figure(rs)));
+      rows.push(row(`recall, 1,500-token budget, at ${size} units${label}`, "—", null, figure(rs)));
       step(`viewer pages at ${size} units`);
       // The viewer on the same store, over loopback as a browser reaches it (started for each size: an idle
       // keep-alive connection would be closed while the next size is written); its start URL's token is the cookie.
@@ -660,10 +733,10 @@ async function memoryRows(
         await ui.close();
       }
       const graphFig = figure(viewer[0]!);
-      rows.push(row(`viewer Memory page at ${size} units`, "viewer Graph page", graphFig, figure(viewer[1]!)));
+      rows.push(row(`viewer Memory page at ${size} units${label}`, "viewer Graph page", graphFig, figure(viewer[1]!)));
       rows.push(
         row(
-          `viewer Memory page, one category, pages 1–20 by the older link, at ${size} units`,
+          `viewer Memory page, one category, pages 1–20 by the older link, at ${size} units${label}`,
           "viewer Graph page",
           graphFig,
           figure(viewer[2]!),

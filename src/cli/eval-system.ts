@@ -63,6 +63,10 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
       int(v),
     ])
     .option("--big", "also measure memory at 100,000 units (minutes)")
+    .option(
+      "--memory-transcripts <dir>",
+      "also measure memory on units distilled from the transcripts in dir, written again with varied words",
+    )
     .option("--hooks-before <cli>", "also time the hook rows with another build's dist/cli.js (a before, same run)")
     .addOption(
       new Option("--only <groups...>", "measure only these groups (the full index always runs)").choices([
@@ -83,6 +87,7 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
           runs: number;
           units?: number[];
           big?: boolean;
+          memoryTranscripts?: string;
           hooksBefore?: string;
           only?: ("reindex" | "serve" | "cards" | "hooks" | "watcher" | "memory")[];
           json?: boolean;

@@ -1,6 +1,7 @@
 // Memory units and the raw turn archive. Every text written here is redacted first, whoever the caller.
 import { z } from "zod";
 
+import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { checkpointWal, stmt } from "./db.js";
@@ -95,8 +96,9 @@ export interface SimilarUnit {
  * allowance + 1 words, and, when that allowance is small, at least two of the rarest allowance + 2: the full-text
  * index is asked for those words (or those pairs) and nothing that could match is missed among the newest `newest`
  * (MAX_CANDIDATES) units of the project and category that hold them and that `accept` takes, within the newest
- * MAX_READ_PER_CANDIDATE times as many units read. Each term's count stops at RARITY_CAP (past it, how far into the
- * store its first RARITY_CAP units reach).
+ * MAX_READ_PER_CANDIDATE times as many units of the category holding them that the walk visits (superseded units and
+ * other projects' units count too: the walk's cost is bounded whatever the store holds). Each term's count stops at
+ * RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
@@ -131,10 +133,11 @@ export function similarMemories(
   if (allowance < 0 || !present.length) return [];
   let match: string;
   if (allowance <= MAX_PAIRED_ALLOWANCE && present.length >= allowance + 2) {
+    // At least two of them: each word with any rarer-listed one after it (every pair, each word iterated once per
+    // group instead of once per pair).
     const rare = present.slice(0, allowance + 2).map((x) => x.t);
     const pairs: string[] = [];
-    for (let i = 0; i < rare.length; i++)
-      for (let j = i + 1; j < rare.length; j++) pairs.push(`(${rare[i]} AND ${rare[j]})`);
+    for (let i = 0; i + 1 < rare.length; i++) pairs.push(`(${rare[i]} AND (${rare.slice(i + 1).join(" OR ")}))`);
     match = pairs.join(" OR ");
   } else {
     match = present
@@ -143,33 +146,41 @@ export function similarMemories(
       .join(" OR ");
   }
   // The newest in-scope matches first, at most `newest` (MAX_CANDIDATES) that `accept` takes: the full-text index is
-  // walked newest first and each match is looked up by id, so the read stops after that many units of the project
-  // and category in force, however many units of the store (or of other projects and categories) hold the words. A
-  // unit `accept` turns down (one that shares the rare words but not enough of the others) does not use up that
-  // allowance, so a near-duplicate behind many such units is still found; the walk reads at most
-  // MAX_READ_PER_CANDIDATE times `newest` units all the same. The category is the first word of every unit's indexed
-  // text (`indexMemory`), so it narrows the match too.
+  // walked newest first and each match is looked up by id. A unit `accept` turns down (one that shares the rare words
+  // but not enough of the others) does not use up that allowance, so a near-duplicate behind many such units is still
+  // found. Every unit the walk visits counts towards its bound (MAX_READ_PER_CANDIDATE times `newest`): those of other
+  // projects and those superseded too, which a store whose subjects are often revised holds in the thousands behind
+  // the few in force. The category is the first word of every unit's indexed text (`indexMemory`), so it narrows the
+  // match in the index itself.
   const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ${quote(category.toLowerCase())}` : match;
   const newest = opts.newest ?? MAX_CANDIDATES;
+  const visits = newest * MAX_READ_PER_CANDIDATE;
   const units: SimilarUnit[] = [];
-  let read = 0;
-  for (const u of stmt(
+  let visited = 0;
+  for (const v of stmt(
     db,
-    `SELECT m.id, m.status, m.text, m.confidence FROM memories_fts f JOIN memories m ON m.id = f.rowid
-       WHERE memories_fts MATCH ? AND f.rowid != ? AND m.project_id = ? AND m.category = ? AND m.status != 'superseded'
-       ORDER BY f.rowid DESC`,
-  ).iterate(scoped, self, projectId, category) as IterableIterator<SimilarUnit>) {
-    if (!opts.accept || opts.accept(u)) units.push(u);
-    if (units.length >= newest || ++read >= newest * MAX_READ_PER_CANDIDATE) break;
+    `SELECT m.id, m.project_id AS projectId, m.category, m.status, m.text, m.confidence
+       FROM memories_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memories_fts MATCH ? AND f.rowid != ? ORDER BY f.rowid DESC`,
+  ).iterate(scoped, self) as IterableIterator<SimilarUnit & { projectId: number; category: string }>) {
+    if (v.projectId === projectId && v.category === category && v.status !== "superseded") {
+      const u: SimilarUnit = { id: v.id, status: v.status, text: v.text, confidence: v.confidence };
+      if (!opts.accept || opts.accept(u)) units.push(u);
+    }
+    if (units.length >= newest || ++visited >= visits) break;
   }
   if (units.length < 2) return units;
-  // Several match: ranked as they always were, by BM25 over the rarer half (plus one) of the words, counted with
-  // the unit itself, the newest first among equals.
+  // Several match: ranked by BM25 over the rarer half (plus one) of the words, counted with the unit itself, the
+  // newest first among equals. Only words held by at most RARITY_CAP units rank: BM25 counts every unit holding each
+  // of its words, so a word most units hold would make each write walk most of the index. When none of the rarer
+  // words is that rare, the candidates stay newest first.
   const byRarity = counted
     .map((x) => ({ ...x, n: Math.min(x.n + (self ? 1 : 0), RARITY_CAP + 1) }))
     .filter((x) => x.n > 0)
     .sort((a, b) => a.n - b.n)
-    .slice(0, Math.floor(terms.length / 2) + 1);
+    .slice(0, Math.floor(terms.length / 2) + 1)
+    .filter((x) => x.n <= RARITY_CAP);
+  if (!byRarity.length) return units;
   // One walk of the index over the candidates' stretch of ids (a list of ids would be one query, and one count of
   // each term's units for BM25, per id), keeping the candidates.
   const ids = new Set(units.map((u) => u.id));
@@ -191,10 +202,14 @@ const MAX_PAIRED_ALLOWANCE = 6;
 /**
  * Units a check returns at most (those its `accept` takes), newest first: it binds only on a store full of
  * near-copies, where it keeps a write's cost flat (hand-set). A near-duplicate older than MAX_READ_PER_CANDIDATE
- * times as many in-scope units holding its rarest words is not found: the write adds a unit instead of merging.
+ * times as many units of its category holding its rarest words (superseded ones and other projects' included) is
+ * not found: the write adds a unit instead of merging.
  */
 const MAX_CANDIDATES = 128;
-/** Units a check reads at most, per unit it may return: those it turns down included (hand-set). */
+/**
+ * Units a check's walk visits at most, per unit it may return: those it turns down, superseded ones and other
+ * projects' included (hand-set).
+ */
 const MAX_READ_PER_CANDIDATE = 4;
 
 export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
@@ -225,6 +240,20 @@ export function insertMemory(db: Db, m: Omit<MemoryRow, "id">): number {
   );
 }
 
+/**
+ * The first indexed word of a superseded unit, in place of its category: the duplicate, contradiction and
+ * same-subject checks ask for the category word, so they no longer visit it; a search still finds it by its words.
+ */
+const SUPERSEDED_WORD = "superseded$";
+
+/** Indexes a unit about to be set superseded under SUPERSEDED_WORD (once: a unit already superseded is left). */
+function indexSuperseded(db: Db, id: number): void {
+  const row = stmt(db, "SELECT status, text FROM memories WHERE id = ?").get(id) as
+    { status: string; text: string } | undefined;
+  if (!row || row.status === "superseded") return;
+  indexMemory(db, id, [SUPERSEDED_WORD, ...identifierTokens(row.text)].join(" "));
+}
+
 /** Indexes a unit's text for search (pre-tokenized identifier-aware tokens). */
 export function indexMemory(db: Db, id: number, tokens: string): void {
   stmt(db, "DELETE FROM memories_fts WHERE rowid = ?").run(id);
@@ -249,6 +278,7 @@ export function updateMemory(
     >
   >,
 ): void {
+  if (f.status === "superseded") indexSuperseded(db, id);
   const stored: Record<string, unknown> = { ...f };
   if (f.record !== undefined) stored.record = encodeRedacted(f.record);
   if (f.evidence !== undefined) stored.evidence = encodeRedacted(f.evidence);

@@ -1,0 +1,104 @@
+// A duplicate or contradiction check visits a bounded number of the index's matches, newest first, whatever the
+// store holds: units of other projects count towards that bound, while superseded units leave the walk altogether
+// (they are indexed under another first word than their category) and stay searchable.
+import { join } from "node:path";
+
+import { expect, it } from "vitest";
+
+import { searchMemory } from "../../src/memory/service.js";
+import { openDatabase, preparedSql } from "../../src/storage/db.js";
+import { indexMemory, insertMemory, similarMemories, updateMemory } from "../../src/storage/memories.js";
+import { upsertProject } from "../../src/storage/projects.js";
+import { identifierTokens } from "../../src/text/identifiers.js";
+import { tmpDir } from "../helpers/tmp.js";
+
+const TEXT = "The billing cache is keyed by tenant id and invoice period, refreshed nightly";
+const WORDS = identifierTokens(TEXT);
+
+function store() {
+  const dir = tmpDir();
+  const db = openDatabase(join(dir, "m.db"));
+  const p = upsertProject(db, "p1", dir).id;
+  const other = upsertProject(db, "p2", join(dir, "other")).id;
+  const now = new Date().toISOString();
+  const add = (project: number, text: string) => {
+    const id = insertMemory(db, {
+      project_id: project,
+      session_id: null,
+      category: "learning",
+      text,
+      record: {},
+      merge_key: text,
+      confidence: 0.5,
+      importance: 0.5,
+      tier: "warm",
+      status: "active",
+      superseded_by: null,
+      conflicts_with: null,
+      evidence: [],
+      files: [],
+      created_at: now,
+      updated_at: now,
+    });
+    indexMemory(db, id, identifierTokens(`learning ${text}`).join(" "));
+    return id;
+  };
+  return { db, p, other, add, root: dir };
+}
+
+it("stops after a bounded number of matches: 600 newer copies in another project hide an older unit", () => {
+  const s = store();
+  const first = s.add(s.p, TEXT);
+  for (let i = 0; i < 600; i++) s.add(s.other, `${TEXT} in region_${i}`);
+  // The default bound (128 candidates, 4 visits each) ends the walk among the other project's units.
+  expect(similarMemories(s.db, s.p, "learning", WORDS, 0.5).map((u) => u.id)).not.toContain(first);
+  // A larger allowance walks past them to the unit.
+  expect(similarMemories(s.db, s.p, "learning", WORDS, 0.5, { newest: 200 }).map((u) => u.id)).toContain(first);
+});
+
+it("finds an older unit behind 600 newer superseded copies: superseded units are not walked", () => {
+  const s = store();
+  const first = s.add(s.p, TEXT);
+  const newer: number[] = [];
+  for (let i = 0; i < 600; i++) newer.push(s.add(s.p, `${TEXT} in region_${i}`));
+  const last = s.add(s.p, "an unrelated finding about the release notes");
+  for (const id of newer) updateMemory(s.db, id, { status: "superseded", superseded_by: last });
+  const got = similarMemories(s.db, s.p, "learning", WORDS, 0.5).map((u) => u.id);
+  expect(got).toEqual([first]);
+  // Still searchable by their words, and by a word only one of them holds.
+  const hits = searchMemory(
+    { db: s.db, projectId: s.p, root: s.root },
+    { query: "region_17 billing", includeInactive: true, limit: 5 },
+  ).hits;
+  expect(hits[0]).toMatchObject({ id: newer[17], status: "superseded" });
+});
+
+it("keeps the memory index in few segments: it merges them two at a time", () => {
+  const s = store();
+  const config = s.db.prepare("SELECT k, v FROM memories_fts_config WHERE k = 'automerge'").get();
+  expect(config).toEqual({ k: "automerge", v: 2 });
+});
+
+it("reads through the index: the walk newest first without a sort, each unit and each superseded one by its id", () => {
+  const s = store();
+  const ids = [s.add(s.p, TEXT), s.add(s.p, `${TEXT} again`), s.add(s.p, `${TEXT} once more`)];
+  updateMemory(s.db, ids[0]!, { status: "superseded", superseded_by: ids[2]! });
+  expect(similarMemories(s.db, s.p, "learning", WORDS, 0.5)).toHaveLength(2);
+  const plan = (sql: string) =>
+    (
+      s.db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null)) as { detail: string }[]
+    )
+      .map((p) => p.detail)
+      .join("\n");
+  const sqls = preparedSql(s.db);
+  const walk = sqls.find((q) => /FROM memories_fts f JOIN memories m ON m\.id = f\.rowid/.test(q));
+  expect(plan(walk!)).toMatch(/^SCAN f VIRTUAL TABLE INDEX \d+:M/m);
+  expect(plan(walk!)).toMatch(/SEARCH m USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+  expect(plan(walk!)).not.toMatch(/TEMP B-TREE/);
+  const status = sqls.find((q) => /^SELECT status, text FROM memories WHERE id = \?$/.test(q));
+  expect(plan(status!)).toMatch(/SEARCH memories USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+  const rank = sqls.find((q) => /ORDER BY bm25\(memories_fts\), rowid DESC/.test(q));
+  expect(plan(rank!)).toMatch(/^SCAN memories_fts VIRTUAL TABLE INDEX \d+:M/m);
+});
