@@ -65,6 +65,23 @@ describe("end state from events", () => {
     );
   });
 
+  it("code edited after the latest request with no check at all and no word after it is not checked", () => {
+    const steps: Step[] = [
+      { user: "Make every backend test use the sqlite URL." },
+      { edit: { file: "/repo/backend/tests/conftest.py", old: "a", new: "b" } },
+      { edit: { file: "/repo/NOTES.md", old: "x", new: "y" } },
+    ];
+    const end = endOf(steps);
+    expect(end.next).toHaveLength(1);
+    expect(end.next[0]!.text).toMatch(
+      /^not checked: no test, build or run of the code after the edits to `\S*tests\/conftest\.py`$/,
+    );
+    // The person's word after the edits (they ran it themselves, or moved on) settles it either way.
+    expect(endOf([...steps, { user: "ok it works now" }]).next).toEqual([]);
+    // A check that ran after the edits leaves nothing to check.
+    expect(endOf([...steps, { bash: { command: "pytest -q", output: "6 passed" } }]).next).toEqual([]);
+  });
+
   it("asks for nothing when the check ran after the last edit", () => {
     const end = endOf([
       { user: "Fix the parser." },

@@ -154,23 +154,19 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   return { state, next };
 }
 
-/** Runs the format records: commands whose outcome the transcript shows. */
-const RUNS_SEEN = 1;
-
 /**
- * Code edited in the last phase when the session ran no check at all: nothing tested, built or ran the change. Only
- * where the transcript shows runs (a format that records commands), so an export without tool output is not taken
- * for a session that ran nothing; with the commit that holds the edits when one came after them.
+ * Code edited in the last phase when the session ran no check at all and nobody spoke after the edits: nothing
+ * tested, built or ran the change, and no one reported on it (a client that does not record runs, aider's, leaves
+ * that to the person's next message, which never came). With the commit that holds the edits when one came after.
  */
 function uncheckedEdits(
   st: EventState,
   last: Extract<SessionEvent, { type: "commit" }> | undefined,
 ): { text: string; turn: string; paths: string[] } | undefined {
-  const runs = st.events.filter((e) => e.type === "run").length;
-  if (runs < RUNS_SEEN) return undefined;
   const since = editsAfter(st.events, st.lastRequestAt);
   if (!since) return undefined;
   const at = Math.max(...st.events.filter((e) => e.type === "edit" && e.turn === since.turn).map((e) => e.at));
+  if (st.events.some((e) => e.type === "request" && e.at > at)) return undefined;
   const sha = last && last.at >= at && last.sha ? ` (committed as \`${last.sha.slice(0, 7)}\`)` : "";
   return {
     text: `not checked${sha}: no test, build or run of the code after the edits to`,
