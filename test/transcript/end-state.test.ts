@@ -272,6 +272,15 @@ describe("open at the end: work the session stopped in the middle of", () => {
     expect(open[0]).toMatch(
       /^stopped mid-work on the latest request "Copy the transcript into the repository and commit the polish\.": "I will copy the local transcript file into the project as `transcript\.jsonl`\." \(its last call has no result\)$/,
     );
+    // A dev server started last returns nothing by design: the session did not stop in the middle of it.
+    const served = claudeCodeSession([
+      request,
+      { edit: { file: "/repo/src/about.tsx", old: "a", new: "b" } },
+      { bash: { command: "npm run dev", output: "" }, say: "Starting the dev server to check the page." },
+    ])
+      .trimEnd()
+      .split("\n");
+    expect(nextOf(served.slice(0, -1).join("\n")).join("\n")).not.toContain("stopped mid-work");
     // With the result there, nothing stopped.
     expect(nextOf(lines.join("\n")).join("\n")).not.toContain("stopped mid-work");
   });

@@ -211,7 +211,8 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
   const said = t.text.trim();
   const calls = callsWithResults([t]);
   const lastCall = calls[calls.length - 1];
-  if (lastCall && HANDS_OVER.test(lastCall.call.name)) return undefined;
+  if (lastCall && (HANDS_OVER.test(lastCall.call.name) || SERVES.test(commandText(lastCall.call.input))))
+    return undefined;
   // A call without a result says the session stopped only where the transcript records results at all.
   const recorded = callsWithResults(turns.slice(Math.max(0, st.lastRequestAt))).some((c) => c.result !== undefined);
   const unreturned = lastCall !== undefined && lastCall.result === undefined && recorded;
@@ -227,6 +228,10 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
 
 /** Calls that hand the turn back on purpose: a submitted patch, a completion, a question to the person. */
 const HANDS_OVER = /submit|completion|complete|finish|exit|ask|question|handoff|notify_user/i;
+
+/** A command that keeps running until stopped (a dev server, a watcher): it returns nothing by design. */
+const SERVES =
+  /\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|watch)\b|\bvite(?!\s+build)\b|\buvicorn\b|\bflask\s+run\b|\bhttp\.server\b|\bnext\s+(?:dev|start)\b|\brails\s+s(?:erver)?\b|\bmanage\.py\s+runserver\b|\bdocker(?:-|\s+)compose\s+up\b(?![^|;&\n]*\s-d\b)|--watch\b|\btail\s+-f\b/;
 
 /** Position of the session's last turn of the person or the agent, past the client's own notes (meta turns). */
 function lastSpoken(turns: readonly Turn[]): number {
