@@ -305,6 +305,17 @@ describe("open at the end: work the session stopped in the middle of", () => {
       ]),
     );
     expect(reported.join("\n")).not.toContain("stopped mid-work");
+    // A report that ends on a list item without a full stop is whole.
+    const listed = nextOf(
+      claudeCodeSession([
+        { user: "Push it." },
+        {
+          bash: { command: "git push origin main", output: "To github.com:o/r.git\n   1a2b3c4..4461fb5  main -> main" },
+        },
+        { assistant: "Pushed.\n- Commit: 4461fb5\n- Branch: main" },
+      ]),
+    );
+    expect(listed.join("\n")).not.toContain("stopped mid-work");
   });
 
   it("a submitted patch or a question to the person is not stopped work", () => {

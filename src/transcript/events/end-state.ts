@@ -196,8 +196,11 @@ function closing(text: string, max: number): string {
   return out || clipWords(parts[parts.length - 1] ?? "", max);
 }
 
-/** Words that end a sentence: a text cut before its end does not. */
-const ENDED = /[.!?:;)\]`"'*>|\p{Extended_Pictographic}]$/u;
+/**
+ * Words cut in the middle of a sentence: a last line of prose (not a list item, a table row or a heading) that ends
+ * on a lower-case word, as `Let me first fix that, and then` does; `- Branch: main` or `Commit: 4461fb5` do not.
+ */
+const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*\s\p{Ll}+,?$/u;
 
 /**
  * The session stopped in the middle of the work of the latest request: its last turn is the agent's, after that
@@ -218,7 +221,7 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
   const unreturned = lastCall !== undefined && lastCall.result === undefined && recorded;
   const words = closing(said, STOPPED_CHARS);
   const last = lastSentence(words);
-  const brokeOff = words !== "" && (!ENDED.test(said) || last.endsWith(":") || onlyAnnounces(last));
+  const brokeOff = words !== "" && (CUT_OFF.test(said) || last.endsWith(":") || onlyAnnounces(last));
   if (!unreturned && !brokeOff) return undefined;
   const what = words ? `"${words}"` : quote(commandText(lastCall!.call.input) || lastCall!.call.name);
   const req = st.lastRequest ? ` on the latest request "${clipWords(st.lastRequest.text, STOPPED_REQUEST_CHARS)}"` : "";
@@ -236,7 +239,7 @@ const SERVES =
 /** Position of the session's last turn of the person or the agent, past the client's own notes (meta turns). */
 function lastSpoken(turns: readonly Turn[]): number {
   let end = turns.length - 1;
-  while (end >= 0 && (turns[end]!.kind === "meta" || turns[end]!.role === "system")) end--;
+  while (end >= 0 && (turns[end]!.kind === "meta" || turns[end]!.role === "system" || turns[end]!.sidechain)) end--;
   return end;
 }
 
