@@ -224,7 +224,11 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
   const brokeOff = words !== "" && (CUT_OFF.test(said) || last.endsWith(":") || onlyAnnounces(last));
   if (!unreturned && !brokeOff) return undefined;
   const what = words ? `"${words}"` : quote(commandText(lastCall!.call.input) || lastCall!.call.name);
-  const req = st.lastRequest ? ` on the latest request "${clipWords(st.lastRequest.text, STOPPED_REQUEST_CHARS)}"` : "";
+  const asked = st.lastRequest?.text
+    .replace(/`{3,}\w*|^#{1,6}\s+/gm, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const req = asked ? ` on the latest request "${clipWords(asked, STOPPED_REQUEST_CHARS)}"` : "";
   const how = unreturned ? "its last call has no result" : "its last words announce work not shown done";
   return { text: `stopped mid-work${req}: ${what} (${how})`, turn: t.id };
 }
