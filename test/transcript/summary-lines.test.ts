@@ -188,6 +188,15 @@ describe("Recent messages", () => {
       "| 1 | keys double-prefixed | `1ba9885` |",
       "Why it matters: the keys were wrong in every store.",
     ]);
+    // Code written without a fence keeps its lines: an indented or lower-case line ending in a colon is no label.
+    const code = ["Replace with:", "  try:", "      url = normalize(DB_PATH)", "else:", "    url = None"].join("\n");
+    expect(tidyMessage(code).split("\n")).toEqual([
+      "Replace with:",
+      "  try:",
+      "      url = normalize(DB_PATH)",
+      "else:",
+      "    url = None",
+    ]);
   });
 
   it("shows a run of tool calls as one line naming the files and commands, never their JSON", () => {

@@ -142,8 +142,11 @@ function callGlance(c: ToolCall, edited: readonly string[]): string {
 const EXPORT_HEADER = /^_\*\*(?:Agent|Assistant|User|Human)\b[^\n]*\*\*_$/;
 /** A table's rule row (`|---|:--|`): no words. */
 const TABLE_RULE = /^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$/;
-/** A markdown heading, or a short label ending in a colon (`The changes I've made:`, `**Validation:**`). */
-const LABEL = /^(?:#{1,6}\s+\S.{0,80}|(?:\*\*)?[^\s`|>-][^`|]{0,60}:(?:\*\*)?)$/;
+/**
+ * A markdown heading, or a short label ending in a colon that opens on a capital (`The changes I've made:`,
+ * `**Validation:**`), written at the line's start: an indented line or a lower-case one (`try:`, `else:`) is code.
+ */
+const LABEL = /^(?:#{1,6}\s+\S.{0,80}|(?:\*\*)?\p{Lu}[^`|]{0,60}:(?:\*\*)?)$/u;
 /** A heading or label as the opening of the line it heads: `Final state:`. */
 const label = (line: string): string => {
   const l = line
@@ -162,8 +165,11 @@ const SHORT_CODE = 3;
 export function tidyMessage(text: string): string {
   const out: string[] = [];
   let block: { close: RegExp; lines: string[]; fenced: boolean } | undefined;
+  /** Whether the last line pushed is a heading or a label still waiting for the line it heads. */
+  let heading = false;
   const flush = () => {
     if (!block) return;
+    heading = false;
     const body = block.lines.filter((l) => l.trim());
     if (body.length <= SHORT_CODE) out.push(...body.map((l) => (block!.fenced ? `    ${l.trim()}` : l)));
     // The note stays on the line that introduced the code (its file name, `Updated version:`), when there is one.
@@ -189,10 +195,11 @@ export function tidyMessage(text: string): string {
       continue;
     }
     if (!t || EXPORT_HEADER.test(t) || TABLE_RULE.test(t)) continue;
-    const prev = out[out.length - 1];
-    // A heading or a label (`Validation:`) says nothing alone: it opens the line it heads.
-    if (prev !== undefined && LABEL.test(prev.trim())) out[out.length - 1] = `${label(prev)} ${t}`;
+    // A heading or a label (`Validation:`) says nothing alone: it opens the line it heads, when that line is not
+    // indented (code or a nested list keeps its lines).
+    if (heading && line === line.trimStart()) out[out.length - 1] = `${label(out[out.length - 1]!)} ${t}`;
     else out.push(line.trimEnd());
+    heading = line === line.trimStart() && LABEL.test(t) && out[out.length - 1] === line.trimEnd();
   }
   flush();
   return out.join("\n");
