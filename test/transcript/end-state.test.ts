@@ -65,6 +65,23 @@ describe("end state from events", () => {
     );
   });
 
+  it("code edited after the latest request with no check at all and no word after it is not checked", () => {
+    const steps: Step[] = [
+      { user: "Make every backend test use the sqlite URL." },
+      { edit: { file: "/repo/backend/tests/conftest.py", old: "a", new: "b" } },
+      { edit: { file: "/repo/NOTES.md", old: "x", new: "y" } },
+    ];
+    const end = endOf(steps);
+    expect(end.next).toHaveLength(1);
+    expect(end.next[0]!.text).toMatch(
+      /^not checked: no test, build or run of the code after the edits to `\S*tests\/conftest\.py`$/,
+    );
+    // The person's word after the edits (they ran it themselves, or moved on) settles it either way.
+    expect(endOf([...steps, { user: "ok it works now" }]).next).toEqual([]);
+    // A check that ran after the edits leaves nothing to check.
+    expect(endOf([...steps, { bash: { command: "pytest -q", output: "6 passed" } }]).next).toEqual([]);
+  });
+
   it("asks for nothing when the check ran after the last edit", () => {
     const end = endOf([
       { user: "Fix the parser." },
@@ -231,5 +248,103 @@ describe("end state from events", () => {
       ]),
     ).state.map((f) => f.text);
     expect(later.join("\n")).not.toContain("in progress:");
+  });
+});
+
+describe("open at the end: work the session stopped in the middle of", () => {
+  const nextOf = (jsonl: string) =>
+    extractSections(parseText(jsonl, "claude-code-jsonl").turns).next.map((f) => f.text);
+  const request = { user: "Copy the transcript into the repository and commit the polish." } satisfies Step;
+
+  it("a last call that never returned is work still to do, with the agent's words for it", () => {
+    const steps: Step[] = [
+      request,
+      { edit: { file: "/repo/README.md", old: "a", new: "b" } },
+      {
+        bash: { command: "cp ~/.gemini/logs/transcript.jsonl /repo/transcript.jsonl", output: "" },
+        say: "I will copy the local transcript file into the project as `transcript.jsonl`.",
+      },
+    ];
+    const lines = claudeCodeSession(steps).trimEnd().split("\n");
+    // The session was cut before the copy's result came back: its last line is that result.
+    const cut = lines.slice(0, -1).join("\n");
+    const open = nextOf(cut);
+    expect(open[0]).toMatch(
+      /^stopped mid-work on the latest request "Copy the transcript into the repository and commit the polish\.": "I will copy the local transcript file into the project as `transcript\.jsonl`\." \(its last call has no result\)$/,
+    );
+    // A dev server started last returns nothing by design: the session did not stop in the middle of it.
+    const served = claudeCodeSession([
+      request,
+      { edit: { file: "/repo/src/about.tsx", old: "a", new: "b" } },
+      { bash: { command: "npm run dev", output: "" }, say: "Starting the dev server to check the page." },
+    ])
+      .trimEnd()
+      .split("\n");
+    expect(nextOf(served.slice(0, -1).join("\n")).join("\n")).not.toContain("stopped mid-work");
+    // With the result there, nothing stopped.
+    expect(nextOf(lines.join("\n")).join("\n")).not.toContain("stopped mid-work");
+  });
+
+  it("last words that only announce the next step are open; a closing report is not", () => {
+    const announced = nextOf(
+      claudeCodeSession([
+        { user: "Add a Validate All action to the processing page." },
+        { read: { file: "/repo/src/page.al", lines: ["page 50100 Processing {", "}"] } },
+        { assistant: "The voucher number is not copied from the landing record. Let me first fix that, and then" },
+      ]),
+    );
+    expect(announced[0]).toMatch(/^stopped mid-work on the latest request "Add a Validate All action/);
+    expect(announced[0]).toContain(
+      '"The voucher number is not copied from the landing record. Let me first fix that, and then"',
+    );
+    const reported = nextOf(
+      claudeCodeSession([
+        { user: "Add a Validate All action to the processing page." },
+        { edit: { file: "/repo/src/page.al", old: "a", new: "b" } },
+        { assistant: "Added the Validate All action; it validates every entry of the page." },
+      ]),
+    );
+    expect(reported.join("\n")).not.toContain("stopped mid-work");
+    // A report that ends on a list item without a full stop is whole.
+    const listed = nextOf(
+      claudeCodeSession([
+        { user: "Push it." },
+        {
+          bash: { command: "git push origin main", output: "To github.com:o/r.git\n   1a2b3c4..4461fb5  main -> main" },
+        },
+        { assistant: "Pushed.\n- Commit: 4461fb5\n- Branch: main" },
+      ]),
+    );
+    expect(listed.join("\n")).not.toContain("stopped mid-work");
+  });
+
+  it("a submitted patch or a question to the person is not stopped work", () => {
+    const asked = nextOf(
+      claudeCodeSession([
+        request,
+        { edit: { file: "/repo/src/a.ts", old: "a", new: "b" } },
+        {
+          tool: { name: "AskUserQuestion", input: { question: "Commit to main or a branch?" }, output: "" },
+          say: "Which branch should the commit go to?",
+        },
+      ])
+        .trimEnd()
+        .split("\n")
+        .slice(0, -1)
+        .join("\n"),
+    );
+    expect(asked.join("\n")).not.toContain("stopped mid-work");
+  });
+
+  it("the person's last message with no reply is open even when it is a client command with words", () => {
+    const base: Step[] = [
+      { user: "Implement the S5 slice." },
+      { edit: { file: "/repo/app/page.tsx", old: "a", new: "b" } },
+      { assistant: "S5 is implemented and its tests pass." },
+    ];
+    const open = nextOf(claudeCodeSession([...base, { user: "/ac in a new feature branch" }]));
+    expect(open[0]).toBe('not answered: the last message "/ac in a new feature branch"');
+    expect(nextOf(claudeCodeSession([...base, { user: "thanks!" }])).join("\n")).not.toContain("not answered");
+    expect(nextOf(claudeCodeSession([...base, { user: "/clear" }])).join("\n")).not.toContain("not answered");
   });
 });

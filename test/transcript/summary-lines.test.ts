@@ -167,6 +167,38 @@ describe("Recent messages", () => {
     expect(tidy).toContain("Fixed the route stacking in App.tsx.");
   });
 
+  it("a heading or a label opens the line it heads, and a table's rule row goes", () => {
+    const text = [
+      "Pushed.",
+      "",
+      "### Final state",
+      "- **Branch** `main` @ `77e9977`",
+      "**Validation:**",
+      "- `npm test` passed",
+      "| # | Bug | Fix commit |",
+      "|---|:---|---:|",
+      "| 1 | keys double-prefixed | `1ba9885` |",
+      "Why it matters: the keys were wrong in every store.",
+    ].join("\n");
+    expect(tidyMessage(text).split("\n")).toEqual([
+      "Pushed.",
+      "Final state: - **Branch** `main` @ `77e9977`",
+      "Validation: - `npm test` passed",
+      "| # | Bug | Fix commit |",
+      "| 1 | keys double-prefixed | `1ba9885` |",
+      "Why it matters: the keys were wrong in every store.",
+    ]);
+    // Code written without a fence keeps its lines: an indented or lower-case line ending in a colon is no label.
+    const code = ["Replace with:", "  try:", "      url = normalize(DB_PATH)", "else:", "    url = None"].join("\n");
+    expect(tidyMessage(code).split("\n")).toEqual([
+      "Replace with:",
+      "  try:",
+      "      url = normalize(DB_PATH)",
+      "else:",
+      "    url = None",
+    ]);
+  });
+
   it("shows a run of tool calls as one line naming the files and commands, never their JSON", () => {
     const t = parseText(
       claudeCodeSession([

@@ -124,7 +124,7 @@ function capped(body: string, cap: number): string {
   let cut = Math.floor((body.length * cap) / n);
   const nl = body.lastIndexOf("\n", cut);
   if (nl > cut * 0.6) cut = nl;
-  return `${body.slice(0, cut).trimEnd()}\n[… ${n - countTokens(body.slice(0, cut))} tokens cut]`;
+  return `${body.slice(0, cut).trimEnd()} [… ${n - countTokens(body.slice(0, cut))} tokens cut]`;
 }
 
 /** A tool call as a person would glance at it: the command or the file, never the call's JSON. */
@@ -140,6 +140,21 @@ function callGlance(c: ToolCall, edited: readonly string[]): string {
 
 /** The lines an export writes around each message (`_**Agent (model 2026-05-21 10:28:12Z)**_`): not words. */
 const EXPORT_HEADER = /^_\*\*(?:Agent|Assistant|User|Human)\b[^\n]*\*\*_$/;
+/** A table's rule row (`|---|:--|`): no words. */
+const TABLE_RULE = /^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$/;
+/**
+ * A markdown heading, or a short label ending in a colon that opens on a capital (`The changes I've made:`,
+ * `**Validation:**`), written at the line's start: an indented line or a lower-case one (`try:`, `else:`) is code.
+ */
+const LABEL = /^(?:#{1,6}\s+\S.{0,80}|(?:\*\*)?\p{Lu}[^`|]{0,60}:(?:\*\*)?)$/u;
+/** A heading or label as the opening of the line it heads: `Final state:`. */
+const label = (line: string): string => {
+  const l = line
+    .trim()
+    .replace(/^#{1,6}\s+/, "")
+    .replace(/\*\*/g, "");
+  return /:$/.test(l) ? l : `${l}:`;
+};
 /** Code blocks up to this many lines stay as they are (a command, a one-line fix); longer ones become a note. */
 const SHORT_CODE = 3;
 
@@ -150,8 +165,11 @@ const SHORT_CODE = 3;
 export function tidyMessage(text: string): string {
   const out: string[] = [];
   let block: { close: RegExp; lines: string[]; fenced: boolean } | undefined;
+  /** Whether the last line pushed is a heading or a label still waiting for the line it heads. */
+  let heading = false;
   const flush = () => {
     if (!block) return;
+    heading = false;
     const body = block.lines.filter((l) => l.trim());
     if (body.length <= SHORT_CODE) out.push(...body.map((l) => (block!.fenced ? `    ${l.trim()}` : l)));
     // The note stays on the line that introduced the code (its file name, `Updated version:`), when there is one.
@@ -176,8 +194,12 @@ export function tidyMessage(text: string): string {
       block = { close: /^<\/source>$/i, lines: [], fenced: false };
       continue;
     }
-    if (!t || EXPORT_HEADER.test(t)) continue;
-    out.push(line.trimEnd());
+    if (!t || EXPORT_HEADER.test(t) || TABLE_RULE.test(t)) continue;
+    // A heading or a label (`Validation:`) says nothing alone: it opens the line it heads, when that line is not
+    // indented (code or a nested list keeps its lines).
+    if (heading && line === line.trimStart()) out[out.length - 1] = `${label(out[out.length - 1]!)} ${t}`;
+    else out.push(line.trimEnd());
+    heading = line === line.trimStart() && LABEL.test(t) && out[out.length - 1] === line.trimEnd();
   }
   flush();
   return out.join("\n");
@@ -189,7 +211,7 @@ type KeptPart = { kind: "message" | "note"; text: string } | { kind: "tools"; tu
 function keptPart(t: Turn, cap: number, cwd: string | undefined): KeptPart | undefined {
   if (!conversational(t) || !(t.role === "user" || t.role === "assistant") || !tidyMessage(t.text).trim()) {
     const injected = t.role === "user" && t.kind === "meta" ? injectedKind(t.text) : undefined;
-    if (injected)
+    if (injected && injected !== "system")
       return {
         kind: "note",
         text: `_${injected} (${turnRef(t.id)})_: ${oneLine(t.text.split("\n")[0]!.replace(/<[^>]+>/g, " "), 120)}`,

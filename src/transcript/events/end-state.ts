@@ -5,7 +5,8 @@
 import type { Fact, Turn } from "../../conversation/schema.js";
 import { clipWords } from "../rendering/clip.js";
 import { turnRef } from "../rendering/render.js";
-import type { EventState, SessionEvent } from "./events.js";
+import { callsWithResults, type EventState, type SessionEvent, typedText } from "./events.js";
+import { commandText } from "./ledger.js";
 
 type Run = Extract<SessionEvent, { type: "run" }>;
 
@@ -139,6 +140,8 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   }
   const commits = events.filter((e): e is Extract<SessionEvent, { type: "commit" }> => e.type === "commit");
   const last = commits[commits.length - 1];
+  const unchecked = latest ? undefined : uncheckedEdits(st, last);
+  if (unchecked) next.push({ ...unchecked, text: `${unchecked.text} ${names(unchecked.paths, display)}` });
   if (last) {
     const push = events.find((e) => e.type === "run" && e.at >= last.at && e.ok && PUSH.test(e.key));
     const sha = last.sha ? ` \`${last.sha.slice(0, 7)}\`` : "";
@@ -149,6 +152,118 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
     });
   }
   return { state, next };
+}
+
+/**
+ * Code edited in the last phase when the session ran no check at all and nobody spoke after the edits: nothing
+ * tested, built or ran the change, and no one reported on it (a client that does not record runs, aider's, leaves
+ * that to the person's next message, which never came). With the commit that holds the edits when one came after.
+ */
+function uncheckedEdits(
+  st: EventState,
+  last: Extract<SessionEvent, { type: "commit" }> | undefined,
+): { text: string; turn: string; paths: string[] } | undefined {
+  const since = editsAfter(st.events, st.lastRequestAt);
+  if (!since) return undefined;
+  const at = Math.max(...st.events.filter((e) => e.type === "edit" && e.turn === since.turn).map((e) => e.at));
+  if (st.events.some((e) => e.type === "request" && e.at > at)) return undefined;
+  const sha = last && last.at >= at && last.sha ? ` (committed as \`${last.sha.slice(0, 7)}\`)` : "";
+  return {
+    text: `not checked${sha}: no test, build or run of the code after the edits to`,
+    turn: since.turn,
+    paths: since.paths,
+  };
+}
+
+/** The longest part of the agent's last words a stopped-work line quotes. */
+const STOPPED_CHARS = 200;
+/** The longest part of the latest request a stopped-work line quotes. */
+const STOPPED_REQUEST_CHARS = 160;
+
+/** The closing words of a text: its last sentences within `max` characters. */
+function closing(text: string, max: number): string {
+  const parts = text
+    .replace(/```[\s\S]*?(?:```|$)/g, " ")
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((x) => x.replace(/\s+/g, " ").trim())
+    .filter(Boolean);
+  let out = "";
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const next = out ? `${parts[i]} ${out}` : parts[i]!;
+    if (next.length > max) break;
+    out = next;
+  }
+  return out || clipWords(parts[parts.length - 1] ?? "", max);
+}
+
+/**
+ * Words cut in the middle of a sentence: a last line of prose (not a list item, a table row or a heading) that ends
+ * on a lower-case word, as `Let me first fix that, and then` does; `- Branch: main` or `Commit: 4461fb5` do not.
+ */
+const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*\s\p{Ll}+,?$/u;
+
+/**
+ * The session stopped in the middle of the work of the latest request: its last turn is the agent's, after that
+ * request, and either its last call never returned or its words break off or only announce what comes next. The
+ * work it was doing is still to do.
+ */
+export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | undefined {
+  const end = lastSpoken(turns);
+  const t = turns[end];
+  if (!t || t.role !== "assistant" || end <= st.lastRequestAt) return undefined;
+  const said = t.text.trim();
+  const calls = callsWithResults([t]);
+  const lastCall = calls[calls.length - 1];
+  if (lastCall && (HANDS_OVER.test(lastCall.call.name) || SERVES.test(commandText(lastCall.call.input))))
+    return undefined;
+  // A call without a result says the session stopped only where the transcript records results at all.
+  const recorded = callsWithResults(turns.slice(Math.max(0, st.lastRequestAt))).some((c) => c.result !== undefined);
+  const unreturned = lastCall !== undefined && lastCall.result === undefined && recorded;
+  const words = closing(said, STOPPED_CHARS);
+  const last = lastSentence(words);
+  const brokeOff = words !== "" && (CUT_OFF.test(said) || last.endsWith(":") || onlyAnnounces(last));
+  if (!unreturned && !brokeOff) return undefined;
+  const what = words ? `"${words}"` : quote(commandText(lastCall!.call.input) || lastCall!.call.name);
+  const asked = st.lastRequest?.text
+    .replace(/`{3,}\w*|^#{1,6}\s+/gm, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const req = asked ? ` on the latest request "${clipWords(asked, STOPPED_REQUEST_CHARS)}"` : "";
+  const how = unreturned ? "its last call has no result" : "its last words announce work not shown done";
+  return { text: `stopped mid-work${req}: ${what} (${how})`, turn: t.id };
+}
+
+/** Calls that hand the turn back on purpose: a submitted patch, a completion, a question to the person. */
+const HANDS_OVER = /submit|completion|complete|finish|exit|ask|question|handoff|notify_user/i;
+
+/** A command that keeps running until stopped (a dev server, a watcher): it returns nothing by design. */
+const SERVES =
+  /\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|watch)\b|\bvite(?!\s+build)\b|\buvicorn\b|\bflask\s+run\b|\bhttp\.server\b|\bnext\s+(?:dev|start)\b|\brails\s+s(?:erver)?\b|\bmanage\.py\s+runserver\b|\bdocker(?:-|\s+)compose\s+up\b(?![^|;&\n]*\s-d\b)|--watch\b|\btail\s+-f\b/;
+
+/** Position of the session's last turn of the person or the agent, past the client's own notes (meta turns). */
+function lastSpoken(turns: readonly Turn[]): number {
+  let end = turns.length - 1;
+  while (end >= 0 && (turns[end]!.kind === "meta" || turns[end]!.role === "system" || turns[end]!.sidechain)) end--;
+  return end;
+}
+
+const lastSentence = (text: string): string => text.split(/(?<=[.!?])\s+/).pop() ?? text;
+
+/** An acknowledgement or thanks: a last message that asks for nothing. */
+const ACK =
+  /^(?:(?:ok(?:ay)?|thanks?|thank you|thx|great|perfect|cool|nice|good|awesome|lgtm|done|sure|yes|yep|yup|got it)\b[\s!.,]*)+(?:[\p{Extended_Pictographic}\s]*)$/iu;
+
+/**
+ * The person's last message when the session ends on it and it is not the latest request (a client command with
+ * words, `/ac in a new feature branch`, or a message the request test passed over), unless it only thanks.
+ */
+export function unansweredLast(turns: readonly Turn[], st: EventState): Fact | undefined {
+  const end = lastSpoken(turns);
+  const t = turns[end];
+  if (!t || end <= st.lastRequestAt) return undefined;
+  const text = typedText(t);
+  if (!text || ACK.test(text) || (/^\/\w/.test(text) && text.split(/\s+/).length < 3)) return undefined;
+  return { text: `not answered: the last message "${clipWords(text, REQUEST_CHARS)}"`, turn: t.id };
 }
 
 /** An agent line that only announces its next step (`I will view lines 55-80 of X.md`, `Let me also check …`). */
@@ -172,7 +287,7 @@ export function unansweredRequest(
   says: (t: Turn) => boolean,
 ): Fact | undefined {
   const req = st.lastRequest;
-  if (!req || st.lastRequestAt < 0) return undefined;
+  if (!req || st.lastRequestAt < 0 || ACK.test(req.text.trim())) return undefined;
   const after = turns.slice(st.lastRequestAt + 1);
   if (after.some((t) => says(t) || (t.role === "assistant" && t.tool_calls.length > 0))) return undefined;
   if (st.events.some((e) => e.at > st.lastRequestAt && e.type !== "request")) return undefined;

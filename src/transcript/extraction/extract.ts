@@ -1,7 +1,15 @@
 // Facts of a span of turns: intent, constraints, failures, decisions, completed work, metrics, state and next steps.
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
-import { endFacts, onlyAnnounces, tidyOpen, tidyState, unansweredRequest } from "../events/end-state.js";
+import {
+  endFacts,
+  onlyAnnounces,
+  stoppedMidWork,
+  tidyOpen,
+  tidyState,
+  unansweredLast,
+  unansweredRequest,
+} from "../events/end-state.js";
 import {
   callsWithResults,
   doneByEvents,
@@ -970,6 +978,8 @@ export function extractSections(
     return !!said && /\p{L}{2}/u.test(said) && !onlyAnnounces(said);
   });
   if (unanswered) next.unshift(unanswered);
+  const stopped = stoppedMidWork(withAfter, st) ?? (unanswered ? undefined : unansweredLast(withAfter, st));
+  if (stopped) next.unshift(stopped);
   if (st.uncommitted.length > 0) {
     const names = st.uncommitted.map((u) => `\`${displayPath(u.path, opts.cwd)}\``);
     const last = st.uncommitted[st.uncommitted.length - 1]!.turn;
