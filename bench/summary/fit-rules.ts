@@ -27,6 +27,8 @@
 //    validation sentences are scored once by it, the turn class from the final turn model.
 // 7. Beside it, on the same sentences and labels, the ones User Constraints keeps; on the development sessions this
 //    is in-sample for the turn model (fitted on them), so only the validation figures compare fairly.
+// 8. How the development labels hold together: sentences said in two or more sessions (a harness prompt, a rule the
+//    person repeats) labelled a rule in one and not in another, and how many rule-shaped sentences are labelled one.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -132,6 +134,38 @@ export interface RuleFit {
   sentences: { dev: number; validation: number };
   /** The sentences User Constraints keeps, on the same labels. */
   kept: { dev: ClassReport; validation: ClassReport };
+  /** How the development labels hold together (step 8). */
+  labels: LabelConsistency;
+}
+
+export interface LabelConsistency {
+  /** Sentences (lower case, whitespace collapsed) said in two or more development sessions. */
+  repeated: number;
+  /** Of those, the ones labelled a rule in one session and not in another. */
+  mixed: number;
+  /** Development sentences of the rule shape, and how many of them are labelled a rule. */
+  shaped: number;
+  shapedPositive: number;
+}
+
+/** Step 8: the same sentence labelled both ways across sessions, and the labels of the rule-shaped sentences. */
+export function labelConsistency(samples: readonly RuleSample[]): LabelConsistency {
+  const bySentence = new Map<string, { sessions: Set<string>; ys: Set<number> }>();
+  for (const x of samples) {
+    const key = x.sentence.toLowerCase().replace(/\s+/g, " ").trim();
+    let e = bySentence.get(key);
+    if (!e) bySentence.set(key, (e = { sessions: new Set(), ys: new Set() }));
+    e.sessions.add(x.session);
+    e.ys.add(x.y);
+  }
+  const repeated = [...bySentence.values()].filter((e) => e.sessions.size >= 2);
+  const shaped = samples.filter((x) => x.feats.includes("g:ruleshape"));
+  return {
+    repeated: repeated.length,
+    mixed: repeated.filter((e) => e.ys.size === 2).length,
+    shaped: shaped.length,
+    shapedPositive: shaped.filter((x) => x.y === 1).length,
+  };
 }
 
 /**
@@ -179,6 +213,7 @@ export function fitRuleSentences(opts: {
     names.filter((n) => validation.has(n)),
     opts.turnProbs,
   );
+  const labels = labelConsistency(dev);
   const probs: number[] = new Array<number>(dev.length).fill(0);
   for (const s of new Set(dev.map((x) => x.session))) {
     opts.onStep?.(`rule cv ${s}`);
@@ -202,6 +237,7 @@ export function fitRuleSentences(opts: {
     validation: pr(vPairs, threshold),
     validationCurve: LOW_GRID.map((t) => ({ threshold: t, ...pr(vPairs, t) })),
     sentences: { dev: dev.length, validation: val.length },
+    labels,
     kept: {
       dev: pr(
         dev.map((x) => [x.y, x.kept ? 1 : 0] as const),
@@ -223,6 +259,8 @@ export function renderRuleReport(r: RuleFit): string {
     `Rule-sentence model, a measurement (${r.sentences.dev} development sentences, ${Object.keys(r.model.weights).length} features kept, threshold ${r.threshold}): cross-validated (leave one session out) precision ${fmt(r.cv.precision)}, recall ${fmt(r.cv.recall)} (${r.cv.support} rule sentences, ${r.cv.predicted} picked); validation precision ${fmt(r.validation.precision)}, recall ${fmt(r.validation.recall)} (${r.validation.support} rule sentences of ${r.sentences.validation}, ${r.validation.predicted} picked)`,
     "",
     `The sentences User Constraints keeps (rule shape and turn classifier), on the same labels: development precision ${fmt(r.kept.dev.precision)}, recall ${fmt(r.kept.dev.recall)} (${r.kept.dev.predicted} kept; in-sample for the turn model); validation precision ${fmt(r.kept.validation.precision)}, recall ${fmt(r.kept.validation.recall)} (${r.kept.validation.predicted} kept)`,
+    "",
+    `Development labels: ${r.labels.repeated} sentences are said in two or more sessions, ${r.labels.mixed} of them labelled a rule in one session and not in another; of the ${r.labels.shaped} sentences of the rule shape, ${r.labels.shapedPositive} are labelled a rule`,
     "",
     "| threshold | CV picked | CV precision | CV recall | validation picked | validation precision | validation recall |",
     "|---:|---:|---:|---:|---:|---:|---:|",
