@@ -189,6 +189,10 @@ function report(pairs: readonly [number, string][]): Record<string, ClassReport>
 
 export interface FitReport {
   weights: HumanWeights;
+  /** The turn model's class probabilities per labelled turn (`turnKey`): out of fold for the development turns, the
+   * final model's for the validation turns. The rule-sentence measurement (fit-rules.ts) reads a turn's class from
+   * them. */
+  turnProbs: Map<string, number[]>;
   dev_sessions: number;
   dev_turns: number;
   cv: Record<string, ClassReport>;
@@ -202,8 +206,12 @@ export interface FitReport {
   features: { turn: number; sentence: number };
 }
 
+/** The key of a labelled turn: its session and its index in the transcript. */
+export const turnKey = (session: string, index: number): string => `${session}#${index}`;
+
 interface Labelled {
   session: string;
+  index: number;
   text: string;
   kind: string;
   y: number;
@@ -222,6 +230,7 @@ function labelledTurns(gold: Map<string, GoldFile>, transcripts: string, session
       if (!t) continue;
       out.push({
         session: name,
+        index: h.index,
         text: t.text,
         kind: t.kind,
         y: CLASSES.indexOf(h.class),
@@ -387,9 +396,13 @@ export function fitHumanClassifier(opts: {
   const svTp = sv.filter(([y, p]) => y === 1 && p).length;
   const svPp = sv.filter(([, p]) => p).length;
   const svPos = sv.filter(([y]) => y === 1).length;
+  const turnProbs = new Map<string, number[]>();
+  dev.forEach((l, i) => turnProbs.set(turnKey(l.session, l.index), probs[i]!));
+  for (const l of val) turnProbs.set(turnKey(l.session, l.index), softmax(turn, turnFeatures(l.text, l.kind)));
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
     weights,
+    turnProbs,
     dev_sessions: sessions.length,
     dev_turns: devSamples.length,
     cv,

@@ -258,3 +258,22 @@ describe("decisions: an example in the reason, and a change reported with its re
     expect(got).toEqual([withExample, reported]);
   });
 });
+
+describe("decisions: the person's pick of an either-or question", () => {
+  it("keeps a short reply that names one side of the agent's `X or Y` question, not a reply that names both", () => {
+    const pick = decided([
+      { user: "Add session storage for the login tokens." },
+      { assistant: "Should I keep the tokens in Redis or in Postgres?" },
+      { user: "Postgres, we already run it." },
+    ]);
+    expect(pick).toEqual([
+      'asked "Should I keep the tokens in Redis or in Postgres?": the person chose "Postgres, we already run it."',
+    ]);
+    const both = decided([
+      { user: "Add session storage for the login tokens." },
+      { assistant: "Should I keep the tokens in Redis or in Postgres?" },
+      { user: "Postgres now, Redis later." },
+    ]);
+    expect(both).toEqual([]);
+  });
+});

@@ -146,6 +146,25 @@ describe("the human-turn classifier", () => {
   });
 });
 
+describe("answers and pasted code are not rules", () => {
+  it("keeps a person's answer to the agent's question out of User Constraints and records it as their pick", () => {
+    const t = parsed([
+      { user: "Add session storage for the login tokens." },
+      { assistant: "Should I keep the tokens in Redis or in Postgres?" },
+      { user: "Postgres, we already run it." },
+      { assistant: "I'll add a tokens table to Postgres." },
+    ]);
+    const s = extractSections(t.turns);
+    expect(s.constraints.map((f) => f.text).join("\n")).not.toContain("Postgres");
+    expect(s.decisions.map((f) => f.text).join("\n")).toContain('the person chose "Postgres, we already run it."');
+  });
+
+  it("takes a pasted Python import for code, not for a sentence said", () => {
+    expect(codeLine("from .flow_nodes import run_text_to_sql")).toBe(true);
+    expect(codeLine("from now on import the fixtures from tests/fixtures only")).toBe(false);
+  });
+});
+
 describe("rules inside a request", () => {
   it("keeps the request's rule sentences whole, not the request, and not a wish to be told something", () => {
     const rule =
@@ -203,8 +222,15 @@ describe("the session's intent", () => {
     const t = parsed([{ user: "Write the migration for the orders table." }, { assistant: "On it." }]);
     const title = (name: string) => extractSections(t.turns, { title: name }).intent.map((f) => f.text)[0];
     expect(title("Migrate the orders to schema 2025-01-01")).toBe("Migrate the orders to schema 2025-01-01");
-    expect(title("Orders migration - 2025-03-26 00:32:05")).toBe("Orders migration");
+    expect(title("Orders schema cleanup - 2025-03-26 00:32:05")).toBe("Orders schema cleanup");
     expect(title("2026-05-21 06:41:40Z")).toBe("Write the migration for the orders table.");
+  });
+
+  it("drops a title that only restates the first request in other words", () => {
+    const ask = "@politipo Help me with the console output of main.py";
+    const t = parsed([{ user: ask }, { assistant: "Let me run main.py." }]);
+    const intent = extractSections(t.turns, { title: "Console Output Assistance" }).intent.map((f) => f.text);
+    expect(intent).toEqual([ask]);
   });
 
   it("keeps a title of its own without its date", () => {

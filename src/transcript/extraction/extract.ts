@@ -134,11 +134,22 @@ const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim(
 const GREETING =
   /^(?:(?:hey|hi|hello|yo|hiya|good (?:morning|afternoon|evening)|thanks|thank you|ok(?:ay)?|yes|yep|yup|sure|cool|great|nice|there)[\s!.,?:)]*)+$/i;
 
+/** A title restates a request when at least this share of its words (three letters or more) are the request's. */
+const RESTATED = 2 / 3;
+const titleWords = (x: string): string[] => x.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
+
+/** Whether `title` says no more than `request`: most of its words are among the request's. */
+function restates(title: string, request: string): boolean {
+  const ws = titleWords(title);
+  const rs = new Set(titleWords(request));
+  return ws.length > 0 && ws.filter((w) => rs.has(w)).length >= RESTATED * ws.length;
+}
+
 /**
  * The session's intent: the first turn that asks for work (else the first typed turn that is not chit-chat or an
  * answer), and the export's title without its date. A title that is only the opening words of a typed turn (an
  * export names a session by its first message, cut short) is not kept as such: that turn's own words stand in for
- * it when it is not the asking turn already.
+ * it when it is not the asking turn already; nor is a title whose words are mostly the asking turn's.
  */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
@@ -152,8 +163,11 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
   if (name && anchor) {
     const cut = squash(name).replace(/[.…]+$/, "");
     const source = users.find((t) => (cut.length >= 8 ? squash(typed(t)).startsWith(cut) : squash(typed(t)) === cut));
-    if (!source) out.push({ text: clip(name, 160), turn: anchor.id });
-    else if (source !== first && classes.get(source) !== "chitchat")
+    // A title that only restates the asking turn (`Console Output Assistance` for `Help me with the console output`)
+    // adds nothing to it.
+    if (!source) {
+      if (!(first && restates(name, typed(first)))) out.push({ text: clip(name, 160), turn: anchor.id });
+    } else if (source !== first && classes.get(source) !== "chitchat")
       out.push({ text: clip(typed(source), 300), turn: source.id });
   }
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
@@ -170,10 +184,8 @@ const CHOSE =
   /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for)\b/i;
 /** A recommendation: a choice once it is carried out or the person takes it up, else only advice. */
 const RECOMMEND = /\b(?:I recommend|I'd recommend|I would recommend|recommended option)\b/i;
-/** Someone who makes a choice in the sentence: the agent (`I`, `we`, `let's`) or the person (`you`). */
-const CHOOSER = /\b(?:I|I['’](?:ll|d|m|ve)|we|we['’](?:ll|d|re|ve)|let['’]?s|us|our|you|you['’](?:ll|d|re))\b/i;
 /** An entry of a labelled list (`Address Fields: fixed to use …`, `✅ Better Performance: …`): a recap of work done or of
- * findings, not a choice, unless someone chooses in it. */
+ * findings, not a choice. */
 const RECAP_ITEM = /^[^\p{L}\p{N}`]*[\p{L}\p{N}`][^\s:]*(?:\s+[^\s:]+){0,4}:\s+\S/u;
 /** A reason given with a choice: `… because it quotes commas correctly`, `… so that the logger flushes`. */
 const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|which (?:keeps|avoids|lets))\b/i;
@@ -275,12 +287,50 @@ function personPick(turns: Turn[], i: number, said: string): string | undefined 
   if (q && option) return `asked "${clip(q, 140)}": the person chose "${clip(option, 160)}" ("${clip(said, 80)}")`;
   if (q && said.length <= 300 && classifyTurn(turns[i]!.text, turns[i]!.kind) === "answer" && /\w{2}/.test(said))
     return `asked "${clip(q, 140)}": the person chose "${clip(said, 160)}"`;
+  // A short reply that names one side of the question's `X or Y` (`Postgres, we already run it.` after `… in Redis or
+  // in Postgres?`).
+  const side = q && said.length <= SHORT_REPLY ? sideNamed(q, said) : undefined;
+  if (side) return `asked "${clip(q!, 140)}": the person chose "${clip(said, 160)}"`;
   // A short reply that names one of the options the agent just set out (`use MIT` after **MIT** / **AGPL-3.0**).
   const offered = boldOptions(before);
   const named = offered.filter(
     (o) => said.length <= 80 && new RegExp(`(?:^|\\W)${escapeRe(o)}(?:$|\\W)`, "i").test(said),
   );
   return named.length === 1 ? `the person chose "${clip(said, 80)}" of ${offered.slice(0, 4).join(", ")}` : undefined;
+}
+
+/** The longest reply read as naming one side of an `X or Y` question. */
+const SHORT_REPLY = 80;
+/** Words that name neither side of a choice. */
+const FILLER = new Set([
+  "the",
+  "a",
+  "an",
+  "in",
+  "on",
+  "to",
+  "with",
+  "use",
+  "keep",
+  "it",
+  "them",
+  "should",
+  "we",
+  "i",
+  "you",
+]);
+
+/** The side of the question's `X or Y` a reply names when it names exactly one (the words next to the `or`). */
+function sideNamed(question: string, reply: string): string | undefined {
+  const m = /(?:^|\s)((?:\S+\s+){0,2}\S+)\s+or\s+(\S+(?:\s+\S+){0,2}?)\s*\?\s*$/i.exec(question);
+  if (!m) return undefined;
+  const content = (x: string) =>
+    (x.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []).filter((w) => !FILLER.has(w)).slice(-1);
+  const said = new Set(reply.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []);
+  const left = content(m[1]!);
+  const right = (m[2]!.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []).filter((w) => !FILLER.has(w)).slice(0, 1);
+  const named = [left, right].filter((ws) => ws.length > 0 && ws.every((w) => said.has(w)));
+  return named.length === 1 ? named[0]!.join(" ") : undefined;
 }
 
 /** Tools that put a question with options to the person (Claude Code, Codex, Cline). */
@@ -362,7 +412,8 @@ function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A report of a change that gives its reason (`Switched the cache to an LRU map instead of Redis, because …`) is
   // a choice made; without one it is a recap.
   if (REPORT_OPENING.test(s) && !REASON.test(s)) return false;
-  return CHOICE.test(s) && (CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
+  // A labelled list entry (`Rich Vendor Creation: you now get …`) recaps work done, whoever it names.
+  return CHOICE.test(s) && !RECAP_ITEM.test(s) && (carried || REASON.test(s));
 }
 
 /**

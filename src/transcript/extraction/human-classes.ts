@@ -7,7 +7,8 @@
 // are human-weights.json. One feature's weight is set rather than fitted (`PRIOR_FEATURE`, a short firm rule said
 // nearly on its own), since the development turns hold almost none. A message is a standing instruction when the
 // model gives it the threshold the fit chose for precision; its rule sentences (a second, binary model, the rule
-// shape first) are kept whole.
+// shape first) are kept whole. `ruleFeatures` are the features of a sentence-level model of standing rules that
+// bench/summary/fit-rules.ts fits and cross-validates as a measurement (it decides nothing here).
 import { FIRM_CUES } from "../rendering/clip.js";
 import { humanPart } from "./human.js";
 import weights from "./human-weights.json" with { type: "json" };
@@ -341,7 +342,7 @@ export function splitSentences(text: string): string[] {
 /** A line that opens as a statement of code (`print(…)`, `assert a != b`, `for x in xs:`): the keyword and some code
  * punctuation after it, so that words a person types in lower case (`from now on …`, `let the worker retry`) are not. */
 const CODE_OPENING =
-  /^\s*(?:(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(](?=.*[()=[\]{};"])|(?:for|while|if|elif|else|with|try|except)\b.*:\s*$)/;
+  /^\s*(?:(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(](?=.*[()=[\]{};"])|(?:for|while|if|elif|else|with|try|except)\b.*:\s*$|from\s+\.*[\w.]+\s+import\s+\w)/;
 /** Code inside a line: a comparison, an assignment or a call. */
 const CODE_TOKEN = /\S*[=!<>]=\S*|[\w.]+\s*=\s*[\w"'(\d-]\S*|[\w.]+\((?:[^()]*)\)/g;
 /** A line with code in it is code when at most this many words of prose stand around the code. */
@@ -363,6 +364,81 @@ export function codeLine(sentence: string): boolean {
   // A rule said in words may name a call or a setting (`Never call fetch() directly`, `build with NODE_ENV=production`).
   const prose = bare.replace(CODE_TOKEN, " ");
   return prose !== bare && (prose.match(/\b[A-Za-z]{2,}\b/g) ?? []).length <= PROSE_WORDS;
+}
+
+/**
+ * Features of a sentence for the rule-sentence model, kept to kinds that carry across topics and formats: its cues
+ * and the parts of a firm rule (`cueFeatures`: mood, modal verbs, negation before a verb, the second person, scope
+ * words), its structure (a question, a bullet, shouting, code punctuation, a path, a link, its length), whether it is
+ * code or a log line the person pasted, its place in the turn, and the turn's class from the turn model (the likeliest
+ * class other than instruction, and the instruction probability in four bands), each also paired with whether the
+ * turn is short (at most three sentences). No word of the sentence is a feature of its own.
+ */
+export function ruleFeatures(sentence: string, ctx: SentenceContext, turnP: readonly number[]): string[] {
+  const f = [...sentenceFeatures(sentence, ctx)].filter((x) => RULE_FEATURE.test(x));
+  if (codeLine(sentence)) f.push("s:codeline");
+  f.push(`s:prose_${proseBand(sentence)}`);
+  const other = turnP
+    .map((p, i) => [p, i] as const)
+    .filter(([, i]) => HUMAN_CLASSES[i] !== "instruction")
+    .sort((x, y) => y[0] - x[0])[0]![1];
+  const cls = HUMAN_CLASSES[other]!;
+  const p = turnP[HUMAN_CLASSES.indexOf("instruction")]!;
+  const band = INSTRUCTION_BANDS.find(([, min]) => p >= min)![0];
+  const size = ctx.sentences <= SHORT_TURN ? "few" : "many";
+  f.push(`tc:${cls}`, `ti:${band}`, `tc:${cls}&${size}`, `ti:${band}&${size}`);
+  // The turn model calls the whole message a standing instruction (its fitted threshold).
+  const decided = decideTurn(turnP, "message", W.instruction_threshold) === "instruction";
+  if (decided) f.push("ti:decided", `ti:decided&${size}`);
+  // The rule shape where a person asks for work: a sentence of the rule shape (or a short firm rule) in a message the
+  // turn model calls an instruction, a request or a problem report, or any sentence of a short message it calls an
+  // instruction.
+  const firm = ruleShaped(sentence) || sentence.split(/;\s+/).some(shortFirmRule);
+  if ((firm && (decided || cls === "request" || cls === "problem")) || (decided && size === "few"))
+    f.push("g:asked_rule");
+  if (f.includes("g:ruleshape")) f.push(`shape&tc:${cls}`, `shape&ti:${band}`, `shape&${size}`);
+  // A short firm rule, itself or in a clause after a semicolon ("Keep the mutex; do not switch to sync.Map.").
+  if (sentence.split(/;\s+/).some(shortFirmRule)) f.push("g:shortfirm", `g:shortfirm&${size}`);
+  return f;
+}
+
+/** How much of a sentence is words of prose (lower-case words of letters, `I`, a capital opening a word): a pasted
+ * line of names, numbers, versions or code has few. */
+function proseBand(sentence: string): string {
+  const toks = sentence.split(/\s+/).filter(Boolean);
+  const prose = toks.filter((t) => /^[("'“]?(?:[a-z][a-z'’-]*|I|[A-Z][a-z'’-]+)[,.;:!?)"'”]*$/.test(t)).length;
+  const share = toks.length ? prose / toks.length : 0;
+  return share >= PROSE_HIGH ? "hi" : share >= PROSE_LOW ? "mid" : "lo";
+}
+/** Shares of prose words that part a sentence of words from a pasted line. */
+const PROSE_HIGH = 0.75;
+const PROSE_LOW = 0.4;
+
+/** The sentence features the rule model reads: cues, structure, length and place (not words, pairs or first words). */
+const RULE_FEATURE = /^(?:g:|pos:|words:|s:(?:endq|caps|bullet|code|symbols|path|url)$)/;
+/** Bands of the turn model's instruction probability, highest first, each with its lower bound. */
+const INSTRUCTION_BANDS: readonly (readonly [string, number])[] = [
+  ["hi", 0.5],
+  ["mid", 0.2],
+  ["lo", 0.05],
+  ["none", 0],
+];
+/** A turn of at most this many sentences is short: a rule said nearly on its own. */
+const SHORT_TURN = 3;
+
+/** Each sentence of a person's turn with its rule-model features (turn class from the turn model). */
+export function ruleSamplesOf(
+  text: string,
+  kind: string,
+  turnP?: readonly number[],
+): { sentence: string; feats: string[] }[] {
+  const p = turnP ?? softmax(W.turn, turnFeatures(text, kind));
+  const ss = ownSentences(text);
+  const turnChars = spokenText(text).length;
+  return ss.map((sentence, position) => ({
+    sentence,
+    feats: ruleFeatures(sentence, { position, sentences: ss.length, turnChars }, p),
+  }));
 }
 
 /**
