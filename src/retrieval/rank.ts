@@ -21,6 +21,8 @@ import {
   dropCommonTerms,
   expansionChannel,
   ftsChannel,
+  type FtsTerms,
+  rareFirst,
   symbolChannel,
   vectorChannel,
 } from "./channels.js";
@@ -307,18 +309,20 @@ export function createRanker(
   const channelLists = async (query: string, use: ReadonlySet<Channel>, prior: boolean) => {
     const lists: Partial<Record<Channel, Ranked>> = {};
     // The full-text match is built only when a channel asks for it (BM25 falls back to it while unbuilt).
-    let built: string | undefined;
+    let built: FtsTerms | undefined;
     const matchText = () =>
-      (built ??= dropCommonTerms(queryTerms(query, QUERY_TERMS), (total ??= nodeCount(db)), docFrequency).match);
+      (built ??= rareFirst(
+        dropCommonTerms(queryTerms(query, QUERY_TERMS), (total ??= nodeCount(db)), docFrequency).tokens,
+        docFrequency,
+      ));
     // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once.
     let fts: Ranked | undefined;
     const ftsList = () => (fts ??= ftsChannel(db, u(), matchText()));
     const tokens = bm25Tokens(query);
     lists.bm25 = bm25Channel(bm25.forTokens(tokens), tokens, ftsList);
-    const match = use.has("fts") || use.has("symbols") ? matchText() : "";
     if (use.has("fts")) lists.fts = ftsList();
     if (use.has("anchors")) lists.anchors = anchorScores(db, u(), extractAnchors(query));
-    if (use.has("symbols")) lists.symbols = symbolChannel(db, u(), match);
+    if (use.has("symbols")) lists.symbols = symbolChannel(db, u(), matchText());
     if (use.has("vectors"))
       lists.vectors =
         opts.embedder && opts.vectorsEnabled !== false

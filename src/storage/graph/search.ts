@@ -28,6 +28,34 @@ export function searchFts(
   return stmt(db, sql).all(match, ...(opts.types ?? []), opts.limit) as FtsHit[];
 }
 
+/** An FTS5 MATCH expression that any of `terms` satisfies (each quoted as one token). */
+function anyOf(terms: readonly string[]): string {
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
+}
+
+/**
+ * BM25 over the FTS index as `searchFts` gives it for the query `rare ∪ common`, without reading the rows only
+ * `common` terms match: the rows any `rare` term matches are scored by the rare terms, and those that also hold a
+ * common term are scored again by every term (`(rare) AND (common)`, which FTS5 answers by seeking the common terms'
+ * lists to the rare rows). BM25 is a sum over the query's terms, each with its IDF over the whole index, so a row's
+ * score here is exactly its score under the one query; only rows no rare term matches are missed. Each query returns
+ * at most `cap` rows (the caller's bound on the rows it reads); the merged list is cut to `limit`.
+ */
+export function searchFtsRareFirst(
+  db: Db,
+  terms: { rare: readonly string[]; common: readonly string[] },
+  opts: { types?: readonly string[]; limit: number; cap: number; weights: [number, number, number] },
+): FtsHit[] {
+  if (terms.rare.length === 0) return [];
+  const rare = anyOf(terms.rare);
+  if (terms.common.length === 0) return searchFts(db, rare, opts);
+  const first = searchFts(db, rare, { ...opts, limit: Math.max(opts.cap, opts.limit) });
+  const both = searchFts(db, `(${rare}) AND (${anyOf(terms.common)})`, { ...opts, limit: Math.max(opts.cap, opts.limit) });
+  const byId = new Map(first.map((h) => [h.id, h]));
+  for (const h of both) byId.set(h.id, h);
+  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, opts.limit);
+}
+
 /** How many indexed nodes contain `term` (its FTS document frequency). */
 export function termDocFrequency(db: Db, term: string): number {
   return (
