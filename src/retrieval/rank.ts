@@ -31,7 +31,8 @@ import type { Ranked } from "./fuse.js";
 import { createNearestVectors } from "./nearest.js";
 import { extractAnchors, queryTerms } from "./query.js";
 import {
-  bodiesFromLines,
+  allBodiesFromLines,
+  bodiesForTokens,
   LEARNED_SYMBOL_WEIGHTS,
   orderSymbols,
   type SymbolBody,
@@ -210,6 +211,12 @@ export function fuseLists(
 }
 
 /**
+ * Bodies taken from the lines of files the index kept none for (tests, other languages), counting every token, per
+ * file as a ranker keeps it (`keptFileSymbols`): such a file is tokenized once while it is kept, not on every query.
+ */
+const linesBodies = new WeakMap<FileSymbols, (SymbolBody | undefined)[]>();
+
+/**
  * A file's symbols' bodies for the query's tokens: those the index stored when they describe every span, else from
  * the file's lines (undefined bodies, names alone, when the file cannot be read).
  */
@@ -234,8 +241,13 @@ function symbolBodies(
     }
     if (out.length === syms.length) return out;
   }
-  const lines = linesOf(path);
-  return lines ? bodiesFromLines(syms, lines, tokens) : syms.map(() => undefined);
+  let all = linesBodies.get(file);
+  if (!all) {
+    const lines = linesOf(path);
+    if (!lines) return syms.map(() => undefined);
+    linesBodies.set(file, (all = allBodiesFromLines(syms, lines)));
+  }
+  return bodiesForTokens(all, tokens);
 }
 
 /**

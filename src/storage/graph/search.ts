@@ -50,7 +50,10 @@ export function searchFtsRareFirst(
   const rare = anyOf(terms.rare);
   if (terms.common.length === 0) return searchFts(db, rare, opts);
   const first = searchFts(db, rare, { ...opts, limit: Math.max(opts.cap, opts.limit) });
-  const both = searchFts(db, `(${rare}) AND (${anyOf(terms.common)})`, { ...opts, limit: Math.max(opts.cap, opts.limit) });
+  const both = searchFts(db, `(${rare}) AND (${anyOf(terms.common)})`, {
+    ...opts,
+    limit: Math.max(opts.cap, opts.limit),
+  });
   const byId = new Map(first.map((h) => [h.id, h]));
   for (const h of both) byId.set(h.id, h);
   return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, opts.limit);
