@@ -2,6 +2,7 @@
 // identifier-aware tokens are written with the nodes.
 import type { Db } from "../db.js";
 import { perStoreState, stmt } from "../db.js";
+import { indexRunStamp } from "./counts.js";
 
 export interface FtsHit {
   id: number;
@@ -113,6 +114,26 @@ export function codeFileCount(db: Db): number {
  * over all nodes, which differs by at most `other` (the few memory nodes) and is far cheaper than a join.
  */
 export function codeTermFrequency(db: Db, term: string, other: number): number {
+  const stamp = indexRunStamp(db);
+  let kept = keptCounts.get(db);
+  if (!kept || kept.stamp !== stamp || kept.counts.size >= KEPT_TERM_COUNTS) {
+    kept = { stamp, counts: new Map() };
+    keptCounts.set(db, kept);
+  }
+  const key = `${other}\u0000${term}`;
+  let n = kept.counts.get(key);
+  if (n === undefined) kept.counts.set(key, (n = countCodeTerm(db, term, other)));
+  return n;
+}
+
+/**
+ * Term counts kept per index run (the stamp its end writes) and number of other nodes: a common word's count reads its
+ * whole posting list, once per run instead of once per call. At most this many terms are kept; then they start over.
+ */
+const KEPT_TERM_COUNTS = 20_000;
+const keptCounts = new WeakMap<Db, { stamp: string | undefined; counts: Map<string, number> }>();
+
+function countCodeTerm(db: Db, term: string, other: number): number {
   const all = termDocFrequency(db, term);
   if (all === 0 || all > other) return all;
   return (
