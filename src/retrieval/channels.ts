@@ -47,9 +47,9 @@ export const COMMON_TERMS = { share: 0.2, minNodes: 500, keep: 4 } as const;
 /**
  * Postings the FTS channels read per query: the query's rarest terms whose document counts sum to at most this many
  * match rows; the other terms only add their scores to those rows (see `searchFtsRareFirst`), so a common word costs
- * a seek per matched row instead of a scored row per node it occurs in. Set on sympy (43k nodes), where the FTS
- * queries of a card call read 1–8k rows: 2,000 keeps 94% of the symbol channel's first 50 hits and at least the
- * rarest term always searches. Each of the two queries also returns at most this many rows.
+ * a seek per matched row instead of a scored row per node it occurs in. Set by hand on sympy (43k nodes), where a
+ * task's terms together match a few thousand rows and path words (`sympy`, `py`) most of them; the rarest term always
+ * searches. Each of the two queries also returns at most this many rows.
  */
 export const FTS_POSTINGS = 2000;
 
