@@ -11,7 +11,7 @@ import type { Db } from "../storage/db.js";
 import { fileHash, knownFiles } from "../storage/graph/files.js";
 import { nodeCount } from "../storage/graph/nodes.js";
 import { termDocFrequency } from "../storage/graph/search.js";
-import { decodeInflatedBodies, spanKey } from "../text/symbol-bodies.js";
+import { type BodySpans, decodeBodySpans, spanBodiesForTokens, spanKey } from "../text/symbol-bodies.js";
 import { type Bm25Index, bm25Tokens } from "./bm25.js";
 import { type Bm25Reader, type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
 import { type Bm25ForTokens, storedBm25 } from "./bm25-stored.js";
@@ -215,6 +215,8 @@ export function fuseLists(
  * file as a ranker keeps it (`keptFileSymbols`): such a file is tokenized once while it is kept, not on every query.
  */
 const linesBodies = new WeakMap<FileSymbols, (SymbolBody | undefined)[]>();
+/** The stored bodies of a file a ranker keeps, read out of their varints once (`decodeBodySpans`). */
+const storedSpans = new WeakMap<FileSymbols, BodySpans>();
 
 /**
  * A file's symbols' bodies for the query's tokens: those the index stored when they describe every span, else from
@@ -227,7 +229,9 @@ function symbolBodies(
   linesOf: (path: string) => string[] | undefined,
 ): (SymbolBody | undefined)[] {
   const { syms, stored: row } = file;
-  const stored = row?.bodies ? decodeInflatedBodies(row.bodies, row.terms, tokens) : undefined;
+  let spans = row?.bodies ? storedSpans.get(file) : undefined;
+  if (row?.bodies && !spans) storedSpans.set(file, (spans = decodeBodySpans(row.bodies)));
+  const stored = row && spans ? spanBodiesForTokens(spans, row.terms, tokens) : undefined;
   if (stored) {
     const out: (SymbolBody | undefined)[] = [];
     for (const s of syms) {
