@@ -5,7 +5,7 @@ import type { Embedder } from "../embeddings/provider.js";
 import type { Db } from "../storage/db.js";
 import { fileNeighbors } from "../storage/graph/edges.js";
 import { symbolPaths, symbolsNamed } from "../storage/graph/nodes.js";
-import { searchFts } from "../storage/graph/search.js";
+import { searchFtsRareFirst } from "../storage/graph/search.js";
 import { type Bm25Index, scoreBm25 } from "./bm25.js";
 import { expand, type Ranked, rollUp, toRanked } from "./fuse.js";
 import type { NearestVectors } from "./nearest.js";
@@ -45,6 +45,44 @@ export const EXPANSION_SEEDS = 10;
 export const COMMON_TERMS = { share: 0.2, minNodes: 500, keep: 4 } as const;
 
 /**
+ * Postings the FTS channels read per query: the query's rarest terms whose document counts sum to at most this many
+ * match rows; the other terms only add their scores to those rows (see `searchFtsRareFirst`), so a common word costs
+ * a seek per matched row instead of a scored row per node it occurs in. Set by hand on sympy (43k nodes), where a
+ * task's terms together match a few thousand rows and path words (`sympy`, `py`) most of them; the rarest term always
+ * searches. Each of the two queries also returns at most this many rows.
+ */
+export const FTS_POSTINGS = 2000;
+
+/** The terms an FTS channel searches with: the rare ones match, the common ones only add to the rows those match. */
+export interface FtsTerms {
+  rare: readonly string[];
+  common: readonly string[];
+}
+
+/** Every term matches (no document counts at hand): one query, as FTS5 alone would rank. */
+export const allRare = (tokens: readonly string[]): FtsTerms => ({ rare: tokens, common: [] });
+
+/**
+ * Splits the query terms by document count: the rarest first, while their counts sum to at most `budget` (always the
+ * rarest one, and every term no node holds), the rest common. Ties keep the query's order (most frequent first).
+ */
+export function rareFirst(
+  tokens: readonly string[],
+  docFrequency: (term: string) => number,
+  budget: number = FTS_POSTINGS,
+): FtsTerms {
+  const byCount = tokens.map((t, i) => ({ t, i, n: docFrequency(t) })).sort((a, b) => a.n - b.n || a.i - b.i);
+  const rare = new Set<string>();
+  let sum = 0;
+  for (const x of byCount) {
+    if (rare.size > 0 && sum + x.n > budget) break;
+    rare.add(x.t);
+    sum += x.n;
+  }
+  return { rare: tokens.filter((t) => rare.has(t)), common: tokens.filter((t) => !rare.has(t)) };
+}
+
+/**
  * Anchor scores, per kind of anchor, as multiples of the anchor's own weight (query.ts): a path named in prose is the
  * strongest evidence (1.5), a stack frame's file slightly less (1.2: frames also name callers); a named test file
  * passes 0.7 of its score to the file it covers; a module's file scores 0.5 plus 0.5 times the share of the dotted
@@ -71,9 +109,13 @@ export const ANCHOR = {
 } as const;
 
 /** The file channel: the index's FTS5 BM25 over file nodes (path and capped body), source files only. */
-export function ftsChannel(db: Db, u: Universe, match: string): Ranked {
-  if (!match) return [];
-  const hits = searchFts(db, match, { types: ["file"], limit: LIST_DEPTH, weights: FILE_FTS_WEIGHTS });
+export function ftsChannel(db: Db, u: Universe, terms: FtsTerms): Ranked {
+  const hits = searchFtsRareFirst(db, terms, {
+    types: ["file"],
+    limit: LIST_DEPTH,
+    cap: FTS_POSTINGS,
+    weights: FILE_FTS_WEIGHTS,
+  });
   const out: Ranked = [];
   for (const h of hits) {
     const n = u.byId.get(h.id);
@@ -88,9 +130,13 @@ export function bm25Channel(index: Bm25Index | undefined, tokens: readonly strin
 }
 
 /** The symbol channel: FTS5 over symbol names and bodies, each file scored by its matching symbols (rolled up). */
-export function symbolChannel(db: Db, u: Universe, match: string): Ranked {
-  if (!match) return [];
-  const hits = searchFts(db, match, { types: ["symbol"], limit: SYMBOL_HITS, weights: SYMBOL_FTS_WEIGHTS });
+export function symbolChannel(db: Db, u: Universe, terms: FtsTerms): Ranked {
+  const hits = searchFtsRareFirst(db, terms, {
+    types: ["symbol"],
+    limit: SYMBOL_HITS,
+    cap: FTS_POSTINGS,
+    weights: SYMBOL_FTS_WEIGHTS,
+  });
   return rollUp(
     hits.flatMap((h) => (h.path && isSource(u.byPath.get(h.path)) ? [{ key: h.path, score: h.score }] : [])),
   );

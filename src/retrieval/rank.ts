@@ -11,7 +11,7 @@ import type { Db } from "../storage/db.js";
 import { fileHash, knownFiles } from "../storage/graph/files.js";
 import { nodeCount } from "../storage/graph/nodes.js";
 import { termDocFrequency } from "../storage/graph/search.js";
-import { decodeInflatedBodies, spanKey } from "../text/symbol-bodies.js";
+import { type BodySpans, decodeBodySpans, spanBodiesForTokens, spanKey } from "../text/symbol-bodies.js";
 import { type Bm25Index, bm25Tokens } from "./bm25.js";
 import { type Bm25Reader, type Bm25Source, type Bm25Store, createBm25Store, rootReader } from "./bm25-store.js";
 import { type Bm25ForTokens, storedBm25 } from "./bm25-stored.js";
@@ -21,6 +21,8 @@ import {
   dropCommonTerms,
   expansionChannel,
   ftsChannel,
+  type FtsTerms,
+  rareFirst,
   symbolChannel,
   vectorChannel,
 } from "./channels.js";
@@ -29,7 +31,8 @@ import type { Ranked } from "./fuse.js";
 import { createNearestVectors } from "./nearest.js";
 import { extractAnchors, queryTerms } from "./query.js";
 import {
-  bodiesFromLines,
+  allBodiesFromLines,
+  bodiesForTokens,
   LEARNED_SYMBOL_WEIGHTS,
   orderSymbols,
   type SymbolBody,
@@ -208,6 +211,14 @@ export function fuseLists(
 }
 
 /**
+ * Bodies taken from the lines of files the index kept none for (tests, other languages), counting every token, per
+ * file as a ranker keeps it (`keptFileSymbols`): such a file is tokenized once while it is kept, not on every query.
+ */
+const linesBodies = new WeakMap<FileSymbols, (SymbolBody | undefined)[]>();
+/** The stored bodies of a file a ranker keeps, read out of their varints once (`decodeBodySpans`). */
+const storedSpans = new WeakMap<FileSymbols, BodySpans>();
+
+/**
  * A file's symbols' bodies for the query's tokens: those the index stored when they describe every span, else from
  * the file's lines (undefined bodies, names alone, when the file cannot be read).
  */
@@ -218,7 +229,9 @@ function symbolBodies(
   linesOf: (path: string) => string[] | undefined,
 ): (SymbolBody | undefined)[] {
   const { syms, stored: row } = file;
-  const stored = row?.bodies ? decodeInflatedBodies(row.bodies, row.terms, tokens) : undefined;
+  let spans = row?.bodies ? storedSpans.get(file) : undefined;
+  if (row?.bodies && !spans) storedSpans.set(file, (spans = decodeBodySpans(row.bodies)));
+  const stored = row && spans ? spanBodiesForTokens(spans, row.terms, tokens) : undefined;
   if (stored) {
     const out: (SymbolBody | undefined)[] = [];
     for (const s of syms) {
@@ -232,8 +245,13 @@ function symbolBodies(
     }
     if (out.length === syms.length) return out;
   }
-  const lines = linesOf(path);
-  return lines ? bodiesFromLines(syms, lines, tokens) : syms.map(() => undefined);
+  let all = linesBodies.get(file);
+  if (!all) {
+    const lines = linesOf(path);
+    if (!lines) return syms.map(() => undefined);
+    linesBodies.set(file, (all = allBodiesFromLines(syms, lines)));
+  }
+  return bodiesForTokens(all, tokens);
 }
 
 /**
@@ -307,18 +325,20 @@ export function createRanker(
   const channelLists = async (query: string, use: ReadonlySet<Channel>, prior: boolean) => {
     const lists: Partial<Record<Channel, Ranked>> = {};
     // The full-text match is built only when a channel asks for it (BM25 falls back to it while unbuilt).
-    let built: string | undefined;
+    let built: FtsTerms | undefined;
     const matchText = () =>
-      (built ??= dropCommonTerms(queryTerms(query, QUERY_TERMS), (total ??= nodeCount(db)), docFrequency).match);
+      (built ??= rareFirst(
+        dropCommonTerms(queryTerms(query, QUERY_TERMS), (total ??= nodeCount(db)), docFrequency).tokens,
+        docFrequency,
+      ));
     // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once.
     let fts: Ranked | undefined;
     const ftsList = () => (fts ??= ftsChannel(db, u(), matchText()));
     const tokens = bm25Tokens(query);
     lists.bm25 = bm25Channel(bm25.forTokens(tokens), tokens, ftsList);
-    const match = use.has("fts") || use.has("symbols") ? matchText() : "";
     if (use.has("fts")) lists.fts = ftsList();
     if (use.has("anchors")) lists.anchors = anchorScores(db, u(), extractAnchors(query));
-    if (use.has("symbols")) lists.symbols = symbolChannel(db, u(), match);
+    if (use.has("symbols")) lists.symbols = symbolChannel(db, u(), matchText());
     if (use.has("vectors"))
       lists.vectors =
         opts.embedder && opts.vectorsEnabled !== false

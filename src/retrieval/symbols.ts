@@ -98,6 +98,31 @@ export function bodiesFromLines(
   });
 }
 
+/** The bodies of a file's symbols from its lines, counting every token (see `bodiesForTokens`). */
+export function allBodiesFromLines(syms: readonly SymbolDef[], lines: readonly string[]): (SymbolBody | undefined)[] {
+  const lineTokens: (readonly string[] | undefined)[] = new Array(lines.length);
+  const own = ownTokens(syms, lines.length, (l) => (lineTokens[l - 1] ??= bm25Tokens(lines[l - 1]!)));
+  return own.map((b) => {
+    if (!b) return undefined;
+    const tf = new Map<string, number>();
+    for (const t of b) tf.set(t, (tf.get(t) ?? 0) + 1);
+    return { len: b.length, tf };
+  });
+}
+
+/** Bodies counting every token cut down to `tokens`, as `bodiesFromLines` counts them (in first-occurrence order). */
+export function bodiesForTokens(
+  all: readonly (SymbolBody | undefined)[],
+  tokens: ReadonlySet<string>,
+): (SymbolBody | undefined)[] {
+  return all.map((b) => {
+    if (!b) return undefined;
+    const tf = new Map<string, number>();
+    for (const [t, n] of b.tf) if (tokens.has(t)) tf.set(t, n);
+    return { len: b.len, tf };
+  });
+}
+
 /**
  * Features of one file's symbols for a task. Without the file's lines the body share is 0 (names alone).
  * Body BM25 uses the textbook k1 and b with the file's own symbols as the length norm, and is taken as a share

@@ -130,25 +130,64 @@ export function decodeInflatedBodies(
   terms: readonly string[] | string,
   tokens: ReadonlySet<string>,
 ): Map<string, SymbolBody> {
+  return spanBodiesForTokens(decodeBodySpans(b), terms, tokens);
+}
+
+/**
+ * An inflated bodies blob read into arrays: per span (in stored order) its key and token count, and its (term
+ * position, count) pairs in `pairs` from `starts[i]` to `starts[i + 1]`. What a reader keeps of a file, so each query
+ * only looks its terms up.
+ */
+export interface BodySpans {
+  keys: string[];
+  lens: Int32Array;
+  starts: Int32Array;
+  pairs: Int32Array;
+}
+
+/** Reads an inflated bodies blob into `BodySpans`. */
+export function decodeBodySpans(b: Buffer): BodySpans {
+  const { more, next } = varintReader(b);
+  const keys: string[] = [];
+  const lens: number[] = [];
+  const starts: number[] = [0];
+  const pairs: number[] = [];
+  while (more()) {
+    const start = next();
+    const end = next();
+    lens.push(next());
+    const n = next();
+    for (let k = 0; k < n; k++) pairs.push(next(), next());
+    keys.push(spanKey(start, end));
+    starts.push(pairs.length);
+  }
+  return { keys, lens: Int32Array.from(lens), starts: Int32Array.from(starts), pairs: Int32Array.from(pairs) };
+}
+
+/**
+ * The bodies of `spans` counting only `tokens` (each body's counts in the order its terms first occur), by span key;
+ * `terms` is the file's term list the positions point into.
+ */
+export function spanBodiesForTokens(
+  spans: BodySpans,
+  terms: readonly string[] | string,
+  tokens: ReadonlySet<string>,
+): Map<string, SymbolBody> {
   const want = typeof terms === "string" ? termPositions(terms, tokens) : new Map<number, string>();
   if (typeof terms !== "string")
     terms.forEach((t, i) => {
       if (tokens.has(t)) want.set(i, t);
     });
-  const { more, next } = varintReader(b);
+  const { keys, lens, starts, pairs } = spans;
   const out = new Map<string, SymbolBody>();
-  while (more()) {
-    const start = next();
-    const end = next();
-    const len = next();
-    const pairs = next();
+  for (let i = 0; i < keys.length; i++) {
     const tf = new Map<string, number>();
-    for (let k = 0; k < pairs; k++) {
-      const t = want.get(next());
-      const n = next();
-      if (t !== undefined) tf.set(t, n);
-    }
-    out.set(spanKey(start, end), { len, tf });
+    if (want.size > 0)
+      for (let k = starts[i]!; k < starts[i + 1]!; k += 2) {
+        const t = want.get(pairs[k]!);
+        if (t !== undefined) tf.set(t, pairs[k + 1]!);
+      }
+    out.set(keys[i]!, { len: lens[i]!, tf });
   }
   return out;
 }

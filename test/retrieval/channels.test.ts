@@ -7,13 +7,16 @@ import { bm25SourceFiles } from "../../src/graph/file-terms.js";
 import { bm25Tokens } from "../../src/retrieval/bm25.js";
 import { storedBm25 } from "../../src/retrieval/bm25-stored.js";
 import {
+  allRare,
   anchorScores,
   bm25Channel,
   COMMON_TERMS,
   dropCommonTerms,
   expansionChannel,
   expansionNeighbours,
+  FILE_FTS_WEIGHTS,
   ftsChannel,
+  rareFirst,
   symbolChannel,
   vectorChannel,
 } from "../../src/retrieval/channels.js";
@@ -22,6 +25,7 @@ import { extractAnchors, queryTerms } from "../../src/retrieval/query.js";
 import { candidateSignals, fuseLists } from "../../src/retrieval/rank.js";
 import { buildUniverse, isSource, type Universe } from "../../src/retrieval/universe.js";
 import { LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
+import { searchFts, searchFtsRareFirst, termDocFrequency } from "../../src/storage/graph/search.js";
 import { embedPending } from "../../src/vectors/embed-pending.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
@@ -43,7 +47,7 @@ describe("ranker channels, one at a time", () => {
   });
 
   it("fts: the file whose body holds the term, source files only", () => {
-    const r = ftsChannel(app.db, u, queryTerms("diameter").match);
+    const r = ftsChannel(app.db, u, allRare(queryTerms("diameter").tokens));
     expect(r[0]?.key).toBe("pyproj/shapes/geometry.py");
     expect(
       sourceOnly(
@@ -51,7 +55,29 @@ describe("ranker channels, one at a time", () => {
         r.map((x) => x.key),
       ),
     ).toBe(true);
-    expect(ftsChannel(app.db, u, "")).toEqual([]);
+    expect(ftsChannel(app.db, u, allRare([]))).toEqual([]);
+  });
+
+  it("rare-first search: the rows the rare terms match, each scored as the one query over every term scores it", () => {
+    const tokens = queryTerms("clamp the value between bounds of the shape and its diameter area width").tokens;
+    const df = (t: string) => termDocFrequency(app.db, t);
+    const found = tokens.filter((t) => df(t) > 0);
+    // A budget of the rarest term's count: that term alone searches, the others only rescore its rows.
+    const terms = rareFirst(found, df, Math.min(...found.map(df)));
+    expect(terms.rare.length).toBeGreaterThan(0);
+    expect(terms.common.length).toBeGreaterThan(0);
+    const opts = { limit: 1000, weights: FILE_FTS_WEIGHTS };
+    const quote = (ts: readonly string[]) => ts.map((t) => `"${t}"`).join(" OR ");
+    const one = new Map(searchFts(app.db, quote(found), opts).map((h) => [h.id, h.score]));
+    const rareOnly = searchFts(app.db, quote(terms.rare), opts);
+    const hits = searchFtsRareFirst(app.db, terms, { ...opts, cap: 1000 });
+    // Exactly the rows a rare term matches, best first, each with the score of the query over all terms.
+    expect(hits.map((h) => h.id).sort()).toEqual(rareOnly.map((h) => h.id).sort());
+    for (const h of hits) expect(h.score).toBeCloseTo(one.get(h.id)!, 9);
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+    // Some row holds a common term too, so the second query changed its score.
+    expect(hits.some((h) => Math.abs(h.score - rareOnly.find((r) => r.id === h.id)!.score) > 1e-9)).toBe(true);
+    expect(searchFtsRareFirst(app.db, { rare: [], common: found }, { ...opts, cap: 10 })).toEqual([]);
   });
 
   it("bm25: whole-file BM25 over the stored counts, or the fallback when there is no index", () => {
@@ -65,7 +91,7 @@ describe("ranker channels, one at a time", () => {
   });
 
   it("symbols: the file defining the named function", () => {
-    const r = symbolChannel(app.db, u, queryTerms("clamp").match);
+    const r = symbolChannel(app.db, u, allRare(queryTerms("clamp").tokens));
     expect(r[0]?.key).toBe("pyproj/shapes/util.py");
     expect(
       sourceOnly(
@@ -147,5 +173,27 @@ describe("common terms dropped from the FTS query", () => {
     const allCommon = dropCommonTerms(terms, 1000, (t) => (t === "clamp" ? 2 : 900)).tokens;
     expect(allCommon).toHaveLength(COMMON_TERMS.keep);
     expect(allCommon).toContain("clamp");
+  });
+});
+
+describe("FTS terms split by how many rows they match", () => {
+  const df: Record<string, number> = { value: 900, clamp: 2, between: 400, bounds: 3, lo: 10, hi: 12, nowhere: 0 };
+  const count = (t: string) => df[t] ?? 0;
+  const tokens = ["value", "clamp", "between", "bounds", "lo", "hi", "nowhere"];
+
+  it("the rarest terms match while their counts fit the budget; the rest only rescore, in the query's order", () => {
+    expect(rareFirst(tokens, count, 30)).toEqual({
+      rare: ["clamp", "bounds", "lo", "hi", "nowhere"],
+      common: ["value", "between"],
+    });
+    expect(rareFirst(tokens, count, 500)).toEqual({
+      rare: ["clamp", "between", "bounds", "lo", "hi", "nowhere"],
+      common: ["value"],
+    });
+    expect(rareFirst(tokens, count, 10_000).common).toEqual([]);
+  });
+
+  it("the rarest term always matches, even past the budget", () => {
+    expect(rareFirst(["value", "between"], count, 5)).toEqual({ rare: ["between"], common: ["value"] });
   });
 });

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { buildGraph } from "../../src/graph/build-graph.js";
+import { fileSymbolsReader } from "../../src/retrieval/file-symbols.js";
 import { createRanker } from "../../src/retrieval/rank.js";
+import { allBodiesFromLines, bodiesForTokens, bodiesFromLines } from "../../src/retrieval/symbols.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
 
@@ -42,5 +44,52 @@ describe("the symbols a ranker keeps", () => {
     } finally {
       await app.close();
     }
+  });
+
+  it("tokenize a file the index kept no bodies for (a test) once, and again once the index holds another content", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    const file = "pyproj/tests/test_geometry.py";
+    const write = (body: string) => writeFileSync(join(root, file), `from shapes.geometry import Circle\n\n${body}`);
+    try {
+      write("def test_area():\n    assert Circle(1).area() > 3\n\n\ndef test_kept():\n    assert walrus_tusk(1)\n");
+      await buildGraph(app.scope, app);
+      expect(fileSymbolsReader(app.db)(file).stored).toBeUndefined();
+      const ranker = createRanker(app.db, { root });
+      const best = async (q: string) => (await ranker.rankSymbols(q, 1, { files: [file] }))[0]?.name;
+      expect(await best("walrus tusk")).toBe("test_kept");
+      // The file changes on disk, not in the index: the ranker keeps what it read, as it does for stored bodies.
+      write("def test_area():\n    assert Circle(1).area() > 3\n\n\ndef test_kept():\n    assert narwhal_horn(1)\n");
+      expect((await ranker.rankSymbols("narwhal horn", 5, { files: [file] })).every((s) => s.features.body === 0)).toBe(
+        true,
+      );
+      expect(await best("walrus tusk")).toBe("test_kept");
+      await buildGraph(app.scope, app);
+      const after = createRanker(app.db, { root });
+      expect((await after.rankSymbols("narwhal horn", 1, { files: [file] }))[0]?.name).toBe("test_kept");
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("count a file's bodies from its lines as the per-query count does, in the same order", () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    return buildGraph(app.scope, app)
+      .then(() => {
+        for (const file of ["pyproj/shapes/geometry.py", "pyproj/tests/test_geometry.py"]) {
+          const { syms } = fileSymbolsReader(app.db)(file);
+          const lines = readFileSync(join(root, file), "utf8").split("\n");
+          expect(syms.length).toBeGreaterThan(0);
+          for (const q of [new Set(["circle", "area", "radius"]), new Set(["assert", "self", "return", "nothing"])]) {
+            const cut = bodiesForTokens(allBodiesFromLines(syms, lines), q);
+            const direct = bodiesFromLines(syms, lines, q);
+            expect(cut.map((b) => b && { len: b.len, tf: [...b.tf] })).toEqual(
+              direct.map((b) => b && { len: b.len, tf: [...b.tf] }),
+            );
+          }
+        }
+      })
+      .finally(() => app.close());
   });
 });

@@ -162,6 +162,22 @@ describe("query plans of the hot paths", () => {
     );
   });
 
+  it("the FTS channels walk the full-text matches and read each matched node by primary key, typed after the join", () => {
+    const ranked = hot.filter((s) =>
+      /FROM nodes_fts f JOIN nodes n ON n\.id = f\.rowid\s+WHERE nodes_fts MATCH \?/.test(s),
+    );
+    // The file and symbol channels, each with its one statement (the rare terms' query and the rescoring share it).
+    expect(ranked.length).toBe(2);
+    for (const sql of ranked) {
+      const plan = (app.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nullArgs(sql)) as { detail: string }[]).map(
+        (p) => p.detail,
+      );
+      expect(plan[0]).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
+      expect(plan.join("\n")).toMatch(/SEARCH n USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(plan.some((d) => /^SCAN n\b|USING INDEX nodes_type/.test(d))).toBe(false);
+    }
+  });
+
   it("the nearest vectors' owners are read by primary key, never with every vector", () => {
     const sql = hot.find((s) => /FROM vector_items\s+WHERE id IN \(SELECT value FROM json_each\(\?\)\)/.test(s));
     expect(sql).toBeDefined();

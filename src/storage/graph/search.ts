@@ -2,6 +2,7 @@
 // identifier-aware tokens are written with the nodes.
 import type { Db } from "../db.js";
 import { perStoreState, stmt } from "../db.js";
+import { indexRunStamp } from "./counts.js";
 
 export interface FtsHit {
   id: number;
@@ -26,6 +27,37 @@ export function searchFts(
     WHERE nodes_fts MATCH ? ${typeFilter}
     ORDER BY bm25(nodes_fts, ${wn}, ${wp}, ${wb}) LIMIT ?`;
   return stmt(db, sql).all(match, ...(opts.types ?? []), opts.limit) as FtsHit[];
+}
+
+/** An FTS5 MATCH expression that any of `terms` satisfies (each quoted as one token). */
+function anyOf(terms: readonly string[]): string {
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
+}
+
+/**
+ * BM25 over the FTS index as `searchFts` gives it for the query `rare ∪ common`, without reading the rows only
+ * `common` terms match: the rows any `rare` term matches are scored by the rare terms, and those that also hold a
+ * common term are scored again by every term (`(rare) AND (common)`, which FTS5 answers by seeking the common terms'
+ * lists to the rare rows). BM25 is a sum over the query's terms, each with its IDF over the whole index, so a row's
+ * score here is exactly its score under the one query; only rows no rare term matches are missed. Each query returns
+ * at most `cap` rows (the caller's bound on the rows it reads); the merged list is cut to `limit`.
+ */
+export function searchFtsRareFirst(
+  db: Db,
+  terms: { rare: readonly string[]; common: readonly string[] },
+  opts: { types?: readonly string[]; limit: number; cap: number; weights: [number, number, number] },
+): FtsHit[] {
+  if (terms.rare.length === 0) return [];
+  const rare = anyOf(terms.rare);
+  if (terms.common.length === 0) return searchFts(db, rare, opts);
+  const first = searchFts(db, rare, { ...opts, limit: Math.max(opts.cap, opts.limit) });
+  const both = searchFts(db, `(${rare}) AND (${anyOf(terms.common)})`, {
+    ...opts,
+    limit: Math.max(opts.cap, opts.limit),
+  });
+  const byId = new Map(first.map((h) => [h.id, h]));
+  for (const h of both) byId.set(h.id, h);
+  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, opts.limit);
 }
 
 /** How many indexed nodes contain `term` (its FTS document frequency). */
@@ -82,6 +114,26 @@ export function codeFileCount(db: Db): number {
  * over all nodes, which differs by at most `other` (the few memory nodes) and is far cheaper than a join.
  */
 export function codeTermFrequency(db: Db, term: string, other: number): number {
+  const stamp = indexRunStamp(db);
+  let kept = keptCounts.get(db);
+  if (!kept || kept.stamp !== stamp || kept.counts.size >= KEPT_TERM_COUNTS) {
+    kept = { stamp, counts: new Map() };
+    keptCounts.set(db, kept);
+  }
+  const key = `${other}\u0000${term}`;
+  let n = kept.counts.get(key);
+  if (n === undefined) kept.counts.set(key, (n = countCodeTerm(db, term, other)));
+  return n;
+}
+
+/**
+ * Term counts kept per index run (the stamp its end writes) and number of other nodes: a common word's count reads its
+ * whole posting list, once per run instead of once per call. At most this many terms are kept; then they start over.
+ */
+const KEPT_TERM_COUNTS = 20_000;
+const keptCounts = new WeakMap<Db, { stamp: string | undefined; counts: Map<string, number> }>();
+
+function countCodeTerm(db: Db, term: string, other: number): number {
   const all = termDocFrequency(db, term);
   if (all === 0 || all > other) return all;
   return (
