@@ -144,8 +144,10 @@ export function deriveAfterParse(db: Db, root: string, found: ScanOutcome, onEdg
     else rebuildDerivedEdges(db, root);
   }
   // The whole-file BM25 counts follow the files (only changed ones are read again); a build of a few paths (a
-  // watcher's) looks up the counts of just the files it wrote or removed.
-  refreshFileTerms(db, root, found.paths ? [...changed.map((f) => f.path), ...removed] : undefined);
+  // watcher's) looks up the counts of just the files it wrote or removed. After a run stopped before its counts were
+  // in step (edges owed: the files it removed are no longer in its scope), all of them are checked.
+  const only = found.paths && !edgesOwed ? [...changed.map((f) => f.path), ...removed] : undefined;
+  refreshFileTerms(db, root, only);
 }
 
 /**

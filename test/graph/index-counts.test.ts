@@ -131,3 +131,47 @@ describe("a watcher's build of a few paths", () => {
     expect(storedCounts(app)).toEqual(afterWatch);
   });
 });
+
+describe("a watcher's build after a run that did not finish its counts", () => {
+  let root: string;
+  let app: App;
+  beforeAll(async () => {
+    root = syntheticRepo(10, 3);
+    app = openTestApp(root);
+    await buildGraph(app.scope, app, { lexicalOnly: true });
+  }, 120_000);
+  afterAll(async () => {
+    await app.close();
+  });
+
+  /** Edits `rel` so its words change, as a save does. */
+  const edit = (rel: string, word: string) =>
+    writeFileSync(join(root, rel), `${readFileSync(join(root, rel), "utf8")}\ndef ${word}(x):\n    return x\n`);
+
+  /** The stored counts equal reading every indexed file again. */
+  const expectInStep = () => {
+    const afterWatch = storedCounts(app);
+    clearFileTerms(app.db);
+    refreshFileTerms(app.db, root);
+    expect(afterWatch).toEqual(storedCounts(app));
+  };
+
+  it("takes out the counts of a file removed by a run stopped before its counts were written", async () => {
+    rmSync(join(root, "pkg3", "mod3.py"));
+    edit("pkg1/mod1.py", "numbat_first");
+    const crash = new Error("stopped");
+    await expect(
+      buildGraph(app.scope, app, {
+        lexicalOnly: true,
+        paths: ["pkg1/mod1.py", "pkg3/mod3.py"],
+        onProgress: (p) => {
+          if (p.phase === "edges") throw crash;
+        },
+      }),
+    ).rejects.toBe(crash);
+    edit("pkg2/mod2.py", "numbat_second");
+    await buildGraph(app.scope, app, { lexicalOnly: true, paths: ["pkg2/mod2.py"] });
+    expect(fileTermRows(app.db).map((f) => f.path)).not.toContain("pkg3/mod3.py");
+    expectInStep();
+  });
+});
