@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 
 import { extractSections } from "../../src/transcript/extraction/extract.js";
+import { mergeSections } from "../../src/transcript/extraction/merge.js";
 import { parseText } from "../../src/transcript/formats/parse.js";
 
 const fence = "```";
@@ -90,5 +91,12 @@ describe("aider architect mode", () => {
     const last = t.turns.findIndex((x) => x.tool_calls.some((c) => c.name === "aider_edit"));
     const kept = extractSections(t.turns.slice(0, last - 1), { after: t.turns.slice(last - 1) });
     expect(kept.files["app/config.py"]?.map((f) => f.op)).toEqual(["applied edit"]);
+  });
+
+  it("lists an edit once when the span that kept it and the span that summarizes it are merged", () => {
+    const last = t.turns.findIndex((x) => x.tool_calls.some((c) => c.name === "aider_edit"));
+    const first = extractSections(t.turns.slice(0, last - 1), { after: t.turns.slice(last - 1) });
+    const second = extractSections(t.turns.slice(last - 1), {});
+    expect(mergeSections(first, second).files["app/config.py"]?.map((f) => f.op)).toEqual(["applied edit"]);
   });
 });
