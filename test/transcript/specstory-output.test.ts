@@ -23,6 +23,10 @@ const EXPORT = [
   "",
   "---",
   "",
+  "<no message>",
+  "",
+  "---",
+  "",
   `${fence}bash`,
   "npm test -- --run",
   fence,
@@ -63,7 +67,7 @@ describe("SpecStory old-style command output", () => {
   });
 
   it("keeps the printed output out of the reply's words, and a command without output in them", () => {
-    expect(reply.text).not.toMatch(/older change|expected '1\.2\.4'|npm test/);
+    expect(reply.text).not.toMatch(/older change|expected '1\.2\.4'|npm test|<no message>/);
     expect(reply.text).toContain("The patch bump is off by one");
     expect(reply.text).toContain("git status");
   });

@@ -297,7 +297,11 @@ export function parseSpecStory(raw: string): Transcript {
       continue;
     }
     const h = s.header;
-    let body = s.body.replace(/\n-{3,}\s*$/g, "").replace(THINK, "");
+    // `<no message>` is the export's placeholder for a step that said nothing.
+    let body = s.body
+      .replace(/\n-{3,}\s*$/g, "")
+      .replace(THINK, "")
+      .replace(/^[ \t]*<no message>[ \t]*$/gm, "");
     if (h.role === "user") {
       sink.turn({
         role: "user",
