@@ -15,6 +15,7 @@ export const TranscriptFormat = z.enum([
   "blackbox-md",
   "antigravity-jsonl",
   "replit-agent-jsonl",
+  "markdown-chat",
 ]);
 export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
 

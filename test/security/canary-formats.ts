@@ -586,6 +586,36 @@ function replit(dir: string, id: string): string {
   return path;
 }
 
+/** A markdown export with emoji role headings and `Tool Use` / `Tool Result` blocks (format `markdown-chat`). */
+function markdownChat(dir: string, id: string): string {
+  const fence = "```";
+  const msg = (role: string, body: string) => [
+    "",
+    "---",
+    "",
+    `### ${role === "user" ? "👤 User" : "🤖 Assistant"}`,
+    "",
+    body,
+  ];
+  const use = (name: string, input: Record<string, unknown>) =>
+    `🔧 **Tool Use: ${name}**\n${fence}json\n${JSON.stringify(input, null, 2)}\n${fence}`;
+  const result = (out: string) => `📊 **Tool Result:**\n${fence}\n${out}\n${fence}`;
+  const text = [
+    "# Session Export",
+    ...msg("user", USER_TEXT),
+    ...msg("assistant", use("Bash", { command: `cat .env && ./deploy.sh --url ${SECRETS.mysql}` })),
+    ...msg("user", result(TOOL_OUTPUT)),
+    ...msg("assistant", use("Write", { file_path: ".env", content: ENV_BODY })),
+    ...msg("user", result("File created successfully at: .env")),
+    ...msg("assistant", `Deployed with ${SECRETS.mysql}.`),
+    ...TAIL.flatMap((t, i) => msg(i % 2 ? "assistant" : "user", t)),
+    "",
+  ].join("\n");
+  const path = join(dir, `${id}-markdown-chat.md`);
+  writeFileSync(path, text);
+  return path;
+}
+
 /** One writer per supported format, by the format compress_context detects. */
 export const FORMAT_WRITERS: Record<string, Writer> = {
   "claude-code-jsonl": claudeCode,
@@ -599,4 +629,5 @@ export const FORMAT_WRITERS: Record<string, Writer> = {
   "blackbox-md": blackbox,
   "antigravity-jsonl": antigravity,
   "replit-agent-jsonl": replit,
+  "markdown-chat": markdownChat,
 };

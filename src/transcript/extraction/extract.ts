@@ -1002,7 +1002,8 @@ export function extractSections(
   const end = st.lastRequestAt >= 0 ? st.lastRequestAt : Math.floor(withAfter.length * 0.85);
   const endFails = withAfter === turns ? fails : settleFailures(failures(withAfter, opts.cwd), st.events, end, index);
   const files: Sections["files"] = {};
-  for (const e of fileEvents(turns)) {
+  // Edits in the kept turns are files the session changed too (as their commits are work completed).
+  for (const e of fileEvents(withAfter)) {
     const p = displayPath(e.path, opts.cwd);
     (files[p] ??= []).push({ op: e.op, turn: e.turn });
   }

@@ -43,7 +43,11 @@ function mergeFailures(a: Failure[], b: Failure[]): Failure[] {
 export function mergeSections(prev: Sections, next: Sections): Sections {
   const files: Sections["files"] = {};
   for (const [p, ops] of Object.entries(prev.files)) files[p] = [...ops];
-  for (const [p, ops] of Object.entries(next.files)) files[p] = [...(files[p] ?? []), ...ops];
+  // An edit among the kept turns of one span is listed by that span and again by the span that summarizes it.
+  for (const [p, ops] of Object.entries(next.files)) {
+    const had = files[p] ?? [];
+    files[p] = [...had, ...ops.filter((o) => !had.some((h) => h.op === o.op && h.turn === o.turn))];
+  }
   const metrics: Sections["metrics"] = { ...prev.metrics };
   for (const [k, m] of Object.entries(next.metrics)) {
     const old = metrics[k];

@@ -3,6 +3,7 @@ import type { ToolCall } from "../../conversation/schema.js";
 import { textMarkers } from "../events/ledger.js";
 import { fenceMask } from "../rendering/markdown.js";
 import type { Transcript } from "../schema.js";
+import { withoutReasoning } from "./reasoning.js";
 import { TurnSink } from "./turns.js";
 
 type Kind = "user" | "tool" | "assistant" | "start";
@@ -20,6 +21,9 @@ function kindOf(line: string, inFence: boolean): Kind | undefined {
 function clean(line: string): string {
   return line.replace(/ {2}$/, "");
 }
+
+/** aider's yes/no prompts (`Add file to the chat? (Y)es/(N)o/… [Yes]: skip`): the answer is logged as user input. */
+const CONFIRM = /\(Y\)es\/\(N\)o\b[^\n]*\[[^\]\n]*\]:[ \t]*\S*[ \t]*$/;
 
 const COMMIT = /^Commit ([0-9a-f]{7,40}) (.+)$/;
 /** Lines aider itself writes at column 0 after a reply: they end the reply even when its last fence is open. */
@@ -72,7 +76,9 @@ export function parseAider(text: string): Transcript {
       const body = lines.join("\n").trim();
       const run = /^\/(run|test|lint)\s+([\s\S]+)$/.exec(body);
       const cmd = /^\/(\w+)\s*([\s\S]*)$/.exec(body);
-      if (run)
+      if (body && body.split("\n").every((l) => !l.trim() || CONFIRM.test(l)))
+        sink.turn({ role: "user", kind: "meta", text: body });
+      else if (run)
         sink.turn({ role: "user", text: body, tool_calls: [{ name: "shell", input: { command: run[2]!.trim() } }] });
       else if (cmd && ["ask", "code", "architect", "context", "help"].includes(cmd[1]!)) {
         // A bare mode switch (`/architect`) says nothing: the words are the message after it.
@@ -87,7 +93,12 @@ export function parseAider(text: string): Transcript {
         tool_calls: calls,
         tool_results: [{ name: "aider", output: out.join("\n").trim(), is_error: false }],
       });
-    } else if (joined) sink.turn({ role: "assistant", text: joined });
+    } else {
+      // A reasoning model's scratchpad is logged inside the reply; the reply is what is left.
+      const said = withoutReasoning(joined).trim();
+      if (said) sink.turn({ role: "assistant", text: said });
+      else if (joined) sink.ignore("reasoning_only");
+    }
     cur = undefined;
   };
   for (let i = 0; i < lines.length; i++) {

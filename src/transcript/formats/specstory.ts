@@ -179,13 +179,23 @@ function scriptRun(next: Fenced | undefined): string | undefined {
   return run && looksLikeFile(run[1]!) ? run[1] : undefined;
 }
 
+interface OldStyle {
+  calls: ToolCall[];
+  /** What a command printed, from the unlabelled block after it. */
+  results: ToolResult[];
+  /** Line ranges of the body that are a command and its output: calls, not the reply's words. */
+  shown: [number, number][];
+}
+
 /**
  * Old-style blocks (no `<tool-use>` markup): `Read file: X`, `<details><summary>Edit file: X</summary>` edits,
  * ```diff edits of the file their header names (else of the file this reply last read), ```bash commands, and
  * Copilot's `### [file](file://…)` followed by the file's new content.
  */
-function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
+function oldStyleCalls(body: string, n: { next: number }): OldStyle {
   const calls: ToolCall[] = [];
+  const results: ToolResult[] = [];
+  const shown: [number, number][] = [];
   const lines = body.split("\n");
   let lastRead: string | undefined;
   let segments = 0;
@@ -218,8 +228,20 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
             input: { file_path: path, op: `diff +${added}/-${removed}` },
           });
       } else if (SHELL_LANG.test(fence.lang) && !inEdit) {
-        calls.push({ id: `s${n.next++}`, name: "Bash", input: { command: fence.body.trim() } });
+        const id = `s${n.next++}`;
+        calls.push({ id, name: "Bash", input: { command: fence.body.trim() } });
         lastProse = "";
+        // The unlabelled block right after a command is what it printed: the call's result, not the reply's words.
+        const out = fences[f];
+        const between = out ? lines.slice(fence.end + 1, out.start) : [];
+        if (out && out.lang === "" && between.length <= 3 && between.every((l) => !l.trim())) {
+          const output = out.body.trim();
+          results.push({ name: "Bash", call_id: id, output, is_error: ERROR_OUT.test(output) });
+          shown.push([fence.start, out.end]);
+          f++;
+          i = out.end;
+          continue;
+        }
       }
       i = fence.end;
       continue;
@@ -250,7 +272,15 @@ function oldStyleCalls(body: string, n: { next: number }): ToolCall[] {
     // Copilot's file header counts only when the file's content follows it.
     if (copilot && (/^#{1,4}\s/.test(line) || /^\s*-{3,}\s*$/.test(line))) copilot = undefined;
   }
-  return calls;
+  return { calls, results, shown };
+}
+
+/** `body` without the line ranges given (inclusive). */
+function withoutLines(body: string, ranges: [number, number][]): string {
+  if (ranges.length === 0) return body;
+  const lines = body.split("\n");
+  for (const [from, to] of ranges) for (let i = from; i <= to && i < lines.length; i++) lines[i] = "\u0000";
+  return lines.filter((l) => l !== "\u0000").join("\n");
 }
 
 export function parseSpecStory(raw: string): Transcript {
@@ -267,7 +297,11 @@ export function parseSpecStory(raw: string): Transcript {
       continue;
     }
     const h = s.header;
-    let body = s.body.replace(/\n-{3,}\s*$/g, "").replace(THINK, "");
+    // `<no message>` is the export's placeholder for a step that said nothing.
+    let body = s.body
+      .replace(/\n-{3,}\s*$/g, "")
+      .replace(THINK, "")
+      .replace(/^[ \t]*<no message>[ \t]*$/gm, "");
     if (h.role === "user") {
       sink.turn({
         role: "user",
@@ -289,7 +323,12 @@ export function parseSpecStory(raw: string): Transcript {
       // Edit details outside the tool markup are still the client's own lines.
       const loose = textMarkers(body, "text");
       if (loose.length > 0) calls.push({ id: `s${n.next++}`, name: "edit_file", input: { file_changes: loose } });
-    } else calls.push(...oldStyleCalls(body, n));
+    } else {
+      const old = oldStyleCalls(body, n);
+      calls.push(...old.calls);
+      results.push(...old.results);
+      body = withoutLines(body, old.shown);
+    }
     const prose = body.replace(/^\s*-{3,}\s*$/gm, "");
     if (!prose.trim() && calls.length === 0) {
       sink.ignore("empty_block");
