@@ -33,6 +33,7 @@ import { recordMemory } from "../src/session/memory.js";
 import { listMemories, memoryCounts } from "../src/storage/memories.js";
 import { startUi } from "../src/ui/server.js";
 import { CategoryName } from "../src/vocab.js";
+import { siblingWorkerFile } from "../src/worker-file.js";
 import { seededRandom } from "./localize/bootstrap.js";
 import { percentile, round } from "./localize/metrics.js";
 
@@ -170,28 +171,6 @@ function procCpuMs(pid: number | null | undefined): number | null {
   } catch {
     return null;
   }
-}
-
-/** A script that parses every listed file with the same parser the index uses, and stores nothing. */
-function parseFloorScript(dir: string): string {
-  const parse = new URL("../src/repo/parse.js", import.meta.url).href;
-  const scan = new URL("../src/repo/scan.js", import.meta.url).href;
-  const file = join(dir, "parse-floor.mjs");
-  writeFileSync(
-    file,
-    `import { readFileSync } from "node:fs";
-import { createParser } from ${JSON.stringify(parse)};
-import { scanRepo } from ${JSON.stringify(scan)};
-const files = scanRepo(process.argv[2], { useGit: false }).files.filter((f) => f.language);
-const parser = createParser();
-await parser.preload([...new Set(files.map((f) => f.language))]);
-let n = 0;
-for (const f of files) n += (await parser.parseFile(f.path, readFileSync(f.absPath, "utf8"), f.language)).symbols.length;
-parser.dispose();
-process.stdout.write(String(n));
-`,
-  );
-  return file;
 }
 
 /** A server with one tool on the same SDK: the floor of `serve`'s start-up. */
@@ -372,8 +351,10 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   const dbPath = join(copy, ".memcards", "memcards.db");
 
   step("parse floor");
-  const parse = timed(node, [parseFloorScript(w), copy], { env, out });
-  const symbols = Number(parse.stdout) || 0;
+  // The parse floor is an entry of its own beside this module (dist/bench, or dist/chunks in the bundle).
+  const parse = timed(node, [siblingWorkerFile(import.meta.url, "parse-floor"), copy], { env, out });
+  if (parse.code !== 0) throw new Error(`the parse floor failed (exit ${parse.code})`);
+  const symbols = Number(parse.stdout);
   step("full index");
   const full = timed(node, [opts.cli, "index", copy, "--log-level", "error"], { env, cwd: copy, out });
   if (full.code !== 0) throw new Error(`memcards index failed (exit ${full.code})`);

@@ -39,11 +39,15 @@ const EXTERNAL = [
   /^playwright-core(\/|$)/,
 ];
 const ENTRY_ID = "\0memcards-cli-entry";
-/** Worker-thread entries, named as siblingWorkerFile looks them up next to the chunk that starts them. */
+/**
+ * Entries the code starts by path (worker threads, and the parse floor `eval perf` runs as a process), named as
+ * siblingWorkerFile looks them up next to the chunk that starts them.
+ */
 const WORKERS = {
   worker: "src/graph/worker.ts",
   "prepare-worker": "src/graph/prepare-worker.ts",
   "distill-worker": "src/memory/distill-worker.ts",
+  "parse-floor": "bench/parse-floor.ts",
 };
 /**
  * Modules kept in chunks of their own: the team store's migrations reader (its migrations folder sits beside it,

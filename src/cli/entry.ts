@@ -55,10 +55,14 @@ export function serveInvocation(args: readonly string[]): Record<string, string>
   return flags;
 }
 
-/** Whether this run prints stack traces (`--log-level debug` or MEMCARDS_LOG_LEVEL=debug). */
+/** Whether this run prints stack traces: its log level is debug (the last `--log-level`, else MEMCARDS_LOG_LEVEL). */
 export function wantsStacks(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  if (env.MEMCARDS_LOG_LEVEL === "debug") return true;
-  return args.some((a, i) => a === "--log-level=debug" || (a === "--log-level" && args[i + 1] === "debug"));
+  let level = env.MEMCARDS_LOG_LEVEL;
+  args.forEach((a, i) => {
+    if (a.startsWith("--log-level=")) level = a.slice("--log-level=".length);
+    else if (a === "--log-level") level = args[i + 1];
+  });
+  return level === "debug";
 }
 
 /** Runs the CLI on `argv` (process.argv's shape); `entry` is the file users run (dist/cli.js). */

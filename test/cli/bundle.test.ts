@@ -35,8 +35,8 @@ function copyBundle(): string {
   return pkg;
 }
 
-describe("the bundle's worker-thread entries", () => {
-  it("include every worker module the code starts by name", () => {
+describe("the bundle's worker-thread and process entries", () => {
+  it("include every module the code starts by name", () => {
     const names = new Set<string>();
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -48,7 +48,8 @@ describe("the bundle's worker-thread entries", () => {
       }
     };
     walk(join(repoRoot, "src"));
-    expect(names.size).toBeGreaterThanOrEqual(3);
+    walk(join(repoRoot, "bench"));
+    expect(names.size).toBeGreaterThanOrEqual(4);
     for (const name of names) expect(existsSync(join(repoRoot, "dist", "chunks", `${name}.js`)), name).toBe(true);
   });
 });
@@ -189,6 +190,15 @@ describe("the bundled entry copied outside the repository", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("eval perf parses the project in its floor with the copy's own parser entry", () => {
+    const r = run(["eval", "perf", "--repo", proj, "--only", "reindex", "--runs", "1", "--json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { symbols: number; rows: { measure: string; floorFig: unknown }[] };
+    // alpha, beta, gamma at least (later tests add more files): a floor that failed to load parses nothing.
+    expect(report.symbols).toBeGreaterThanOrEqual(3);
+    expect(report.rows.find((row) => row.measure === "full index")?.floorFig).toBeTruthy();
   });
 
   it("loaded nothing from the checkout but its node_modules", () => {

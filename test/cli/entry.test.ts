@@ -69,6 +69,11 @@ describe("stack traces", () => {
     [["index"], { MEMCARDS_LOG_LEVEL: "debug" }, true],
     [["--log-level", "info", "index", "debug"], {}, false],
     [["index"], { MEMCARDS_LOG_LEVEL: "info" }, false],
+    // A flag outranks the environment, as in the configuration; the last flag wins, as in the option parser.
+    [["index", "--log-level", "info"], { MEMCARDS_LOG_LEVEL: "debug" }, false],
+    [["index", "--log-level=warn"], { MEMCARDS_LOG_LEVEL: "debug" }, false],
+    [["--log-level", "debug", "index", "--log-level", "error"], {}, false],
+    [["--log-level", "info", "index", "--log-level=debug"], { MEMCARDS_LOG_LEVEL: "info" }, true],
   ])("%j with %j asks for them: %s", (args, env, want) => {
     expect(wantsStacks(args, env)).toBe(want);
   });

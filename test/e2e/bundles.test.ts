@@ -88,7 +88,9 @@ describe("the Claude Desktop bundle (mcpb/manifest.json)", () => {
     const unpacked = mcpb(["unpack", join(work, "memcards.mcpb"), join(work, "bundle")]);
     expect(unpacked.status, unpacked.stdout + unpacked.stderr).toBe(0);
     const bundle = join(work, "bundle");
-    expect(existsSync(join(bundle, "dist", "src", "storage", "migrations", "0001_base.sql"))).toBe(true);
+    // The migrations the bundled entry reads, beside its chunks.
+    expect(existsSync(join(bundle, "dist", "chunks", "migrations", "0001_base.sql"))).toBe(true);
+    expect(existsSync(join(bundle, "dist", "chunks", "team", "migrations", "0001_team.sql"))).toBe(true);
     symlinkSync(join(repoRoot, "node_modules"), join(bundle, "node_modules"), "junction");
 
     const project = realpathSync(tmpDir());

@@ -72,7 +72,13 @@ describe("npm pack, then npm install -g of the tarball into an empty prefix", ()
     }[];
     const files = info!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(["dist/cli.js", "package.json", "README.md", "server.json"]));
-    expect(files.some((f) => f.startsWith("dist/src/storage/migrations/"))).toBe(true);
+    // Every migration beside the chunk that reads it: the bundle reads these, not dist/src's copies.
+    const sql = (dir: string) => readdirSync(join(repoRoot, dir)).filter((f) => f.endsWith(".sql"));
+    const local = sql("src/storage/migrations").map((f) => `dist/chunks/migrations/${f}`);
+    const team = sql("src/storage/team/migrations").map((f) => `dist/chunks/team/migrations/${f}`);
+    expect(local.length * team.length).toBeGreaterThan(0);
+    expect(files).toEqual(expect.arrayContaining([...local, ...team]));
+    expect(files).toEqual(expect.arrayContaining(["dist/chunks/worker.js", "dist/chunks/distill-worker.js"]));
     expect(files.filter((f) => /^(src|test|bench|fixtures|node_modules)\//.test(f))).toEqual([]);
     expect(readdirSync(work)).toContain(info!.filename);
   });
