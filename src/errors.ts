@@ -1,5 +1,6 @@
 // One typed error for the whole app: a stable string code plus a message that names the bad value and the fix.
 import { isAbsolute, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { z, ZodError } from "zod";
 
@@ -89,6 +90,14 @@ export function toAppError(err: unknown): AppError {
     return new AppError("BAD_INPUT", parts.join("; "), { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
+  const gone = missingOwnCode(err);
+  if (gone) {
+    return new AppError(
+      "INTERNAL",
+      `memcards' own code file ${gone} is gone: memcards was updated or rebuilt while this process was running, and its code is loaded as it is needed. Restart it (for an MCP client, restart or reconnect the memcards server).`,
+      { cause: err },
+    );
+  }
   // SQLite found a damaged page after the store opened: the file, not the request, is at fault.
   if (isCorruptionError(err)) {
     return new AppError(
@@ -113,6 +122,18 @@ export function toAppError(err: unknown): AppError {
     }
   }
   return new AppError("INTERNAL", message, { cause: err });
+}
+
+/**
+ * The path of memcards' own module that an import could not find (its package's files replaced by an upgrade or a
+ * rebuild under a running process, whose later imports name files of the old build), else undefined.
+ */
+function missingOwnCode(err: unknown): string | undefined {
+  if ((err as { code?: unknown } | null)?.code !== "ERR_MODULE_NOT_FOUND") return undefined;
+  const named = /Cannot find module '([^']+)'/.exec(err instanceof Error ? err.message : "")?.[1];
+  if (!named) return undefined;
+  const path = named.startsWith("file:") ? fileURLToPath(named) : named;
+  return isAbsolute(path) && isInside(packageRoot(), resolve(path)) ? relative(packageRoot(), path) : undefined;
 }
 
 /** True for the SQLite result codes that mean the file is damaged or not a database at all. */

@@ -10,6 +10,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -187,6 +188,37 @@ describe("the bundled entry copied outside the repository", () => {
       }
       expect(distillation.failed).toBe(0);
       expect(distillation.done).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("says to restart when a tool's code was replaced under the running server, instead of an unknown module", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, "serve", "--root", proj],
+      env: env() as Record<string, string>,
+      cwd: proj,
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "bundle-upgrade-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await client.listTools();
+      // An upgrade or rebuild replaces the chunks with others of new names: the running server's old names are gone.
+      const chunks = join(pkg, "dist", "chunks");
+      const old = readdirSync(chunks).filter((f) => /^forget\.run-.*\.js$/.test(f));
+      expect(old.length).toBe(1);
+      for (const f of old) renameSync(join(chunks, f), join(chunks, `${f}.replaced`));
+      try {
+        const res = await client.callTool({ name: "forget", arguments: { id: 1 } });
+        expect(res.isError).toBe(true);
+        const text = (res.content as { text: string }[])[0]!.text;
+        expect(text).toContain("was updated or rebuilt while this process was running");
+        expect(text).toContain("Restart");
+      } finally {
+        for (const f of old) renameSync(join(chunks, `${f}.replaced`), join(chunks, f));
+      }
     } finally {
       await client.close();
     }
