@@ -54,7 +54,7 @@ export const buildContextGraphTool = defineTool({
   name: "build_context_graph",
   title: "Build the context graph",
   description:
-    "Index this repository into memcards' context graph (files, symbols, tests, rule documents; imports, test coverage, rule scope). Incremental: unchanged files are skipped, so calling it again is cheap. Set watch:true to keep it fresh while you edit.",
+    "Index this repository into memcards' context graph (files, symbols, tests, rule documents; imports, test coverage, rule scope). Incremental: unchanged files are skipped, so calling again is cheap. Set watch:true to keep it fresh while you edit.",
   input: BuildInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

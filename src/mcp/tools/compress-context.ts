@@ -54,7 +54,7 @@ export const compressContextTool = defineTool({
   name: "compress_context",
   title: "Compress the conversation",
   description:
-    'Summarize this conversation into anchored sections (intent, user constraints verbatim, files, decisions, failures, state, next steps…) plus the last messages, within the budget. memcards reads the transcript itself: pass transcript_path (the transcript file; format detected) — never paste the conversation. Merges with this session\'s previous summary and reads only newer turns. Continue from the returned markdown. Example: {"transcript_path": "~/.claude/projects/-home-me-app/3f2a.jsonl"}.',
+    'Summarize this conversation into anchored sections (intent, user constraints verbatim, files, decisions, failures, state, next steps…) plus the last messages, within the budget. memcards reads the transcript itself: pass transcript_path (its format is detected) — never paste the conversation. Merges with this session\'s previous summary and reads only newer turns. Continue from the returned markdown. Example: {"transcript_path": "~/.claude/projects/-home-me-app/3f2a.jsonl"}.',
   input: CompressInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

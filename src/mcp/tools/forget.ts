@@ -18,7 +18,7 @@ export const forgetTool = defineTool({
   name: "forget",
   title: "Forget",
   description:
-    'Delete memory for real — one unit (id), a session\'s units, raw turns and summaries (session_id), units citing a file (file), or everything of this project (all: true) — from every table and index, served cards included, freed pages overwritten. Example: {"session_id": "3f2a"}.',
+    'Delete memory for real — one unit (id), a session\'s units, raw turns and summaries (session_id), units citing a file (file), or everything of this project (all: true) — from every table, index and served card, freed pages overwritten. Example: {"session_id": "3f2a"}.',
   input: ForgetInput,
   output: Output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

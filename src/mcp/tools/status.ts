@@ -21,7 +21,7 @@ export const statusTool = defineTool({
   name: "status",
   title: "memcards status",
   description:
-    "Show memcards' project root, database (path, size, rows per table, schema version) and active embedder. Call it when unsure whether memcards is set up for this project. No arguments.",
+    "Show memcards' project root, database (path, size, rows per table, schema version) and active embedder. Call it when unsure whether memcards is set up here. No arguments.",
   input: Input,
   output: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
