@@ -1,0 +1,101 @@
+// What became of an error a session hit, read from its events alone: whether it is worth a unit (the person
+// reported it, it persisted through an attempt at a fix, or it was left unresolved), and what the events prove of
+// its resolution (the same command ran clean at a later turn; the one file edited in between). A fix is never
+// guessed from what came after: a unit that says less is better than one that names the wrong fix.
+import type { Failure, Turn } from "../conversation/schema.js";
+import { sameRun, type SessionEvent } from "../transcript/events/events.js";
+
+/** An edit of a project file, at the position of its turn in the span. */
+export interface FateEdit {
+  path: string;
+  i: number;
+}
+
+/** What the events say of one error: whether to keep it, and the sentence on its resolution (empty for none). */
+export interface Fate {
+  worth: boolean;
+  /** Why it is kept: reported by the person, persisted through an edit, or left unresolved. */
+  why: "reported" | "persisted" | "unresolved" | "none";
+  resolution: string;
+  /** The turn that proved it resolved, and the one file the fix changed, when the events tie one. */
+  resolvedAt?: string;
+  fixedIn?: string;
+}
+
+/** The longest command named in a resolution; a longer one is "the same command", never cut. */
+const MAX_COMMAND = 100;
+
+type Run = Extract<SessionEvent, { type: "run" }>;
+
+/** The part of a failing run that a later clean run repeats, with that clean run. */
+function rerun(
+  runs: readonly Run[],
+  failedAt: string,
+  passedAt: string,
+): { part: string; fail: Run; pass: Run } | undefined {
+  const pass = runs.find((r) => r.turn === passedAt && r.ok);
+  if (!pass) return undefined;
+  for (const fail of runs.filter((r) => r.turn === failedAt && !r.ok))
+    for (const part of fail.parts) if (pass.parts.some((p) => sameRun(p, part))) return { part, fail, pass };
+  return undefined;
+}
+
+/** The files edited after position `from` and at or before `to`. */
+function editedBetween(edits: readonly FateEdit[], from: number, to: number): string[] {
+  return [...new Set(edits.filter((e) => e.i > from && e.i <= to).map((e) => e.path))];
+}
+
+/**
+ * The fate of an error: kept when the person reported it, when it was hit again after an edit (the first attempt did
+ * not fix it), or when it was left unresolved (no later clean run and no edit after it). An error the agent hit in
+ * its own run and got past with its next edits is a step of the work, not worth recalling.
+ */
+export function failureFate(
+  f: Pick<Failure, "category" | "turn" | "last_turn" | "resolved" | "open">,
+  span: readonly Turn[],
+  edits: readonly FateEdit[],
+  events: readonly SessionEvent[],
+  /** Where the person's next request after the error's last hit is, if they spoke again. */
+  nextRequest: number | undefined,
+): Fate {
+  const index = new Map(span.map((t, i) => [t.id, i]));
+  const first = index.get(f.turn) ?? -1;
+  const last = index.get(f.last_turn) ?? first;
+  const editsAfter = editedBetween(edits, last, span.length);
+  const persisted = last > first && editedBetween(edits, first, last).length > 0;
+  // A session whose record shows no edit at all (an IDE chat's export keeps them in prose) cannot tell.
+  const seesEdits = edits.length > 0;
+  const unresolved = !f.resolved && (seesEdits ? editsAfter.length === 0 : f.open === true);
+  const why =
+    f.category === "user-reported" ? "reported" : persisted ? "persisted" : unresolved ? "unresolved" : "none";
+  const fate: Fate = { worth: why !== "none", why, resolution: "" };
+  if (f.resolved) {
+    const runs = events.filter((e): e is Run => e.type === "run");
+    const again = rerun(runs, f.last_turn, f.resolved);
+    const passAt = index.get(f.resolved) ?? last;
+    const fixed = editedBetween(edits, again ? (index.get(again.fail.turn) ?? last) : last, passAt);
+    const one = fixed.length === 1 ? fixed[0] : undefined;
+    const what = again && again.part.length <= MAX_COMMAND ? `\`${again.part}\`` : "the same command";
+    const after = one ? ` after ${one} was edited` : "";
+    fate.resolution = again
+      ? ` Resolved: ${what} ran clean at turn ${f.resolved}${after}.`
+      : ` Resolved: a later run of the same command or file ran clean at turn ${f.resolved}.`;
+    fate.resolvedAt = f.resolved;
+    if (one && again) fate.fixedIn = one;
+    return fate;
+  }
+  if (unresolved && seesEdits) {
+    // Nothing after it ran the same command clean or edited the project: what the events show, no more.
+    fate.resolution = " No later run passed and no file was edited after it in the session.";
+    return fate;
+  }
+  // The person's report, not hit again: the one file edited before they spoke next is what the events tie to it.
+  if (why === "reported") {
+    const between = editedBetween(edits, last, (nextRequest ?? span.length) - 1);
+    if (between.length === 1) {
+      fate.resolution = ` Not hit again after ${between[0]} was edited.`;
+      fate.fixedIn = between[0];
+    } else if (seesEdits) fate.resolution = " Not hit again in the session.";
+  }
+  return fate;
+}
