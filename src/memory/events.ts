@@ -847,6 +847,7 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number, fate: 
       resolved_by: fate.resolution.trim(),
       ...(fate.resolvedAt ? { resolved_at: fate.resolvedAt } : {}),
       ...(fate.fixedIn ? { fixed_in: fate.fixedIn } : {}),
+      ...(fate.answeredBy ? { edited_after_report: fate.answeredBy } : {}),
       kept_for: fate.why,
       count: f.count,
     },

@@ -20,6 +20,8 @@ export interface Fate {
   /** The turn that proved it resolved, and the one file the fix changed, when the events tie one. */
   resolvedAt?: string;
   fixedIn?: string;
+  /** The one file edited after the person's report and before they spoke again (no run proves it the fix). */
+  answeredBy?: string;
 }
 
 /** The longest command named in a resolution; a longer one is "the same command", never cut. */
@@ -89,13 +91,12 @@ export function failureFate(
     fate.resolution = " No later run passed and no file was edited after it in the session.";
     return fate;
   }
-  // The person's report, not hit again: the one file edited before they spoke next is what the events tie to it.
+  // The person's report, not hit again: the one file edited before they spoke next is what the events tie to it. It
+  // is kept on the unit's record, not said in its text: no run proves it fixed the error, and the change unit of the
+  // same request names that file already (said twice, the two crowd a search's results).
   if (why === "reported") {
     const between = editedBetween(edits, last, (nextRequest ?? span.length) - 1);
-    if (between.length === 1) {
-      fate.resolution = ` Not hit again after ${between[0]} was edited.`;
-      fate.fixedIn = between[0];
-    } else if (seesEdits) fate.resolution = " Not hit again in the session.";
+    if (between.length === 1) fate.answeredBy = between[0];
   }
   return fate;
 }
