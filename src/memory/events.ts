@@ -326,6 +326,23 @@ function pastedError(typed: string, t: Turn): string | undefined {
     .at(-1);
 }
 
+/** A traceback's frame line: Python's `File "path", line N`, or JavaScript's `at fn (path:N:M)`. */
+const FRAME_LINE = /^\s*(?:File "([^"]+)", line (\d+)|at (?:[\w.<>]+ )?\(?([^\s():]+):(\d+):\d+\)?)/;
+
+/**
+ * Where a pasted traceback with no error line stops (the person copied its frames but not the exception): its last
+ * frame, `File "backend/db.py", line 43`. It still opens the work the paste led to, apart from the request before.
+ */
+function pastedFrame(typed: string): string | undefined {
+  const last = typed
+    .split("\n")
+    .map((l) => FRAME_LINE.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .at(-1);
+  if (!last) return undefined;
+  return last[1] !== undefined ? `File "${last[1]}", line ${last[2]}` : `${last[3]}:${last[4]}`;
+}
+
 /** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
 function payloadLead(typed: string): string {
   const first = typed.trim().split("\n")[0]!.trim();
@@ -355,7 +372,7 @@ function requestsOf(span: readonly Turn[]): Request[] {
     // A report that opens a pasted payload on its first line ("… for fetching schema I get {") is still a request:
     // without it, the edits it led to would be filed under the request before.
     const pasted = pastedOutput(typed);
-    let text = pasted ? (pastedError(typed, t) ?? "") : requestText(typed) || payloadLead(typed);
+    let text = pasted ? (pastedError(typed, t) ?? pastedFrame(typed) ?? "") : requestText(typed) || payloadLead(typed);
     if (!text) return;
     // "Build error:" with the log pasted after it: the request is the error it pasted.
     if (text.endsWith(":")) {

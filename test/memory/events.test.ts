@@ -1399,3 +1399,32 @@ describe("rules and changes that are no facts of the person's project", () => {
     expect(changes.some((t) => t.includes("app.py") && t.includes("2222222"))).toBe(true);
   });
 });
+
+describe("a pasted traceback whose error line was not copied", () => {
+  it("opens the work it led to, apart from the request before, named by its last frame", () => {
+    const span: Turn[] = [
+      turn("user", "Can you include the database url in the responses?"),
+      turn("assistant", "Done.", {
+        tool_calls: [
+          { id: "w1", name: "Edit", input: { file_path: "/r/backend/app.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "w1", output: "The file has been updated.", is_error: false }],
+      }),
+      turn(
+        "user",
+        '  File "/r/backend/app.py", line 5, in <module>\n    from .db import url\n  File "/r/backend/db.py", line 43\n    return f"sqlite:////{p}"',
+      ),
+      turn("assistant", "A backslash in an f-string.", {
+        tool_calls: [
+          { id: "w2", name: "Edit", input: { file_path: "/r/backend/db.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "w2", output: "The file has been updated.", is_error: false }],
+      }),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    const first = changes.find((c) => c.text.includes('the request "Can you include'));
+    expect(first?.files).toEqual(["backend/app.py"]);
+    const second = changes.find((c) => c.files.includes("backend/db.py"));
+    expect(second?.text).toContain("/r/backend/db.py', line 43\" the person pasted");
+  });
+});
