@@ -552,8 +552,8 @@ interface SpanEvents {
   commits: Commit[];
   /** Whether an aider `/undo` later removed the commit: neither it nor the edits it carried are facts any more. */
   isUndone: (sha: string) => boolean;
-  /** The span's events (runs with their outcome), as the summary's ledger reads them. */
-  events: SessionEvent[];
+  /** The span's events (runs with their outcome), as the summary's ledger reads them; read once, when first asked. */
+  events: () => SessionEvent[];
 }
 
 function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections): SpanEvents {
@@ -576,7 +576,9 @@ function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections
   const undone = undoneShas(span);
   const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
   const commits = commitsOf(span, sections, edits, at);
-  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone, events: sessionEvents(span) };
+  let read: SessionEvent[] | undefined;
+  const events = () => (read ??= sessionEvents(span));
+  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone, events };
 }
 
 /** aider's note that it commits a file the person left changed before it applies its own edit. */

@@ -56,7 +56,7 @@ export function failureFate(
   f: Pick<Failure, "category" | "turn" | "last_turn" | "resolved" | "open">,
   span: readonly Turn[],
   edits: readonly FateEdit[],
-  events: readonly SessionEvent[],
+  events: () => readonly SessionEvent[],
   /** Where the person's next request after the error's last hit is, if they spoke again. */
   nextRequest: number | undefined,
 ): Fate {
@@ -72,7 +72,7 @@ export function failureFate(
     f.category === "user-reported" ? "reported" : persisted ? "persisted" : unresolved ? "unresolved" : "none";
   const fate: Fate = { worth: why !== "none", why, resolution: "" };
   if (f.resolved) {
-    const runs = events.filter((e): e is Run => e.type === "run");
+    const runs = events().filter((e): e is Run => e.type === "run");
     const again = rerun(runs, f.last_turn, f.resolved);
     const passAt = index.get(f.resolved) ?? last;
     const fixed = editedBetween(edits, again ? (index.get(again.fail.turn) ?? last) : last, passAt);
