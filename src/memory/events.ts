@@ -105,7 +105,7 @@ const DIAGNOSTIC = /^\S+?(?:\(\d+(?:,\d+)*\)|:\d+(?::\d+)?)\s*:?\s*-?\s*(?:error
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|await\s|yield\s|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\()|[\w.]+\s*:\s*[\w.[\], |]+=(?!=))|[{};]\s*$/;
+  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:(?:def|class|const|let|var|function|assert|raise|return)\b|await\s|yield\s|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\()|[\w.]+\s*:\s*[\w.[\], |]+=(?!=))|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -629,21 +629,42 @@ function commitsOf(
   edits: readonly Edit[],
   at: (turn: string) => number | undefined,
 ): Commit[] {
-  const commits: Commit[] = [];
   const dirty = dirtyShas(span);
+  // aider's own commit lines, in the order it printed them: the summary keeps one of two commits with one message.
+  const printed = aiderCommits(span);
+  const seen = new Set(printed.map((c) => c.sha.slice(0, 7)));
+  const listed: Omit<Commit, "files">[] = [...printed];
   for (const c of sections.completed) {
     const m = COMMIT.exec(c.text);
     const i = at(c.turn);
-    if (!m || i === undefined) continue;
-    if (m[1] && dirty.has(m[1].slice(0, 7))) continue;
+    if (!m || i === undefined || (m[1] && seen.has(m[1].slice(0, 7)))) continue;
+    listed.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn });
+  }
+  const commits: Commit[] = [];
+  for (const c of listed.sort((a, b) => a.i - b.i)) {
+    if (c.sha && dirty.has(c.sha.slice(0, 7))) continue;
     const from = commits.at(-1)?.i ?? -1;
     const files = [
-      ...new Set(edits.filter((e) => e.i > from && e.i <= i && !HOME_PATH.test(e.path)).map((e) => e.path)),
+      ...new Set(edits.filter((e) => e.i > from && e.i <= c.i && !HOME_PATH.test(e.path)).map((e) => e.path)),
     ];
-    commits.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn, files });
+    commits.push({ ...c, files });
   }
   return commits;
 }
+
+/** The commits aider reports in its own lines (`Commit 609f42e feat: …`), in order. */
+function aiderCommits(span: readonly Turn[]): Omit<Commit, "files">[] {
+  const out: Omit<Commit, "files">[] = [];
+  span.forEach((t, i) => {
+    for (const res of t.tool_results)
+      for (const line of res.output.split("\n")) {
+        const m = AIDER_COMMIT_MESSAGE.exec(line);
+        if (m) out.push({ sha: m[1]!, message: m[2]!.trim(), i, turn: t.id });
+      }
+  });
+  return out;
+}
+const AIDER_COMMIT_MESSAGE = /^>?\s*Commit ([0-9a-f]{7,40}) (\S.*?)\s*$/;
 
 /** The short hashes of the commits an aider `/undo` removed in the span. */
 function undoneShas(span: readonly Turn[]): Set<string> {

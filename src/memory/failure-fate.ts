@@ -28,6 +28,8 @@ export interface Fate {
 const MAX_COMMAND = 100;
 
 type Run = Extract<SessionEvent, { type: "run" }>;
+/** A command part that says what it runs: a program and something it runs it on. */
+const NAMES_A_RUN = /^[\w./-]*[A-Za-z]{2,}[\w./-]*\s+\S/;
 
 /** The part of a failing run that a later clean run repeats, with that clean run. */
 function rerun(
@@ -37,9 +39,15 @@ function rerun(
 ): { part: string; fail: Run; pass: Run } | undefined {
   const pass = runs.find((r) => r.turn === passedAt && r.ok);
   if (!pass) return undefined;
+  let found: { part: string; fail: Run; pass: Run } | undefined;
   for (const fail of runs.filter((r) => r.turn === failedAt && !r.ok))
-    for (const part of fail.parts) if (pass.parts.some((p) => sameRun(p, part))) return { part, fail, pass };
-  return undefined;
+    for (const part of fail.parts) {
+      if (!pass.parts.some((p) => sameRun(p, part))) continue;
+      // A part that names what it runs; a brace or a bare word of a compound command only says it was the same.
+      if (NAMES_A_RUN.test(part)) return { part, fail, pass };
+      found ??= { part: "", fail, pass };
+    }
+  return found;
 }
 
 /** The files edited after position `from` and at or before `to`. */
@@ -77,7 +85,7 @@ export function failureFate(
     const passAt = index.get(f.resolved) ?? last;
     const fixed = editedBetween(edits, again ? (index.get(again.fail.turn) ?? last) : last, passAt);
     const one = fixed.length === 1 ? fixed[0] : undefined;
-    const what = again && again.part.length <= MAX_COMMAND ? `\`${again.part}\`` : "the same command";
+    const what = again?.part && again.part.length <= MAX_COMMAND ? `\`${again.part}\`` : "the same command";
     const after = one ? ` after ${one} was edited` : "";
     fate.resolution = again
       ? ` Resolved: ${what} ran clean at turn ${f.resolved}${after}.`
@@ -88,7 +96,7 @@ export function failureFate(
   }
   if (unresolved && seesEdits) {
     // Nothing after it ran the same command clean or edited the project: what the events show, no more.
-    fate.resolution = " No later run passed and no file was edited after it in the session.";
+    fate.resolution = " No later run of it passed in the session.";
     return fate;
   }
   // The person's report, not hit again: the one file edited before they spoke next is what the events tie to it. It

@@ -1428,3 +1428,12 @@ describe("a pasted traceback whose error line was not copied", () => {
     expect(second?.text).toContain("/r/backend/db.py', line 43\" the person pasted");
   });
 });
+
+describe("a sentence that starts like a keyword of code", () => {
+  it("is the person's own when the keyword is only the start of a word", () => {
+    expect(requestText("lets keep going with the reflections")).toBe("lets keep going with the reflections");
+    expect(requestText("Consider a queue for the uploads.")).toBe("Consider a queue for the uploads.");
+    expect(requestText("Definitely keep the old endpoint.")).toBe("Definitely keep the old endpoint.");
+    expect(requestText("const x = 1;")).toBe("");
+  });
+});
