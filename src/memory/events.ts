@@ -5,7 +5,7 @@
 import type { Sections, Turn } from "../conversation/schema.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
-import { callsWithResults, type SessionEvent, sessionEvents, shellReverts } from "../transcript/events/events.js";
+import { callsWithResults, shellReverts } from "../transcript/events/events.js";
 import { resultFailed } from "../transcript/events/failures.js";
 import { commandText } from "../transcript/events/ledger.js";
 import { conversational } from "../transcript/extraction/extract.js";
@@ -552,8 +552,6 @@ interface SpanEvents {
   commits: Commit[];
   /** Whether an aider `/undo` later removed the commit: neither it nor the edits it carried are facts any more. */
   isUndone: (sha: string) => boolean;
-  /** The span's events (runs with their outcome), as the summary's ledger reads them; read once, when first asked. */
-  events: () => SessionEvent[];
 }
 
 function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections): SpanEvents {
@@ -576,9 +574,7 @@ function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections
   const undone = undoneShas(span);
   const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
   const commits = commitsOf(span, sections, edits, at);
-  let read: SessionEvent[] | undefined;
-  const events = () => (read ??= sessionEvents(span));
-  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone, events };
+  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone };
 }
 
 /** aider's note that it commits a file the person left changed before it applies its own edit. */
@@ -593,6 +589,7 @@ function dirtyShas(span: readonly Turn[]): Set<string> {
   const dirty = new Set<string>();
   for (const t of span)
     for (const res of t.tool_results) {
+      if (!res.output.includes("before applying edits")) continue;
       let pending = false;
       for (const line of res.output.split("\n")) {
         if (AIDER_DIRTY.test(line)) pending = true;
@@ -656,15 +653,16 @@ function commitsOf(
 function aiderCommits(span: readonly Turn[]): Omit<Commit, "files">[] {
   const out: Omit<Commit, "files">[] = [];
   span.forEach((t, i) => {
-    for (const res of t.tool_results)
-      for (const line of res.output.split("\n")) {
-        const m = AIDER_COMMIT_MESSAGE.exec(line);
-        if (m) out.push({ sha: m[1]!, message: m[2]!.trim(), i, turn: t.id });
-      }
+    for (const res of t.tool_results) {
+      // Most outputs print no commit: a substring test spares reading their lines.
+      if (!res.output.includes("Commit ")) continue;
+      for (const m of res.output.matchAll(AIDER_COMMIT_MESSAGE))
+        out.push({ sha: m[1]!, message: m[2]!.trim(), i, turn: t.id });
+    }
   });
   return out;
 }
-const AIDER_COMMIT_MESSAGE = /^>?\s*Commit ([0-9a-f]{7,40}) (\S.*?)\s*$/;
+const AIDER_COMMIT_MESSAGE = /^>?[ \t]*Commit ([0-9a-f]{7,40}) (\S.*?)[ \t]*$/gm;
 
 /** The short hashes of the commits an aider `/undo` removed in the span. */
 function undoneShas(span: readonly Turn[]): Set<string> {
@@ -984,7 +982,7 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
   for (const g of groups) {
     const f = groupFailure(g, s);
     const last = s.at(f.last_turn) ?? g.i;
-    const fate = failureFate(f, s.span, s.edits, s.events, s.requests.find((q) => q.index > last)?.index);
+    const fate = failureFate(f, s.span, s.edits, s.requests.find((q) => q.index > last)?.index);
     if (!fate.worth) continue;
     const draft = failureDraft(s, { ...f, turn: g.f.turn }, g.line, g.i, fate);
     for (const m of g.members.slice(1)) {

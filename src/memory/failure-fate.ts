@@ -3,7 +3,9 @@
 // its resolution (the same command ran clean at a later turn; the one file edited in between). A fix is never
 // guessed from what came after: a unit that says less is better than one that names the wrong fix.
 import type { Failure, Turn } from "../conversation/schema.js";
-import { sameRun, type SessionEvent } from "../transcript/events/events.js";
+import { callsWithResults, runParts, sameRun, type SessionEvent } from "../transcript/events/events.js";
+import { resultFailed } from "../transcript/events/failures.js";
+import { commandText } from "../transcript/events/ledger.js";
 
 /** An edit of a project file, at the position of its turn in the span. */
 export interface FateEdit {
@@ -30,6 +32,25 @@ const MAX_COMMAND = 100;
 type Run = Extract<SessionEvent, { type: "run" }>;
 /** A command part that says what it runs: a program and something it runs it on. */
 const NAMES_A_RUN = /^[\w./-]*[A-Za-z]{2,}[\w./-]*\s+\S/;
+
+/**
+ * The commands whose result a turn holds, with their outcome: read from that turn and the one before it (a call's
+ * result may come in the next turn), not from the whole span.
+ */
+function runsAt(span: readonly Turn[], i: number): Run[] {
+  if (i < 0) return [];
+  const from = Math.max(0, i - 1);
+  const out: Run[] = [];
+  for (const { call, result, resultAt } of callsWithResults(span.slice(from, i + 1))) {
+    const command = commandText(call.input);
+    if (!result || resultAt !== i - from || !command) continue;
+    const parts = runParts(command);
+    if (parts.length === 0) continue;
+    const turn = span[i]!.id;
+    out.push({ type: "run", turn, at: i, command, key: parts.join(" && "), parts, ok: !resultFailed(result, call) });
+  }
+  return out;
+}
 
 /** The part of a failing run that a later clean run repeats, with that clean run. */
 function rerun(
@@ -64,7 +85,6 @@ export function failureFate(
   f: Pick<Failure, "category" | "turn" | "last_turn" | "resolved" | "open">,
   span: readonly Turn[],
   edits: readonly FateEdit[],
-  events: () => readonly SessionEvent[],
   /** Where the person's next request after the error's last hit is, if they spoke again. */
   nextRequest: number | undefined,
 ): Fate {
@@ -80,8 +100,7 @@ export function failureFate(
     f.category === "user-reported" ? "reported" : persisted ? "persisted" : unresolved ? "unresolved" : "none";
   const fate: Fate = { worth: why !== "none", why, resolution: "" };
   if (f.resolved) {
-    const runs = events().filter((e): e is Run => e.type === "run");
-    const again = rerun(runs, f.last_turn, f.resolved);
+    const again = rerun([...runsAt(span, last), ...runsAt(span, index.get(f.resolved) ?? -1)], f.last_turn, f.resolved);
     const passAt = index.get(f.resolved) ?? last;
     const fixed = editedBetween(edits, again ? (index.get(again.fail.turn) ?? last) : last, passAt);
     const one = fixed.length === 1 ? fixed[0] : undefined;
