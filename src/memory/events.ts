@@ -1017,7 +1017,8 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     // A harness's standing instructions to its agent (SWE-agent's template under INSTRUCTIONS:, repeated in every
     // session) are the task statement's, not the person's rules: only what is left without them is read.
     const typed = humanPart(s.span[i]!.text).text;
-    const inTyped = (x: string) => squeeze(typed).includes(squeeze(x).slice(0, 40));
+    const harness = typed !== humanPart(s.span[i]!.text, { keepHarness: true }).text;
+    const inTyped = (x: string) => !harness || squeeze(typed).includes(squeeze(x).slice(0, 40));
     const scoped = taskSentences(typed);
     const whole = typedSentences(typed).filter((x) => {
       const w = squeeze(x);
