@@ -18,6 +18,7 @@ import {
   RULE_USE,
 } from "../transcript/extraction/human-classes.js";
 import { FIRM_CUES } from "../transcript/rendering/clip.js";
+import { failureFate, type Fate } from "./failure-fate.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { IMPERATIVE } from "./segment.js";
 
@@ -104,7 +105,7 @@ const DIAGNOSTIC = /^\S+?(?:\(\d+(?:,\d+)*\)|:\d+(?::\d+)?)\s*:?\s*-?\s*(?:error
 
 /** A line pasted from a terminal or a file, not written to the agent. */
 const PASTED =
-  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:def|class|const|let|var|function|assert|raise|return|await\s|yield\s|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\()|[\w.]+\s*:\s*[\w.[\], |]+=(?!=))|[{};]\s*$/;
+  /^(?:['"][\w/ -]+['"]\s*:|\s*at\s|File "|Traceback|[A-Za-z]:\\|\$ |>>>|\d+\s*[|:]\s|[{}[\]();]+$|(?:(?:def|class|const|let|var|function|assert|raise|return)\b|await\s|yield\s|print\(|from\s+[\w.]+\s+import\b|import\s+[\w.{*]+(?:\s+as\s+\w+)?$)|(?:if|for|while|elif|with)\b.*:$|[\w.[\]]+\s*(?:[+*/-]?=(?!=)|\()|[\w.]+\s*:\s*[\w.[\], |]+=(?!=))|[{};]\s*$/;
 
 /** A request in the user's words: its opening whole sentences, up to about 300 characters; empty for a paste. */
 export function requestText(text: string): string {
@@ -163,10 +164,19 @@ const BOUND_TO_NOW =
 const TASK_OPENING =
   /^(?:(?:please|and|also|but|so|then|again|now)[,:!]?\s+)*(?:ensure|make sure)\b(?!.*\b(?:not|never|no|don'?t|dont|doesn'?t|won'?t|without)\b)/i;
 
+/**
+ * A tentative idea ("I think maybe we should have a landing table …", "perhaps the parser could …"): a thought on the
+ * design put forward, not a rule set, unless a word says it holds every time.
+ */
+const TENTATIVE = /\b(?:maybe|perhaps|possibly|might|I wonder|not sure)\b/i;
+/** Words that say a sentence holds every time, however tentatively it is put. */
+const HOLDS_ON = /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|at all times)\b/i;
+
 /** Whether one sentence, read alone, sets a standing rule: the shape of a firm rule, or a directive that holds on. */
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
   if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
+  if (TENTATIVE.test(s) && !HOLDS_ON.test(s)) return false;
   if (FIRM_CUES.test(s) && !RULE_HEDGE.test(s)) {
     const bodies = clauses(s);
     const opening = bodies.some((c) => RULE_OPENING.test(c) && !TASK_OPENING.test(c));
@@ -316,6 +326,23 @@ function pastedError(typed: string, t: Turn): string | undefined {
     .at(-1);
 }
 
+/** A traceback's frame line: Python's `File "path", line N`, or JavaScript's `at fn (path:N:M)`. */
+const FRAME_LINE = /^\s*(?:File "([^"]+)", line (\d+)|at (?:[\w.<>]+ )?\(?([^\s():]+):(\d+):\d+\)?)/;
+
+/**
+ * Where a pasted traceback with no error line stops (the person copied its frames but not the exception): its last
+ * frame, `File "backend/db.py", line 43`. It still opens the work the paste led to, apart from the request before.
+ */
+function pastedFrame(typed: string): string | undefined {
+  const last = typed
+    .split("\n")
+    .map((l) => FRAME_LINE.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .at(-1);
+  if (!last) return undefined;
+  return last[1] !== undefined ? `File "${last[1]}", line ${last[2]}` : `${last[3]}:${last[4]}`;
+}
+
 /** The words a person typed before a payload they pasted on the same line, as a lead-in ("… I get:"). */
 function payloadLead(typed: string): string {
   const first = typed.trim().split("\n")[0]!.trim();
@@ -345,7 +372,7 @@ function requestsOf(span: readonly Turn[]): Request[] {
     // A report that opens a pasted payload on its first line ("… for fetching schema I get {") is still a request:
     // without it, the edits it led to would be filed under the request before.
     const pasted = pastedOutput(typed);
-    let text = pasted ? (pastedError(typed, t) ?? "") : requestText(typed) || payloadLead(typed);
+    let text = pasted ? (pastedError(typed, t) ?? pastedFrame(typed) ?? "") : requestText(typed) || payloadLead(typed);
     if (!text) return;
     // "Build error:" with the log pasted after it: the request is the error it pasted.
     if (text.endsWith(":")) {
@@ -542,25 +569,100 @@ function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections
   const edits = Object.entries(sections.files)
     .flatMap(([path, ops]) => ops.map((o) => ({ path, op: o.op, i: at(o.turn) })))
     .filter((e): e is Edit => e.i !== undefined && !THROWAWAY.test(e.path))
+    .filter((e) => !(e.op === "created" && emptyAtStart(span[e.i], e.path)))
     .sort((a, b) => a.i - b.i);
   const undone = undoneShas(span);
   const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
-  return { sessionId, span, at, ev, requests, requestAt, edits, commits: commitsOf(sections, edits, at), isUndone };
+  const commits = commitsOf(span, sections, edits, at);
+  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone };
 }
 
+/** aider's note that it commits a file the person left changed before it applies its own edit. */
+const AIDER_DIRTY = /^>?\s*Committing .+ before applying edits\.?\s*$/;
+const AIDER_COMMIT_LINE = /^>?\s*Commit ([0-9a-f]{7,40})\b/;
+
+/**
+ * The short hashes of aider's commits of the person's own uncommitted changes, made before it applies its edit: the
+ * session shows neither those edits nor why they were made, and the agent's edits are in the commit after it.
+ */
+function dirtyShas(span: readonly Turn[]): Set<string> {
+  const dirty = new Set<string>();
+  for (const t of span)
+    for (const res of t.tool_results) {
+      if (!res.output.includes("before applying edits")) continue;
+      let pending = false;
+      for (const line of res.output.split("\n")) {
+        if (AIDER_DIRTY.test(line)) pending = true;
+        const m = AIDER_COMMIT_LINE.exec(line);
+        if (m && pending) dirty.add(m[1]!.slice(0, 7));
+        if (m || /^>?\s*Applied edit to /.test(line)) pending = false;
+      }
+    }
+  return dirty;
+}
+
+/** aider's empty file made at its start for a name given on its command line: no edit of any request. */
+const AIDER_EMPTY = /^>?\s*Creating empty file (.+?)\s*$/gm;
+
+/** Whether an edit is aider creating an empty file at its start, not a change made for a request. */
+function emptyAtStart(turn: Turn | undefined, path: string): boolean {
+  if (!turn) return false;
+  const p = path.replace(/\\/g, "/");
+  for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)])
+    for (const m of source.matchAll(AIDER_EMPTY)) {
+      const made = m[1]!.replace(/\\/g, "/");
+      if (made === p || made.endsWith(`/${p}`) || p.endsWith(`/${made}`)) return true;
+    }
+  return false;
+}
+
+/** A path under the home folder as written with `~`: outside any repository, so in no commit. */
+const HOME_PATH = /^~[\\/]/;
+
 /** Commits, in order, with the files edited since the previous one. */
-function commitsOf(sections: Sections, edits: readonly Edit[], at: (turn: string) => number | undefined): Commit[] {
-  const commits: Commit[] = [];
+function commitsOf(
+  span: readonly Turn[],
+  sections: Sections,
+  edits: readonly Edit[],
+  at: (turn: string) => number | undefined,
+): Commit[] {
+  const dirty = dirtyShas(span);
+  // aider's own commit lines, in the order it printed them: the summary keeps one of two commits with one message.
+  const printed = aiderCommits(span);
+  const seen = new Set(printed.map((c) => c.sha.slice(0, 7)));
+  const listed: Omit<Commit, "files">[] = [...printed];
   for (const c of sections.completed) {
     const m = COMMIT.exec(c.text);
     const i = at(c.turn);
-    if (!m || i === undefined) continue;
+    if (!m || i === undefined || (m[1] && seen.has(m[1].slice(0, 7)))) continue;
+    listed.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn });
+  }
+  const commits: Commit[] = [];
+  for (const c of listed.sort((a, b) => a.i - b.i)) {
+    if (c.sha && dirty.has(c.sha.slice(0, 7))) continue;
     const from = commits.at(-1)?.i ?? -1;
-    const files = [...new Set(edits.filter((e) => e.i > from && e.i <= i).map((e) => e.path))];
-    commits.push({ sha: m[1] ?? "", message: m[2]!.replace(/…$/, "").trim(), i, turn: c.turn, files });
+    const files = [
+      ...new Set(edits.filter((e) => e.i > from && e.i <= c.i && !HOME_PATH.test(e.path)).map((e) => e.path)),
+    ];
+    commits.push({ ...c, files });
   }
   return commits;
 }
+
+/** The commits aider reports in its own lines (`Commit 609f42e feat: …`), in order. */
+function aiderCommits(span: readonly Turn[]): Omit<Commit, "files">[] {
+  const out: Omit<Commit, "files">[] = [];
+  span.forEach((t, i) => {
+    for (const res of t.tool_results) {
+      // Most outputs print no commit: a substring test spares reading their lines.
+      if (!res.output.includes("Commit ")) continue;
+      for (const m of res.output.matchAll(AIDER_COMMIT_MESSAGE))
+        out.push({ sha: m[1]!, message: m[2]!.trim(), i, turn: t.id });
+    }
+  });
+  return out;
+}
+const AIDER_COMMIT_MESSAGE = /^>?[ \t]*Commit ([0-9a-f]{7,40}) (\S.*?)[ \t]*$/gm;
 
 /** The short hashes of the commits an aider `/undo` removed in the span. */
 function undoneShas(span: readonly Turn[]): Set<string> {
@@ -764,24 +866,13 @@ function raisedInThrowaway(turn: Turn, line: string): boolean {
   return false;
 }
 
-/** A failure unit: the error line, where it was hit, what resolved it. */
-function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitDraft {
+/** A failure unit: the error line, where it was hit, and what the events prove of its resolution. */
+function failureDraft(s: SpanEvents, f: Failure, line: string, i: number, fate: Fate): UnitDraft {
   const r = s.requestAt(i);
   // A request that is the error report itself says nothing more about where it was hit.
   const reported = r && normalized(r.text).startsWith(normalized(line).slice(0, 60));
   const where = r && !reported ? ` Hit while working on ${requestPhrase(r)}.` : "";
-  // The summary's remediation ends with the turn it happened in: the unit's evidence links that turn already.
-  const remedy = f.remediation
-    ?.replace(/\s+/g, " ")
-    .trim()
-    .replace(/\s*\([^()\s]+\)$/, "")
-    .replace(/^then /, "");
-  const fix = remedy
-    ? ` Resolved by: ${remedy}.`
-    : f.resolved
-      ? " Resolved: a later run of the same command, test or file ran clean."
-      : "";
-  const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fix}`;
+  const text = `${line}${/[.!?]$/.test(line) ? "" : "."}${where}${fate.resolution}`;
   const severity = f.count > 1 || f.category === "user-reported" || f.category === "build error" ? "high" : "medium";
   return {
     category: "failure",
@@ -791,8 +882,11 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitD
       severity,
       error: line,
       where: r?.text ?? "",
-      resolved_by: f.remediation ?? "",
-      remediation: f.remediation ?? "",
+      resolved_by: fate.resolution.trim(),
+      ...(fate.resolvedAt ? { resolved_at: fate.resolvedAt } : {}),
+      ...(fate.fixedIn ? { fixed_in: fate.fixedIn } : {}),
+      ...(fate.answeredBy ? { edited_after_report: fate.answeredBy } : {}),
+      kept_for: fate.why,
       count: f.count,
     },
     key: f.signature,
@@ -802,27 +896,100 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number): UnitD
   };
 }
 
-/** Errors: the error line, where it was hit, what resolved it; one unit per kind of error in a span. */
+/** One error as a span hit it, maybe in several turns and wordings: its first hit leads, the others are merged. */
+interface ErrorGroup {
+  f: Failure;
+  line: string;
+  i: number;
+  /** Where the diagnostic's file was reported in its first turn: another error of that file there is the same paste. */
+  located?: string;
+  members: { f: Failure; line: string }[];
+}
+
+/** The file a compiler's or a test runner's line starts with ("src/a.al(40,42): error …", "FAIL tests/a.test.js > …"). */
+const LOCATED = /^(?:(?:FAIL(?:ED)?|✗|×)\s+)?((?:[A-Za-z]:)?[^\s:(>]+\.\w+)(?=[(:\s]|$)/;
+
+/**
+ * Whether the agent names an error in its answer to the person's report of one ("when I run the server I get an
+ * error", "fix the error you see in the terminal"): the person reported it, though only the agent's words quote it
+ * (the output they saw was not recorded).
+ */
+function answersReport(s: SpanEvents, turn: string): boolean {
+  const j = s.at(turn);
+  if (j === undefined || s.span[j]!.role !== "assistant") return false;
+  for (let k = j - 1; k >= 0 && k >= j - REPLY_REACH; k--) {
+    const t = s.span[k]!;
+    if (t.role === "user" && t.kind === "message" && conversational(t))
+      return REPORTS_ERROR.test(humanPart(t.text).text);
+  }
+  return false;
+}
+/** How many turns back the person's report may be from the agent's answer that names its error. */
+const REPLY_REACH = 3;
+/** Words a person reports an error with (a typo of "error" included). */
+const REPORTS_ERROR =
+  /\b(?:err(?:or|ro|o)s?|exception|traceback|fail(?:s|ed|ing|ure)?|crash(?:es|ed)?|not working|does(?:n'?t| not) work|broken)\b/i;
+
+/** The error as its group's hits make it: reported if any hit was the person's, from its first to its last hit. */
+function groupFailure(g: ErrorGroup, s: SpanEvents): Failure {
+  const pos = (t: string) => s.at(t) ?? -1;
+  const latest = g.members.reduce((a, b) => (pos(b.f.last_turn) > pos(a.f.last_turn) ? b : a)).f;
+  const earliest = g.members.reduce((a, b) => (pos(b.f.turn) < pos(a.f.turn) ? b : a)).f;
+  const reported = g.members.some((m) => m.f.category === "user-reported" || answersReport(s, m.f.turn));
+  const { resolved: _r, open: _o, ...lead } = g.f;
+  return {
+    ...lead,
+    category: reported ? "user-reported" : g.f.category,
+    turn: earliest.turn,
+    last_turn: latest.last_turn,
+    count: g.members.reduce((n, m) => n + m.f.count, 0),
+    ...(latest.resolved ? { resolved: latest.resolved } : {}),
+    ...(latest.open !== undefined ? { open: latest.open } : {}),
+  };
+}
+
+/**
+ * Errors worth recalling: the error line, where it was hit, what the events prove of its resolution; one unit per
+ * kind of error in a span (its hits in other turns and wordings merged), kept only when the person reported it, it
+ * persisted through an edit, or nothing after it fixed it (failure-fate.ts).
+ */
 function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
-  const drafts: UnitDraft[] = [];
-  const byShape = new Map<string, UnitDraft>();
+  const groups: ErrorGroup[] = [];
+  const byShape = new Map<string, ErrorGroup>();
   for (const f of sections.failures) {
     const i = s.at(f.turn) ?? s.at(f.last_turn);
     if (i === undefined) continue;
     const line = errorLine(f.text, s.span[i]!);
     if (!line || stepOfTheWork(s, f, line, i) || raisedInThrowaway(s.span[i]!, line)) continue;
     const shape = errorShape(line);
-    // The same error with a few words of the person's before it ("Thanks. Getting The supplied field …") is one.
+    const located = LOCATED.exec(line)?.[1];
+    // The same error with a few words of the person's before it ("Thanks. Getting The supplied field …") is one, and
+    // so are the errors one paste or run reports for one file.
     const within = (a: string, b: string) => a.length >= 30 && b.includes(a);
-    const same = byShape.get(shape) ?? [...byShape.entries()].find(([k]) => within(k, shape) || within(shape, k))?.[1];
+    const same =
+      byShape.get(shape) ??
+      [...byShape.entries()].find(([k]) => within(k, shape) || within(shape, k))?.[1] ??
+      groups.find((g) => located !== undefined && g.located === located && g.f.turn === f.turn);
     if (same) {
-      same.evidence.push(...s.ev(f.turn, line).filter((e) => !same.evidence.some((x) => x.turn === e.turn)));
-      const also = (same.record.also as string[] | undefined) ?? [];
-      if (line !== same.record.error && !also.includes(line) && also.length < 10) same.record.also = [...also, line];
+      same.members.push({ f, line });
       continue;
     }
-    const draft = failureDraft(s, f, line, i);
-    byShape.set(shape, draft);
+    const g: ErrorGroup = { f, line, i, ...(located ? { located } : {}), members: [{ f, line }] };
+    byShape.set(shape, g);
+    groups.push(g);
+  }
+  const drafts: UnitDraft[] = [];
+  for (const g of groups) {
+    const f = groupFailure(g, s);
+    const last = s.at(f.last_turn) ?? g.i;
+    const fate = failureFate(f, s.span, s.edits, s.requests.find((q) => q.index > last)?.index);
+    if (!fate.worth) continue;
+    const draft = failureDraft(s, { ...f, turn: g.f.turn }, g.line, g.i, fate);
+    for (const m of g.members.slice(1)) {
+      draft.evidence.push(...s.ev(m.f.turn, m.line).filter((e) => !draft.evidence.some((x) => x.turn === e.turn)));
+      const also = (draft.record.also as string[] | undefined) ?? [];
+      if (m.line !== g.line && !also.includes(m.line) && also.length < 10) draft.record.also = [...also, m.line];
+    }
     drafts.push(draft);
   }
   return drafts;
@@ -847,13 +1014,17 @@ function ruleDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
       .split(/\s*…\s*|(?<=[.!?])\s+/)
       .filter((x) => x.length > 2)
       .map((x) => x.slice(0, 40));
-    const typed = humanPart(s.span[i]!.text, { keepHarness: true }).text;
+    // A harness's standing instructions to its agent (SWE-agent's template under INSTRUCTIONS:, repeated in every
+    // session) are the task statement's, not the person's rules: only what is left without them is read.
+    const typed = humanPart(s.span[i]!.text).text;
+    const harness = typed !== humanPart(s.span[i]!.text, { keepHarness: true }).text;
+    const inTyped = (x: string) => !harness || squeeze(typed).includes(squeeze(x).slice(0, 40));
     const scoped = taskSentences(typed);
     const whole = typedSentences(typed).filter((x) => {
       const w = squeeze(x);
       return said.includes(w.slice(0, 40)) || starts.some((start) => w.startsWith(start));
     });
-    const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n"));
+    const sentences = whole.length ? whole : typedSentences(c.text.replace(/\s*…\s*/g, "\n")).filter(inTyped);
     const rules = sentences.filter((x) => standingRule(x) && !boundToTask(x, scoped));
     for (const sentence of rules.map((x) => x.replace(BULLET, ""))) {
       drafts.push({

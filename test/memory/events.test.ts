@@ -1267,3 +1267,173 @@ describe("an error whose message is only a value, under a wrapper", () => {
     expect(failures.filter((f) => f.text.includes("KeyError: 'id'"))).toHaveLength(1);
   });
 });
+
+describe("failure units worth recalling, with only the resolution the events prove", () => {
+  const bash = (id: string, command: string, output: string, isError: boolean): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Bash", input: { command } }],
+    tool_results: [{ call_id: id, output, is_error: isError }],
+  });
+  const write = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+  const failures = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "failure");
+  const boom = "Traceback (most recent call last):\n  File \"/r/app/main.py\", line 3\nKeyError: 'customer_id'";
+
+  it("stores no error the agent hit in its own run and got past with its next edit", () => {
+    const span: Turn[] = [
+      turn("user", "Run the importer on the March data."),
+      turn("assistant", "", bash("b1", "python -m app.main", boom, true)),
+      turn("assistant", "", write("w1", "/r/app/main.py")),
+      turn("assistant", "", bash("b2", "python -m app.main", "imported 40 rows", false)),
+    ];
+    expect(failures(span)).toEqual([]);
+  });
+
+  it("keeps an error that persisted through an edit, saying which run went clean and the one file edited before it", () => {
+    const span: Turn[] = [
+      turn("user", "Run the importer on the March data."),
+      turn("assistant", "", bash("b1", "python -m app.main", boom, true)),
+      turn("assistant", "", write("w1", "/r/app/readers.py")),
+      turn("assistant", "", bash("b2", "python -m app.main", boom, true)),
+      turn("assistant", "", write("w2", "/r/app/main.py")),
+      turn("assistant", "", bash("b3", "python -m app.main", "imported 40 rows", false)),
+    ];
+    const [f] = failures(span);
+    expect(f?.record.kept_for).toBe("persisted");
+    expect(f?.text).toContain("Resolved: `python -m app.main` ran clean at turn");
+    expect(f?.text).toContain("after app/main.py was edited");
+    expect(f?.text).not.toContain("readers.py");
+  });
+
+  it("names no fix when several files were edited between the failing and the clean run", () => {
+    const span: Turn[] = [
+      turn("user", "Run the importer on the March data."),
+      turn("assistant", "", bash("b1", "python -m app.main", boom, true)),
+      turn("assistant", "", write("w1", "/r/app/readers.py")),
+      turn("assistant", "", bash("b2", "python -m app.main", boom, true)),
+      turn("assistant", "", write("w2", "/r/app/main.py")),
+      turn("assistant", "", write("w3", "/r/app/rows.py")),
+      turn("assistant", "", bash("b3", "python -m app.main", "imported 40 rows", false)),
+    ];
+    const [f] = failures(span);
+    expect(f?.text).toContain("ran clean at turn");
+    expect(f?.text).not.toMatch(/after \S+ was edited/);
+    expect(f?.record.fixed_in).toBeUndefined();
+  });
+
+  it("keeps the error a person reported, with no fix the events do not prove", () => {
+    const span: Turn[] = [
+      turn(
+        "user",
+        "I get this error when I open the page: TypeError: Cannot read properties of undefined (reading 'id')",
+      ),
+      turn("assistant", "The list can be empty.", write("w1", "/r/src/list.ts")),
+      turn("user", "Thanks, now add a footer."),
+      turn("assistant", "", write("w2", "/r/src/footer.ts")),
+    ];
+    const [f] = failures(span);
+    expect(f?.record.kept_for).toBe("reported");
+    expect(f?.record.edited_after_report).toBe("src/list.ts");
+    expect(f?.text).not.toMatch(/Resolved|fixed|list\.ts/);
+  });
+});
+
+describe("rules and changes that are no facts of the person's project", () => {
+  it("takes no rule from a harness's standing instructions to its agent", () => {
+    const task = [
+      "We're currently solving the following issue within our repository. Here's the issue text:",
+      "ISSUE:",
+      "Division by zero is not reported.",
+      "",
+      "INSTRUCTIONS:",
+      "Now, you're going to solve this issue on your own. Your terminal session has started.",
+      "Always start by trying to replicate the bug that the issues discusses.",
+      "When editing a file, make sure to insert appropriate indentation before each line!",
+      "You should always wait for feedback after every command.",
+      "(Open file: n/a)",
+      "(Current directory: /repo)",
+      "bash-$",
+    ].join("\n");
+    const span: Turn[] = [turn("user", task), turn("assistant", "Let me reproduce it.")];
+    expect(eventDrafts("s", span, extractSections(span)).filter((d) => d.category === "commitment")).toEqual([]);
+  });
+
+  it("takes a tentative idea for no rule, and keeps one that says it holds each time", () => {
+    expect(
+      ruleSentences(
+        "I think maybe we should have a landing table for all the data, and then move it to the journal lines.",
+      ),
+    ).toEqual([]);
+    expect(ruleSentences("Maybe we should bump the version number each time we make changes.")).toEqual([
+      "Maybe we should bump the version number each time we make changes.",
+    ]);
+  });
+
+  it("makes no change unit of aider's empty start-up file, and no commit unit of its commit of the person's changes", () => {
+    const span = parseText(
+      [
+        "# aider chat started at 2025-01-01 10:00:00",
+        "",
+        "> Creating empty file /w/app/notes.cfg  ",
+        "> Added notes.cfg to the chat.  ",
+        "",
+        "#### add a health endpoint to app.py  ",
+        "",
+        "I'll add it.",
+        "",
+        "> Tokens: 1k sent, 100 received.  ",
+        "> Committing app.py before applying edits.  ",
+        "> Commit 1111111 chore: update app settings  ",
+        "> Applied edit to app.py  ",
+        "> Commit 2222222 feat: add health endpoint  ",
+        "",
+      ].join("\n"),
+      "aider-md",
+    ).turns;
+    const drafts = eventDrafts("s", span, extractSections(span, { cwd: "/w" }));
+    const changes = drafts.filter((d) => d.category === "change").map((d) => d.text);
+    expect(changes.some((t) => t.includes("notes.cfg"))).toBe(false);
+    expect(changes.some((t) => t.includes("1111111"))).toBe(false);
+    expect(changes.some((t) => t.includes("app.py") && t.includes("2222222"))).toBe(true);
+  });
+});
+
+describe("a pasted traceback whose error line was not copied", () => {
+  it("opens the work it led to, apart from the request before, named by its last frame", () => {
+    const span: Turn[] = [
+      turn("user", "Can you include the database url in the responses?"),
+      turn("assistant", "Done.", {
+        tool_calls: [
+          { id: "w1", name: "Edit", input: { file_path: "/r/backend/app.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "w1", output: "The file has been updated.", is_error: false }],
+      }),
+      turn(
+        "user",
+        '  File "/r/backend/app.py", line 5, in <module>\n    from .db import url\n  File "/r/backend/db.py", line 43\n    return f"sqlite:////{p}"',
+      ),
+      turn("assistant", "A backslash in an f-string.", {
+        tool_calls: [
+          { id: "w2", name: "Edit", input: { file_path: "/r/backend/db.py", old_string: "a", new_string: "b" } },
+        ],
+        tool_results: [{ call_id: "w2", output: "The file has been updated.", is_error: false }],
+      }),
+    ];
+    const changes = eventDrafts("s", span, extractSections(span, { cwd: "/r" })).filter((d) => d.category === "change");
+    const first = changes.find((c) => c.text.includes('the request "Can you include'));
+    expect(first?.files).toEqual(["backend/app.py"]);
+    const second = changes.find((c) => c.files.includes("backend/db.py"));
+    expect(second?.text).toContain("/r/backend/db.py', line 43\" the person pasted");
+  });
+});
+
+describe("a sentence that starts like a keyword of code", () => {
+  it("is the person's own when the keyword is only the start of a word", () => {
+    expect(requestText("lets keep going with the reflections")).toBe("lets keep going with the reflections");
+    expect(requestText("Consider a queue for the uploads.")).toBe("Consider a queue for the uploads.");
+    expect(requestText("Definitely keep the old endpoint.")).toBe("Definitely keep the old endpoint.");
+    expect(requestText("const x = 1;")).toBe("");
+  });
+});
