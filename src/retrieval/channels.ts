@@ -63,8 +63,9 @@ export interface FtsTerms {
 export const allRare = (tokens: readonly string[]): FtsTerms => ({ rare: tokens, common: [] });
 
 /**
- * Splits the query terms by document count: the rarest first, while their counts sum to at most `budget` (always the
- * rarest one, and every term no node holds), the rest common. Ties keep the query's order (most frequent first).
+ * Splits the query terms by document count: the rarest first, while their counts sum to at most `budget` (always every
+ * term no node holds and the rarest one some node holds: a term that matches nothing must not leave the query with no
+ * rows), the rest common. Ties keep the query's order (most frequent first).
  */
 export function rareFirst(
   tokens: readonly string[],
@@ -75,7 +76,7 @@ export function rareFirst(
   const rare = new Set<string>();
   let sum = 0;
   for (const x of byCount) {
-    if (rare.size > 0 && sum + x.n > budget) break;
+    if (sum > 0 && sum + x.n > budget) break;
     rare.add(x.t);
     sum += x.n;
   }

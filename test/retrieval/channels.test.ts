@@ -21,7 +21,7 @@ import {
   vectorChannel,
 } from "../../src/retrieval/channels.js";
 import { createNearestVectors } from "../../src/retrieval/nearest.js";
-import { extractAnchors, queryTerms } from "../../src/retrieval/query.js";
+import { extractAnchors, matchOf, queryTerms } from "../../src/retrieval/query.js";
 import { candidateSignals, fuseLists } from "../../src/retrieval/rank.js";
 import { buildUniverse, isSource, type Universe } from "../../src/retrieval/universe.js";
 import { LEARNED_WEIGHTS } from "../../src/retrieval/weights.js";
@@ -78,6 +78,21 @@ describe("ranker channels, one at a time", () => {
     // Some row holds a common term too, so the second query changed its score.
     expect(hits.some((h) => Math.abs(h.score - rareOnly.find((r) => r.id === h.id)!.score) > 1e-9)).toBe(true);
     expect(searchFtsRareFirst(app.db, { rare: [], common: found }, { ...opts, cap: 10 })).toEqual([]);
+  });
+
+  it("rare-first search: a term no node holds does not stand in for the rarest term the index holds", () => {
+    const df = (t: string) => termDocFrequency(app.db, t);
+    const held = ["circle", "radius"];
+    expect(held.every((t) => df(t) > 0)).toBe(true);
+    // A misspelt or foreign word next to words the index holds, with a budget below the held words' counts.
+    const tokens = ["circlle", ...held];
+    expect(df("circlle")).toBe(0);
+    const terms = rareFirst(tokens, df, Math.min(...held.map(df)) - 1);
+    const opts = { types: ["file", "symbol"], limit: 1000, weights: FILE_FTS_WEIGHTS };
+    const one = new Map(searchFts(app.db, matchOf(tokens).match, opts).map((h) => [h.id, h.score]));
+    const hits = searchFtsRareFirst(app.db, terms, { ...opts, cap: 1000 });
+    expect(hits.length).toBeGreaterThan(0);
+    for (const h of hits) expect(h.score).toBeCloseTo(one.get(h.id)!, 9);
   });
 
   it("bm25: whole-file BM25 over the stored counts, or the fallback when there is no index", () => {
@@ -195,5 +210,13 @@ describe("FTS terms split by how many rows they match", () => {
 
   it("the rarest term always matches, even past the budget", () => {
     expect(rareFirst(["value", "between"], count, 5)).toEqual({ rare: ["between"], common: ["value"] });
+  });
+
+  it("terms no node holds match without taking the place of the rarest term some node holds", () => {
+    expect(rareFirst(["value", "nowhere"], count, 5)).toEqual({ rare: ["value", "nowhere"], common: [] });
+    expect(rareFirst(["value", "nowhere", "between"], count, 5)).toEqual({
+      rare: ["nowhere", "between"],
+      common: ["value"],
+    });
   });
 });

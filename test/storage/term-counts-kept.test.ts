@@ -30,4 +30,23 @@ describe("term counts kept per index run", () => {
       await app.close();
     }
   });
+
+  it("are counted afresh while no index run has finished (one killed before it recorded its end)", async () => {
+    const root = copyPolyglot();
+    const app = openTestApp(root);
+    const unfinished = () => app.db.prepare("DELETE FROM meta WHERE key = 'graph.last_run'").run();
+    try {
+      await buildGraph(app.scope, app);
+      unfinished();
+      const count = (t: string) => codeTermFrequency(app.db, t, codeNodeCounts(app.db).other);
+      expect(count("okapiwombat")).toBe(0);
+      writeFileSync(join(root, "pyproj", "okapi.py"), "def okapiwombat_one():\n    return 1\n");
+      await buildGraph(app.scope, app);
+      unfinished();
+      expect(count("okapiwombat")).toBe(termDocFrequency(app.db, "okapiwombat"));
+      expect(count("okapiwombat")).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+    }
+  });
 });

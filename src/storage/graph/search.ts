@@ -115,6 +115,8 @@ export function codeFileCount(db: Db): number {
  */
 export function codeTermFrequency(db: Db, term: string, other: number): number {
   const stamp = indexRunStamp(db);
+  // No finished run: the index may still be growing (a first run under way, or one killed), so nothing is kept.
+  if (stamp === undefined) return countCodeTerm(db, term, other);
   let kept = keptCounts.get(db);
   if (!kept || kept.stamp !== stamp || kept.counts.size >= KEPT_TERM_COUNTS) {
     kept = { stamp, counts: new Map() };
@@ -131,7 +133,7 @@ export function codeTermFrequency(db: Db, term: string, other: number): number {
  * whole posting list, once per run instead of once per call. At most this many terms are kept; then they start over.
  */
 const KEPT_TERM_COUNTS = 20_000;
-const keptCounts = new WeakMap<Db, { stamp: string | undefined; counts: Map<string, number> }>();
+const keptCounts = new WeakMap<Db, { stamp: string; counts: Map<string, number> }>();
 
 function countCodeTerm(db: Db, term: string, other: number): number {
   const all = termDocFrequency(db, term);
