@@ -348,3 +348,40 @@ describe("open at the end: work the session stopped in the middle of", () => {
     expect(nextOf(claudeCodeSession([...base, { user: "/clear" }])).join("\n")).not.toContain("not answered");
   });
 });
+
+describe("open at the end: a session that ends on a finished answer", () => {
+  const nextOf = (steps: Step[]) =>
+    extractSections(parseText(claudeCodeSession(steps), "claude-code-jsonl").turns).next.map((f) => f.text);
+  const work: Step[] = [
+    { user: "Fix the exporter for empty rows." },
+    { edit: { file: "/repo/src/export.ts", old: "a", new: "b" } },
+    { bash: { command: "npm test", output: "12 passed" } },
+  ];
+
+  it("a closing report is not stopped work, whatever its last sentence looks like", () => {
+    for (const said of [
+      "Fixed the exporter; the tests pass.\n\nLet me know if you want me to push it.",
+      "Fixed the exporter. All 12 tests pass and the build is green",
+      "Der Exporter ist repariert. Alle Tests sind grün",
+      "Fixed the exporter. You can run it with:\n```\nnpm start\n```",
+      "Fixed the exporter. I'll push it once you confirm.",
+    ])
+      expect(nextOf([...work, { assistant: said }]).join("\n"), said).not.toContain("stopped mid-work");
+    // Words that break off on a joining mark, or a colon with nothing after it, are still stopped work.
+    for (const said of [
+      "Fixed the row loop. The header and the footer still need the same guard,",
+      "Now the header guard:",
+    ])
+      expect(nextOf([...work, { assistant: said }])[0], said).toMatch(/^stopped mid-work/);
+  });
+
+  it("the person's thanks after the report is not a message left unanswered; an answer to a question is", () => {
+    const done: Step[] = [...work, { assistant: "Fixed the exporter; the tests pass." }];
+    for (const last of ["Great, that works!", "Thanks, that fixed it.", "Danke, funktioniert!", "merci beaucoup"])
+      expect(nextOf([...done, { user: last }]).join("\n"), last).not.toContain("not answered");
+    const asked: Step[] = [...work, { assistant: "The exporter is fixed. Should the header row be skipped too?" }];
+    expect(nextOf([...asked, { user: "Great, that works!" }])[0]).toBe(
+      'not answered: the last message "Great, that works!"',
+    );
+  });
+});
