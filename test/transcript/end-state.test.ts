@@ -334,6 +334,22 @@ describe("open at the end: work the session stopped in the middle of", () => {
         .join("\n"),
     );
     expect(asked.join("\n")).not.toContain("stopped mid-work");
+    // A subagent still at work when the session ended is work still to do, though its tool's name holds "ask".
+    const delegated = nextOf(
+      claudeCodeSession([
+        request,
+        { edit: { file: "/repo/src/export.ts", old: "a", new: "b" } },
+        {
+          tool: { name: "Task", input: { description: "Audit the exporter", prompt: "Audit it." }, output: "" },
+          say: "Auditing the exporter in a subagent.",
+        },
+      ])
+        .trimEnd()
+        .split("\n")
+        .slice(0, -1)
+        .join("\n"),
+    );
+    expect(delegated[0]).toMatch(/^stopped mid-work .*\(its last call has no result\)$/);
   });
 
   it("the person's last message with no reply is open even when it is a client command with words", () => {

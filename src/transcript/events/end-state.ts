@@ -201,7 +201,7 @@ function closing(text: string, max: number): string {
  * on a mark that joins it to words still to come (`, `, `;`, `(`, a dash). A line that ends on a word without a full
  * stop is no sign: finished answers often end so (`All tests pass and the build is green`).
  */
-const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*\p{L}[^\n]*(?:[,;(]|\s[-–—])$/u;
+const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*(?:[,;(]|\s[-–—])$/u;
 /** A last sentence that turns to the person (`Let me know if …`, `I'll push it once you confirm.`) hands over. */
 const TO_PERSON = /\blet me know\b|\byou(?:rs?)?\b/i;
 
@@ -217,8 +217,7 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
   const said = t.text.trim();
   const calls = callsWithResults([t]);
   const lastCall = calls[calls.length - 1];
-  if (lastCall && (HANDS_OVER.test(lastCall.call.name) || SERVES.test(commandText(lastCall.call.input))))
-    return undefined;
+  if (lastCall && (handsOver(lastCall.call.name) || SERVES.test(commandText(lastCall.call.input)))) return undefined;
   // A call without a result says the session stopped only where the transcript records results at all.
   const recorded = callsWithResults(turns.slice(Math.max(0, st.lastRequestAt))).some((c) => c.result !== undefined);
   const unreturned = lastCall !== undefined && lastCall.result === undefined && recorded;
@@ -239,7 +238,14 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
 }
 
 /** Calls that hand the turn back on purpose: a submitted patch, a completion, a question to the person. */
-const HANDS_OVER = /submit|completion|complete|finish|exit|ask|question|handoff|notify_user/i;
+const HANDS_OVER = /^(?:submit|completion|complete|finish|exit|ask|question|handoff|notify)$/;
+/** Whether a tool's name has one of those words (`AskUserQuestion`, `attempt_completion`), not inside one (`Task`). */
+const handsOver = (name: string): boolean =>
+  name
+    .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .some((w) => HANDS_OVER.test(w));
 
 /** A command that keeps running until stopped (a dev server, a watcher): it returns nothing by design. */
 const SERVES =
