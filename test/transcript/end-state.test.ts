@@ -381,12 +381,15 @@ describe("open at the end: a session that ends on a finished answer", () => {
       "Der Exporter ist repariert. Alle Tests sind grün",
       "Fixed the exporter. You can run it with:\n```\nnpm start\n```",
       "Fixed the exporter. I'll push it once you confirm.",
+      "导出器已修复，所有测试都通过了",
     ])
       expect(nextOf([...work, { assistant: said }]).join("\n"), said).not.toContain("stopped mid-work");
     // Words that break off on a joining mark, or a colon with nothing after it, are still stopped work.
     for (const said of [
       "Fixed the row loop. The header and the footer still need the same guard,",
       "Now the header guard:",
+      "行循环已修好。接下来修改表头：",
+      "行循环已修好，表头也需要同样的检查，",
     ])
       expect(nextOf([...work, { assistant: said }])[0], said).toMatch(/^stopped mid-work/);
   });

@@ -201,7 +201,7 @@ function closing(text: string, max: number): string {
  * on a mark that joins it to words still to come (`, `, `;`, `(`, a dash). A line that ends on a word without a full
  * stop is no sign: finished answers often end so (`All tests pass and the build is green`).
  */
-const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*(?:[,;(]|\s[-–—])$/u;
+const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*(?:[,;(，；、（]|\s[-–—])$/u;
 /** A last sentence that turns to the person (`Let me know if …`, `I'll push it once you confirm.`) hands over. */
 const TO_PERSON = /\blet me know\b|\byou(?:rs?)?\b/i;
 
@@ -225,7 +225,7 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
   const last = lastSentence(words);
   // A colon opens what follows it: it breaks off only when nothing follows (a label over code is a finished answer).
   const brokeOff =
-    words !== "" && (CUT_OFF.test(said) || said.endsWith(":") || (onlyAnnounces(last) && !TO_PERSON.test(last)));
+    words !== "" && (CUT_OFF.test(said) || /[:：]$/.test(said) || (onlyAnnounces(last) && !TO_PERSON.test(last)));
   if (!unreturned && !brokeOff) return undefined;
   const what = words ? `"${words}"` : quote(commandText(lastCall!.call.input) || lastCall!.call.name);
   const asked = st.lastRequest?.text
