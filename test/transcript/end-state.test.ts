@@ -334,6 +334,22 @@ describe("open at the end: work the session stopped in the middle of", () => {
         .join("\n"),
     );
     expect(asked.join("\n")).not.toContain("stopped mid-work");
+    // A subagent still at work when the session ended is work still to do, though its tool's name holds "ask".
+    const delegated = nextOf(
+      claudeCodeSession([
+        request,
+        { edit: { file: "/repo/src/export.ts", old: "a", new: "b" } },
+        {
+          tool: { name: "Task", input: { description: "Audit the exporter", prompt: "Audit it." }, output: "" },
+          say: "Auditing the exporter in a subagent.",
+        },
+      ])
+        .trimEnd()
+        .split("\n")
+        .slice(0, -1)
+        .join("\n"),
+    );
+    expect(delegated[0]).toMatch(/^stopped mid-work .*\(its last call has no result\)$/);
   });
 
   it("the person's last message with no reply is open even when it is a client command with words", () => {
@@ -346,5 +362,45 @@ describe("open at the end: work the session stopped in the middle of", () => {
     expect(open[0]).toBe('not answered: the last message "/ac in a new feature branch"');
     expect(nextOf(claudeCodeSession([...base, { user: "thanks!" }])).join("\n")).not.toContain("not answered");
     expect(nextOf(claudeCodeSession([...base, { user: "/clear" }])).join("\n")).not.toContain("not answered");
+  });
+});
+
+describe("open at the end: a session that ends on a finished answer", () => {
+  const nextOf = (steps: Step[]) =>
+    extractSections(parseText(claudeCodeSession(steps), "claude-code-jsonl").turns).next.map((f) => f.text);
+  const work: Step[] = [
+    { user: "Fix the exporter for empty rows." },
+    { edit: { file: "/repo/src/export.ts", old: "a", new: "b" } },
+    { bash: { command: "npm test", output: "12 passed" } },
+  ];
+
+  it("a closing report is not stopped work, whatever its last sentence looks like", () => {
+    for (const said of [
+      "Fixed the exporter; the tests pass.\n\nLet me know if you want me to push it.",
+      "Fixed the exporter. All 12 tests pass and the build is green",
+      "Der Exporter ist repariert. Alle Tests sind grün",
+      "Fixed the exporter. You can run it with:\n```\nnpm start\n```",
+      "Fixed the exporter. I'll push it once you confirm.",
+      "导出器已修复，所有测试都通过了",
+    ])
+      expect(nextOf([...work, { assistant: said }]).join("\n"), said).not.toContain("stopped mid-work");
+    // Words that break off on a joining mark, or a colon with nothing after it, are still stopped work.
+    for (const said of [
+      "Fixed the row loop. The header and the footer still need the same guard,",
+      "Now the header guard:",
+      "行循环已修好。接下来修改表头：",
+      "行循环已修好，表头也需要同样的检查，",
+    ])
+      expect(nextOf([...work, { assistant: said }])[0], said).toMatch(/^stopped mid-work/);
+  });
+
+  it("the person's thanks after the report is not a message left unanswered; an answer to a question is", () => {
+    const done: Step[] = [...work, { assistant: "Fixed the exporter; the tests pass." }];
+    for (const last of ["Great, that works!", "Thanks, that fixed it.", "Danke, funktioniert!", "merci beaucoup"])
+      expect(nextOf([...done, { user: last }]).join("\n"), last).not.toContain("not answered");
+    const asked: Step[] = [...work, { assistant: "The exporter is fixed. Should the header row be skipped too?" }];
+    expect(nextOf([...asked, { user: "Great, that works!" }])[0]).toBe(
+      'not answered: the last message "Great, that works!"',
+    );
   });
 });

@@ -188,6 +188,12 @@ describe("Recent messages", () => {
       "| 1 | keys double-prefixed | `1ba9885` |",
       "Why it matters: the keys were wrong in every store.",
     ]);
+    // A heading over a heading opens nothing: the inner one heads the line under it.
+    expect(tidyMessage("## Summary\n### Changes\n- fixed the rows\n- fixed the header").split("\n")).toEqual([
+      "## Summary",
+      "Changes: - fixed the rows",
+      "- fixed the header",
+    ]);
     // Code written without a fence keeps its lines: an indented or lower-case line ending in a colon is no label.
     const code = ["Replace with:", "  try:", "      url = normalize(DB_PATH)", "else:", "    url = None"].join("\n");
     expect(tidyMessage(code).split("\n")).toEqual([

@@ -196,8 +196,9 @@ export function tidyMessage(text: string): string {
     }
     if (!t || EXPORT_HEADER.test(t) || TABLE_RULE.test(t)) continue;
     // A heading or a label (`Validation:`) says nothing alone: it opens the line it heads, when that line is not
-    // indented (code or a nested list keeps its lines).
-    if (heading && line === line.trimStart()) out[out.length - 1] = `${label(out[out.length - 1]!)} ${t}`;
+    // indented (code or a nested list keeps its lines) and not a heading itself (`## Summary` over `### Changes`).
+    if (heading && line === line.trimStart() && !LABEL.test(t))
+      out[out.length - 1] = `${label(out[out.length - 1]!)} ${t}`;
     else out.push(line.trimEnd());
     heading = line === line.trimStart() && LABEL.test(t) && out[out.length - 1] === line.trimEnd();
   }

@@ -198,9 +198,12 @@ function closing(text: string, max: number): string {
 
 /**
  * Words cut in the middle of a sentence: a last line of prose (not a list item, a table row or a heading) that ends
- * on a lower-case word, as `Let me first fix that, and then` does; `- Branch: main` or `Commit: 4461fb5` do not.
+ * on a mark that joins it to words still to come (`, `, `;`, `(`, a dash). A line that ends on a word without a full
+ * stop is no sign: finished answers often end so (`All tests pass and the build is green`).
  */
-const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*\s\p{Ll}+,?$/u;
+const CUT_OFF = /(?:^|\n)(?![ \t]*(?:[-*+|#>]|\d+[.)]))[^\n]*(?:[,;(，；、（]|\s[-–—])$/u;
+/** A last sentence that turns to the person (`Let me know if …`, `I'll push it once you confirm.`) hands over. */
+const TO_PERSON = /\blet me know\b|\byou(?:rs?)?\b/i;
 
 /**
  * The session stopped in the middle of the work of the latest request: its last turn is the agent's, after that
@@ -214,14 +217,15 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
   const said = t.text.trim();
   const calls = callsWithResults([t]);
   const lastCall = calls[calls.length - 1];
-  if (lastCall && (HANDS_OVER.test(lastCall.call.name) || SERVES.test(commandText(lastCall.call.input))))
-    return undefined;
+  if (lastCall && (handsOver(lastCall.call.name) || SERVES.test(commandText(lastCall.call.input)))) return undefined;
   // A call without a result says the session stopped only where the transcript records results at all.
   const recorded = callsWithResults(turns.slice(Math.max(0, st.lastRequestAt))).some((c) => c.result !== undefined);
   const unreturned = lastCall !== undefined && lastCall.result === undefined && recorded;
   const words = closing(said, STOPPED_CHARS);
   const last = lastSentence(words);
-  const brokeOff = words !== "" && (CUT_OFF.test(said) || last.endsWith(":") || onlyAnnounces(last));
+  // A colon opens what follows it: it breaks off only when nothing follows (a label over code is a finished answer).
+  const brokeOff =
+    words !== "" && (CUT_OFF.test(said) || /[:：]$/.test(said) || (onlyAnnounces(last) && !TO_PERSON.test(last)));
   if (!unreturned && !brokeOff) return undefined;
   const what = words ? `"${words}"` : quote(commandText(lastCall!.call.input) || lastCall!.call.name);
   const asked = st.lastRequest?.text
@@ -234,7 +238,14 @@ export function stoppedMidWork(turns: readonly Turn[], st: EventState): Fact | u
 }
 
 /** Calls that hand the turn back on purpose: a submitted patch, a completion, a question to the person. */
-const HANDS_OVER = /submit|completion|complete|finish|exit|ask|question|handoff|notify_user/i;
+const HANDS_OVER = /^(?:submit|completion|complete|finish|exit|ask|question|handoff|notify)$/;
+/** Whether a tool's name has one of those words (`AskUserQuestion`, `attempt_completion`), not inside one (`Task`). */
+const handsOver = (name: string): boolean =>
+  name
+    .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .some((w) => HANDS_OVER.test(w));
 
 /** A command that keeps running until stopped (a dev server, a watcher): it returns nothing by design. */
 const SERVES =
@@ -255,15 +266,31 @@ const ACK =
 
 /**
  * The person's last message when the session ends on it and it is not the latest request (a client command with
- * words, `/ac in a new feature branch`, or a message the request test passed over), unless it only thanks.
+ * words, `/ac in a new feature branch`, or a message the request test passed over), unless it only thanks. `replies`
+ * tells a reply (thanks, `that works`, an answer): one is open only when it answers the agent's question.
  */
-export function unansweredLast(turns: readonly Turn[], st: EventState): Fact | undefined {
+export function unansweredLast(
+  turns: readonly Turn[],
+  st: EventState,
+  replies: (text: string) => boolean = () => false,
+): Fact | undefined {
   const end = lastSpoken(turns);
   const t = turns[end];
   if (!t || end <= st.lastRequestAt) return undefined;
   const text = typedText(t);
   if (!text || ACK.test(text) || (/^\/\w/.test(text) && text.split(/\s+/).length < 3)) return undefined;
+  if (!/^\/\w/.test(text) && replies(text) && !askedBefore(turns, end)) return undefined;
   return { text: `not answered: the last message "${clipWords(text, REQUEST_CHARS)}"`, turn: t.id };
+}
+
+/** Whether the agent's last words before position `end` ask the person something. */
+function askedBefore(turns: readonly Turn[], end: number): boolean {
+  for (let i = end - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.role !== "assistant" || t.sidechain || !t.text.trim()) continue;
+    return /[?？]\s*$/.test(closing(t.text, STOPPED_CHARS));
+  }
+  return false;
 }
 
 /** An agent line that only announces its next step (`I will view lines 55-80 of X.md`, `Let me also check …`). */

@@ -109,6 +109,10 @@ function typed(t: Turn): string {
 /** Classes of a typed turn that ask for work: they open a phase and say what the session is for. */
 const ASKS = new Set(["instruction", "request", "problem"]);
 
+/** Classes of a typed turn that reply rather than ask: thanks, `that works`, an answer. */
+const REPLIES = new Set(["answer", "chitchat"]);
+const replies = (text: string): boolean => REPLIES.has(classifyTurn(text, "message"));
+
 /** Whether a typed turn asks for work (the human-turn classifier says request, instruction or problem). */
 export const asksForWork = (text: string): boolean => ASKS.has(classifyTurn(text, "message"));
 
@@ -1030,7 +1034,7 @@ export function extractSections(
     return !!said && /\p{L}{2}/u.test(said) && !onlyAnnounces(said);
   });
   if (unanswered) next.unshift(unanswered);
-  const stopped = stoppedMidWork(withAfter, st) ?? (unanswered ? undefined : unansweredLast(withAfter, st));
+  const stopped = stoppedMidWork(withAfter, st) ?? (unanswered ? undefined : unansweredLast(withAfter, st, replies));
   if (stopped) next.unshift(stopped);
   if (st.uncommitted.length > 0) {
     const names = st.uncommitted.map((u) => `\`${displayPath(u.path, opts.cwd)}\``);
