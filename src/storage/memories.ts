@@ -251,7 +251,43 @@ function indexSuperseded(db: Db, id: number): void {
   const row = stmt(db, "SELECT status, text FROM memories WHERE id = ?").get(id) as
     { status: string; text: string } | undefined;
   if (!row || row.status === "superseded") return;
-  indexMemory(db, id, [SUPERSEDED_WORD, ...identifierTokens(row.text)].join(" "));
+  indexMemory(db, id, supersededTokens(row.text));
+}
+
+const supersededTokens = (text: string) => [SUPERSEDED_WORD, ...identifierTokens(text)].join(" ");
+
+/**
+ * Indexes a unit's new wording under its category word, or under SUPERSEDED_WORD when it is superseded (a reworded
+ * superseded unit stays out of the checks' walk). Runs inside the caller's write transaction.
+ */
+export function indexUnitText(db: Db, id: number, category: string, text: string): void {
+  const row = stmt(db, "SELECT status FROM memories WHERE id = ?").get(id) as { status: string } | undefined;
+  indexMemory(
+    db,
+    id,
+    row?.status === "superseded" ? supersededTokens(text) : identifierTokens(`${category} ${text}`).join(" "),
+  );
+}
+
+/** Meta key set by migration 0018 until the superseded units of a store written before it are indexed apart. */
+const SUPERSEDED_INDEX_PENDING = "memories.superseded_index_pending";
+
+/**
+ * Indexes every superseded unit under SUPERSEDED_WORD once, when migration 0018 asked for it (a store from before
+ * it holds them under their category word, where the checks' bounded walk would count them): one transaction, the
+ * request cleared with it, so an interrupted run is redone at the next open.
+ */
+export function finishSupersededIndex(db: Db): void {
+  if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
+  db.transaction(() => {
+    if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
+    const rows = stmt(db, "SELECT id, text FROM memories WHERE status = 'superseded'").all() as {
+      id: number;
+      text: string;
+    }[];
+    for (const r of rows) indexMemory(db, r.id, supersededTokens(r.text));
+    stmt(db, "DELETE FROM meta WHERE key = ?").run(SUPERSEDED_INDEX_PENDING);
+  }).immediate();
 }
 
 /** Indexes a unit's text for search (pre-tokenized identifier-aware tokens). */
