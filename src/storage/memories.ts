@@ -271,6 +271,8 @@ export function indexUnitText(db: Db, id: number, category: string, text: string
 
 /** Meta key set by migration 0018 until the superseded units of a store written before it are indexed apart. */
 const SUPERSEDED_INDEX_PENDING = "memories.superseded_index_pending";
+/** Superseded units read per query while they are indexed apart (hand-set: bounds the memory the pass holds). */
+const SUPERSEDED_INDEX_PAGE = 1000;
 
 /**
  * Indexes every superseded unit under SUPERSEDED_WORD once, when migration 0018 asked for it (a store from before
@@ -281,11 +283,14 @@ export function finishSupersededIndex(db: Db): void {
   if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
   db.transaction(() => {
     if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
-    const rows = stmt(db, "SELECT id, text FROM memories WHERE status = 'superseded'").all() as {
-      id: number;
-      text: string;
-    }[];
-    for (const r of rows) indexMemory(db, r.id, supersededTokens(r.text));
+    // A page of units at a time: a store may hold many superseded units.
+    const page = stmt(db, "SELECT id, text FROM memories WHERE status = 'superseded' AND id > ? ORDER BY id LIMIT ?");
+    for (let after = 0; ;) {
+      const rows = page.all(after, SUPERSEDED_INDEX_PAGE) as { id: number; text: string }[];
+      for (const r of rows) indexMemory(db, r.id, supersededTokens(r.text));
+      if (rows.length < SUPERSEDED_INDEX_PAGE) break;
+      after = rows.at(-1)!.id;
+    }
     stmt(db, "DELETE FROM meta WHERE key = ?").run(SUPERSEDED_INDEX_PENDING);
   }).immediate();
 }
