@@ -151,8 +151,9 @@ export function similarMemories(
   // found. Every unit the walk visits counts towards its bound (MAX_READ_PER_CANDIDATE times `newest`): those of other
   // projects and those superseded too, which a store whose subjects are often revised holds in the thousands behind
   // the few in force. The category is the first word of every unit's indexed text (`indexMemory`), so it narrows the
-  // match in the index itself.
-  const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ${quote(category.toLowerCase())}` : match;
+  // match in the index itself: asked as the first word only (`^`), so a unit whose text merely holds that word (a
+  // superseded one, one of another category) is not visited.
+  const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ^${quote(category.toLowerCase())}` : match;
   const newest = opts.newest ?? MAX_CANDIDATES;
   const visits = newest * MAX_READ_PER_CANDIDATE;
   const units: SimilarUnit[] = [];

@@ -25,11 +25,11 @@ function store() {
   const p = upsertProject(db, "p1", dir).id;
   const other = upsertProject(db, "p2", join(dir, "other")).id;
   const now = new Date().toISOString();
-  const add = (project: number, text: string) => {
+  const add = (project: number, text: string, category = "learning") => {
     const id = insertMemory(db, {
       project_id: project,
       session_id: null,
-      category: "learning",
+      category,
       text,
       record: {},
       merge_key: text,
@@ -44,7 +44,7 @@ function store() {
       created_at: now,
       updated_at: now,
     });
-    indexMemory(db, id, identifierTokens(`learning ${text}`).join(" "));
+    indexMemory(db, id, identifierTokens(`${category} ${text}`).join(" "));
     return id;
   };
   return { db, p, other, add, root: dir };
@@ -167,4 +167,15 @@ it("keeps a superseded unit out of the checks' walk when its text is reworded", 
   expect(similarMemories(s.db, s.p, "learning", WORDS, 0.5, { newest: 8 }).map((u) => u.id)).toEqual([first]);
   const hits = searchMemory(deps, { query: `zone_${newer[17]} billing`, includeInactive: true, limit: 5 }).hits;
   expect(hits[0]).toMatchObject({ id: newer[17], status: "superseded" });
+});
+
+it("finds an older unit behind 600 newer units whose text holds the category word: superseded or of another category", () => {
+  const s = store();
+  const first = s.add(s.p, TEXT);
+  const newer: number[] = [];
+  for (let i = 0; i < 300; i++) newer.push(s.add(s.p, `${TEXT}, learning from region_${i}`));
+  for (let i = 0; i < 300; i++) s.add(s.p, `${TEXT}, a learning about region_${i}`, "decision");
+  const last = s.add(s.p, "an unrelated finding about the release notes");
+  for (const id of newer) updateMemory(s.db, id, { status: "superseded", superseded_by: last });
+  expect(similarMemories(s.db, s.p, "learning", WORDS, 0.5).map((u) => u.id)).toEqual([first]);
 });
