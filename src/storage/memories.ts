@@ -96,8 +96,8 @@ export interface SimilarUnit {
  * allowance + 1 words, and, when that allowance is small, at least two of the rarest allowance + 2: the full-text
  * index is asked for those words (or those pairs) and nothing that could match is missed among the newest `newest`
  * (MAX_CANDIDATES) units of the project and category that hold them and that `accept` takes, within the newest
- * MAX_READ_PER_CANDIDATE times as many units of the category holding them that the walk visits (superseded units and
- * other projects' units count too: the walk's cost is bounded whatever the store holds). Each term's count stops at
+ * MAX_READ_PER_CANDIDATE times as many units of the category holding them that the walk visits (other projects' units
+ * count too, superseded ones are indexed apart: the walk's cost is bounded whatever the store holds). Each term's count stops at
  * RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
@@ -203,13 +203,13 @@ const MAX_PAIRED_ALLOWANCE = 6;
 /**
  * Units a check returns at most (those its `accept` takes), newest first: it binds only on a store full of
  * near-copies, where it keeps a write's cost flat (hand-set). A near-duplicate older than MAX_READ_PER_CANDIDATE
- * times as many units of its category holding its rarest words (superseded ones and other projects' included) is
- * not found: the write adds a unit instead of merging.
+ * times as many units of its category in force holding its rarest words (other projects' included) is not found:
+ * the write adds a unit instead of merging.
  */
 const MAX_CANDIDATES = 128;
 /**
- * Units a check's walk visits at most, per unit it may return: those it turns down, superseded ones and other
- * projects' included (hand-set).
+ * Units a check's walk visits at most, per unit it may return: those it turns down and other projects' included
+ * (hand-set).
  */
 const MAX_READ_PER_CANDIDATE = 4;
 
