@@ -97,8 +97,8 @@ export interface SimilarUnit {
  * index is asked for those words (or those pairs) and nothing that could match is missed among the newest `newest`
  * (MAX_CANDIDATES) units of the project and category that hold them and that `accept` takes, within the newest
  * MAX_READ_PER_CANDIDATE times as many units of the category holding them that the walk visits (other projects' units
- * count too, superseded ones are indexed apart: the walk's cost is bounded whatever the store holds). Each term's count stops at
- * RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
+ * count too, superseded ones are indexed apart: the walk's cost is bounded whatever the store holds). Each term's
+ * count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,

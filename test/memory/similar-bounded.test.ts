@@ -169,7 +169,7 @@ it("keeps a superseded unit out of the checks' walk when its text is reworded", 
   expect(hits[0]).toMatchObject({ id: newer[17], status: "superseded" });
 });
 
-it("finds an older unit behind 600 newer units whose text holds the category word: superseded or of another category", () => {
+it("finds an older unit behind 600 newer units holding the category word: superseded or of another category", () => {
   const s = store();
   const first = s.add(s.p, TEXT);
   const newer: number[] = [];
