@@ -270,13 +270,13 @@ export function indexUnitText(db: Db, id: number, category: string, text: string
   );
 }
 
-/** Meta key set by migration 0018 until the superseded units of a store written before it are indexed apart. */
+/** Meta key set by migration 0019 until the superseded units of a store written before it are indexed apart. */
 const SUPERSEDED_INDEX_PENDING = "memories.superseded_index_pending";
 /** Superseded units read per query while they are indexed apart (hand-set: bounds the memory the pass holds). */
 const SUPERSEDED_INDEX_PAGE = 1000;
 
 /**
- * Indexes every superseded unit under SUPERSEDED_WORD once, when migration 0018 asked for it (a store from before
+ * Indexes every superseded unit under SUPERSEDED_WORD once, when migration 0019 asked for it (a store from before
  * it holds them under their category word, where the checks' bounded walk would count them): one transaction, the
  * request cleared with it, so an interrupted run is redone at the next open.
  */

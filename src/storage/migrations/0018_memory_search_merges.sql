@@ -2,8 +2,3 @@
 -- own transaction and adds a segment, and every duplicate or contradiction check walks all segments, so fewer of them
 -- keep a check's cost flat as the store grows, for a little more merging per write.
 INSERT INTO memories_fts (memories_fts, rank) VALUES ('automerge', 2);
-
--- Superseded units are indexed under another first word than their category (the checks' walk no longer visits
--- them); those of a store written before are indexed so once, at the first open after this migration.
-INSERT INTO meta (key, value) VALUES ('memories.superseded_index_pending', '1')
-  ON CONFLICT(key) DO UPDATE SET value = excluded.value;
