@@ -568,7 +568,7 @@ function transcriptUnits(root: string, dir: string, opts: PerfOptions): { unit: 
   let distilled = 0;
   try {
     for (const f of readdirSync(dir).sort()) {
-      if (!/\.(md|jsonl|json|traj)$/.test(f) || f === "probes.json") continue;
+      if (!/\.(md|jsonl|json|traj)$/.test(f)) continue;
       try {
         compressContext(app.scope, { transcriptPath: join(dir, f), keepRecent: 0 });
         distilled++;

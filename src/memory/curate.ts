@@ -4,8 +4,7 @@
 import { AppError } from "../errors.js";
 import { checkpointWal, optimizeFts, writeTx } from "../storage/db.js";
 import { getNodeByKey } from "../storage/graph/nodes.js";
-import { getMemory, indexMemory, moveMemoryStatus, rewordMemory, setMemoryPinned } from "../storage/memories.js";
-import { identifierTokens } from "../text/identifiers.js";
+import { getMemory, indexUnitText, moveMemoryStatus, rewordMemory, setMemoryPinned } from "../storage/memories.js";
 import { redact } from "../text/redact.js";
 import { signature } from "../text/signature.js";
 import { linkUnitNode, settleUnit } from "./distill.js";
@@ -69,7 +68,7 @@ export function rewordUnit(deps: MemoryDeps, id: number, text: string, alsoRewri
     });
     // Gone since it was read (forgotten by another process): nothing of it is indexed again.
     if (!reworded) return false;
-    indexMemory(db, id, identifierTokens(`${m.category} ${clean}`).join(" "));
+    indexUnitText(db, id, m.category, clean);
     // A unit in force has a graph node (a unit waiting for review has none yet): written again as distillation
     // writes it, its vector text re-queued and the old vector dropped.
     const node = getNodeByKey(db, `memory:${id}`) !== undefined;

@@ -7,6 +7,7 @@ import * as sqliteVec from "sqlite-vec";
 import { AppError, isCorruptionError } from "../errors.js";
 import { ensureDir } from "../project/dirs.js";
 import { checkStoreFile, corruptStoreError, quickCheck } from "./health.js";
+import { finishSupersededIndex } from "./memories.js";
 import { assertKnownSchema, migrate } from "./migrate.js";
 
 export type Db = Database.Database;
@@ -70,6 +71,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     checkFts5(db);
     if (!opts.readonly) {
       migrate(db, opts.migrationsDir);
+      finishSupersededIndex(db);
       // Statistics that are missing or far from the tables' sizes are refreshed (bounded) before the first query.
       optimizePlanner(db);
     }

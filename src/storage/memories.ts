@@ -96,9 +96,9 @@ export interface SimilarUnit {
  * allowance + 1 words, and, when that allowance is small, at least two of the rarest allowance + 2: the full-text
  * index is asked for those words (or those pairs) and nothing that could match is missed among the newest `newest`
  * (MAX_CANDIDATES) units of the project and category that hold them and that `accept` takes, within the newest
- * MAX_READ_PER_CANDIDATE times as many units of the category holding them that the walk visits (superseded units and
- * other projects' units count too: the walk's cost is bounded whatever the store holds). Each term's count stops at
- * RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
+ * MAX_READ_PER_CANDIDATE times as many units of the category holding them that the walk visits (other projects' units
+ * count too, superseded ones are indexed apart: the walk's cost is bounded whatever the store holds). Each term's
+ * count stops at RARITY_CAP (past it, how far into the store its first RARITY_CAP units reach).
  */
 export function similarMemories(
   db: Db,
@@ -151,8 +151,9 @@ export function similarMemories(
   // found. Every unit the walk visits counts towards its bound (MAX_READ_PER_CANDIDATE times `newest`): those of other
   // projects and those superseded too, which a store whose subjects are often revised holds in the thousands behind
   // the few in force. The category is the first word of every unit's indexed text (`indexMemory`), so it narrows the
-  // match in the index itself.
-  const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ${quote(category.toLowerCase())}` : match;
+  // match in the index itself: asked as the first word only (`^`), so a unit whose text merely holds that word (a
+  // superseded one, one of another category) is not visited.
+  const scoped = /^[\p{L}\p{N}_$]+$/u.test(category) ? `(${match}) AND ^${quote(category.toLowerCase())}` : match;
   const newest = opts.newest ?? MAX_CANDIDATES;
   const visits = newest * MAX_READ_PER_CANDIDATE;
   const units: SimilarUnit[] = [];
@@ -202,13 +203,13 @@ const MAX_PAIRED_ALLOWANCE = 6;
 /**
  * Units a check returns at most (those its `accept` takes), newest first: it binds only on a store full of
  * near-copies, where it keeps a write's cost flat (hand-set). A near-duplicate older than MAX_READ_PER_CANDIDATE
- * times as many units of its category holding its rarest words (superseded ones and other projects' included) is
- * not found: the write adds a unit instead of merging.
+ * times as many units of its category in force holding its rarest words (other projects' included) is not found:
+ * the write adds a unit instead of merging.
  */
 const MAX_CANDIDATES = 128;
 /**
- * Units a check's walk visits at most, per unit it may return: those it turns down, superseded ones and other
- * projects' included (hand-set).
+ * Units a check's walk visits at most, per unit it may return: those it turns down and other projects' included
+ * (hand-set).
  */
 const MAX_READ_PER_CANDIDATE = 4;
 
@@ -251,7 +252,50 @@ function indexSuperseded(db: Db, id: number): void {
   const row = stmt(db, "SELECT status, text FROM memories WHERE id = ?").get(id) as
     { status: string; text: string } | undefined;
   if (!row || row.status === "superseded") return;
-  indexMemory(db, id, [SUPERSEDED_WORD, ...identifierTokens(row.text)].join(" "));
+  indexMemory(db, id, supersededTokens(row.text));
+}
+
+const supersededTokens = (text: string) => [SUPERSEDED_WORD, ...identifierTokens(text)].join(" ");
+
+/**
+ * Indexes a unit's new wording under its category word, or under SUPERSEDED_WORD when it is superseded (a reworded
+ * superseded unit stays out of the checks' walk). Runs inside the caller's write transaction.
+ */
+export function indexUnitText(db: Db, id: number, category: string, text: string): void {
+  const row = stmt(db, "SELECT status FROM memories WHERE id = ?").get(id) as { status: string } | undefined;
+  indexMemory(
+    db,
+    id,
+    row?.status === "superseded" ? supersededTokens(text) : identifierTokens(`${category} ${text}`).join(" "),
+  );
+}
+
+/** Meta key set by migration 0019 until the superseded units of a store written before it are indexed apart. */
+const SUPERSEDED_INDEX_PENDING = "memories.superseded_index_pending";
+/** Superseded units read per query while they are indexed apart (hand-set: bounds the memory the pass holds). */
+const SUPERSEDED_INDEX_PAGE = 1000;
+
+/**
+ * Indexes every superseded unit under SUPERSEDED_WORD once, when migration 0019 asked for it (a store from before
+ * it holds them under their category word, where the checks' bounded walk would count them): one transaction, the
+ * request cleared with it, so an interrupted run is redone at the next open.
+ */
+export function finishSupersededIndex(db: Db): void {
+  // A store migrated from another folder of migrations (a test's) may have no meta table.
+  if (!stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get()) return;
+  if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
+  db.transaction(() => {
+    if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
+    // A page of units at a time: a store may hold many superseded units.
+    const page = stmt(db, "SELECT id, text FROM memories WHERE status = 'superseded' AND id > ? ORDER BY id LIMIT ?");
+    for (let after = 0; ;) {
+      const rows = page.all(after, SUPERSEDED_INDEX_PAGE) as { id: number; text: string }[];
+      for (const r of rows) indexMemory(db, r.id, supersededTokens(r.text));
+      if (rows.length < SUPERSEDED_INDEX_PAGE) break;
+      after = rows.at(-1)!.id;
+    }
+    stmt(db, "DELETE FROM meta WHERE key = ?").run(SUPERSEDED_INDEX_PENDING);
+  }).immediate();
 }
 
 /** Indexes a unit's text for search (pre-tokenized identifier-aware tokens). */
