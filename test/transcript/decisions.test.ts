@@ -277,3 +277,23 @@ describe("decisions: the person's pick of an either-or question", () => {
     expect(both).toEqual([]);
   });
 });
+
+describe("decisions: a reply to an either-or question that asks back, or ends on the side it names", () => {
+  const ask = (q: string, reply: string) =>
+    decided([{ user: "Add session storage for the login tokens." }, { assistant: q }, { user: reply }]);
+
+  it("does not take a reply that asks about one side for the person's pick", () => {
+    const q = "Should I keep the tokens in Redis or in Postgres?";
+    expect(ask(q, "Is Postgres fast enough here?")).toEqual([]);
+    expect(ask(q, "Hmm, what about Postgres?")).toEqual([]);
+  });
+
+  it("takes a reply whose side closes the sentence, a file name included", () => {
+    expect(ask("Should I keep the tokens in Redis or in Postgres?", "I'd say Postgres.")).toEqual([
+      'asked "Should I keep the tokens in Redis or in Postgres?": the person chose "I\'d say Postgres."',
+    ]);
+    expect(ask("Do you want the config in config.yaml or settings.json?", "settings.json.")).toEqual([
+      'asked "Do you want the config in config.yaml or settings.json?": the person chose "settings.json."',
+    ]);
+  });
+});

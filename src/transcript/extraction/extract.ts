@@ -320,15 +320,22 @@ const FILLER = new Set([
   "you",
 ]);
 
+/** The words of a reply or a side, names with dots kept (`settings.json`) and a full stop after one dropped. */
+const words = (x: string): string[] =>
+  (x.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? [])
+    .map((w) => w.replace(/[.-]+$/, ""))
+    .filter((w) => w.length >= 2);
+
 /** The side of the question's `X or Y` a reply names when it names exactly one (the words next to the `or`). */
 function sideNamed(question: string, reply: string): string | undefined {
+  // A reply that asks back (`Is Postgres fast enough?`) weighs a side; it does not pick it.
+  if (/[?？]\s*$/.test(reply)) return undefined;
   const m = /(?:^|\s)((?:\S+\s+){0,2}\S+)\s+or\s+(\S+(?:\s+\S+){0,2}?)\s*\?\s*$/i.exec(question);
   if (!m) return undefined;
-  const content = (x: string) =>
-    (x.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []).filter((w) => !FILLER.has(w)).slice(-1);
-  const said = new Set(reply.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []);
-  const left = content(m[1]!);
-  const right = (m[2]!.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []).filter((w) => !FILLER.has(w)).slice(0, 1);
+  const content = (x: string) => words(x).filter((w) => !FILLER.has(w));
+  const said = new Set(words(reply));
+  const left = content(m[1]!).slice(-1);
+  const right = content(m[2]!).slice(0, 1);
   const named = [left, right].filter((ws) => ws.length > 0 && ws.every((w) => said.has(w)));
   return named.length === 1 ? named[0]!.join(" ") : undefined;
 }
