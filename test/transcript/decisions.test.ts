@@ -297,3 +297,16 @@ describe("decisions: a reply to an either-or question that asks back, or ends on
     ]);
   });
 });
+
+describe("decisions: a labelled entry in which the agent chooses", () => {
+  it("keeps `Decision: we'll …` and a choice before a colon, not a recap that tells the person what they now get", () => {
+    const lines = [
+      "Decision: we'll keep the tokens in Postgres instead of Redis, because it is already running.",
+      "We use Postgres here: tokens stay durable instead of vanishing on restart, because it is already running.",
+      "Rich Vendor Creation: you now get a vendor row instead of a stub, because the form posts it.",
+    ];
+    expect(decided([{ user: "Add session storage for the login tokens." }, { assistant: lines.join("\n\n") }])).toEqual(
+      lines.slice(0, 2),
+    );
+  });
+});

@@ -184,8 +184,10 @@ const CHOSE =
   /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for)\b/i;
 /** A recommendation: a choice once it is carried out or the person takes it up, else only advice. */
 const RECOMMEND = /\b(?:I recommend|I'd recommend|I would recommend|recommended option)\b/i;
+/** The agent choosing in a sentence (`I`, `we`, `let's`); `you` names the person a recap tells what they now get. */
+const AGENT_CHOOSER = /\b(?:I|I['’](?:ll|d|m|ve)|we|we['’](?:ll|d|re|ve)|let['’]?s|us|our)\b/i;
 /** An entry of a labelled list (`Address Fields: fixed to use …`, `✅ Better Performance: …`): a recap of work done or of
- * findings, not a choice. */
+ * findings, not a choice, unless the agent chooses in it (`Decision: we'll keep … instead of …`). */
 const RECAP_ITEM = /^[^\p{L}\p{N}`]*[\p{L}\p{N}`][^\s:]*(?:\s+[^\s:]+){0,4}:\s+\S/u;
 /** A reason given with a choice: `… because it quotes commas correctly`, `… so that the logger flushes`. */
 const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|which (?:keeps|avoids|lets))\b/i;
@@ -419,8 +421,8 @@ function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A report of a change that gives its reason (`Switched the cache to an LRU map instead of Redis, because …`) is
   // a choice made; without one it is a recap.
   if (REPORT_OPENING.test(s) && !REASON.test(s)) return false;
-  // A labelled list entry (`Rich Vendor Creation: you now get …`) recaps work done, whoever it names.
-  return CHOICE.test(s) && !RECAP_ITEM.test(s) && (carried || REASON.test(s));
+  // A labelled list entry (`Rich Vendor Creation: you now get …`) recaps work done unless the agent chooses in it.
+  return CHOICE.test(s) && (AGENT_CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
 }
 
 /**
