@@ -233,6 +233,18 @@ describe("the session's intent", () => {
     expect(intent).toEqual([ask]);
   });
 
+  it("keeps a title whose words only a long paste in the request has, past what the intent keeps of it", () => {
+    const trace = Array.from({ length: 40 }, (_, i) => `  File "/srv/app/db/pool.py", line ${i + 10}, in acquire`);
+    const ask = [
+      "The app keeps failing on startup, see below, fix it please.",
+      ...trace,
+      'psycopg2.OperationalError: connection to server at "db" timed out (database pool exhausted)',
+    ].join("\n");
+    const t = parsed([{ user: ask }, { assistant: "On it." }]);
+    const intent = extractSections(t.turns, { title: "Database Connection Timeout" }).intent.map((f) => f.text);
+    expect(intent[0]).toBe("Database Connection Timeout");
+  });
+
   it("keeps a title of its own without its date", () => {
     const t = parsed([{ user: "Merge the two customer tables into one." }, { assistant: "On it." }]);
     const intent = extractSections(t.turns, { title: "Consolidating duplicate objects (2025-10-03 06:42Z)" }).intent;

@@ -164,9 +164,9 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
     const cut = squash(name).replace(/[.…]+$/, "");
     const source = users.find((t) => (cut.length >= 8 ? squash(typed(t)).startsWith(cut) : squash(typed(t)) === cut));
     // A title that only restates the asking turn (`Console Output Assistance` for `Help me with the console output`)
-    // adds nothing to it.
+    // adds nothing to it: to the part of it kept below, not to words of a long paste cut from it.
     if (!source) {
-      if (!(first && restates(name, typed(first)))) out.push({ text: clip(name, 160), turn: anchor.id });
+      if (!(first && restates(name, clip(typed(first), 300)))) out.push({ text: clip(name, 160), turn: anchor.id });
     } else if (source !== first && classes.get(source) !== "chitchat")
       out.push({ text: clip(typed(source), 300), turn: source.id });
   }
