@@ -162,6 +162,8 @@ describe("answers and pasted code are not rules", () => {
   it("takes a pasted Python import for code, not for a sentence said", () => {
     expect(codeLine("from .flow_nodes import run_text_to_sql")).toBe(true);
     expect(codeLine("from now on import the fixtures from tests/fixtures only")).toBe(false);
+    expect(codeLine("from typing import List, Dict as D  # noqa")).toBe(true);
+    expect(codeLine("from there import the rows into the staging table")).toBe(false);
   });
 });
 
