@@ -277,3 +277,36 @@ describe("decisions: the person's pick of an either-or question", () => {
     expect(both).toEqual([]);
   });
 });
+
+describe("decisions: a reply to an either-or question that asks back, or ends on the side it names", () => {
+  const ask = (q: string, reply: string) =>
+    decided([{ user: "Add session storage for the login tokens." }, { assistant: q }, { user: reply }]);
+
+  it("does not take a reply that asks about one side for the person's pick", () => {
+    const q = "Should I keep the tokens in Redis or in Postgres?";
+    expect(ask(q, "Is Postgres fast enough here?")).toEqual([]);
+    expect(ask(q, "Hmm, what about Postgres?")).toEqual([]);
+  });
+
+  it("takes a reply whose side closes the sentence, a file name included", () => {
+    expect(ask("Should I keep the tokens in Redis or in Postgres?", "I'd say Postgres.")).toEqual([
+      'asked "Should I keep the tokens in Redis or in Postgres?": the person chose "I\'d say Postgres."',
+    ]);
+    expect(ask("Do you want the config in config.yaml or settings.json?", "settings.json.")).toEqual([
+      'asked "Do you want the config in config.yaml or settings.json?": the person chose "settings.json."',
+    ]);
+  });
+});
+
+describe("decisions: a labelled entry in which the agent chooses", () => {
+  it("keeps `Decision: we'll …` and a choice before a colon, not a recap that tells the person what they now get", () => {
+    const lines = [
+      "Decision: we'll keep the tokens in Postgres instead of Redis, because it is already running.",
+      "We use Postgres here: tokens stay durable instead of vanishing on restart, because it is already running.",
+      "Rich Vendor Creation: you now get a vendor row instead of a stub, because the form posts it.",
+    ];
+    expect(decided([{ user: "Add session storage for the login tokens." }, { assistant: lines.join("\n\n") }])).toEqual(
+      lines.slice(0, 2),
+    );
+  });
+});

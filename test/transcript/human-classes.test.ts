@@ -162,6 +162,8 @@ describe("answers and pasted code are not rules", () => {
   it("takes a pasted Python import for code, not for a sentence said", () => {
     expect(codeLine("from .flow_nodes import run_text_to_sql")).toBe(true);
     expect(codeLine("from now on import the fixtures from tests/fixtures only")).toBe(false);
+    expect(codeLine("from typing import List, Dict as D  # noqa")).toBe(true);
+    expect(codeLine("from there import the rows into the staging table")).toBe(false);
   });
 });
 
@@ -231,6 +233,18 @@ describe("the session's intent", () => {
     const t = parsed([{ user: ask }, { assistant: "Let me run main.py." }]);
     const intent = extractSections(t.turns, { title: "Console Output Assistance" }).intent.map((f) => f.text);
     expect(intent).toEqual([ask]);
+  });
+
+  it("keeps a title whose words only a long paste in the request has, past what the intent keeps of it", () => {
+    const trace = Array.from({ length: 40 }, (_, i) => `  File "/srv/app/db/pool.py", line ${i + 10}, in acquire`);
+    const ask = [
+      "The app keeps failing on startup, see below, fix it please.",
+      ...trace,
+      'psycopg2.OperationalError: connection to server at "db" timed out (database pool exhausted)',
+    ].join("\n");
+    const t = parsed([{ user: ask }, { assistant: "On it." }]);
+    const intent = extractSections(t.turns, { title: "Database Connection Timeout" }).intent.map((f) => f.text);
+    expect(intent[0]).toBe("Database Connection Timeout");
   });
 
   it("keeps a title of its own without its date", () => {

@@ -168,9 +168,9 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
     const cut = squash(name).replace(/[.…]+$/, "");
     const source = users.find((t) => (cut.length >= 8 ? squash(typed(t)).startsWith(cut) : squash(typed(t)) === cut));
     // A title that only restates the asking turn (`Console Output Assistance` for `Help me with the console output`)
-    // adds nothing to it.
+    // adds nothing to it: to the part of it kept below, not to words of a long paste cut from it.
     if (!source) {
-      if (!(first && restates(name, typed(first)))) out.push({ text: clip(name, 160), turn: anchor.id });
+      if (!(first && restates(name, clip(typed(first), 300)))) out.push({ text: clip(name, 160), turn: anchor.id });
     } else if (source !== first && classes.get(source) !== "chitchat")
       out.push({ text: clip(typed(source), 300), turn: source.id });
   }
@@ -188,8 +188,10 @@ const CHOSE =
   /\b(?:I decided|we decided|decided to|switch(?:ed|ing)? to|I chose|we chose|chose to|going with|opt(?:ed)? for)\b/i;
 /** A recommendation: a choice once it is carried out or the person takes it up, else only advice. */
 const RECOMMEND = /\b(?:I recommend|I'd recommend|I would recommend|recommended option)\b/i;
+/** The agent choosing in a sentence (`I`, `we`, `let's`); `you` names the person a recap tells what they now get. */
+const AGENT_CHOOSER = /\b(?:I|I['’](?:ll|d|m|ve)|we|we['’](?:ll|d|re|ve)|let['’]?s|us|our)\b/i;
 /** An entry of a labelled list (`Address Fields: fixed to use …`, `✅ Better Performance: …`): a recap of work done or of
- * findings, not a choice. */
+ * findings, not a choice, unless the agent chooses in it (`Decision: we'll keep … instead of …`). */
 const RECAP_ITEM = /^[^\p{L}\p{N}`]*[\p{L}\p{N}`][^\s:]*(?:\s+[^\s:]+){0,4}:\s+\S/u;
 /** A reason given with a choice: `… because it quotes commas correctly`, `… so that the logger flushes`. */
 const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|which (?:keeps|avoids|lets))\b/i;
@@ -324,15 +326,22 @@ const FILLER = new Set([
   "you",
 ]);
 
+/** The words of a reply or a side, names with dots kept (`settings.json`) and a full stop after one dropped. */
+const words = (x: string): string[] =>
+  (x.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? [])
+    .map((w) => w.replace(/[.-]+$/, ""))
+    .filter((w) => w.length >= 2);
+
 /** The side of the question's `X or Y` a reply names when it names exactly one (the words next to the `or`). */
 function sideNamed(question: string, reply: string): string | undefined {
+  // A reply that asks back (`Is Postgres fast enough?`) weighs a side; it does not pick it.
+  if (/[?？]\s*$/.test(reply)) return undefined;
   const m = /(?:^|\s)((?:\S+\s+){0,2}\S+)\s+or\s+(\S+(?:\s+\S+){0,2}?)\s*\?\s*$/i.exec(question);
   if (!m) return undefined;
-  const content = (x: string) =>
-    (x.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []).filter((w) => !FILLER.has(w)).slice(-1);
-  const said = new Set(reply.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []);
-  const left = content(m[1]!);
-  const right = (m[2]!.toLowerCase().match(/[\p{L}\p{N}_.-]{2,}/gu) ?? []).filter((w) => !FILLER.has(w)).slice(0, 1);
+  const content = (x: string) => words(x).filter((w) => !FILLER.has(w));
+  const said = new Set(words(reply));
+  const left = content(m[1]!).slice(-1);
+  const right = content(m[2]!).slice(0, 1);
   const named = [left, right].filter((ws) => ws.length > 0 && ws.every((w) => said.has(w)));
   return named.length === 1 ? named[0]!.join(" ") : undefined;
 }
@@ -416,8 +425,8 @@ function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   // A report of a change that gives its reason (`Switched the cache to an LRU map instead of Redis, because …`) is
   // a choice made; without one it is a recap.
   if (REPORT_OPENING.test(s) && !REASON.test(s)) return false;
-  // A labelled list entry (`Rich Vendor Creation: you now get …`) recaps work done, whoever it names.
-  return CHOICE.test(s) && !RECAP_ITEM.test(s) && (carried || REASON.test(s));
+  // A labelled list entry (`Rich Vendor Creation: you now get …`) recaps work done unless the agent chooses in it.
+  return CHOICE.test(s) && (AGENT_CHOOSER.test(s) || !RECAP_ITEM.test(s)) && (carried || REASON.test(s));
 }
 
 /**

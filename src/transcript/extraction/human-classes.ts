@@ -340,9 +340,10 @@ export function splitSentences(text: string): string[] {
 
 /** A statement of code: a call, a comparison or an assignment, or a line that opens with a statement's keyword. */
 /** A line that opens as a statement of code (`print(…)`, `assert a != b`, `for x in xs:`): the keyword and some code
- * punctuation after it, so that words a person types in lower case (`from now on …`, `let the worker retry`) are not. */
+ * punctuation after it, so that words a person types in lower case (`from now on …`, `let the worker retry`) are not;
+ * or a whole Python `from x import a, b as c` line (not `from there import the rows into …`). */
 const CODE_OPENING =
-  /^\s*(?:(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(](?=.*[()=[\]{};"])|(?:for|while|if|elif|else|with|try|except)\b.*:\s*$|from\s+\.*[\w.]+\s+import\s+\w)/;
+  /^\s*(?:(?:print|assert|return|import|from|def|class|const|let|var|raise|throw|console\.\w+)\b[\s(](?=.*[()=[\]{};"])|(?:for|while|if|elif|else|with|try|except)\b.*:\s*$|from\s+(?:\.+[\w.]*|[\w.]+)\s+import\s+(?:\*|\(|[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*(?:\s*[,(\\])?)\s*(?:[;#].*)?$)/;
 /** Code inside a line: a comparison, an assignment or a call. */
 const CODE_TOKEN = /\S*[=!<>]=\S*|[\w.]+\s*=\s*[\w"'(\d-]\S*|[\w.]+\((?:[^()]*)\)/g;
 /** A line with code in it is code when at most this many words of prose stand around the code. */
