@@ -169,6 +169,11 @@ const TASK_OPENING =
  * design put forward, not a rule set, unless a word says it holds every time.
  */
 const TENTATIVE = /\b(?:maybe|perhaps|possibly|might|I wonder|not sure)\b/i;
+/**
+ * Where a rule's own clause ends and a reason or an aside begins ("Don't use eval, it might run untrusted input"): a
+ * tentative word after it hedges the reason, not the rule.
+ */
+const REASON_BREAK = /[,;:(–—]|\s(?:because|since|as|so|otherwise|or else|in case)\s/i;
 /** Words that say a sentence holds every time, however tentatively it is put. */
 const HOLDS_ON = /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|at all times)\b/i;
 
@@ -176,7 +181,7 @@ const HOLDS_ON = /\b(?:always|never|every ?time|each time|whenever|from now on|g
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
   if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
-  if (TENTATIVE.test(s) && !HOLDS_ON.test(s)) return false;
+  if (TENTATIVE.test(s.split(REASON_BREAK)[0]!) && !HOLDS_ON.test(s)) return false;
   if (FIRM_CUES.test(s) && !RULE_HEDGE.test(s)) {
     const bodies = clauses(s);
     const opening = bodies.some((c) => RULE_OPENING.test(c) && !TASK_OPENING.test(c));

@@ -1371,6 +1371,16 @@ describe("rules and changes that are no facts of the person's project", () => {
     ]);
   });
 
+  it("keeps a rule whose reason, not the rule, is put tentatively", () => {
+    for (const rule of [
+      "Do not commit the .env file because it might leak secrets.",
+      "Don't use mocks in tests, they might hide real failures.",
+      "You must not change the public API, users might depend on it.",
+    ])
+      expect(ruleSentences(rule)).toEqual([rule]);
+    expect(ruleSentences("Perhaps we should use pnpm, it is faster.")).toEqual([]);
+  });
+
   it("makes no change unit of aider's empty start-up file, and no commit unit of its commit of the person's changes", () => {
     const span = parseText(
       [
