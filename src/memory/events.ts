@@ -888,6 +888,15 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number, fate: 
       error: line,
       where: r?.text ?? "",
       resolved_by: fate.resolution.trim(),
+      // Cards and recall name the fix from `remediation`: only the resolution a run proved, never a guess.
+      ...(fate.resolvedAt
+        ? {
+            remediation: fate.resolution
+              .trim()
+              .replace(/^Resolved: /, "")
+              .replace(/\.$/, ""),
+          }
+        : {}),
       ...(fate.resolvedAt ? { resolved_at: fate.resolvedAt } : {}),
       ...(fate.fixedIn ? { fixed_in: fate.fixedIn } : {}),
       ...(fate.answeredBy ? { edited_after_report: fate.answeredBy } : {}),

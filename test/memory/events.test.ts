@@ -1305,6 +1305,10 @@ describe("failure units worth recalling, with only the resolution the events pro
     expect(f?.text).toContain("Resolved: `python -m app.main` ran clean at turn");
     expect(f?.text).toContain("after app/main.py was edited");
     expect(f?.text).not.toContain("readers.py");
+    // Cards and recall read the fix from the record's remediation.
+    expect(f?.record.remediation).toMatch(
+      /^`python -m app\.main` ran clean at turn \S+ after app\/main\.py was edited$/,
+    );
   });
 
   it("names no fix when several files were edited between the failing and the clean run", () => {
@@ -1337,6 +1341,7 @@ describe("failure units worth recalling, with only the resolution the events pro
     expect(f?.record.kept_for).toBe("reported");
     expect(f?.record.edited_after_report).toBe("src/list.ts");
     expect(f?.text).not.toMatch(/Resolved|fixed|list\.ts/);
+    expect(f?.record.remediation).toBeUndefined();
   });
 });
 
