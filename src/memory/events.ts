@@ -923,6 +923,29 @@ interface ErrorGroup {
 /** The file a compiler's or a test runner's line starts with ("src/a.al(40,42): error …", "FAIL tests/a.test.js > …"). */
 const LOCATED = /^(?:(?:FAIL(?:ED)?|✗|×)\s+)?((?:[A-Za-z]:)?[^\s:(>]+\.\w+)(?=[(:\s]|$)/;
 
+/** Node's message for a failed child process: `Command failed: <command>`, then the command's stderr on the next line. */
+const COMMAND_FAILED = /\bCommand failed: /;
+/** The fewest characters a line must have for a line quoting it to be taken for the same error. */
+const QUOTED_MIN = 20;
+
+/**
+ * Whether two error lines of one turn are one error's report: one quotes the other (`stderr: "fatal: …\n"` under
+ * `fatal: …`), or the second is the stderr line Node prints right under its `Command failed: <command>`.
+ */
+function oneReport(turn: Turn, first: string, second: string): boolean {
+  const [a, b] = [normalized(first), normalized(second)];
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length >= QUOTED_MIN && long.includes(short)) return true;
+  const [command, stderr] = COMMAND_FAILED.test(first) ? [first, second] : [second, first];
+  if (!COMMAND_FAILED.test(command)) return false;
+  for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)]) {
+    const lines = source.split("\n").map((l) => l.trim());
+    const k = lines.indexOf(command.trim());
+    if (k >= 0 && lines[k + 1] === stderr.trim()) return true;
+  }
+  return false;
+}
+
 /**
  * Whether the agent names an error in its answer to the person's report of one ("when I run the server I get an
  * error", "fix the error you see in the terminal"): the person reported it, though only the agent's words quote it
@@ -983,7 +1006,8 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const same =
       byShape.get(shape) ??
       [...byShape.entries()].find(([k]) => within(k, shape) || within(shape, k))?.[1] ??
-      groups.find((g) => located !== undefined && g.located === located && g.f.turn === f.turn);
+      groups.find((g) => located !== undefined && g.located === located && g.f.turn === f.turn) ??
+      groups.find((g) => g.f.turn === f.turn && g.members.some((m) => oneReport(s.span[i]!, m.line, line)));
     if (same) {
       same.members.push({ f, line });
       continue;

@@ -1327,6 +1327,36 @@ describe("failure units worth recalling, with only the resolution the events pro
     expect(f?.record.fixed_in).toBeUndefined();
   });
 
+  it("makes one unit of one error a run reports in several lines: the thrown message, git's own line, its stderr field", () => {
+    const run = [
+      "bun test v1.2.10 (db2e7d7f)",
+      "",
+      "src/domain/git.test.ts:",
+      "error: Command failed: git -C /test/repo rev-parse --abbrev-ref HEAD",
+      "fatal: cannot change to '/test/repo': No such file or directory",
+      "",
+      "   code: 128,",
+      '    cmd: "git -C /test/repo rev-parse --abbrev-ref HEAD",',
+      ' stdout: "",',
+      " stderr: \"fatal: cannot change to '/test/repo': No such file or directory\\n\",",
+      "",
+      "      at genericNodeError (node:child_process:944:13)",
+      "✗ GitService > pr > should only include commits since merge base [49.30ms]",
+      "",
+      " 0 pass",
+      " 1 fail",
+    ].join("\n");
+    const span: Turn[] = [
+      turn("user", "Add a test for the pr command."),
+      turn("assistant", "", write("w1", "/r/src/domain/git.test.ts")),
+      turn("assistant", "", bash("b1", "bun test src/domain/git.test.ts", run, true)),
+    ];
+    const units = failures(span);
+    expect(units).toHaveLength(1);
+    expect(units[0]?.record.error).toBe("error: Command failed: git -C /test/repo rev-parse --abbrev-ref HEAD");
+    expect(units[0]?.record.also).toContain("fatal: cannot change to '/test/repo': No such file or directory");
+  });
+
   it("keeps the error a person reported, with no fix the events do not prove", () => {
     const span: Turn[] = [
       turn(
