@@ -169,6 +169,11 @@ const TASK_OPENING =
  * design put forward, not a rule set, unless a word says it holds every time.
  */
 const TENTATIVE = /\b(?:maybe|perhaps|possibly|might|I wonder|not sure)\b/i;
+/**
+ * Where a rule's own clause ends and a reason or an aside begins ("Don't use eval, it might run untrusted input"): a
+ * tentative word after it hedges the reason, not the rule.
+ */
+const REASON_BREAK = /[,;:(–—]|\s(?:because|since|as|so|otherwise|or else|in case)\s/i;
 /** Words that say a sentence holds every time, however tentatively it is put. */
 const HOLDS_ON = /\b(?:always|never|every ?time|each time|whenever|from now on|going forward|at all times)\b/i;
 
@@ -176,7 +181,7 @@ const HOLDS_ON = /\b(?:always|never|every ?time|each time|whenever|from now on|g
 export function standingRule(sentence: string): boolean {
   const s = sentence.replace(BULLET, "");
   if (!isRuleShaped(s) || BOUND_TO_NOW.test(s)) return false;
-  if (TENTATIVE.test(s) && !HOLDS_ON.test(s)) return false;
+  if (TENTATIVE.test(s.split(REASON_BREAK)[0]!) && !HOLDS_ON.test(s)) return false;
   if (FIRM_CUES.test(s) && !RULE_HEDGE.test(s)) {
     const bodies = clauses(s);
     const opening = bodies.some((c) => RULE_OPENING.test(c) && !TASK_OPENING.test(c));
@@ -883,6 +888,15 @@ function failureDraft(s: SpanEvents, f: Failure, line: string, i: number, fate: 
       error: line,
       where: r?.text ?? "",
       resolved_by: fate.resolution.trim(),
+      // Cards and recall name the fix from `remediation`: only the resolution a run proved, never a guess.
+      ...(fate.resolvedAt
+        ? {
+            remediation: fate.resolution
+              .trim()
+              .replace(/^Resolved: /, "")
+              .replace(/\.$/, ""),
+          }
+        : {}),
       ...(fate.resolvedAt ? { resolved_at: fate.resolvedAt } : {}),
       ...(fate.fixedIn ? { fixed_in: fate.fixedIn } : {}),
       ...(fate.answeredBy ? { edited_after_report: fate.answeredBy } : {}),
@@ -908,6 +922,29 @@ interface ErrorGroup {
 
 /** The file a compiler's or a test runner's line starts with ("src/a.al(40,42): error …", "FAIL tests/a.test.js > …"). */
 const LOCATED = /^(?:(?:FAIL(?:ED)?|✗|×)\s+)?((?:[A-Za-z]:)?[^\s:(>]+\.\w+)(?=[(:\s]|$)/;
+
+/** Node's message for a failed child process: `Command failed: <command>`, then the command's stderr on the next line. */
+const COMMAND_FAILED = /\bCommand failed: /;
+/** The fewest characters a line must have for a line quoting it to be taken for the same error. */
+const QUOTED_MIN = 20;
+
+/**
+ * Whether two error lines of one turn are one error's report: one quotes the other (`stderr: "fatal: …\n"` under
+ * `fatal: …`), or the second is the stderr line Node prints right under its `Command failed: <command>`.
+ */
+function oneReport(turn: Turn, first: string, second: string): boolean {
+  const [a, b] = [normalized(first), normalized(second)];
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length >= QUOTED_MIN && long.includes(short)) return true;
+  const [command, stderr] = COMMAND_FAILED.test(first) ? [first, second] : [second, first];
+  if (!COMMAND_FAILED.test(command)) return false;
+  for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)]) {
+    const lines = source.split("\n").map((l) => l.trim());
+    const k = lines.indexOf(command.trim());
+    if (k >= 0 && lines[k + 1] === stderr.trim()) return true;
+  }
+  return false;
+}
 
 /**
  * Whether the agent names an error in its answer to the person's report of one ("when I run the server I get an
@@ -969,7 +1006,8 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     const same =
       byShape.get(shape) ??
       [...byShape.entries()].find(([k]) => within(k, shape) || within(shape, k))?.[1] ??
-      groups.find((g) => located !== undefined && g.located === located && g.f.turn === f.turn);
+      groups.find((g) => located !== undefined && g.located === located && g.f.turn === f.turn) ??
+      groups.find((g) => g.f.turn === f.turn && g.members.some((m) => oneReport(s.span[i]!, m.line, line)));
     if (same) {
       same.members.push({ f, line });
       continue;

@@ -1305,6 +1305,10 @@ describe("failure units worth recalling, with only the resolution the events pro
     expect(f?.text).toContain("Resolved: `python -m app.main` ran clean at turn");
     expect(f?.text).toContain("after app/main.py was edited");
     expect(f?.text).not.toContain("readers.py");
+    // Cards and recall read the fix from the record's remediation.
+    expect(f?.record.remediation).toMatch(
+      /^`python -m app\.main` ran clean at turn \S+ after app\/main\.py was edited$/,
+    );
   });
 
   it("names no fix when several files were edited between the failing and the clean run", () => {
@@ -1323,6 +1327,36 @@ describe("failure units worth recalling, with only the resolution the events pro
     expect(f?.record.fixed_in).toBeUndefined();
   });
 
+  it("makes one unit of one error a run reports in several lines: the thrown message, git's own line, its stderr field", () => {
+    const run = [
+      "bun test v1.2.10 (db2e7d7f)",
+      "",
+      "src/domain/git.test.ts:",
+      "error: Command failed: git -C /test/repo rev-parse --abbrev-ref HEAD",
+      "fatal: cannot change to '/test/repo': No such file or directory",
+      "",
+      "   code: 128,",
+      '    cmd: "git -C /test/repo rev-parse --abbrev-ref HEAD",',
+      ' stdout: "",',
+      " stderr: \"fatal: cannot change to '/test/repo': No such file or directory\\n\",",
+      "",
+      "      at genericNodeError (node:child_process:944:13)",
+      "✗ GitService > pr > should only include commits since merge base [49.30ms]",
+      "",
+      " 0 pass",
+      " 1 fail",
+    ].join("\n");
+    const span: Turn[] = [
+      turn("user", "Add a test for the pr command."),
+      turn("assistant", "", write("w1", "/r/src/domain/git.test.ts")),
+      turn("assistant", "", bash("b1", "bun test src/domain/git.test.ts", run, true)),
+    ];
+    const units = failures(span);
+    expect(units).toHaveLength(1);
+    expect(units[0]?.record.error).toBe("error: Command failed: git -C /test/repo rev-parse --abbrev-ref HEAD");
+    expect(units[0]?.record.also).toContain("fatal: cannot change to '/test/repo': No such file or directory");
+  });
+
   it("keeps the error a person reported, with no fix the events do not prove", () => {
     const span: Turn[] = [
       turn(
@@ -1337,6 +1371,7 @@ describe("failure units worth recalling, with only the resolution the events pro
     expect(f?.record.kept_for).toBe("reported");
     expect(f?.record.edited_after_report).toBe("src/list.ts");
     expect(f?.text).not.toMatch(/Resolved|fixed|list\.ts/);
+    expect(f?.record.remediation).toBeUndefined();
   });
 });
 
@@ -1369,6 +1404,16 @@ describe("rules and changes that are no facts of the person's project", () => {
     expect(ruleSentences("Maybe we should bump the version number each time we make changes.")).toEqual([
       "Maybe we should bump the version number each time we make changes.",
     ]);
+  });
+
+  it("keeps a rule whose reason, not the rule, is put tentatively", () => {
+    for (const rule of [
+      "Do not commit the .env file because it might leak secrets.",
+      "Don't use mocks in tests, they might hide real failures.",
+      "You must not change the public API, users might depend on it.",
+    ])
+      expect(ruleSentences(rule)).toEqual([rule]);
+    expect(ruleSentences("Perhaps we should use pnpm, it is faster.")).toEqual([]);
   });
 
   it("makes no change unit of aider's empty start-up file, and no commit unit of its commit of the person's changes", () => {
