@@ -268,7 +268,43 @@ interface Request {
   task?: string;
   /** The turn was output the person pasted (a log, a console, a traceback): `text` is the error line it shows. */
   pasted?: boolean;
+  /** The agent's offer this request accepts ("go ahead" after "Want me to add a shortcut?"): what the work is. */
+  offer?: string;
 }
+
+/** A person accepting what the agent offered, and nothing more: "go ahead", "yes please", "that would be awesome". */
+const ACCEPTS =
+  /^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|great|perfect|cool|nice)[,.!]?\s+)*(?:(?:please\s+)?(?:go ahead|do it|do that|proceed|go for it)|yes(?: please)?|yeah|yep|sure|ok(?:ay)?|that (?:would be|sounds) \w+|sounds (?:good|great)|i agree|please do|let'?s do (?:it|that))[\s.!,]*(?:thanks?(?: you)?[\s.!]*)?$/i;
+
+/** An offer or a question of the agent asking to go on with a piece of work ("Would you like me to add …?"). */
+const OFFER =
+  /^(?:(?:so|now|next|if you (?:want|like)),?\s+)?(?:(?:do you )?want me to|would you like (?:me to|to)|shall I|should I|do you want (?:me to|to)|I can (?:also )?\w+|let me know if you(?:'d| would) like (?:me to)?)\b/i;
+
+/**
+ * The offer a request that only accepts one takes up, whole: the last offer among the closing sentences of the agent's
+ * last messages, newest first (a question answered in between, as in "do you mean …?" then "that would be awesome",
+ * leaves the offer before it standing). Undefined when there is none.
+ */
+function acceptedOffer(typed: string, agentSince: readonly string[]): string | undefined {
+  if (!ACCEPTS.test(typed.trim())) return undefined;
+  for (const agent of [...agentSince].reverse()) {
+    const sentences = agent
+      .slice(-4 * MAX_SENTENCE)
+      .split(/\n+|(?<=[.!?])\s+/)
+      .map((x) => x.replace(/^[\s>*#-]+/, "").trim())
+      .filter((x) => x.length > 0 && x.length <= MAX_SENTENCE);
+    const offer = sentences
+      .slice(-OFFER_SENTENCES)
+      .reverse()
+      .find((x) => OFFER.test(x) && /\p{L}{3,}.*\s\S+\s\S+/u.test(x));
+    if (offer) return offer;
+  }
+  return undefined;
+}
+
+/** How far back an acceptance looks for the offer: the agent's last messages, and their closing sentences. */
+const OFFER_MESSAGES = 2;
+const OFFER_SENTENCES = 3;
 
 /** A follow-up that says nothing of the work by itself: "continue", "check console output", "still the same error". */
 const FOLLOW_UP =
@@ -362,6 +398,7 @@ function requestPhrase(r: Request): string {
   // A lead-in's colon is left out of the quote: "… the access token:" then a quote reads as a secret to redact.
   const words = quoted(r.text.replace(/\s*:$/, ""));
   const said = r.pasted ? `the error ${words} the person pasted` : `the request ${words}`;
+  if (r.offer) return `${said} (accepting the agent's offer ${quoted(r.offer)})`;
   return r.task ? `${said} (a follow-up to the request ${quoted(r.task)})` : said;
 }
 
@@ -369,8 +406,14 @@ function requestPhrase(r: Request): string {
 function requestsOf(span: readonly Turn[]): Request[] {
   const out: Request[] = [];
   let previousAgent: string | undefined;
+  /** The agent's last messages, newest last. */
+  const agentSince: string[] = [];
   span.forEach((t, index) => {
-    if (t.role === "assistant" && t.text.trim()) previousAgent = t.text;
+    if (t.role === "assistant" && t.text.trim()) {
+      previousAgent = t.text;
+      agentSince.push(t.text);
+      if (agentSince.length > OFFER_MESSAGES) agentSince.shift();
+    }
     if (t.role !== "user" || !conversational(t)) return;
     const typed = humanPart(t.text).text;
     if (!typed || echoesAgent(typed, previousAgent)) return;
@@ -390,7 +433,15 @@ function requestsOf(span: readonly Turn[]): Request[] {
     }
     const task = [...out].reverse().find((r) => saysTheWork(r.text))?.text;
     const follows = (pasted || !saysTheWork(text)) && task;
-    out.push({ turn: t.id, index, text, ...(follows ? { task } : {}), ...(pasted ? { pasted } : {}) });
+    const offer = pasted ? undefined : acceptedOffer(typed, agentSince);
+    out.push({
+      turn: t.id,
+      index,
+      text,
+      ...(follows && !offer ? { task } : {}),
+      ...(pasted ? { pasted } : {}),
+      ...(offer ? { offer } : {}),
+    });
   });
   return out;
 }

@@ -1482,3 +1482,51 @@ describe("a sentence that starts like a keyword of code", () => {
     expect(requestText("const x = 1;")).toBe("");
   });
 });
+
+describe("a change made for a request that only accepts the agent's offer", () => {
+  const edit = (id: string, path: string): Turn[] => [
+    turn("assistant", "", {
+      tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    }),
+    turn("user", "", { tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }] }),
+  ];
+  const changeText = (span: Turn[]) =>
+    eventDrafts("s", span, extractSections(span, { cwd: "/home/me/app" })).find((d) => d.category === "change")?.text;
+
+  it("names the offer it accepted, even past a question answered in between", () => {
+    const span: Turn[] = [
+      turn("user", "The inbox page is slow when the mailbox is large."),
+      turn(
+        "assistant",
+        "The list re-renders every row on each poll. If you want, I can switch it to a virtualised list and poll only for new ids.",
+      ),
+      turn("user", "do you mean it only draws the rows on screen?"),
+      turn("assistant", "Yes: only the visible rows are in the DOM."),
+      turn("user", "that would be awesome"),
+      ...edit("e1", "/home/me/app/src/inbox/list.tsx"),
+    ];
+    const text = changeText(span);
+    expect(text).toContain('for the request "that would be awesome"');
+    expect(text).toContain(
+      `accepting the agent's offer "If you want, I can switch it to a virtualised list and poll only for new ids."`,
+    );
+  });
+
+  it("keeps the request itself when it says the work, or when the agent offered nothing", () => {
+    const said: Turn[] = [
+      turn("assistant", "Should I also add a retry to the upload client?"),
+      turn("user", "Yes, and log every retry with its attempt number."),
+      ...edit("e2", "/home/me/app/src/net/retry.ts"),
+    ];
+    expect(changeText(said)).not.toContain("accepting the agent's offer");
+    const none: Turn[] = [
+      turn("user", "Add a retry to the upload client."),
+      turn("assistant", "The client has no retry at all; the upload fails on the first timeout."),
+      turn("user", "go ahead"),
+      ...edit("e3", "/home/me/app/src/net/retry.ts"),
+    ];
+    const text = changeText(none);
+    expect(text).not.toContain("accepting the agent's offer");
+    expect(text).toContain('a follow-up to the request "Add a retry to the upload client."');
+  });
+});
