@@ -106,9 +106,11 @@ export function failureFate(
     const one = fixed.length === 1 ? fixed[0] : undefined;
     const what = again?.part && again.part.length <= MAX_COMMAND ? `\`${again.part}\`` : "the same command";
     const after = one ? ` after ${one} was edited` : "";
+    // The turn by its place in the session (t57), as the summary names turns: a client's own turn ids can be UUIDs.
+    const at = span[passAt] && index.has(f.resolved) ? `t${span[passAt].index}` : f.resolved;
     fate.resolution = again
-      ? ` Resolved: ${what} ran clean at turn ${f.resolved}${after}.`
-      : ` Resolved: a later run of the same command or file ran clean at turn ${f.resolved}.`;
+      ? ` Resolved: ${what} ran clean at turn ${at}${after}.`
+      : ` Resolved: a later run of the same command or file ran clean at turn ${at}.`;
     fate.resolvedAt = f.resolved;
     if (one && again) fate.fixedIn = one;
     return fate;
