@@ -154,7 +154,11 @@ function markers(lines: string[]): Map<number, Marker> {
 export function chatShape(text: string): string | undefined {
   const found = markers(text.replace(/\r\n?/g, "\n").split("\n"));
   const byShape = new Map<string, ChatRole[]>();
-  for (const m of found.values()) byShape.set(m.shape, [...(byShape.get(m.shape) ?? []), m.role]);
+  for (const m of found.values()) {
+    const roles = byShape.get(m.shape);
+    if (roles) roles.push(m.role);
+    else byShape.set(m.shape, [m.role]);
+  }
   let best: { shape: string; n: number } | undefined;
   for (const [shape, roles] of byShape) {
     const users = roles.filter((r) => r === "user").length;
@@ -231,6 +235,7 @@ function readBody(raw: string, pending: ToolCall[]): Body {
   const lines = withoutReasoning(raw).split("\n");
   const mask = fenceMask(lines);
   const fences = fencedBlocks(lines.join("\n"));
+  const fenceAt = new Map(fences.map((f) => [f.start, f]));
   const calls: ToolCall[] = [];
   const results: ToolResult[] = [];
   const kept: string[] = [];
@@ -247,9 +252,11 @@ function readBody(raw: string, pending: ToolCall[]): Body {
       if (!FILLER.test(line)) kept.push(line);
       continue;
     }
-    const fence = fences.find(
-      (f) => f.start > i && f.start <= i + 2 && lines.slice(i + 1, f.start).every((l) => !l.trim()),
-    );
+    let fence: (typeof fences)[number] | undefined;
+    for (let j = i + 1; j <= i + 2 && j < lines.length && !fence; j++) {
+      fence = fenceAt.get(j);
+      if (!fence && lines[j]!.trim()) break;
+    }
     let end = fence ? fence.end : i;
     let output = fence?.body ?? "";
     if (res && fence) {
