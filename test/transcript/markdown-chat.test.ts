@@ -262,3 +262,49 @@ describe("markdown chat exports of hostile size", () => {
     }
   });
 });
+
+describe("markdown documents with role sections", () => {
+  it("refuses a changelog and a prompt library whose role sections sit under headings of their own", () => {
+    const changelog = ["# Changelog", ""];
+    for (const v of ["2.1.0", "2.0.0", "1.9.0"])
+      changelog.push(
+        `## ${v}`,
+        "",
+        "### User",
+        "- A change people see.",
+        "",
+        "### Agent",
+        "- A change to the agent.",
+        "",
+      );
+    const prompts = ["# Prompt library", ""];
+    for (const ex of ["summarise", "classify"])
+      prompts.push(`## Example: ${ex}`, "", "**User:** Do the thing.", "", "**Assistant:** Done.", "");
+    for (const doc of [changelog.join("\n"), prompts.join("\n")]) {
+      expect(chatShape(doc)).toBeUndefined();
+      expect(() => detectFormat(doc, "NOTES.md")).toThrow(expect.objectContaining({ code: "UNKNOWN_FORMAT" }));
+    }
+  });
+
+  it("still reads an export that heads each exchange with its number or its time", () => {
+    for (const head of [(n: number) => `## Turn ${n}`, (n: number) => `## 2025-03-0${n} 10:00`]) {
+      const text = [1, 2, 3].flatMap((n) => [
+        head(n),
+        "",
+        "### User",
+        `question ${n}`,
+        "",
+        "### Assistant",
+        `answer ${n}`,
+        "",
+      ]);
+      expect(detectFormat(text.join("\n"))).toBe("markdown-chat");
+      const t = parseText(text.join("\n"), "markdown-chat");
+      expect(t.turns.filter((x) => x.role === "user").map((x) => x.text)).toEqual([
+        "question 1",
+        "question 2",
+        "question 3",
+      ]);
+    }
+  });
+});

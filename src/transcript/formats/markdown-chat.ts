@@ -147,17 +147,37 @@ function markers(lines: string[]): Map<number, Marker> {
   return out;
 }
 
+/** A heading an export writes over each exchange: a turn count or a time, not a document's section. */
+const EXCHANGE_HEADING =
+  /^#{1,6}\s+[^\p{L}\n]*(?:(?:turn|exchange|message|prompt|request|interaction|round|step)\b[^\p{L}\n]*\d|\d{4}-\d{2}-\d{2})/iu;
+
+/** Whether the marker at line `at` opens right under a heading that is neither a role marker nor an exchange's. */
+function underSection(lines: string[], at: number, found: Map<number, Marker>): boolean {
+  for (let j = at - 1; j >= 0; j--) {
+    const l = lines[j]!;
+    if (!l.trim() || FILLER.test(l)) continue;
+    return /^#{1,6}\s/.test(l) && !found.has(j) && !EXCHANGE_HEADING.test(l);
+  }
+  return false;
+}
+
 /**
  * The marker shape a markdown file is a chat in: at least MIN_ROLE_MARKERS user and assistant markers of that
  * shape, alternating at least MIN_EXCHANGES times; undefined when no shape qualifies (not a transcript).
  */
 export function chatShape(text: string): string | undefined {
-  const found = markers(text.replace(/\r\n?/g, "\n").split("\n"));
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const found = markers(lines);
   const byShape = new Map<string, ChatRole[]>();
-  for (const m of found.values()) {
+  const sectioned = new Map<string, number>();
+  let first = true;
+  for (const [at, m] of found) {
     const roles = byShape.get(m.shape);
     if (roles) roles.push(m.role);
     else byShape.set(m.shape, [m.role]);
+    if (m.role === "user" && !first && underSection(lines, at, found))
+      sectioned.set(m.shape, (sectioned.get(m.shape) ?? 0) + 1);
+    first = false;
   }
   let best: { shape: string; n: number } | undefined;
   for (const [shape, roles] of byShape) {
@@ -170,6 +190,9 @@ export function chatShape(text: string): string | undefined {
       if (r === "user" || r === "assistant") last = r;
     }
     if (users < MIN_ROLE_MARKERS || agents < MIN_ROLE_MARKERS || exchanges < MIN_EXCHANGES) continue;
+    // Role sections that each open under a heading of their own are a document's (a changelog's `## 2.1.0` /
+    // `### User` / `### Agent`, a prompt library's examples), not messages of one conversation.
+    if ((sectioned.get(shape) ?? 0) * 2 >= users - 1) continue;
     if (!best || roles.length > best.n) best = { shape, n: roles.length };
   }
   return best?.shape;
