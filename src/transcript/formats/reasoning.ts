@@ -1,4 +1,5 @@
 // A model's reasoning written into a markdown transcript as markup: the scratchpad, not conversation.
+import { fenceMask } from "../rendering/markdown.js";
 
 /**
  * Reasoning blocks as clients write them: aider's `<thinking-content-HASH>` and its pretty `► **THINKING**` /
@@ -26,8 +27,10 @@ const STRAY_TAG =
  * Closings are found once and walked in order, so an opening that is never closed costs no rescan of the rest.
  */
 function withoutBlocks(text: string, open: RegExp, close: RegExp): string {
+  const code = inCode(text);
   const closings = new Map<string, { at: number; end: number }[]>();
   for (const m of text.matchAll(close)) {
+    if (code(m.index)) continue;
     const key = m[1] ?? "";
     let list = closings.get(key);
     if (!list) closings.set(key, (list = []));
@@ -39,6 +42,7 @@ function withoutBlocks(text: string, open: RegExp, close: RegExp): string {
   let pos = 0;
   open.lastIndex = 0;
   for (let m = open.exec(text); m; m = open.exec(text)) {
+    if (code(m.index)) continue;
     const key = m[1] ?? "";
     const list = closings.get(key) ?? [];
     const from = m.index + m[0].length;
@@ -53,9 +57,34 @@ function withoutBlocks(text: string, open: RegExp, close: RegExp): string {
   return out + text.slice(pos);
 }
 
-/** `text` without its reasoning blocks; the reply the person saw is what is left. */
+/** Whether an offset of `text` lies in a fenced code block: markup there is code the reply shows, not reasoning. */
+function inCode(text: string): (at: number) => boolean {
+  const lines = text.split("\n");
+  const mask = fenceMask(lines);
+  const starts: number[] = [];
+  let pos = 0;
+  for (const l of lines) {
+    starts.push(pos);
+    pos += l.length + 1;
+  }
+  return (at) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return mask[lo]!;
+  };
+}
+
+/** `text` without its reasoning blocks; the reply the person saw is what is left. Fenced code is left as written. */
 export function withoutReasoning(text: string): string {
   let out = text;
   for (const b of BLOCKS) out = withoutBlocks(out, b.open, b.close);
-  return out.replace(STRAY_TAG, "").replace(/\n{3,}/g, "\n\n");
+  const code = inCode(out);
+  return out
+    .replace(STRAY_TAG, (tag: string, at: number) => (code(at) ? tag : ""))
+    .replace(/\n{3,}/g, (gap: string, at: number) => (code(at) ? gap : "\n\n"));
 }
