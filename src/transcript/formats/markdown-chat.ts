@@ -3,6 +3,7 @@
 // Tool calls and results are read where the export gives them a recognisable shape: a `Tool use: NAME` line or a
 // `Tool Result` line followed by a fenced block.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
+import { redact } from "../../text/redact.js";
 import { fencedBlocks, fenceMask } from "../rendering/markdown.js";
 import type { Transcript } from "../schema.js";
 import { withoutReasoning } from "./reasoning.js";
@@ -323,15 +324,18 @@ function readBody(raw: string, pending: ToolCall[]): Body {
 /** `**Project:** \`/path\``, `Working directory: /path`, `**Session ID:** x` before the first message. */
 function preamble(lines: string[], sink: TurnSink): void {
   for (const l of lines) {
+    // The key ends at its colon (`**Session token:**` is no session id), and a value a secret rule matches is kept out.
     const m =
-      /^[*_\s-]*(project|working directory|cwd|workspace|session id|session)\s*[:：]?[*_\s]*[:：]?\s*`?([^`\n]+?)`?\s*$/i.exec(
+      /^[*_\s-]*(project|working directory|cwd|workspace|session id|session)[*_\s]*[:：][*_\s]*`?([^`\n]+?)`?\s*$/i.exec(
         l,
       );
     if (!m) continue;
     const key = m[1]!.toLowerCase();
     const value = m[2]!.trim();
-    if (key.startsWith("session")) sink.sessionId ??= value;
-    else if (/^(?:\/|~\/|[A-Za-z]:[\\/])/.test(value)) sink.cwd ??= value;
+    if (redact(value) !== value) continue;
+    if (key.startsWith("session")) {
+      if (/^[\w.:-]{1,128}$/.test(value)) sink.sessionId ??= value;
+    } else if (/^(?:\/|~\/|[A-Za-z]:[\\/])/.test(value)) sink.cwd ??= value;
   }
 }
 
