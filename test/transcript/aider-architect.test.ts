@@ -116,6 +116,27 @@ describe("aider architect mode", () => {
     ]);
   });
 
+  it("keeps a person's message that quotes a yes/no prompt, and reads a prompt line of any length in one pass", () => {
+    const quoted = "Should the prompt read (Y)es/(N)o [Yes]: instead";
+    const long = `(Y)es/(N)o ${"[".repeat(200_000)}`;
+    const history = [
+      "# aider chat started at 2025-01-01 10:00:00",
+      "",
+      `#### ${quoted}`,
+      "",
+      "ok",
+      "",
+      `#### ${long}`,
+      "",
+      "ok",
+    ];
+    const users = parseText(history.join("\n"), "aider-md").turns.filter((t) => t.role === "user");
+    expect(users.map((t) => [t.kind, t.text])).toEqual([
+      ["message", quoted],
+      ["message", long],
+    ]);
+  });
+
   it("lists the file aider applied an edit to, also when the edit is among the kept last turns", () => {
     const all = extractSections(t.turns, {});
     expect(Object.keys(all.files)).toEqual(["app/config.py"]);
