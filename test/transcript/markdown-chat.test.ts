@@ -308,3 +308,23 @@ describe("markdown documents with role sections", () => {
     }
   });
 });
+
+describe("markdown chat reasoning", () => {
+  it("leaves the assistant's reasoning out and keeps a person's message that writes the tags", () => {
+    const ask = "Plan inside <thinking>list the risky files first</thinking> and then answer.";
+    const text = [
+      "## User",
+      ask,
+      "## Assistant",
+      "<thinking>the person wants a plan</thinking>",
+      "Here is the plan.",
+      "## User",
+      "Go on.",
+      "## Assistant",
+      "Done.",
+    ].join("\n");
+    const t = parseText(text, "markdown-chat");
+    expect(t.turns.find((x) => x.role === "user")?.text).toBe(ask);
+    expect(t.turns.find((x) => x.role === "assistant")?.text).toBe("Here is the plan.");
+  });
+});

@@ -255,8 +255,9 @@ function lastBareFence(lines: string[], open: number, fence: string): number {
  * A message's words, tool calls and tool results. A `Tool use`/`Tool Result` line owns the fenced block that
  * follows it within two lines; results without an id answer the oldest call still waiting.
  */
-function readBody(raw: string, pending: ToolCall[]): Body {
-  const lines = withoutReasoning(raw).split("\n");
+function readBody(raw: string, pending: ToolCall[], role: ChatRole): Body {
+  // Reasoning is the model's: what a person wrote, tags and all, is their message.
+  const lines = (role === "assistant" ? withoutReasoning(raw) : raw).split("\n");
   const mask = fenceMask(lines);
   const fences = fencedBlocks(lines.join("\n"));
   const fenceAt = new Map(fences.map((f) => [f.start, f]));
@@ -353,7 +354,7 @@ export function parseMarkdownChat(text: string): Transcript {
   const pending: ToolCall[] = [];
   found.forEach(([at, m], k) => {
     const end = k + 1 < found.length ? found[k + 1]![0] : lines.length;
-    const body = readBody([m.inline, ...lines.slice(at + 1, end)].join("\n"), pending);
+    const body = readBody([m.inline, ...lines.slice(at + 1, end)].join("\n"), pending, m.role);
     const ts = m.timestamp ? { timestamp: m.timestamp } : {};
     if (m.role === "system") {
       if (body.text) sink.turn({ role: "system", kind: "meta", text: body.text, ...ts });
