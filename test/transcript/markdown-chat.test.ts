@@ -327,4 +327,9 @@ describe("markdown chat reasoning", () => {
     expect(t.turns.find((x) => x.role === "user")?.text).toBe(ask);
     expect(t.turns.find((x) => x.role === "assistant")?.text).toBe("Here is the plan.");
   });
+
+  it("leaves a reply with no reasoning in it exactly as written", () => {
+    const reply = "Steps:\n\n\n1. build\n\n\n\n2. test";
+    expect(withoutReasoning(reply)).toBe(reply);
+  });
 });

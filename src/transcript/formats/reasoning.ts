@@ -84,7 +84,8 @@ export function withoutReasoning(text: string): string {
   let out = text;
   for (const b of BLOCKS) out = withoutBlocks(out, b.open, b.close);
   const code = inCode(out);
-  return out
-    .replace(STRAY_TAG, (tag: string, at: number) => (code(at) ? tag : ""))
-    .replace(/\n{3,}/g, (gap: string, at: number) => (code(at) ? gap : "\n\n"));
+  out = out.replace(STRAY_TAG, (tag: string, at: number) => (code(at) ? tag : ""));
+  // A reply with no reasoning in it is left exactly as written.
+  if (out === text) return text;
+  return out.replace(/\n{3,}/g, (gap: string, at: number) => (code(at) ? gap : "\n\n"));
 }
