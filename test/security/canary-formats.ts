@@ -602,6 +602,8 @@ function markdownChat(dir: string, id: string): string {
   const result = (out: string) => `📊 **Tool Result:**\n${fence}\n${out}\n${fence}`;
   const text = [
     "# Session Export",
+    "",
+    `**Session token:** ${SECRETS.github}`,
     ...msg("user", USER_TEXT),
     ...msg("assistant", use("Bash", { command: `cat .env && ./deploy.sh --url ${SECRETS.mysql}` })),
     ...msg("user", result(TOOL_OUTPUT)),

@@ -76,12 +76,64 @@ describe("aider architect mode", () => {
     expect(said[0]).toMatch(/^The crash comes from/);
   });
 
+  it("keeps reasoning markup that sits in the code a reply shows or edits", () => {
+    const code = [
+      "      <details>",
+      "        <summary>Reasoning</summary>",
+      "        {msg.reasoning}",
+      "      </details>",
+      '      <p>{msg.text.replace("<think>", "")}</p>',
+    ];
+    const history = [
+      "# aider chat started at 2025-01-01 10:00:00",
+      "",
+      "#### show the model's reasoning in a collapsible block",
+      "",
+      "<think>The component is small.</think>",
+      "",
+      "src/Message.tsx",
+      `${fence}tsx`,
+      "<<<<<<< SEARCH",
+      "      <p>{msg.text}</p>",
+      "=======",
+      ...code,
+      ">>>>>>> REPLACE",
+      fence,
+      "",
+      "> Applied edit to src/Message.tsx",
+    ].join("\n");
+    const reply = parseText(history, "aider-md").turns.find((t) => t.role === "assistant")!;
+    expect(reply.text).toContain(code.join("\n"));
+    expect(reply.text).not.toContain("The component is small.");
+  });
+
   it("reads answers to aider's yes/no prompts and the editor handoff as the client's, not the person's", () => {
     const users = t.turns.filter((x) => x.role === "user");
     expect(users.map((u) => [u.kind, u.text.slice(0, 20)])).toEqual([
       ["message", "The app crashes on f"],
       ["meta", "Add file to the chat"],
       ["meta", "The crash comes from"],
+    ]);
+  });
+
+  it("keeps a person's message that quotes a yes/no prompt, and reads a prompt line of any length in one pass", () => {
+    const quoted = "Should the prompt read (Y)es/(N)o [Yes]: instead";
+    const long = `(Y)es/(N)o ${"[".repeat(200_000)}`;
+    const history = [
+      "# aider chat started at 2025-01-01 10:00:00",
+      "",
+      `#### ${quoted}`,
+      "",
+      "ok",
+      "",
+      `#### ${long}`,
+      "",
+      "ok",
+    ];
+    const users = parseText(history.join("\n"), "aider-md").turns.filter((t) => t.role === "user");
+    expect(users.map((t) => [t.kind, t.text])).toEqual([
+      ["message", quoted],
+      ["message", long],
     ]);
   });
 

@@ -11,6 +11,7 @@ import { fileEvents } from "../../src/transcript/events/ledger.js";
 import { extractSections } from "../../src/transcript/extraction/extract.js";
 import { chatShape, roleMarker } from "../../src/transcript/formats/markdown-chat.js";
 import { detectFormat, parseText, parseTranscriptFile } from "../../src/transcript/formats/parse.js";
+import { withoutReasoning } from "../../src/transcript/formats/reasoning.js";
 
 const fence = "```";
 
@@ -225,5 +226,110 @@ describe("markdown chat exports", () => {
     const path = join(dir, "README.md");
     writeFileSync(path, doc);
     expect(() => parseTranscriptFile(path)).toThrow(expect.objectContaining({ code: "UNKNOWN_FORMAT" }));
+  });
+});
+
+// Sizes where work that grows with the square of the input takes minutes; read in one pass they take milliseconds.
+describe("markdown chat exports of hostile size", () => {
+  it("reads an export of 30,000 exchanges", () => {
+    const text = "**User:** ask\n**Assistant:** answer\n".repeat(30_000);
+    const t = parseText(text, "markdown-chat");
+    expect(t.turns).toHaveLength(60_000);
+    expect(t.turns.at(-1)).toMatchObject({ role: "assistant", text: "answer" });
+  });
+
+  it("reads one reply of 40,000 tool calls, each paired with its result", () => {
+    const call = ["Tool use: Bash", `${fence}bash`, "ls", fence, "Tool Result:", fence, "out", fence].join("\n");
+    const text = ["**User:** a", "**Assistant:** b", "**User:** list it", "**Assistant:** on it"].join("\n");
+    const t = parseText(`${text}\n${`${call}\n`.repeat(40_000)}`, "markdown-chat");
+    const reply = t.turns.find((x) => x.role === "assistant" && x.text === "on it");
+    expect(reply?.tool_calls).toHaveLength(40_000);
+    const results = t.turns.filter((x) => x.role === "tool").flatMap((x) => x.tool_results ?? []);
+    expect(results).toHaveLength(40_000);
+    expect(results.every((r) => r.output === "out")).toBe(true);
+  });
+
+  it("leaves 60,000 never-closed reasoning openings as words, and still drops the closed block after them", () => {
+    for (const open of [
+      "<reasoning> kept\n",
+      "<details><summary>Thinking</summary> kept\n",
+      "---\n► **THINKING**\nkept\n",
+    ]) {
+      const out = withoutReasoning(`${open.repeat(60_000)}<think>hidden</think>shown`);
+      expect(out).not.toContain("hidden");
+      expect(out.endsWith("shown")).toBe(true);
+      expect(out.match(/kept/g)).toHaveLength(60_000);
+    }
+  });
+});
+
+describe("markdown documents with role sections", () => {
+  it("refuses a changelog and a prompt library whose role sections sit under headings of their own", () => {
+    const changelog = ["# Changelog", ""];
+    for (const v of ["2.1.0", "2.0.0", "1.9.0"])
+      changelog.push(
+        `## ${v}`,
+        "",
+        "### User",
+        "- A change people see.",
+        "",
+        "### Agent",
+        "- A change to the agent.",
+        "",
+      );
+    const prompts = ["# Prompt library", ""];
+    for (const ex of ["summarise", "classify"])
+      prompts.push(`## Example: ${ex}`, "", "**User:** Do the thing.", "", "**Assistant:** Done.", "");
+    for (const doc of [changelog.join("\n"), prompts.join("\n")]) {
+      expect(chatShape(doc)).toBeUndefined();
+      expect(() => detectFormat(doc, "NOTES.md")).toThrow(expect.objectContaining({ code: "UNKNOWN_FORMAT" }));
+    }
+  });
+
+  it("still reads an export that heads each exchange with its number or its time", () => {
+    for (const head of [(n: number) => `## Turn ${n}`, (n: number) => `## 2025-03-0${n} 10:00`]) {
+      const text = [1, 2, 3].flatMap((n) => [
+        head(n),
+        "",
+        "### User",
+        `question ${n}`,
+        "",
+        "### Assistant",
+        `answer ${n}`,
+        "",
+      ]);
+      expect(detectFormat(text.join("\n"))).toBe("markdown-chat");
+      const t = parseText(text.join("\n"), "markdown-chat");
+      expect(t.turns.filter((x) => x.role === "user").map((x) => x.text)).toEqual([
+        "question 1",
+        "question 2",
+        "question 3",
+      ]);
+    }
+  });
+});
+
+describe("markdown chat reasoning", () => {
+  it("leaves the assistant's reasoning out and keeps a person's message that writes the tags", () => {
+    const ask = "Plan inside <thinking>list the risky files first</thinking> and then answer.";
+    const text = [
+      "## User",
+      ask,
+      "## Assistant",
+      "<thinking>the person wants a plan</thinking>",
+      "Here is the plan.",
+      "## User",
+      "Go on.",
+      "## Assistant",
+      "Done.",
+    ].join("\n");
+    const t = parseText(text, "markdown-chat");
+    expect(t.turns.find((x) => x.role === "user")?.text).toBe(ask);
+    expect(t.turns.find((x) => x.role === "assistant")?.text).toBe("Here is the plan.");
+  });
+
+  it("leaves a reply with no reasoning in it exactly as written", () => {
+    const reply = "Steps:\n\n\n1. build\n\n\n\n2. test";
+    expect(withoutReasoning(reply)).toBe(reply);
   });
 });

@@ -22,8 +22,12 @@ function clean(line: string): string {
   return line.replace(/ {2}$/, "");
 }
 
-/** aider's yes/no prompts (`Add file to the chat? (Y)es/(N)o/… [Yes]: skip`): the answer is logged as user input. */
-const CONFIRM = /\(Y\)es\/\(N\)o\b[^\n]*\[[^\]\n]*\]:[ \t]*\S*[ \t]*$/;
+/**
+ * aider's yes/no prompts (`Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y`): the answer is logged as user
+ * input. The whole line is the prompt's shape, question mark first, so a person's sentence that quotes it is not one.
+ */
+const CONFIRM =
+  /^[^\n]{0,300}\? \(Y\)es\/\(N\)o(?:\/\([A-Z]\)[^/()[\]\n]{0,40})*[ \t]\[[^\]\n]{0,20}\]:[ \t]*\S{0,20}\s*$/;
 
 const COMMIT = /^Commit ([0-9a-f]{7,40}) (.+)$/;
 /** Lines aider itself writes at column 0 after a reply: they end the reply even when its last fence is open. */

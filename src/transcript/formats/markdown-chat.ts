@@ -3,6 +3,7 @@
 // Tool calls and results are read where the export gives them a recognisable shape: a `Tool use: NAME` line or a
 // `Tool Result` line followed by a fenced block.
 import type { ToolCall, ToolResult } from "../../conversation/schema.js";
+import { redact } from "../../text/redact.js";
 import { fencedBlocks, fenceMask } from "../rendering/markdown.js";
 import type { Transcript } from "../schema.js";
 import { withoutReasoning } from "./reasoning.js";
@@ -147,14 +148,38 @@ function markers(lines: string[]): Map<number, Marker> {
   return out;
 }
 
+/** A heading an export writes over each exchange: a turn count or a time, not a document's section. */
+const EXCHANGE_HEADING =
+  /^#{1,6}\s+[^\p{L}\n]*(?:(?:turn|exchange|message|prompt|request|interaction|round|step)\b[^\p{L}\n]*\d|\d{4}-\d{2}-\d{2})/iu;
+
+/** Whether the marker at line `at` opens right under a heading that is neither a role marker nor an exchange's. */
+function underSection(lines: string[], at: number, found: Map<number, Marker>): boolean {
+  for (let j = at - 1; j >= 0; j--) {
+    const l = lines[j]!;
+    if (!l.trim() || FILLER.test(l)) continue;
+    return /^#{1,6}\s/.test(l) && !found.has(j) && !EXCHANGE_HEADING.test(l);
+  }
+  return false;
+}
+
 /**
  * The marker shape a markdown file is a chat in: at least MIN_ROLE_MARKERS user and assistant markers of that
  * shape, alternating at least MIN_EXCHANGES times; undefined when no shape qualifies (not a transcript).
  */
 export function chatShape(text: string): string | undefined {
-  const found = markers(text.replace(/\r\n?/g, "\n").split("\n"));
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const found = markers(lines);
   const byShape = new Map<string, ChatRole[]>();
-  for (const m of found.values()) byShape.set(m.shape, [...(byShape.get(m.shape) ?? []), m.role]);
+  const sectioned = new Map<string, number>();
+  let first = true;
+  for (const [at, m] of found) {
+    const roles = byShape.get(m.shape);
+    if (roles) roles.push(m.role);
+    else byShape.set(m.shape, [m.role]);
+    if (m.role === "user" && !first && underSection(lines, at, found))
+      sectioned.set(m.shape, (sectioned.get(m.shape) ?? 0) + 1);
+    first = false;
+  }
   let best: { shape: string; n: number } | undefined;
   for (const [shape, roles] of byShape) {
     const users = roles.filter((r) => r === "user").length;
@@ -166,6 +191,9 @@ export function chatShape(text: string): string | undefined {
       if (r === "user" || r === "assistant") last = r;
     }
     if (users < MIN_ROLE_MARKERS || agents < MIN_ROLE_MARKERS || exchanges < MIN_EXCHANGES) continue;
+    // Role sections that each open under a heading of their own are a document's (a changelog's `## 2.1.0` /
+    // `### User` / `### Agent`, a prompt library's examples), not messages of one conversation.
+    if ((sectioned.get(shape) ?? 0) * 2 >= users - 1) continue;
     if (!best || roles.length > best.n) best = { shape, n: roles.length };
   }
   return best?.shape;
@@ -227,10 +255,12 @@ function lastBareFence(lines: string[], open: number, fence: string): number {
  * A message's words, tool calls and tool results. A `Tool use`/`Tool Result` line owns the fenced block that
  * follows it within two lines; results without an id answer the oldest call still waiting.
  */
-function readBody(raw: string, pending: ToolCall[]): Body {
-  const lines = withoutReasoning(raw).split("\n");
+function readBody(raw: string, pending: ToolCall[], role: ChatRole): Body {
+  // Reasoning is the model's: what a person wrote, tags and all, is their message.
+  const lines = (role === "assistant" ? withoutReasoning(raw) : raw).split("\n");
   const mask = fenceMask(lines);
   const fences = fencedBlocks(lines.join("\n"));
+  const fenceAt = new Map(fences.map((f) => [f.start, f]));
   const calls: ToolCall[] = [];
   const results: ToolResult[] = [];
   const kept: string[] = [];
@@ -247,9 +277,11 @@ function readBody(raw: string, pending: ToolCall[]): Body {
       if (!FILLER.test(line)) kept.push(line);
       continue;
     }
-    const fence = fences.find(
-      (f) => f.start > i && f.start <= i + 2 && lines.slice(i + 1, f.start).every((l) => !l.trim()),
-    );
+    let fence: (typeof fences)[number] | undefined;
+    for (let j = i + 1; j <= i + 2 && j < lines.length && !fence; j++) {
+      fence = fenceAt.get(j);
+      if (!fence && lines[j]!.trim()) break;
+    }
     let end = fence ? fence.end : i;
     let output = fence?.body ?? "";
     if (res && fence) {
@@ -293,15 +325,18 @@ function readBody(raw: string, pending: ToolCall[]): Body {
 /** `**Project:** \`/path\``, `Working directory: /path`, `**Session ID:** x` before the first message. */
 function preamble(lines: string[], sink: TurnSink): void {
   for (const l of lines) {
+    // The key ends at its colon (`**Session token:**` is no session id), and a value a secret rule matches is kept out.
     const m =
-      /^[*_\s-]*(project|working directory|cwd|workspace|session id|session)\s*[:：]?[*_\s]*[:：]?\s*`?([^`\n]+?)`?\s*$/i.exec(
+      /^[*_\s-]*(project|working directory|cwd|workspace|session id|session)[*_\s]*[:：][*_\s]*`?([^`\n]+?)`?\s*$/i.exec(
         l,
       );
     if (!m) continue;
     const key = m[1]!.toLowerCase();
     const value = m[2]!.trim();
-    if (key.startsWith("session")) sink.sessionId ??= value;
-    else if (/^(?:\/|~\/|[A-Za-z]:[\\/])/.test(value)) sink.cwd ??= value;
+    if (redact(value) !== value) continue;
+    if (key.startsWith("session")) {
+      if (/^[\w.:-]{1,128}$/.test(value)) sink.sessionId ??= value;
+    } else if (/^(?:\/|~\/|[A-Za-z]:[\\/])/.test(value)) sink.cwd ??= value;
   }
 }
 
@@ -319,7 +354,7 @@ export function parseMarkdownChat(text: string): Transcript {
   const pending: ToolCall[] = [];
   found.forEach(([at, m], k) => {
     const end = k + 1 < found.length ? found[k + 1]![0] : lines.length;
-    const body = readBody([m.inline, ...lines.slice(at + 1, end)].join("\n"), pending);
+    const body = readBody([m.inline, ...lines.slice(at + 1, end)].join("\n"), pending, m.role);
     const ts = m.timestamp ? { timestamp: m.timestamp } : {};
     if (m.role === "system") {
       if (body.text) sink.turn({ role: "system", kind: "meta", text: body.text, ...ts });
