@@ -9,10 +9,10 @@ import { registerAll } from "./mcp/register.js";
 
 /** What the model is told about when to use which tool. */
 export const SERVER_INSTRUCTIONS = `memcards keeps local, compact context for this repository.
-- Call build_context_graph once per session (incremental, cheap when nothing changed; watch:true keeps it fresh), then graph_neighbors to see a file's or symbol's imports, tests and governing rules.
+- Call build_context_graph once per session (incremental; watch:true keeps it fresh), then graph_neighbors to see a file's or symbol's imports, tests and governing rules.
 - Before an edit, call get_memory_cards with the task (and the files you will touch): it returns the file and symbol to edit, the covering test, the governing rule and the session's constraints as short cards. Afterwards report what helped with record_outcome.
 - When the conversation grows long, call compress_context with this session's transcript_path: continue from the summary it returns.
-- Call status when unsure whether memcards is set up for this project: it shows the project root, database and embedder.`;
+- Call status when unsure whether memcards is set up here: it shows the project root, database and embedder.`;
 
 export interface ServerDeps {
   config: Config;
