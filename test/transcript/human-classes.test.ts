@@ -247,6 +247,60 @@ describe("the session's intent", () => {
     expect(intent[0]).toBe("Database Connection Timeout");
   });
 
+  it("passes over client commands that only run a shell command for the person (an aider session)", () => {
+    const history = [
+      "",
+      "# aider chat started at 2025-05-24 16:38:38",
+      "",
+      "> Aider v0.82.2  ",
+      "",
+      "#### /run uv sync  ",
+      "> Add 0.0k tokens of command output to the chat? (Y)es/(N)o [Yes]: n  ",
+      "",
+      "#### /run cd backend && uv run main.py  ",
+      "> Add 1.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y  ",
+      "> Added 46 lines of output to the chat.  ",
+      "",
+      "#### The server fails on startup with a database connection error, fix the async driver setup.  ",
+      "",
+      "I'll switch the engine to the asyncpg driver.",
+      "",
+    ].join("\n");
+    const t = parseText(history, "aider-md");
+    expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([
+      "The server fails on startup with a database connection error, fix the async driver setup.",
+    ]);
+  });
+
+  it("passes over a one-word test message and a message that only names a file, not a skill's command", () => {
+    const ask = "Add VAT rounding to the invoice totals, half up to two decimals.";
+    const t = parsed([
+      { user: "test" },
+      { assistant: "Hello! How can I help you today?" },
+      { user: "@src/billing/invoice.ts" },
+      { assistant: "I have the file open. What should change?" },
+      { user: ask },
+      { assistant: "On it." },
+    ]);
+    expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
+    const skill = parsed([{ user: "S016 /implement S5" }, { assistant: "Reading the spec for slice S5." }]);
+    expect(extractSections(skill.turns, {}).intent.map((f) => f.text)).toEqual(["S016 /implement S5"]);
+    const review = "/resolve-reviews on https://github.com/acme/shop/pull/341";
+    const reviews = parsed([{ user: review }, { assistant: "Fetching the review comments." }]);
+    expect(extractSections(reviews.turns, {}).intent.map((f) => f.text)).toEqual([review]);
+  });
+
+  it("takes a request typed beside the issue's link, though the link makes the turn look pasted", () => {
+    const ask = "https://github.com/acme/shop/issues/476 fix this issue if they're actionable fixes";
+    const t = parsed([
+      { user: ask },
+      { assistant: "Reading issue 476." },
+      { user: "also check closed issues to see if something similar caused this before" },
+      { assistant: "Searching closed issues." },
+    ]);
+    expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
+  });
+
   it("keeps a title of its own without its date", () => {
     const t = parsed([{ user: "Merge the two customer tables into one." }, { assistant: "On it." }]);
     const intent = extractSections(t.turns, { title: "Consolidating duplicate objects (2025-10-03 06:42Z)" }).intent;

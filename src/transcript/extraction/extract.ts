@@ -23,7 +23,7 @@ import { failures, isDeclined } from "../events/failures.js";
 import { commandText, displayPath, fileEvents } from "../events/ledger.js";
 import { clipWords, wholeSentences } from "../rendering/clip.js";
 import { humanPart } from "./human.js";
-import { classifyTurn, standingInstructions } from "./human-classes.js";
+import { askingProbability, classifyTurn, standingInstructions, throwawayMessage } from "./human-classes.js";
 
 export { failures, failureWeight } from "../events/failures.js";
 
@@ -131,6 +131,8 @@ const TIME = String.raw`[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?`;
 const TITLE_STAMP = new RegExp(
   String.raw`\s*(?:\(\s*${DAY}(?:${TIME})?\s*\)|[-–—]\s*${DAY}(?:${TIME})?|(?:^|\s)${DAY}${TIME}|^${DAY})\s*$`,
 );
+/** A turn asks for work, for the intent, when the turn model gives instruction, request and problem this much. */
+const HALF = 0.5;
 /** Classes of a typed turn that never state what the session is for. */
 const NOT_GOAL = new Set(["chitchat", "answer", "pasted", "not_human"]);
 const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim();
@@ -150,17 +152,22 @@ function restates(title: string, request: string): boolean {
 }
 
 /**
- * The session's intent: the first turn that asks for work (else the first typed turn that is not chit-chat or an
- * answer), and the export's title without its date. A title that is only the opening words of a typed turn (an
+ * The session's intent: the first turn that asks for work (the classifier calls it a request, an instruction or a
+ * problem, or gives those together half or more: a request typed beside a pasted link still asks), passing over
+ * throwaway messages (`hi`, `test`, a client command such as `/run uv sync`, a file name alone); else the first typed
+ * turn that is not chit-chat or an answer; and the export's title without its date. A title that is only the opening words of a typed turn (an
  * export names a session by its first message, cut short) is not kept as such: that turn's own words stand in for
  * it when it is not the asking turn already; nor is a title whose words are mostly the asking turn's.
  */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
   const classes = new Map(users.map((t) => [t, GREETING.test(typed(t)) ? "chitchat" : classifyTurn(t.text, t.kind)]));
-  const asking = users.filter((t) => ASKS.has(classes.get(t)!));
+  // A throwaway message (`hi`, `test`, `/run uv sync`, a file name alone) does not say what the session is for.
+  const said = users.filter((t) => classes.get(t) !== "chitchat" && !throwawayMessage(typed(t)));
+  const asking = said.filter((t) => ASKS.has(classes.get(t)!) || askingProbability(t.text, t.kind) >= HALF);
   const out: Fact[] = [];
-  const first = asking[0] ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
+  const first =
+    asking[0] ?? said.find((t) => !NOT_GOAL.has(classes.get(t)!)) ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
   const name = title?.replace(TITLE_STAMP, "").trim();
   // A session whose person only answers or acknowledges (a resumed session: `continue`) still has its title.
   const anchor = first ?? users[0];
