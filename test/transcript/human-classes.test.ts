@@ -301,6 +301,31 @@ describe("the session's intent", () => {
     expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
   });
 
+  it("takes a long first message of a task brief that the classifier calls pasted, not a later short request", () => {
+    const brief = [
+      '继续 web 层。目标:在 ~/code/shop/web/ + shared/ 里做"购物车重构 + 结账页面"。',
+      "",
+      "    读 shop_m2 看上下文。Spec §6 + §4.1 是设计依据。",
+      "",
+      "    切 worktree (branch 建议 web-cart-refactor)。",
+      "    不要碰 crates/ / bin/ / scripts/ — 那些是别的 session 的事。",
+      "",
+    ].join("\n");
+    // The classifier calls it pasted (paths, indented lines), though most of its weight says it asks for work.
+    expect(classifyTurn(brief)).toBe("pasted");
+    const t = parsed([
+      { user: brief },
+      { assistant: "先读上下文。" },
+      { user: "continue" },
+      { assistant: "继续。" },
+      { user: "使用 playwright 自行测试" },
+      { assistant: "好的。" },
+    ]);
+    const intent = extractSections(t.turns, {}).intent.map((f) => f.text);
+    expect(intent).toHaveLength(1);
+    expect(intent[0]).toContain("web-cart-refactor");
+  });
+
   it("keeps a title of its own without its date", () => {
     const t = parsed([{ user: "Merge the two customer tables into one." }, { assistant: "On it." }]);
     const intent = extractSections(t.turns, { title: "Consolidating duplicate objects (2025-10-03 06:42Z)" }).intent;
