@@ -7,12 +7,13 @@
 // sessions (split.json) are scored once, by the final model. TURN_L2 overrides the turn model's L2 penalty (0.001).
 // Usage (after `node scripts/build.mjs`):
 //   node scripts/fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { fitHumanClassifier, renderFitReport } from "../dist/bench/summary/fit-human.js";
 import { fitRuleSentences, renderRuleReport } from "../dist/bench/summary/fit-rules.js";
+import { fitRuleLabels, renderRuleLabelReport } from "../dist/bench/summary/rule-labels.js";
 
 const [gold, transcripts, out] = process.argv.slice(2);
 if (!gold || !transcripts) throw new Error("usage: fit-human-classes.mjs <gold dir> <transcripts dir> [report.md]");
@@ -30,6 +31,18 @@ const rules = fitRuleSentences({
   turnProbs: r.turnProbs,
   onStep: (s) => process.stderr.write(`${s}\n`),
 });
-const md = `${renderFitReport(r)}\n\n${renderRuleReport(rules)}`;
+// The same model on sentence labels made for it (bench/summary/rule-labels.ts), when the fixture sits beside the gold.
+const labelsPath = join(gold, "..", "rule-sentences", "labels.jsonl");
+const byLabels = existsSync(labelsPath)
+  ? renderRuleLabelReport(
+      fitRuleLabels({
+        labels: labelsPath,
+        transcripts,
+        turnProbs: r.turnProbs,
+        onStep: (s) => process.stderr.write(`${s}\n`),
+      }),
+    )
+  : "";
+const md = [renderFitReport(r), renderRuleReport(rules), byLabels].filter(Boolean).join("\n\n");
 if (out) writeFileSync(out, `${md}\n`);
 process.stdout.write(`${md}\n`);

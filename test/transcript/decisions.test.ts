@@ -28,6 +28,24 @@ describe("decisions: the agent's commitments", () => {
     ]);
   });
 
+  it("keeps a commitment carried out only when it names what it changes, not narration of the next step", () => {
+    const got = decided([
+      { user: "Simplify the customer mapping page and show friendly factor names on the score card." },
+      {
+        assistant: [
+          "I'll apply the same simplification logic to the vendor mapping page.",
+          "I will correct the syntax and try the edit command again.",
+          "I will update `src/components/RiskScoreCard.tsx` to format technical factor codes into title case.",
+        ].join("\n"),
+      },
+      // An edit follows before the person speaks again: the commitments are carried out.
+      { edit: { file: "src/components/RiskScoreCard.tsx", old: "a", new: "b" } },
+    ]);
+    expect(got).toEqual([
+      "I will update `src/components/RiskScoreCard.tsx` to format technical factor codes into title case.",
+    ]);
+  });
+
   it("leaves out what the agent will do next", () => {
     const got = decided([
       { user: "Add the sitemap." },

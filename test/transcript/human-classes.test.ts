@@ -247,6 +247,85 @@ describe("the session's intent", () => {
     expect(intent[0]).toBe("Database Connection Timeout");
   });
 
+  it("passes over client commands that only run a shell command for the person (an aider session)", () => {
+    const history = [
+      "",
+      "# aider chat started at 2025-05-24 16:38:38",
+      "",
+      "> Aider v0.82.2  ",
+      "",
+      "#### /run uv sync  ",
+      "> Add 0.0k tokens of command output to the chat? (Y)es/(N)o [Yes]: n  ",
+      "",
+      "#### /run cd backend && uv run main.py  ",
+      "> Add 1.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y  ",
+      "> Added 46 lines of output to the chat.  ",
+      "",
+      "#### The server fails on startup with a database connection error, fix the async driver setup.  ",
+      "",
+      "I'll switch the engine to the asyncpg driver.",
+      "",
+    ].join("\n");
+    const t = parseText(history, "aider-md");
+    expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([
+      "The server fails on startup with a database connection error, fix the async driver setup.",
+    ]);
+  });
+
+  it("passes over a one-word test message and a message that only names a file, not a skill's command", () => {
+    const ask = "Add VAT rounding to the invoice totals, half up to two decimals.";
+    const t = parsed([
+      { user: "test" },
+      { assistant: "Hello! How can I help you today?" },
+      { user: "@src/billing/invoice.ts" },
+      { assistant: "I have the file open. What should change?" },
+      { user: ask },
+      { assistant: "On it." },
+    ]);
+    expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
+    const skill = parsed([{ user: "S016 /implement S5" }, { assistant: "Reading the spec for slice S5." }]);
+    expect(extractSections(skill.turns, {}).intent.map((f) => f.text)).toEqual(["S016 /implement S5"]);
+    const review = "/resolve-reviews on https://github.com/acme/shop/pull/341";
+    const reviews = parsed([{ user: review }, { assistant: "Fetching the review comments." }]);
+    expect(extractSections(reviews.turns, {}).intent.map((f) => f.text)).toEqual([review]);
+  });
+
+  it("takes a request typed beside the issue's link, though the link makes the turn look pasted", () => {
+    const ask = "https://github.com/acme/shop/issues/476 fix this issue if they're actionable fixes";
+    const t = parsed([
+      { user: ask },
+      { assistant: "Reading issue 476." },
+      { user: "also check closed issues to see if something similar caused this before" },
+      { assistant: "Searching closed issues." },
+    ]);
+    expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
+  });
+
+  it("takes a long first message of a task brief that the classifier calls pasted, not a later short request", () => {
+    const brief = [
+      '继续 web 层。目标:在 ~/code/shop/web/ + shared/ 里做"购物车重构 + 结账页面"。',
+      "",
+      "    读 shop_m2 看上下文。Spec §6 + §4.1 是设计依据。",
+      "",
+      "    切 worktree (branch 建议 web-cart-refactor)。",
+      "    不要碰 crates/ / bin/ / scripts/ — 那些是别的 session 的事。",
+      "",
+    ].join("\n");
+    // The classifier calls it pasted (paths, indented lines), though most of its weight says it asks for work.
+    expect(classifyTurn(brief)).toBe("pasted");
+    const t = parsed([
+      { user: brief },
+      { assistant: "先读上下文。" },
+      { user: "continue" },
+      { assistant: "继续。" },
+      { user: "使用 playwright 自行测试" },
+      { assistant: "好的。" },
+    ]);
+    const intent = extractSections(t.turns, {}).intent.map((f) => f.text);
+    expect(intent).toHaveLength(1);
+    expect(intent[0]).toContain("web-cart-refactor");
+  });
+
   it("keeps a title of its own without its date", () => {
     const t = parsed([{ user: "Merge the two customer tables into one." }, { assistant: "On it." }]);
     const intent = extractSections(t.turns, { title: "Consolidating duplicate objects (2025-10-03 06:42Z)" }).intent;

@@ -23,7 +23,7 @@ import { failures, isDeclined } from "../events/failures.js";
 import { commandText, displayPath, fileEvents } from "../events/ledger.js";
 import { clipWords, wholeSentences } from "../rendering/clip.js";
 import { humanPart } from "./human.js";
-import { classifyTurn, standingInstructions } from "./human-classes.js";
+import { askingProbability, classifyTurn, standingInstructions, throwawayMessage } from "./human-classes.js";
 
 export { failures, failureWeight } from "../events/failures.js";
 
@@ -131,6 +131,8 @@ const TIME = String.raw`[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?`;
 const TITLE_STAMP = new RegExp(
   String.raw`\s*(?:\(\s*${DAY}(?:${TIME})?\s*\)|[-–—]\s*${DAY}(?:${TIME})?|(?:^|\s)${DAY}${TIME}|^${DAY})\s*$`,
 );
+/** A turn asks for work, for the intent, when the turn model gives instruction, request and problem this much. */
+const HALF = 0.5;
 /** Classes of a typed turn that never state what the session is for. */
 const NOT_GOAL = new Set(["chitchat", "answer", "pasted", "not_human"]);
 const squash = (x: string): string => x.toLowerCase().replace(/\s+/g, " ").trim();
@@ -150,17 +152,22 @@ function restates(title: string, request: string): boolean {
 }
 
 /**
- * The session's intent: the first turn that asks for work (else the first typed turn that is not chit-chat or an
- * answer), and the export's title without its date. A title that is only the opening words of a typed turn (an
+ * The session's intent: the first turn that asks for work (the classifier calls it a request, an instruction or a
+ * problem, or gives those together half or more: a request typed beside a pasted link still asks), passing over
+ * throwaway messages (`hi`, `test`, a client command such as `/run uv sync`, a file name alone); else the first typed
+ * turn that is not chit-chat or an answer; and the export's title without its date. A title that is only the opening words of a typed turn (an
  * export names a session by its first message, cut short) is not kept as such: that turn's own words stand in for
  * it when it is not the asking turn already; nor is a title whose words are mostly the asking turn's.
  */
 export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
   const classes = new Map(users.map((t) => [t, GREETING.test(typed(t)) ? "chitchat" : classifyTurn(t.text, t.kind)]));
-  const asking = users.filter((t) => ASKS.has(classes.get(t)!));
+  // A throwaway message (`hi`, `test`, `/run uv sync`, a file name alone) does not say what the session is for.
+  const said = users.filter((t) => classes.get(t) !== "chitchat" && !throwawayMessage(typed(t)));
+  const asking = said.filter((t) => ASKS.has(classes.get(t)!) || askingProbability(t.text, t.kind) >= HALF);
   const out: Fact[] = [];
-  const first = asking[0] ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
+  const first =
+    asking[0] ?? said.find((t) => !NOT_GOAL.has(classes.get(t)!)) ?? users.find((t) => !NOT_GOAL.has(classes.get(t)!));
   const name = title?.replace(TITLE_STAMP, "").trim();
   // A session whose person only answers or acknowledges (a resumed session: `continue`) still has its title.
   const anchor = first ?? users[0];
@@ -198,6 +205,10 @@ const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|whic
 /** The agent committing to a change it then makes: `I'll update the Product model to …`, `I will wrap …`. */
 const WILL_DO =
   /^(?:(?:ok(?:ay)?|great|sure|now|so|first|next|then|alright|right)[,!.]?\s+)*(?:I|we)(?:['’]ll| will| am going to|['’]m going to| are going to) (?!(?:check|look|inspect|read|examine|see|verify|run|search|investigate|start|begin|first|now|also|take|review|explore|analy[sz]e|test|try|debug|help|explain|need|have|keep|continue|find|open|get|wait|summari[sz]e|confirm|quickly|do|be|make sure|let|provide|show|walk|go|proceed|answer|write up|report|view|execute|compile|query|fetch|call|list|print|rerun|re-run|navigate|click|reproduce|implement the|make (?:those|these|the) changes)\b)\w+/i;
+/** A concrete target of a change: a path, a file name, a code identifier (camelCase, PascalCase, snake_case), code
+ * in backquotes, or a numbered object (`field 51000`, `table 51012`). */
+const CONCRETE =
+  /[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|sh|yml|yaml|toml|html|css|lock|env|sql|txt|config)\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[a-z]+_[a-z_]+\b|`[^`]+`|\b\d{2,}\b/;
 /** A step taken to look at the problem, not a choice about the work: `I'll create a script to reproduce the bug`. */
 const TO_LOOK =
   /\bto (?:reproduce|verify (?:that|whether|if)|confirm (?:that|whether|if)|check (?:that|whether|if))\b/i;
@@ -421,7 +432,10 @@ function choiceSentence(s: string, carried: boolean, taken: boolean): boolean {
   if (COMMITMENT.test(s) || CHOSE.test(s)) return true;
   if (RECOMMEND.test(s)) return carried || taken;
   // A commitment says what it changes: `I'll make those changes` says nothing a successor can use.
-  if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s)) return carried || REASON.test(s);
+  // Without a reason it must also name what it changes (a path, a file, an identifier): `I'll apply the same logic to
+  // the vendor page` or `I will correct the syntax and try again` is narration of the next step.
+  if (WILL_DO.test(s) && s.split(/\s+/).length >= 7 && !TO_LOOK.test(s))
+    return (carried && CONCRETE.test(s)) || REASON.test(s);
   // A report of a change that gives its reason (`Switched the cache to an LRU map instead of Redis, because …`) is
   // a choice made; without one it is a recap.
   if (REPORT_OPENING.test(s) && !REASON.test(s)) return false;

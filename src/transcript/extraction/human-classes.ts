@@ -320,6 +320,43 @@ export function decideTurn(p: readonly number[], kind: string, threshold: number
 
 const W = weights as HumanWeights;
 
+/** The classes of a turn that ask for work: a standing instruction, a one-off request, a problem to fix. */
+const ASKING = new Set<HumanClass>(["instruction", "request", "problem"]);
+
+/**
+ * How likely the turn model finds it that a person's turn asks for work: its probabilities of instruction, request
+ * and problem together. A turn whose own words ask for work, but that the classifier calls pasted because of what
+ * it also carries (a link to the issue, a quoted block), still asks when these together are the larger part.
+ */
+export function askingProbability(text: string, kind = "message"): number {
+  const p = softmax(W.turn, turnFeatures(text, kind));
+  return HUMAN_CLASSES.reduce((a, c, i) => a + (ASKING.has(c) ? p[i]! : 0), 0);
+}
+
+/**
+ * A client's own commands that manage the chat or run a shell command for the person (aider's `/run`, `/add`,
+ * `/test`, Claude Code's `/clear`, `/compact`): typing one asks the client, not the agent, for work. A command of a
+ * skill or of the project (`/implement S5`, `/resolve-reviews on …`) names the task and is not one of these.
+ */
+const CLIENT_COMMAND =
+  /^\/(?:run|test|lint|git|add|drop|read-only|ls|clear|reset|tokens|undo|diff|model|models|map|map-refresh|help|exit|quit|compact|cost|config|login|logout|status|settings|voice|paste|copy|save|load|commit|editor|multiline-mode|chat-mode|web|resume|permissions|memory|doctor|vim|mcp|hooks|ide)(?:\s|$)/i;
+/** A command of a skill or of the project, with or without arguments: it names the task. */
+const SKILL_COMMAND = /^\/[\w:-]+(?:\s|$)/;
+/** What names something rather than says something: an @mention, a link, a path, a file name, code in backquotes. */
+const NAMES = /@[\w./-]+|https?:\/\/\S+|`[^`]*`|(?:~|\.{1,2})?(?:[\w.-]*\/)+[\w.-]*|\b[\w-]+\.[a-z][a-z0-9]{0,4}\b/gi;
+
+/**
+ * A message that says nothing of what the work is: a client command (`/run uv sync`), or at most one word once the
+ * names are taken out (`hi`, `test`, `continue`, `继续`, `@src/app.ts`, a link alone). What a session is for is not
+ * in it; its first message of substance, or the title, says it.
+ */
+export function throwawayMessage(text: string): boolean {
+  const t = text.trim();
+  if (CLIENT_COMMAND.test(t)) return true;
+  if (SKILL_COMMAND.test(t)) return false;
+  return (t.replace(NAMES, " ").match(/[\p{L}\p{N}]{2,}/gu) ?? []).length <= 1;
+}
+
 /** The class of a person's turn (`kind` is the parser's: message or meta). */
 export function classifyTurn(text: string, kind = "message"): HumanClass {
   const p = softmax(W.turn, turnFeatures(text, kind));
