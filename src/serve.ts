@@ -7,7 +7,6 @@ import { MAX_MESSAGE_BYTES } from "./limits.js";
 import type { Logger } from "./log.js";
 import { resolveProjectRoot } from "./project/root.js";
 import { createServer } from "./server.js";
-import { countTokens } from "./text/tokens.js";
 import { boundedStdioTransport } from "./transport/stdio.js";
 
 export interface ServeOptions {
@@ -95,13 +94,13 @@ async function warmUp(opts: ServeOptions, apps: () => Promise<AppCache>): Promis
       await ensureWorker(workerPlace(process.env, opts.cli), opts.cli, process.env);
     }
     const app = (await apps()).forLocation(location);
-    // The cards path first: its code, then one ranking (the tokenizer's tables, the stored term counts, the prepared
-    // statements), so a get_memory_cards arriving meanwhile waits for nothing it does not need itself. Then the
-    // background reads in small steps (the vectors' in-memory copy), between calls.
+    // The cards path: its code, the ranker's in-memory state (the vectors' copy), then one whole call that records
+    // nothing (the tokenizer's tables, the stored term counts, the prepared statements, code compiled on first use).
     await import("./mcp/tools/get-memory-cards.run.js");
-    await app.ranker.rankSymbols("warm up", 1);
-    countTokens("warm up");
+    const { warmCards } = await import("./cards/service.js");
     app.ranker.warm();
+    await app.ranker.warmed();
+    await warmCards({ ...app.scope, ranker: app.ranker });
     opts.logger.debug("warmed up the ranker");
   } catch (err) {
     opts.logger.debug(`warm-up skipped: ${(err as Error).message}`);

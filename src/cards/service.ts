@@ -15,9 +15,11 @@ import { type Candidate, type Card, type CardAudit, PackMode, UnitKind } from ".
 import { components, utilityOf } from "../scoring/utility.js";
 import { recordOutcomes, recordServed, servedCard } from "../storage/cards.js";
 import { hasIndexedFiles } from "../storage/graph/counts.js";
+import { anySymbol } from "../storage/graph/nodes.js";
 import type { ProjectScope } from "../storage/scope.js";
 import { latestSummary } from "../storage/summaries.js";
 import { count } from "../text/plural.js";
+import { redact } from "../text/redact.js";
 import { gatherCandidates } from "./candidates.js";
 import { CardsInput, OutcomeInput } from "./input.js";
 
@@ -171,8 +173,25 @@ export async function scoreCandidates(
   return { cards, ranked, features, confidence };
 }
 
-/** The cards for a task, packed under the budget. */
+/** The cards for a task, packed under the budget; the cards served are recorded (for record_outcome). */
 export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<CardsResult> {
+  return cardsFor(deps, raw, true);
+}
+
+/**
+ * Runs the whole cards path once, as a call would, on a task made of one indexed symbol and its file, recording
+ * nothing: a server's warm-up after `initialize`, so that the first get_memory_cards finds its code compiled, its
+ * statements prepared and the ranker's per-index state read. Nothing happens without an index.
+ */
+export async function warmCards(deps: CardsDeps): Promise<void> {
+  const s = hasIndexedFiles(deps.db) ? anySymbol(deps.db) : undefined;
+  if (!s) return;
+  const r = await cardsFor(deps, { task: `fix ${s.name} in ${s.path}` }, false);
+  renderCards(r);
+  redact(r.cards[0]?.evidence ?? s.name);
+}
+
+async function cardsFor(deps: CardsDeps, raw: CardsInput, record: boolean): Promise<CardsResult> {
   const input = CardsInput.parse(raw);
   const notes: string[] = [];
   if (!input.task.trim())
@@ -227,13 +246,14 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
     notes.push(
       `${count(stale, "card")} come from files changed since indexing (marked ⚠ stale); run build_context_graph to refresh.`,
     );
-  recordServed(
-    deps.db,
-    deps.projectId,
-    input.sessionId,
-    task,
-    served.map((c) => ({ id: c.id, unitKey: c.source, card: c })),
-  );
+  if (record)
+    recordServed(
+      deps.db,
+      deps.projectId,
+      input.sessionId,
+      task,
+      served.map((c) => ({ id: c.id, unitKey: c.source, card: c })),
+    );
   return {
     taskChars: input.task.length,
     cards: served,

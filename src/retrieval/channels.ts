@@ -5,7 +5,7 @@ import type { Embedder } from "../embeddings/provider.js";
 import type { Db } from "../storage/db.js";
 import { fileNeighbors } from "../storage/graph/edges.js";
 import { symbolPaths, symbolsNamed } from "../storage/graph/nodes.js";
-import { searchFtsRareFirst } from "../storage/graph/search.js";
+import { type FtsHit, type FtsList, searchFtsRareFirst, searchFtsRareFirstLists } from "../storage/graph/search.js";
 import { type Bm25Index, scoreBm25 } from "./bm25.js";
 import { expand, type Ranked, rollUp, toRanked } from "./fuse.js";
 import type { NearestVectors } from "./nearest.js";
@@ -111,12 +111,16 @@ export const ANCHOR = {
 
 /** The file channel: the index's FTS5 BM25 over file nodes (path and capped body), source files only. */
 export function ftsChannel(db: Db, u: Universe, terms: FtsTerms): Ranked {
-  const hits = searchFtsRareFirst(db, terms, {
-    types: ["file"],
-    limit: LIST_DEPTH,
-    cap: FTS_POSTINGS,
-    weights: FILE_FTS_WEIGHTS,
-  });
+  return fileList(u, searchFtsRareFirst(db, terms, { ...FILE_LIST, cap: FTS_POSTINGS }));
+}
+
+/** The full-text list of the file channel: file nodes under the file weights. */
+const FILE_LIST: FtsList = { types: ["file"], limit: LIST_DEPTH, weights: FILE_FTS_WEIGHTS };
+/** The full-text list of the symbol channel: symbol nodes under the symbol weights. */
+const SYMBOL_LIST: FtsList = { types: ["symbol"], limit: SYMBOL_HITS, weights: SYMBOL_FTS_WEIGHTS };
+
+/** The file channel's list from its full-text hits: source files only. */
+function fileList(u: Universe, hits: readonly FtsHit[]): Ranked {
   const out: Ranked = [];
   for (const h of hits) {
     const n = u.byId.get(h.id);
@@ -132,12 +136,20 @@ export function bm25Channel(index: Bm25Index | undefined, tokens: readonly strin
 
 /** The symbol channel: FTS5 over symbol names and bodies, each file scored by its matching symbols (rolled up). */
 export function symbolChannel(db: Db, u: Universe, terms: FtsTerms): Ranked {
-  const hits = searchFtsRareFirst(db, terms, {
-    types: ["symbol"],
-    limit: SYMBOL_HITS,
-    cap: FTS_POSTINGS,
-    weights: SYMBOL_FTS_WEIGHTS,
-  });
+  return symbolList(u, searchFtsRareFirst(db, terms, { ...SYMBOL_LIST, cap: FTS_POSTINGS }));
+}
+
+/**
+ * The file channel and the symbol channel together (`ftsChannel` and `symbolChannel`, the same lists): their
+ * full-text queries share the match and run once for both.
+ */
+export function fileAndSymbolChannels(db: Db, u: Universe, terms: FtsTerms): { files: Ranked; symbols: Ranked } {
+  const [files, symbols] = searchFtsRareFirstLists(db, terms, [FILE_LIST, SYMBOL_LIST], FTS_POSTINGS);
+  return { files: fileList(u, files!), symbols: symbolList(u, symbols!) };
+}
+
+/** The symbol channel's list from its full-text hits: each source file scored by its matching symbols. */
+function symbolList(u: Universe, hits: readonly FtsHit[]): Ranked {
   return rollUp(
     hits.flatMap((h) => (h.path && isSource(u.byPath.get(h.path)) ? [{ key: h.path, score: h.score }] : [])),
   );

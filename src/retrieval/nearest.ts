@@ -1,7 +1,7 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
-// 256 dimensions); the copy is read once (a byte copy of the int8 vectors and each one's length) and compared in a
-// tight loop over the query's non-zero dimensions. The results are the same neighbours with the same cosine distances
+// 256 dimensions); the copy is read once (the int8 vectors' non-zero components, dimension by dimension, and each
+// vector's length) and compared over the query's non-zero dimensions only. The results are the same neighbours with the same cosine distances
 // (up to float rounding), ties broken by id. The copy is read after a warm-up or from a store's second query on: a
 // one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
@@ -24,17 +24,25 @@ export interface Neighbour {
   distance: number;
 }
 
+/** Non-zero components by dimension (see `sparseColumns`). */
+export interface SparseColumns {
+  starts: Int32Array;
+  rows: Int32Array;
+  values: Int8Array | Float32Array;
+}
+
 /**
- * Copies of the stored vectors in one flat array, row after row, as stored (int8 vectors stay int8: a quarter of the
- * memory of floats, and reading them is a byte copy), with each row's inverse length and its item id. A query reads,
- * in each row, only the components of its own non-zero dimensions (a short task's hashed vector has few). The owners
- * of the few rows a query returns are read then, as sqlite-vec's kNN joins them.
+ * Copies of the stored vectors, as stored (int8 vectors stay int8: a quarter of the memory of floats), with each row's
+ * inverse length and its item id. Only non-zero components are kept, dimension by dimension (`sparseColumns`: a
+ * hashed vector has about a quarter of its dimensions set): a query reads the components of its own non-zero
+ * dimensions only (a short task's vector has few), not every row's. The owners of the few rows a query returns are
+ * read then, as sqlite-vec's kNN joins them.
  */
 export interface VectorMatrix {
   dimension: number;
   rows: number;
-  /** Row r's components at `data[r * dimension …]`. */
-  data: Int8Array | Float32Array;
+  /** The rows' non-zero components, dimension by dimension. */
+  columns: SparseColumns;
   /** 1 / length of each row (rows of length 0 are never kept). */
   inverseNorms: Float32Array;
   ids: Int32Array;
@@ -61,7 +69,37 @@ export function vectorMatrix(items: readonly { id: number; vector: Float32Array 
     inverseNorms[r] = inverseNorm(v.vector, 0, dimension);
     ids[r] = v.id;
   });
-  return { dimension, rows: kept.length, data, inverseNorms, ids } satisfies VectorMatrix;
+  return {
+    dimension,
+    rows: kept.length,
+    columns: sparseColumns(data, dimension, kept.length),
+    inverseNorms,
+    ids,
+  } satisfies VectorMatrix;
+}
+
+/**
+ * The non-zero components of row-major rows (`rows` of `dim` components), dimension by dimension: for dimension d,
+ * the rows `rows[starts[d] … starts[d + 1])` (in increasing order) and their components in `values`.
+ */
+export function sparseColumns(rowMajor: Int8Array | Float32Array, dim: number, rows: number): SparseColumns {
+  const starts = new Int32Array(dim + 1);
+  for (let r = 0, off = 0; r < rows; r++, off += dim)
+    for (let d = 0; d < dim; d++) if (rowMajor[off + d] !== 0) starts[d + 1]!++;
+  for (let d = 0; d < dim; d++) starts[d + 1] = starts[d + 1]! + starts[d]!;
+  const total = starts[dim]!;
+  const at = starts.slice(0, dim);
+  const rowOf = new Int32Array(total);
+  const values = rowMajor instanceof Int8Array ? new Int8Array(total) : new Float32Array(total);
+  for (let r = 0, off = 0; r < rows; r++, off += dim)
+    for (let d = 0; d < dim; d++) {
+      const x = rowMajor[off + d]!;
+      if (x === 0) continue;
+      const p = at[d]!++;
+      rowOf[p] = r;
+      values[p] = x;
+    }
+  return { starts, rows: rowOf, values };
 }
 
 /** The `k` rows nearest to `query` by cosine distance (1 − cosine similarity), nearest first, ties by id. */
@@ -81,8 +119,9 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): { 
     }
   const scratch = scratchOf(m);
   const sims = scratch.sims;
-  if (m.data instanceof Int8Array) dotsInt8(m.data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
-  else dotsFloat(m.data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
+  const c = m.columns;
+  if (c.values instanceof Int8Array) dotsInt8(c.starts, c.rows, c.values, m.rows, dims, weights, m.inverseNorms, sims);
+  else dotsFloat(c.starts, c.rows, c.values, m.rows, dims, weights, m.inverseNorms, sims);
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
   const bound = kthLargest(sims, take, scratch.copy);
@@ -92,41 +131,49 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): { 
   return best.slice(0, take).map((r) => ({ id: m.ids[r]!, distance: 1 - sims[r]! }));
 }
 
-/** `sims[r]` = the cosine of row r with the query's weights on its `dims` (one function per element type, so each
- * loop stays monomorphic). */
+/**
+ * `sims[r]` = the cosine of row r with the query's weights on its `dims`: each dimension adds its weight times the
+ * non-zero components of its column. A row's sum takes the same terms in the same order as a row-by-row loop over
+ * `dims`, less the terms that are zero (adding zero changes no sum), so the figures are the same to the last bit.
+ * One function per element type, so each loop stays monomorphic.
+ */
 function dotsInt8(
-  data: Int8Array,
-  dim: number,
+  starts: Int32Array,
+  rows: Int32Array,
+  values: Int8Array,
   n: number,
   dims: Int32Array,
   weights: Float64Array,
   inverseNorms: Float32Array,
   sims: Float64Array,
 ): void {
-  const nz = dims.length;
-  for (let r = 0, off = 0; r < n; r++, off += dim) {
-    let s = 0;
-    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
-    sims[r] = s * inverseNorms[r]!;
+  sims.fill(0, 0, n);
+  for (let j = 0; j < dims.length; j++) {
+    const w = weights[j]!;
+    const end = starts[dims[j]! + 1]!;
+    for (let p = starts[dims[j]!]!; p < end; p++) sims[rows[p]!] = sims[rows[p]!]! + values[p]! * w;
   }
+  for (let r = 0; r < n; r++) sims[r] = sims[r]! * inverseNorms[r]!;
 }
 
 /** As `dotsInt8`, for float32 rows. */
 function dotsFloat(
-  data: Float32Array,
-  dim: number,
+  starts: Int32Array,
+  rows: Int32Array,
+  values: Float32Array,
   n: number,
   dims: Int32Array,
   weights: Float64Array,
   inverseNorms: Float32Array,
   sims: Float64Array,
 ): void {
-  const nz = dims.length;
-  for (let r = 0, off = 0; r < n; r++, off += dim) {
-    let s = 0;
-    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
-    sims[r] = s * inverseNorms[r]!;
+  sims.fill(0, 0, n);
+  for (let j = 0; j < dims.length; j++) {
+    const w = weights[j]!;
+    const end = starts[dims[j]! + 1]!;
+    for (let p = starts[dims[j]!]!; p < end; p++) sims[rows[p]!] = sims[rows[p]!]! + values[p]! * w;
   }
+  for (let r = 0; r < n; r++) sims[r] = sims[r]! * inverseNorms[r]!;
 }
 
 /**
@@ -246,10 +293,11 @@ function matrixFiller(expected: number, dimension: number) {
       }
       return true;
     },
+    /** The matrix of the rows added, laid out in blocks (`blockRows`); the filler is not used after. */
     done: (): VectorMatrix => ({
       dimension,
       rows,
-      data: data ?? new Float32Array(0),
+      columns: sparseColumns(data ?? new Float32Array(0), dimension, rows),
       inverseNorms,
       ids,
       quantized: data instanceof Int8Array,
@@ -272,6 +320,14 @@ export function createNearestVectors(db: Db) {
   let own = -1;
   let external = -1;
   let fingerprint = "";
+  /** Callers waiting until no copy is being read (`settled`). */
+  let waiting: (() => void)[] = [];
+  const stopLoading = () => {
+    loading = undefined;
+    const w = waiting;
+    waiting = [];
+    for (const f of w) f();
+  };
 
   const load = (now = false) => {
     const token = {};
@@ -288,7 +344,7 @@ export function createNearestVectors(db: Db) {
           const page = vectorChunks(db, after, 1);
           if (!page || !page.every((c) => filler!.add(c))) {
             unreadable = true;
-            loading = undefined;
+            stopLoading();
             return;
           }
           if (page.length === 0) break;
@@ -301,15 +357,16 @@ export function createNearestVectors(db: Db) {
           }
         }
         const now = vectorsVersion(db);
-        loading = undefined;
         // A write during the load leaves the copy unused; the next query starts another.
-        if (now.own !== startOwn || vectorsFingerprint(db) !== startPrint) return;
-        matrix = filler.done();
-        own = now.own;
-        external = now.external;
-        fingerprint = startPrint;
+        if (now.own === startOwn && vectorsFingerprint(db) === startPrint) {
+          matrix = filler.done();
+          own = now.own;
+          external = now.external;
+          fingerprint = startPrint;
+        }
+        stopLoading();
       } catch {
-        loading = undefined; // a closed store: queries keep going to sqlite-vec
+        stopLoading(); // a closed store: queries keep going to sqlite-vec
       }
     };
     // A warm-up reads the first step at once (a server asks before its queries come); a query that asks for the copy
@@ -349,6 +406,8 @@ export function createNearestVectors(db: Db) {
       if (!unreadable && !matrix && !loading) load(true);
       else current();
     },
+    /** Resolves once no copy is being read (read, found unreadable, or never started). */
+    settled: (): Promise<void> => (loading ? new Promise<void>((r) => waiting.push(r)) : Promise.resolve()),
     /** Whether queries are answered from the in-memory copy (read and current), rather than by sqlite-vec. */
     ready: (): boolean => current() !== undefined,
     /** The `k` nearest stored vectors to `query`, of owners of `ownerType` when given (filtered after the k). */

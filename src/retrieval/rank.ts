@@ -20,10 +20,10 @@ import {
   bm25Channel,
   dropCommonTerms,
   expansionChannel,
+  fileAndSymbolChannels,
   ftsChannel,
   type FtsTerms,
   rareFirst,
-  symbolChannel,
   vectorChannel,
 } from "./channels.js";
 import { type FileSymbols, fileSymbolsReader, keptFileSymbols, type ReadFileSymbols } from "./file-symbols.js";
@@ -153,6 +153,8 @@ export interface Ranker {
    * background, in small steps; rankings made meanwhile use the FTS and sqlite-vec paths for what is not ready.
    */
   warm(): void;
+  /** Resolves once what `warm` started reading in the background (the vectors' copy) is read. */
+  warmed(): Promise<void>;
 }
 
 /** The channels of a ChannelSet: BM25 always; the index's own FTS ranks beside symbol hits. */
@@ -331,14 +333,17 @@ export function createRanker(
         dropCommonTerms(queryTerms(query, QUERY_TERMS), (total ??= nodeCount(db)), docFrequency).tokens,
         docFrequency,
       ));
-    // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once.
+    // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once. With the symbol
+    // channel, both channels' lists come from one search.
+    let both: { files: Ranked; symbols: Ranked } | undefined;
+    const ftsBoth = () => (both ??= fileAndSymbolChannels(db, u(), matchText()));
     let fts: Ranked | undefined;
-    const ftsList = () => (fts ??= ftsChannel(db, u(), matchText()));
+    const ftsList = () => (fts ??= use.has("symbols") ? ftsBoth().files : ftsChannel(db, u(), matchText()));
     const tokens = bm25Tokens(query);
     lists.bm25 = bm25Channel(bm25.forTokens(tokens), tokens, ftsList);
     if (use.has("fts")) lists.fts = ftsList();
     if (use.has("anchors")) lists.anchors = anchorScores(db, u(), extractAnchors(query));
-    if (use.has("symbols")) lists.symbols = symbolChannel(db, u(), matchText());
+    if (use.has("symbols")) lists.symbols = ftsBoth().symbols;
     if (use.has("vectors"))
       lists.vectors =
         opts.embedder && opts.vectorsEnabled !== false
@@ -393,7 +398,14 @@ export function createRanker(
     if (opts.embedder && opts.vectorsEnabled !== false) nearest.warm();
   };
 
-  return { rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit), rankWith, signals, rankSymbols, warm };
+  return {
+    rank: (query, limit) => rankWith(query, ALL_CHANNELS, limit),
+    rankWith,
+    signals,
+    rankSymbols,
+    warm,
+    warmed: () => nearest.settled(),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   expansionChannel,
   expansionNeighbours,
   FILE_FTS_WEIGHTS,
+  fileAndSymbolChannels,
   ftsChannel,
   rareFirst,
   symbolChannel,
@@ -78,6 +79,21 @@ describe("ranker channels, one at a time", () => {
     // Some row holds a common term too, so the second query changed its score.
     expect(hits.some((h) => Math.abs(h.score - rareOnly.find((r) => r.id === h.id)!.score) > 1e-9)).toBe(true);
     expect(searchFtsRareFirst(app.db, { rare: [], common: found }, { ...opts, cap: 10 })).toEqual([]);
+  });
+
+  it("file and symbol channels from one shared search: the lists each channel makes alone", () => {
+    const tokens = queryTerms("clamp the value between bounds of the shape and its diameter area width").tokens;
+    const df = (t: string) => termDocFrequency(app.db, t);
+    const found = tokens.filter((t) => df(t) > 0);
+    // Every term matching, then only the rarest matching and the rest rescoring (the two queries of a ranking).
+    for (const terms of [allRare(found), rareFirst(found, df, Math.min(...found.map(df)))]) {
+      const both = fileAndSymbolChannels(app.db, u, terms);
+      expect(both.files.length).toBeGreaterThan(0);
+      expect(both.symbols.length).toBeGreaterThan(0);
+      expect(both.files).toEqual(ftsChannel(app.db, u, terms));
+      expect(both.symbols).toEqual(symbolChannel(app.db, u, terms));
+    }
+    expect(fileAndSymbolChannels(app.db, u, { rare: [], common: found })).toEqual({ files: [], symbols: [] });
   });
 
   it("rare-first search: a term no node holds does not stand in for the rarest term the index holds", () => {

@@ -386,6 +386,14 @@ export function symbolPaths(db: Db, ids: readonly number[]): Map<number, string>
   return out;
 }
 
+/** One indexed symbol with a name and its file (the first by id), or undefined when the index has none. */
+export function anySymbol(db: Db): { name: string; path: string } | undefined {
+  return stmt(
+    db,
+    "SELECT name, path FROM nodes WHERE type = 'symbol' AND name IS NOT NULL AND path IS NOT NULL LIMIT 1",
+  ).get() as { name: string; path: string } | undefined;
+}
+
 /** How many nodes the index holds. */
 export function nodeCount(db: Db): number {
   return (stmt(db, "SELECT COUNT(*) AS n FROM nodes").get() as { n: number }).n;

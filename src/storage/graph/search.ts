@@ -60,6 +60,73 @@ export function searchFtsRareFirst(
   return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, opts.limit);
 }
 
+/** One ranked list of a shared full-text match: the node types it keeps, its column weights and its length. */
+export interface FtsList {
+  types: readonly string[];
+  limit: number;
+  weights: [number, number, number];
+}
+
+/**
+ * Every node of the lists' types that `match` matches, once, with one BM25 score per list (each under its list's
+ * column weights; higher = better): one walk of the full-text matches and one join for lists that would otherwise
+ * each run the same match.
+ */
+function matchedForLists(
+  db: Db,
+  match: string,
+  lists: readonly FtsList[],
+): { id: number; path: string | null; type: string; scores: number[] }[] {
+  const types = [...new Set(lists.flatMap((l) => l.types))];
+  const scores = lists.map((l, i) => `-bm25(nodes_fts, ${l.weights.join(", ")}) AS s${i}`).join(", ");
+  const sql = `SELECT f.rowid AS id, n.path AS path, n.type AS type, ${scores}
+    FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
+    WHERE nodes_fts MATCH ? AND n.type IN (${types.map(() => "?").join(",")})`;
+  const rows = stmt(db, sql).all(match, ...types) as Record<string, unknown>[];
+  return rows.map((r) => ({
+    id: r.id as number,
+    path: r.path as string | null,
+    type: r.type as string,
+    scores: lists.map((_, i) => r[`s${i}`] as number),
+  }));
+}
+
+/** The `limit` best of `list`'s types among `rows` under its score `i`: best first, ties by id (as FTS5 returns them). */
+function bestOf(
+  rows: readonly { id: number; path: string | null; type: string; scores: number[] }[],
+  list: FtsList,
+  i: number,
+  limit: number,
+): FtsHit[] {
+  return rows
+    .filter((r) => list.types.includes(r.type))
+    .map((r) => ({ id: r.id, path: r.path, score: r.scores[i]! }))
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .slice(0, limit);
+}
+
+/**
+ * `searchFtsRareFirst` for several lists over the same terms (the file and symbol channels of one ranking), each
+ * list as that function gives it alone, with each of its (at most two) full-text queries run once for all the lists.
+ */
+export function searchFtsRareFirstLists(
+  db: Db,
+  terms: { rare: readonly string[]; common: readonly string[] },
+  lists: readonly FtsList[],
+  cap: number,
+): FtsHit[][] {
+  if (terms.rare.length === 0 || lists.length === 0) return lists.map(() => []);
+  const rare = anyOf(terms.rare);
+  const first = matchedForLists(db, rare, lists);
+  if (terms.common.length === 0) return lists.map((l, i) => bestOf(first, l, i, l.limit));
+  const both = matchedForLists(db, `(${rare}) AND (${anyOf(terms.common)})`, lists);
+  return lists.map((l, i) => {
+    const byId = new Map(bestOf(first, l, i, Math.max(cap, l.limit)).map((h) => [h.id, h]));
+    for (const h of bestOf(both, l, i, Math.max(cap, l.limit))) byId.set(h.id, h);
+    return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, l.limit);
+  });
+}
+
 /** How many indexed nodes contain `term` (its FTS document frequency). */
 export function termDocFrequency(db: Db, term: string): number {
   return (
