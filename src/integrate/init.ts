@@ -1,7 +1,7 @@
 // `memcards init`: adds (or removes) memcards in a client's MCP configuration and, for Claude Code, its hooks,
 // keeping every other entry of the file as it was.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 
 import { AppError } from "../errors.js";
 import { createNewFile } from "../project/files.js";
@@ -68,7 +68,17 @@ interface HookGroup {
   hooks: { type: string; command: string; timeout?: number }[];
 }
 
-const isOurs = (cmd: string) => /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook");
+/** memcards' hook commands: this version's (dist/hook.js) and those older versions wrote (`dist/cli.js hook`). */
+const isOurs = (cmd: string) =>
+  /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook") || /dist[\\/]hook\.js"? /.test(cmd);
+
+/**
+ * The entry a hook command runs: dist/hook.js beside the CLI entry, which reaches the resident worker loading nothing
+ * else. Settings that older versions wrote (`dist/cli.js hook <event>`) keep working: that path runs the same code.
+ */
+export function hookEntryOf(cli: string): string {
+  return join(dirname(cli), "hook.js");
+}
 
 /** Optional hooks that inject cards before a prompt or an edit (off unless asked for). */
 export const CARD_HOOK_EVENTS = [
@@ -87,7 +97,7 @@ export function planHooks(opts: { root: string; cli: string; remove?: boolean; c
       .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command)) }))
       .filter((g) => g.hooks.length > 0);
     if (wanted) {
-      const command = `"${process.execPath}" "${opts.cli}" hook ${h.event}`;
+      const command = `"${process.execPath}" "${hookEntryOf(opts.cli)}" ${h.event}`;
       groups.push({
         ...(h.matcher ? { matcher: h.matcher } : {}),
         hooks: [{ type: "command", command, timeout: h.timeout }],
