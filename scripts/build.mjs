@@ -6,10 +6,10 @@
 // wasm-loading packages stay external and load from node_modules. Worker-thread entries sit beside the chunks that
 // start them (siblingWorkerFile), and each migrations folder beside the chunk of the module that reads it.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { rolldown } from "rolldown";
 
@@ -25,6 +25,16 @@ const sql = (p) => !p.endsWith(".ts");
 cpSync(migrations, join(dist, "src", "storage", "migrations"), { recursive: true, filter: sql });
 const teamMigrations = join(root, "src", "storage", "team", "migrations");
 cpSync(teamMigrations, join(dist, "src", "storage", "team", "migrations"), { recursive: true });
+
+// The tokenizer's tables in their compact form (src/text/bpe-table.ts), made from the installed gpt-tokenizer's, written
+// beside the code that reads them (the tsc output's text/ and the bundle's chunks/).
+const { buildBpeTable } = await import(pathToFileURL(join(dist, "src", "text", "bpe-table.js")).href);
+const { BPE_TABLE_FILE } = await import(pathToFileURL(join(dist, "src", "text", "tokens.js")).href);
+const bpeTable = buildBpeTable(
+  require("gpt-tokenizer/cjs/bpeRanks/cl100k_base").default,
+  require("gpt-tokenizer/cjs/encodingParams/constants").CL100K_TOKEN_SPLIT_REGEX.source,
+);
+writeFileSync(join(dist, "src", "text", BPE_TABLE_FILE), bpeTable);
 
 /** Packages loaded from node_modules at run time: native addons, wasm loaders, model runtimes, optional tools. */
 const EXTERNAL = [
@@ -86,14 +96,14 @@ const bundle = await rolldown({
         if (id === HOOK_ENTRY_ID)
           // The hook entry hands on the CLI entry beside it: it names the worker's place and runs follow-up work.
           return [
-            'import { fileURLToPath } from "node:url";',
+            'import { fileURLToPath, pathToFileURL } from "node:url";',
             `import { runHookMain } from ${JSON.stringify(join(root, "src", "cli", "hook-entry.ts"))};`,
             'await runHookMain(fileURLToPath(new URL("./cli.js", import.meta.url)), process.argv.slice(2));',
           ].join("\n");
         if (id !== ENTRY_ID) return null;
         // dist/cli.js stays the entry every registration and hook names; it hands its own path to the CLI.
         return [
-          'import { fileURLToPath } from "node:url";',
+          'import { fileURLToPath, pathToFileURL } from "node:url";',
           `import { run } from ${JSON.stringify(join(root, "src", "cli", "entry.ts"))};`,
           "await run(fileURLToPath(import.meta.url));",
         ].join("\n");
@@ -122,6 +132,8 @@ await bundle.write({
 await bundle.close();
 cpSync(migrations, join(dist, "chunks", "migrations"), { recursive: true, filter: sql });
 cpSync(teamMigrations, join(dist, "chunks", "team", "migrations"), { recursive: true });
+mkdirSync(join(dist, "chunks"), { recursive: true });
+writeFileSync(join(dist, "chunks", BPE_TABLE_FILE), bpeTable);
 const tops = [...TOP_ENTRIES].map((e) => join(dist, `${e}.js`));
 for (const file of [...tops, ...Object.keys(WORKERS).map((w) => join(dist, "chunks", `${w}.js`))])
   if (!existsSync(file)) throw new Error(`bundle entry missing: ${file}`);
