@@ -68,9 +68,12 @@ interface HookGroup {
   hooks: { type: string; command: string; timeout?: number }[];
 }
 
-/** memcards' hook commands: this version's (dist/hook.js) and those older versions wrote (`dist/cli.js hook`). */
-const isOurs = (cmd: string) =>
-  /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook") || /dist[\\/]hook\.js"? /.test(cmd);
+/**
+ * memcards' hook commands: those older versions wrote (`dist/cli.js hook`), and this version's (dist/hook.js beside
+ * `cli`, by its exact path: another tool's `dist/hook.js` is not ours).
+ */
+const isOurs = (cmd: string, cli: string) =>
+  /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook") || cmd.includes(`"${hookEntryOf(cli)}" `);
 
 /**
  * The entry a hook command runs: dist/hook.js beside the CLI entry, which reaches the resident worker loading nothing
@@ -94,7 +97,7 @@ export function planHooks(opts: { root: string; cli: string; remove?: boolean; c
   for (const h of [...HOOK_EVENTS, ...CARD_HOOK_EVENTS]) {
     const wanted = !opts.remove && (HOOK_EVENTS.some((x) => x.event === h.event) || opts.cards === true);
     const groups = (hooks[h.event] ?? [])
-      .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command)) }))
+      .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command, opts.cli)) }))
       .filter((g) => g.hooks.length > 0);
     if (wanted) {
       const command = `"${process.execPath}" "${hookEntryOf(opts.cli)}" ${h.event}`;

@@ -99,19 +99,25 @@ describe("client registration", () => {
     const old = (event: string) => ({
       hooks: [{ type: "command", command: `"${process.execPath}" "/opt/memcards/dist/cli.js" hook ${event}` }],
     });
+    // Another tool's hook entry of the same file name is not memcards'.
+    const other = {
+      hooks: [{ type: "command", command: `"${process.execPath}" "/opt/other/dist/hook.js" PreCompact` }],
+    };
     writeFileSync(
       join(root, ".claude", "settings.json"),
-      JSON.stringify({ hooks: { PreCompact: [old("PreCompact")], UserPromptSubmit: [old("UserPromptSubmit")] } }),
+      JSON.stringify({
+        hooks: { PreCompact: [old("PreCompact"), other], UserPromptSubmit: [old("UserPromptSubmit")] },
+      }),
     );
     applyChange(planHooks({ root, cli: "/opt/memcards/dist/cli.js", cards: true }));
     const s = read(join(root, ".claude", "settings.json")) as unknown as {
       hooks: Record<string, { hooks: { command: string }[] }[]>;
     };
     const commands = Object.values(s.hooks).flatMap((g) => g.flatMap((x) => x.hooks.map((h) => h.command)));
-    expect(commands).toHaveLength(6);
-    for (const c of commands) expect(c).toMatch(/^"[^"]+" "\/opt\/memcards\/dist\/hook\.js" [A-Za-z]+$/);
+    expect(commands).toHaveLength(7);
+    expect(commands.filter((c) => /^"[^"]+" "\/opt\/memcards\/dist\/hook\.js" [A-Za-z]+$/.test(c))).toHaveLength(6);
     applyChange(planHooks({ root, cli: "/opt/memcards/dist/cli.js", remove: true }));
-    expect(read(join(root, ".claude", "settings.json"))).toEqual({});
+    expect(read(join(root, ".claude", "settings.json"))).toEqual({ hooks: { PreCompact: [other] } });
   });
 
   it("memcards init --print shows the change and writes nothing; --yes writes", () => {
