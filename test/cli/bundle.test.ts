@@ -1,7 +1,8 @@
-// The bundled entry on its own: dist/cli.js and dist/chunks/ copied to a folder outside the repository (with
-// package.json and a node_modules for the packages kept external) print the version, index a project, run a hook and
-// serve MCP over stdio (a build in the graph worker, cards, a compression distilled in the distill worker), loading
-// nothing from the checkout but node_modules.
+// The bundled entry on its own: dist/cli.js, dist/hook.js and dist/chunks/ copied to a folder outside the repository
+// (with package.json and a node_modules for the packages kept external, without the tokenizer's package, whose tables
+// the bundle carries in a compact form) print the version, index a project, run a hook and serve MCP over stdio (a
+// build in the graph worker, cards, a compression distilled in the distill worker), loading nothing from the
+// checkout but node_modules.
 import { spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -32,7 +33,11 @@ function copyBundle(): string {
   for (const f of ["cli.js", "cli.js.map", "hook.js", "chunks"])
     cpSync(join(repoRoot, "dist", f), join(pkg, "dist", f), { recursive: true });
   cpSync(join(repoRoot, "package.json"), join(pkg, "package.json"));
-  symlinkSync(join(repoRoot, "node_modules"), join(pkg, "node_modules"), "dir");
+  // Every package but gpt-tokenizer: the bundle counts tokens with the compact tables it carries (dist/chunks/).
+  const modules = join(pkg, "node_modules");
+  mkdirSync(modules);
+  for (const name of readdirSync(join(repoRoot, "node_modules")))
+    if (name !== "gpt-tokenizer") symlinkSync(join(repoRoot, "node_modules", name), join(modules, name));
   return pkg;
 }
 
