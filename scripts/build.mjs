@@ -96,14 +96,14 @@ const bundle = await rolldown({
         if (id === HOOK_ENTRY_ID)
           // The hook entry hands on the CLI entry beside it: it names the worker's place and runs follow-up work.
           return [
-            'import { fileURLToPath, pathToFileURL } from "node:url";',
+            'import { fileURLToPath } from "node:url";',
             `import { runHookMain } from ${JSON.stringify(join(root, "src", "cli", "hook-entry.ts"))};`,
             'await runHookMain(fileURLToPath(new URL("./cli.js", import.meta.url)), process.argv.slice(2));',
           ].join("\n");
         if (id !== ENTRY_ID) return null;
         // dist/cli.js stays the entry every registration and hook names; it hands its own path to the CLI.
         return [
-          'import { fileURLToPath, pathToFileURL } from "node:url";',
+          'import { fileURLToPath } from "node:url";',
           `import { run } from ${JSON.stringify(join(root, "src", "cli", "entry.ts"))};`,
           "await run(fileURLToPath(import.meta.url));",
         ].join("\n");
