@@ -1,8 +1,8 @@
 // `memcards eval hooks`: each Claude Code hook command run as Claude Code runs it (a new process, JSON on stdin)
 // against a warm database, timed end to end: p50 and p95 per hook.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 import { percentile, round } from "./localize/metrics.js";
 
@@ -23,7 +23,10 @@ export function benchHooks(opts: { cli: string; workDir: string; transcript: str
   const env = { ...process.env, HOME: home, MEMCARDS_HOME: join(home, ".memcards") };
   const call = (event: string, input: Record<string, unknown>) => {
     const t = performance.now();
-    const r = spawnSync(process.execPath, [opts.cli, "hook", event], {
+    // As `init --hooks` registers it: dist/hook.js beside the CLI entry (a build without one: `cli.js hook`).
+    const entry = join(dirname(opts.cli), "hook.js");
+    const args = existsSync(entry) ? [entry, event] : [opts.cli, "hook", event];
+    const r = spawnSync(process.execPath, args, {
       cwd: root,
       env,
       input: JSON.stringify({

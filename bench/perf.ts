@@ -272,8 +272,13 @@ async function hookRows(
     for (const [k, b] of builds.entries()) version[k]!.push(timed(node, [b.cli, "--version"], { env, out }));
   }
   const pending: [string, Sample[]][] = builds.map((b, k) => [`memcards --version${b.tag}`, version[k]!]);
+  // A build's hooks as its `init --hooks` registers them: dist/hook.js beside the CLI entry, else `cli.js hook`.
+  const hookArgs = (cli: string, event: string) => {
+    const entry = join(dirname(cli), "hook.js");
+    return existsSync(entry) ? [entry, event] : [cli, "hook", event];
+  };
   const hook = (cli: string, event: string, input: Record<string, unknown>, direct: boolean) =>
-    timed(node, [cli, "hook", event], {
+    timed(node, hookArgs(cli, event), {
       env: direct ? { ...env, MEMCARDS_HOOK_WORKER: "0" } : env,
       cwd: copy,
       out,

@@ -6,10 +6,10 @@
 // wasm-loading packages stay external and load from node_modules. Worker-thread entries sit beside the chunks that
 // start them (siblingWorkerFile), and each migrations folder beside the chunk of the module that reads it.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { rolldown } from "rolldown";
 
@@ -26,6 +26,16 @@ cpSync(migrations, join(dist, "src", "storage", "migrations"), { recursive: true
 const teamMigrations = join(root, "src", "storage", "team", "migrations");
 cpSync(teamMigrations, join(dist, "src", "storage", "team", "migrations"), { recursive: true });
 
+// The tokenizer's tables in their compact form (src/text/bpe-table.ts), made from the installed gpt-tokenizer's, written
+// beside the code that reads them (the tsc output's text/ and the bundle's chunks/).
+const { buildBpeTable } = await import(pathToFileURL(join(dist, "src", "text", "bpe-table.js")).href);
+const { BPE_TABLE_FILE } = await import(pathToFileURL(join(dist, "src", "text", "tokens.js")).href);
+const bpeTable = buildBpeTable(
+  require("gpt-tokenizer/cjs/bpeRanks/cl100k_base").default,
+  require("gpt-tokenizer/cjs/encodingParams/constants").CL100K_TOKEN_SPLIT_REGEX.source,
+);
+writeFileSync(join(dist, "src", "text", BPE_TABLE_FILE), bpeTable);
+
 /** Packages loaded from node_modules at run time: native addons, wasm loaders, model runtimes, optional tools. */
 const EXTERNAL = [
   /^node:/,
@@ -39,6 +49,11 @@ const EXTERNAL = [
   /^playwright-core(\/|$)/,
 ];
 const ENTRY_ID = "\0memcards-cli-entry";
+/**
+ * dist/hook.js, what `memcards init --hooks` registers: a hook process loads this entry and the worker's client (node
+ * built-ins only) and reaches the resident worker; the direct path loads only when no worker answers.
+ */
+const HOOK_ENTRY_ID = "\0memcards-hook-entry";
 /**
  * Entries the code starts by path (worker threads, and the parse floor `eval perf` runs as a process), named as
  * siblingWorkerFile looks them up next to the chunk that starts them.
@@ -61,6 +76,7 @@ const OWN_CHUNKS = [
 const bundle = await rolldown({
   input: {
     cli: ENTRY_ID,
+    hook: HOOK_ENTRY_ID,
     ...Object.fromEntries(Object.entries(WORKERS).map(([name, file]) => [name, join(root, file)])),
   },
   platform: "node",
@@ -75,8 +91,15 @@ const bundle = await rolldown({
   plugins: [
     {
       name: "memcards-cli-entry",
-      resolveId: (id) => (id === ENTRY_ID ? id : null),
+      resolveId: (id) => (id === ENTRY_ID || id === HOOK_ENTRY_ID ? id : null),
       load(id) {
+        if (id === HOOK_ENTRY_ID)
+          // The hook entry hands on the CLI entry beside it: it names the worker's place and runs follow-up work.
+          return [
+            'import { fileURLToPath } from "node:url";',
+            `import { runHookMain } from ${JSON.stringify(join(root, "src", "cli", "hook-entry.ts"))};`,
+            'await runHookMain(fileURLToPath(new URL("./cli.js", import.meta.url)), process.argv.slice(2));',
+          ].join("\n");
         if (id !== ENTRY_ID) return null;
         // dist/cli.js stays the entry every registration and hook names; it hands its own path to the CLI.
         return [
@@ -88,21 +111,30 @@ const bundle = await rolldown({
     },
   ],
 });
+/** Entries written at the top of dist/ (the files users and settings name); the others go to dist/chunks/. */
+const TOP_ENTRIES = new Set(["cli", "hook"]);
 await bundle.write({
   dir: dist,
   format: "esm",
   // Maps name src/ files and lines for stack traces; they carry positions only, not the sources' text.
   sourcemap: true,
   sourcemapExcludeSources: true,
-  entryFileNames: (chunk) => (chunk.name === "cli" ? "cli.js" : "chunks/[name].js"),
+  entryFileNames: (chunk) => (TOP_ENTRIES.has(chunk.name) ? `${chunk.name}.js` : "chunks/[name].js"),
   chunkFileNames: "chunks/[name]-[hash].js",
   banner: (chunk) =>
-    chunk.name === "cli" ? "#!/usr/bin/env node\n// memcards CLI entry: registrations and hooks name this file." : "",
+    chunk.name === "cli"
+      ? "#!/usr/bin/env node\n// memcards CLI entry: registrations and older hook settings name this file."
+      : chunk.name === "hook"
+        ? "#!/usr/bin/env node\n// memcards hook entry: the hooks `memcards init --hooks` registers name this file."
+        : "",
   codeSplitting: { groups: OWN_CHUNKS },
 });
 await bundle.close();
 cpSync(migrations, join(dist, "chunks", "migrations"), { recursive: true, filter: sql });
 cpSync(teamMigrations, join(dist, "chunks", "team", "migrations"), { recursive: true });
-for (const file of [join(dist, "cli.js"), ...Object.keys(WORKERS).map((w) => join(dist, "chunks", `${w}.js`))])
+mkdirSync(join(dist, "chunks"), { recursive: true });
+writeFileSync(join(dist, "chunks", BPE_TABLE_FILE), bpeTable);
+const tops = [...TOP_ENTRIES].map((e) => join(dist, `${e}.js`));
+for (const file of [...tops, ...Object.keys(WORKERS).map((w) => join(dist, "chunks", `${w}.js`))])
   if (!existsSync(file)) throw new Error(`bundle entry missing: ${file}`);
-chmodSync(join(dist, "cli.js"), 0o755);
+for (const file of tops) chmodSync(file, 0o755);

@@ -1,33 +1,11 @@
-// What dist/cli.js runs: `--version` and `hook <event>` (what Claude Code runs on every prompt and edit) take a short
-// path that loads only what they need; every other command loads the full command tree.
-import { join, resolve } from "node:path";
+// What dist/cli.js runs: `--version` and `hook <event>` (what settings written before dist/hook.js existed run on every
+// prompt and edit) take a short path that loads only what they need; every other command loads the full command tree.
+import { join } from "node:path";
 
 import type { WarmHint } from "../integrate/hook-command.js";
-import type { WorkerPlace } from "../integrate/worker-client.js";
 import { packageVersion } from "../version.js";
 
 const GLOBAL_WITH_VALUE = new Set(["--root", "--db", "--embedder", "--log-level"]);
-
-/** `[globals…] hook <event>` and nothing else: the global flags and the event; undefined for anything else. */
-export function hookInvocation(args: readonly string[]): { event: string; flags: Record<string, string> } | undefined {
-  const flags: Record<string, string> = {};
-  let i = 0;
-  for (; i < args.length && args[i] !== "hook"; i++) {
-    const a = args[i]!;
-    const eq = a.indexOf("=");
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    if (!GLOBAL_WITH_VALUE.has(name)) return undefined;
-    if (eq > 0) flags[name.slice(2)] = a.slice(eq + 1);
-    else {
-      const v = args[++i];
-      if (v === undefined) return undefined;
-      flags[name.slice(2)] = v;
-    }
-  }
-  const event = args[i + 1];
-  if (args[i] !== "hook" || event === undefined || event.startsWith("-") || args.length !== i + 2) return undefined;
-  return { event, flags };
-}
 
 const LOG_LEVELS = new Set(["debug", "info", "warn", "error", "silent"]);
 
@@ -90,26 +68,20 @@ export async function run(entry: string, argv: readonly string[] = process.argv)
     });
     process.exit(0);
   }
-  const hook = hookInvocation(args);
-  if (hook) {
-    await runHookEntry(entry, hook);
-    process.exitCode = 0;
-    return;
+  if (args.includes("hook")) {
+    // What settings written by older versions run: the same path as dist/hook.js.
+    const { hookInvocation, runHookEntry } = await import("./hook-entry.js");
+    const hook = hookInvocation(args);
+    if (hook) {
+      await runHookEntry(entry, hook);
+      process.exitCode = 0;
+      return;
+    }
   }
   const serveFlags = serveInvocation(args);
   if (serveFlags && (await serveShort(entry, serveFlags))) return;
   const main = await import("./main.js");
   await main.run(entry, argv);
-}
-
-/** The `cwd` a hook's JSON names, made absolute from this process's folder; undefined when there is none. */
-function inputCwd(stdin: string): string | undefined {
-  try {
-    const cwd = (JSON.parse(stdin) as { cwd?: unknown }).cwd;
-    return typeof cwd === "string" && cwd ? resolve(cwd) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The folder and flags a starting hook passed its worker (WARM_VAR); undefined when absent or malformed. */
@@ -123,46 +95,6 @@ function warmHint(text: string | undefined): WarmHint | undefined {
     return { cwd: v.cwd, flags: { root: str(flags.root), db: str(flags.db), embedder: str(flags.embedder) } };
   } catch {
     return undefined;
-  }
-}
-
-/**
- * One hook: the resident worker answers when one is listening (nothing of memcards loads here); otherwise the hook
- * runs directly and, having found a project, starts a worker for the next ones. `MEMCARDS_HOOK_WORKER=0` turns the
- * worker off. Never throws: a hook never fails the agent.
- */
-async function runHookEntry(entry: string, hook: { event: string; flags: Record<string, string> }): Promise<void> {
-  const flags = { root: hook.flags.root, db: hook.flags.db, embedder: hook.flags.embedder };
-  try {
-    const [{ readStdin }, { askWorker, envRecord, startWorker, WORKER_EVENTS, workerPlace }] = await Promise.all([
-      import("./stdin.js"),
-      import("../integrate/worker-client.js"),
-    ]);
-    const stdin = await readStdin(3000);
-    const env = process.env;
-    let place: WorkerPlace | undefined;
-    let start = false;
-    if (env.MEMCARDS_HOOK_WORKER !== "0" && WORKER_EVENTS.has(hook.event)) {
-      place = workerPlace(env, entry);
-      const replyMs = Number(env.MEMCARDS_HOOK_WORKER_TIMEOUT_MS);
-      const a = await askWorker(
-        place,
-        { event: hook.event, stdin, flags, cwd: process.cwd(), env: envRecord(env) },
-        replyMs > 0 ? { replyMs } : {},
-      );
-      if (a.ok) {
-        if (a.stdout) process.stdout.write(`${a.stdout}\n`);
-        return;
-      }
-      start = a.start;
-    }
-    const { runHookCall } = await import("../integrate/hook-command.js");
-    const out = await runHookCall(hook.event, stdin, { flags, env, cwd: process.cwd(), cli: entry });
-    if (out.stdout) process.stdout.write(`${out.stdout}\n`);
-    if (place && start && out.acted) startWorker(place, entry, env, { cwd: inputCwd(stdin) ?? process.cwd(), flags });
-  } catch (err) {
-    // A hook never fails the agent, even when memcards itself cannot load.
-    process.stderr.write(`memcards hook: ${(err as Error).message}\n`);
   }
 }
 

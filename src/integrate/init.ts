@@ -1,7 +1,7 @@
 // `memcards init`: adds (or removes) memcards in a client's MCP configuration and, for Claude Code, its hooks,
 // keeping every other entry of the file as it was.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 
 import { AppError } from "../errors.js";
 import { createNewFile } from "../project/files.js";
@@ -68,7 +68,20 @@ interface HookGroup {
   hooks: { type: string; command: string; timeout?: number }[];
 }
 
-const isOurs = (cmd: string) => /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook");
+/**
+ * memcards' hook commands: those older versions wrote (`dist/cli.js hook`), and this version's (dist/hook.js beside
+ * `cli`, by its exact path: another tool's `dist/hook.js` is not ours).
+ */
+const isOurs = (cmd: string, cli: string) =>
+  /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook") || cmd.includes(`"${hookEntryOf(cli)}" `);
+
+/**
+ * The entry a hook command runs: dist/hook.js beside the CLI entry, which reaches the resident worker loading nothing
+ * else. Settings that older versions wrote (`dist/cli.js hook <event>`) keep working: that path runs the same code.
+ */
+export function hookEntryOf(cli: string): string {
+  return join(dirname(cli), "hook.js");
+}
 
 /** Optional hooks that inject cards before a prompt or an edit (off unless asked for). */
 export const CARD_HOOK_EVENTS = [
@@ -84,10 +97,10 @@ export function planHooks(opts: { root: string; cli: string; remove?: boolean; c
   for (const h of [...HOOK_EVENTS, ...CARD_HOOK_EVENTS]) {
     const wanted = !opts.remove && (HOOK_EVENTS.some((x) => x.event === h.event) || opts.cards === true);
     const groups = (hooks[h.event] ?? [])
-      .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command)) }))
+      .map((g) => ({ ...g, hooks: g.hooks.filter((x) => !isOurs(x.command, opts.cli)) }))
       .filter((g) => g.hooks.length > 0);
     if (wanted) {
-      const command = `"${process.execPath}" "${opts.cli}" hook ${h.event}`;
+      const command = `"${process.execPath}" "${hookEntryOf(opts.cli)}" ${h.event}`;
       groups.push({
         ...(h.matcher ? { matcher: h.matcher } : {}),
         hooks: [{ type: "command", command, timeout: h.timeout }],

@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 
 import { HOOKS } from "./hooks/registry.js";
 
-/** The events a worker answers: those the registry marks (the frequent ones); the others run directly. */
+/** The events a worker answers: those the registry marks (all but PreCompact); the others run directly. */
 export const WORKER_EVENTS: ReadonlySet<string> = new Set(
   Object.entries(HOOKS)
     .filter(([, h]) => h.worker)

@@ -84,8 +84,9 @@ function defaultDbFor(root: string, git: GitFacts | undefined): string {
   return join(root, ".memcards", "memcards.db");
 }
 
-function located(root: string, source: RootSource): ProjectLocation {
-  const git = gitFacts(root);
+/** The location of `root`; `known` is what git already said of a folder in it whose top `root` is (no second run). */
+function located(root: string, source: RootSource, known?: GitFacts): ProjectLocation {
+  const git = known ?? gitFacts(root);
   return {
     root,
     source,
@@ -106,7 +107,7 @@ export function resolveProjectRoot(inputs: RootInputs): ProjectLocation {
       return located(realpathSync(path), "mcp-roots");
   }
   const git = existsSync(inputs.cwd) ? gitFacts(inputs.cwd) : undefined;
-  if (git) return located(git.top, "git");
+  if (git) return located(git.top, "git", git);
   const userDir = resolve(inputs.userDir);
   return {
     root: userDir,

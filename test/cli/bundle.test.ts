@@ -1,7 +1,8 @@
-// The bundled entry on its own: dist/cli.js and dist/chunks/ copied to a folder outside the repository (with
-// package.json and a node_modules for the packages kept external) print the version, index a project, run a hook and
-// serve MCP over stdio (a build in the graph worker, cards, a compression distilled in the distill worker), loading
-// nothing from the checkout but node_modules.
+// The bundled entry on its own: dist/cli.js, dist/hook.js and dist/chunks/ copied to a folder outside the repository
+// (with package.json and a node_modules for the packages kept external, without the tokenizer's package, whose tables
+// the bundle carries in a compact form) print the version, index a project, run a hook and serve MCP over stdio (a
+// build in the graph worker, cards, a compression distilled in the distill worker), loading nothing from the
+// checkout but node_modules.
 import { spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -29,10 +30,14 @@ import { tmpDir } from "../helpers/tmp.js";
 function copyBundle(): string {
   const pkg = join(realpathSync(tmpDir("memcards-bundle-")), "memcards");
   mkdirSync(join(pkg, "dist"), { recursive: true });
-  for (const f of ["cli.js", "cli.js.map", "chunks"])
+  for (const f of ["cli.js", "cli.js.map", "hook.js", "chunks"])
     cpSync(join(repoRoot, "dist", f), join(pkg, "dist", f), { recursive: true });
   cpSync(join(repoRoot, "package.json"), join(pkg, "package.json"));
-  symlinkSync(join(repoRoot, "node_modules"), join(pkg, "node_modules"), "dir");
+  // Every package but gpt-tokenizer: the bundle counts tokens with the compact tables it carries (dist/chunks/).
+  const modules = join(pkg, "node_modules");
+  mkdirSync(modules);
+  for (const name of readdirSync(join(repoRoot, "node_modules")))
+    if (name !== "gpt-tokenizer") symlinkSync(join(repoRoot, "node_modules", name), join(modules, name));
   return pkg;
 }
 
@@ -95,8 +100,8 @@ describe("the bundled entry copied outside the repository", () => {
     MEMCARDS_EMBEDDER: "offline",
     MEMCARDS_HOOK_WORKER: "0",
   });
-  const run = (args: string[], input = "") =>
-    spawnSync(process.execPath, ["--import", pathToFileURL(register).href, cli, ...args], {
+  const run = (args: string[], input = "", entry = cli) =>
+    spawnSync(process.execPath, ["--import", pathToFileURL(register).href, entry, ...args], {
       cwd: proj,
       env: env(),
       input,
@@ -120,18 +125,21 @@ describe("the bundled entry copied outside the repository", () => {
     expect(again.status, again.stderr).toBe(0);
     expect((JSON.parse(again.stdout) as { files: { parsed: number } }).files.parsed).toBe(0);
 
-    const hook = run(
-      ["hook", "UserPromptSubmit"],
-      JSON.stringify({
-        cwd: proj,
-        session_id: "s1",
-        hook_event_name: "UserPromptSubmit",
-        prompt: "fix gamma in main.ts",
-      }),
-    );
-    expect(hook.status, hook.stderr).toBe(0);
-    expect(hook.stderr).not.toContain("memcards hook:");
-    expect(hook.stdout).toContain("main.ts");
+    const input = JSON.stringify({
+      cwd: proj,
+      session_id: "s1",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "fix gamma in main.ts",
+    });
+    // The registered hook entry, and the CLI's `hook` that older settings name.
+    for (const hook of [
+      run(["UserPromptSubmit"], input, join(pkg, "dist", "hook.js")),
+      run(["hook", "UserPromptSubmit"], input),
+    ]) {
+      expect(hook.status, hook.stderr).toBe(0);
+      expect(hook.stderr).not.toContain("memcards hook:");
+      expect(hook.stdout).toContain("main.ts");
+    }
   });
 
   it("names src/ files in a stack trace asked for with --log-level debug, and prints none otherwise", () => {

@@ -5,7 +5,8 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
-import { hookInvocation, serveInvocation, wantsStacks } from "../../src/cli/entry.js";
+import { serveInvocation, wantsStacks } from "../../src/cli/entry.js";
+import { hookEntryInvocation, hookInvocation } from "../../src/cli/hook-entry.js";
 import { repoRoot, runCli } from "../helpers/cli.js";
 
 describe("the entry's short paths", () => {
@@ -32,6 +33,21 @@ describe("the entry's short paths", () => {
     // `--root hook X`: "hook" is --root's value, and X is not a command this path knows.
     expect(hookInvocation(args)).toBeUndefined();
   });
+
+  it.each([
+    [["PostToolUse"], { event: "PostToolUse", flags: {} }],
+    [["--root", "/p", "SessionStart"], { event: "SessionStart", flags: { root: "/p" } }],
+    [["hook", "SessionEnd"], { event: "SessionEnd", flags: {} }],
+  ])("%j is a call of the hook entry (dist/hook.js)", (args, want) => {
+    expect(hookEntryInvocation(args)).toEqual(want);
+  });
+
+  it.each([[[]], [["--help"]], [["--root", "SessionStart"]], [["PostToolUse", "--extra"]]])(
+    "%j is not a call of the hook entry",
+    (args) => {
+      expect(hookEntryInvocation(args)).toBeUndefined();
+    },
+  );
 
   it.each([
     [["serve"], {}],

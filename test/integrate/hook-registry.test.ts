@@ -19,7 +19,9 @@ type HookConfig = { hooks: Record<string, { hooks: { command: string }[] }[]> };
 /** The events a hook configuration registers, each with the event its command runs. */
 function registered(config: HookConfig): { event: string; runs: string }[] {
   return Object.entries(config.hooks).flatMap(([event, groups]) =>
-    groups.flatMap((g) => g.hooks.map((h) => ({ event, runs: / hook (\S+)$/.exec(h.command)?.[1] ?? "" }))),
+    groups.flatMap((g) =>
+      g.hooks.map((h) => ({ event, runs: /(?: hook|dist\/hook\.js") (\S+)$/.exec(h.command)?.[1] ?? "" })),
+    ),
   );
 }
 
@@ -44,8 +46,14 @@ describe("the hook registry", () => {
   it("names each event once, as the event list does, and marks what the worker answers", async () => {
     expect(Object.keys(HOOKS).sort()).toEqual([...HookEvent.options].sort());
     for (const [event, entry] of Object.entries(HOOKS)) expect(WORKER_EVENTS.has(event)).toBe(entry.worker);
-    // The once-a-session events run in the hook's own process.
-    expect([...WORKER_EVENTS].sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "UserPromptSubmit"]);
+    // Compaction runs in the hook's own process: its work would hold up the worker's queue.
+    expect([...WORKER_EVENTS].sort()).toEqual([
+      "PostToolUse",
+      "PreToolUse",
+      "SessionEnd",
+      "SessionStart",
+      "UserPromptSubmit",
+    ]);
     // The handlers are distinct functions: no event falls through to another's.
     const handlers = await Promise.all(Object.values(HOOKS).map((h) => h.load()));
     expect(new Set(handlers).size).toBe(handlers.length);

@@ -1,6 +1,6 @@
 // memcards init: each client's documented file and key, other entries kept, hooks merged, removal undone.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 
@@ -83,7 +83,7 @@ describe("client registration", () => {
     expect(s.hooks.PostToolUse![0]).toEqual(mine);
     expect(s.hooks.PostToolUse![1]!.matcher).toBe("Edit|MultiEdit|Write|NotebookEdit");
     expect(s.hooks.PreCompact![0]!.hooks[0]!.command).toBe(
-      `"${process.execPath}" "/opt/memcards/dist/cli.js" hook PreCompact`,
+      `"${process.execPath}" "/opt/memcards/dist/hook.js" PreCompact`,
     );
     expect(s.hooks.SessionStart![0]!.matcher).toBe("startup|resume|clear|compact");
     applyChange(planHooks({ root, cli: "/opt/memcards/dist/cli.js", remove: true }));
@@ -91,6 +91,33 @@ describe("client registration", () => {
       permissions: { allow: ["Bash(ls)"] },
       hooks: { PostToolUse: [mine] },
     });
+  });
+
+  it("replaces the hook commands an older version wrote (`dist/cli.js hook`) with the hook entry's", () => {
+    const root = tmpDir();
+    mkdirSync(join(root, ".claude"));
+    const old = (event: string) => ({
+      hooks: [{ type: "command", command: `"${process.execPath}" "/opt/memcards/dist/cli.js" hook ${event}` }],
+    });
+    // Another tool's hook entry of the same file name is not memcards'.
+    const other = {
+      hooks: [{ type: "command", command: `"${process.execPath}" "/opt/other/dist/hook.js" PreCompact` }],
+    };
+    writeFileSync(
+      join(root, ".claude", "settings.json"),
+      JSON.stringify({
+        hooks: { PreCompact: [old("PreCompact"), other], UserPromptSubmit: [old("UserPromptSubmit")] },
+      }),
+    );
+    applyChange(planHooks({ root, cli: "/opt/memcards/dist/cli.js", cards: true }));
+    const s = read(join(root, ".claude", "settings.json")) as unknown as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    const commands = Object.values(s.hooks).flatMap((g) => g.flatMap((x) => x.hooks.map((h) => h.command)));
+    expect(commands).toHaveLength(7);
+    expect(commands.filter((c) => /^"[^"]+" "\/opt\/memcards\/dist\/hook\.js" [A-Za-z]+$/.test(c))).toHaveLength(6);
+    applyChange(planHooks({ root, cli: "/opt/memcards/dist/cli.js", remove: true }));
+    expect(read(join(root, ".claude", "settings.json"))).toEqual({ hooks: { PreCompact: [other] } });
   });
 
   it("memcards init --print shows the change and writes nothing; --yes writes", () => {
@@ -102,7 +129,9 @@ describe("client registration", () => {
     const yes = runCli(["init", "--yes", "--hooks", "--root", root]);
     expect(yes.code).toBe(0);
     expect(read(join(root, ".mcp.json")).mcpServers!.memcards).toBeDefined();
-    expect(readFileSync(join(root, ".claude", "settings.json"), "utf8")).toContain("hook SessionStart");
+    expect(readFileSync(join(root, ".claude", "settings.json"), "utf8")).toContain(
+      `${JSON.stringify(join(dirname(cliPath), "hook.js")).slice(0, -1)}\\" SessionStart`,
+    );
     const bad = runCli(["init", "zed", "--root", root]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/unknown client zed/);

@@ -28,11 +28,14 @@ import {
   workerListening,
   workerPlace,
 } from "../../src/integrate/worker-client.js";
-import { cliPath, runCli } from "../helpers/cli.js";
+import { cliPath, repoRoot, runCli } from "../helpers/cli.js";
 import { loadedSources } from "../helpers/loaded.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { pollUntil } from "../helpers/wait.js";
 import { POLYGLOT } from "../repo/fixture.js";
+
+/** The hook entry `memcards init --hooks` registers. */
+const hookPath = join(repoRoot, "dist", "hook.js");
 
 const started: ChildProcess[] = [];
 afterEach(() => {
@@ -63,18 +66,28 @@ function project() {
     `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(trace, "hooks.mjs")).href)});\n`,
   );
   let n = 0;
-  /** Runs one hook as Claude Code does (a new process, JSON on stdin), without blocking this process. */
-  const hook = (event: string, input: Record<string, unknown>, extra: Record<string, string> = {}): Promise<Run> => {
+  /**
+   * Runs one hook as Claude Code does (a new process, JSON on stdin), without blocking this process: through
+   * dist/hook.js, what `memcards init --hooks` registers, or through `dist/cli.js hook`, what older settings name.
+   * `stdin` replaces the JSON.
+   */
+  const hook = (
+    event: string,
+    input: Record<string, unknown>,
+    extra: Record<string, string> = {},
+    via: { entry?: "hook" | "cli"; stdin?: string } = {},
+  ): Promise<Run> => {
     const file = join(trace, `run-${n++}.txt`);
     writeFileSync(file, "");
-    const child = spawn(
-      process.execPath,
-      ["--import", pathToFileURL(join(trace, "register.mjs")).href, cliPath, "hook", event],
-      { cwd: root, env: { ...process.env, ...env, TRACE_FILE: file, ...extra }, stdio: ["pipe", "pipe", "ignore"] },
-    );
+    const args = via.entry === "cli" ? [cliPath, "hook", event] : [hookPath, event];
+    const child = spawn(process.execPath, ["--import", pathToFileURL(join(trace, "register.mjs")).href, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, TRACE_FILE: file, ...extra },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     let stdout = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stdin.end(JSON.stringify({ cwd: root, session_id: "s1", hook_event_name: event, ...input }));
+    child.stdin.end(via.stdin ?? JSON.stringify({ cwd: root, session_id: "s1", hook_event_name: event, ...input }));
     return new Promise((done) =>
       child.on("close", (code) =>
         done({
@@ -132,6 +145,85 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
     // The socket lives in a folder only this user can enter; the token is readable only by this user.
     expect(readToken(p.place.token)).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it("the registered entry loads only itself and the worker's client; older settings' `cli.js hook` gets the same", async () => {
+    const p = project();
+    const direct = await p.hook("UserPromptSubmit", PROMPT, DIRECT);
+    await p.startWorker();
+    const viaHook = await p.hook("UserPromptSubmit", PROMPT);
+    const viaCli = await p.hook("UserPromptSubmit", PROMPT, {}, { entry: "cli" });
+    for (const r of [viaHook, viaCli]) {
+      expect(r.code).toBe(0);
+      expect(answeredByWorker(r)).toBe(true);
+      expect(r.stdout).toBe(direct.stdout);
+    }
+    // Of memcards, the hook entry's process loads the entry, the worker's client and the event names.
+    const client = ["src/cli/hook-entry.ts", "src/integrate/worker-client.ts", "src/integrate/hooks/registry.ts"];
+    expect(viaHook.loaded.filter((f) => !client.includes(f))).toEqual([]);
+    expect(viaHook.loaded).toContain("src/cli/hook-entry.ts");
+    // Once a session: SessionEnd is answered by the worker too (its distillation runs detached).
+    const end = await p.hook("SessionEnd", {});
+    expect(answeredByWorker(end)).toBe(true);
+    expect(p.log().filter((l) => / SessionEnd s1 no transcript_path$/.test(l))).toHaveLength(1);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+
+  it("a malformed event: exit 0, nothing printed, the problem logged, whether the worker or the hook reads it", async () => {
+    const p = project();
+    await p.startWorker();
+    const before = p.log().length;
+    const notJson = await p.hook("UserPromptSubmit", {}, {}, { stdin: "{not json" });
+    const notObject = await p.hook("SessionStart", {}, {}, { stdin: "[1,2]" });
+    const unknown = await p.hook("userpromptsubmit", PROMPT);
+    for (const r of [notJson, notObject, unknown]) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("");
+    }
+    expect(answeredByWorker(notJson)).toBe(true);
+    // An event the worker does not serve runs directly.
+    expect(answeredByWorker(unknown)).toBe(false);
+    // Logged where each call's folder leads: the project's log, or the per-user one for JSON without a `cwd`.
+    const userLog = join(p.env.MEMCARDS_HOME, "hooks.log");
+    const logged = [
+      ...p.log().slice(before),
+      ...(existsSync(userLog) ? readFileSync(userLog, "utf8").split("\n") : []),
+    ];
+    expect(logged.filter((l) => / UserPromptSubmit - error: stdin is .*JSON/.test(l))).toHaveLength(1);
+    expect(logged.filter((l) => / SessionStart - error: stdin is not a hook's JSON object/.test(l))).toHaveLength(1);
+    expect(logged.filter((l) => /event names are case-sensitive, use UserPromptSubmit/.test(l))).toHaveLength(1);
+    expect(await workerListening(p.place.socket)).toBe(true);
+    writeFileSync(p.place.token, "0".repeat(64), { mode: 0o600 });
+  });
+
+  it.runIf(process.platform === "linux")(
+    "a worker killed (-9) while a hook waits for its answer: the hook runs the call itself, once",
+    async () => {
+      const p = project();
+      const direct = await p.hook("UserPromptSubmit", PROMPT, DIRECT);
+      const w = await p.startWorker();
+      // Stopped, the worker's socket still accepts (the kernel queues the connection) and nothing answers.
+      w.kill("SIGSTOP");
+      const before = p.log().length;
+      const waiting = p.hook("UserPromptSubmit", PROMPT, { MEMCARDS_HOOK_WORKER_TIMEOUT_MS: "120000" });
+      // Killed once the hook's connection waits in its queue (/proc/net/unix lists it under the socket's path).
+      const queued = () =>
+        readFileSync("/proc/net/unix", "utf8")
+          .split("\n")
+          .filter((l) => l.endsWith(` ${p.place.socket}`)).length;
+      await pollUntil(queued, (v) => v >= 2);
+      w.kill("SIGKILL");
+      const r = await waiting;
+      expect(r.code).toBe(0);
+      expect(answeredByWorker(r)).toBe(false);
+      expect(r.stdout).toBe(direct.stdout);
+      expect(
+        p
+          .log()
+          .slice(before)
+          .filter((l) => / UserPromptSubmit s1 injected/.test(l)),
+      ).toHaveLength(1);
+    },
+  );
 
   it("a first hook with no worker runs directly and starts one; later hooks reach it", async () => {
     const p = project();
@@ -320,7 +412,7 @@ describe("the resident hook worker", { timeout: 240_000 }, () => {
     );
     const loaded = loadedSources(readFileSync(file, "utf8").split("\n"));
     const handlers = [...WORKER_EVENTS].map((e) => e.replace(/(?<=.)([A-Z])/g, "-$1").toLowerCase());
-    expect(handlers).toHaveLength(4);
+    expect(handlers).toHaveLength(5);
     for (const h of handlers) expect(loaded, `${h}.ts`).toContain(`src/integrate/hooks/${h}.ts`);
     writeFileSync(place.token, "0".repeat(64), { mode: 0o600 });
   });

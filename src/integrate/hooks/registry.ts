@@ -5,7 +5,11 @@
 import type { HookEvent, HookHandler } from "./input.js";
 
 export interface HookEntry {
-  /** Answered by the resident worker: the frequent events. PreCompact and SessionEnd (once a session) run directly. */
+  /**
+   * Answered by the resident worker: every event whose work is short. PreCompact runs directly: it compresses the
+   * whole transcript (seconds on a long session, its hook allows 120 s), which would hold up the worker's one-at-a-time
+   * queue and outlast the wait of the hooks behind it.
+   */
   worker: boolean;
   /** The event's handler, loaded on first use (by the worker, for the events it answers, when it starts). */
   load: () => Promise<HookHandler>;
@@ -14,7 +18,7 @@ export interface HookEntry {
 export const HOOKS: Readonly<Record<HookEvent, HookEntry>> = {
   PreCompact: { worker: false, load: async () => (await import("./pre-compact.js")).preCompact },
   SessionStart: { worker: true, load: async () => (await import("./session-start.js")).sessionStart },
-  SessionEnd: { worker: false, load: async () => (await import("./session-end.js")).sessionEnd },
+  SessionEnd: { worker: true, load: async () => (await import("./session-end.js")).sessionEnd },
   PostToolUse: { worker: true, load: async () => (await import("./post-tool-use.js")).postToolUse },
   UserPromptSubmit: { worker: true, load: async () => (await import("./user-prompt-submit.js")).userPromptSubmit },
   PreToolUse: { worker: true, load: async () => (await import("./pre-tool-use.js")).preToolUse },
