@@ -30,8 +30,17 @@ export const SkipReason = z.enum([
 ]);
 export type SkipReason = z.infer<typeof SkipReason>;
 
-/** A previously scanned file, as a caller stored it; lets a rescan skip reading unchanged files. */
-export const KnownFile = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string() });
+/**
+ * A previously scanned file, as a caller stored it; lets a rescan skip reading unchanged files. `ino` and `ctimeMs`
+ * (the inode and its change time) are left out by a caller that never recorded them: size and mtime then decide.
+ */
+export const KnownFile = z.object({
+  size: z.number(),
+  mtimeMs: z.number(),
+  hash: z.string(),
+  ino: z.number().optional(),
+  ctimeMs: z.number().optional(),
+});
 export type KnownFile = z.infer<typeof KnownFile>;
 
 /** The scan's default size cap: larger files are never read. */
@@ -47,8 +56,8 @@ export const ScanOptions = z.object({
   /** Extra gitignore-syntax patterns applied like `.memcardsignore`. */
   exclude: z.array(z.string()).default([]),
   /**
-   * Files from an earlier scan, by repo path. When size and mtime still match, the file is not read:
-   * its stored hash is reused and it comes back with `unchanged: true` and no content.
+   * Files from an earlier scan, by repo path. When size, mtime, inode and change time still match (see `sameStamp`),
+   * the file is not read: its stored hash is reused and it comes back with `unchanged: true` and no content.
    */
   known: z.record(z.string(), KnownFile).optional(),
   /** How many example paths to keep per skip reason. */
@@ -69,6 +78,9 @@ export const ScannedFile = z.object({
   absPath: z.string(),
   size: z.number(),
   mtimeMs: z.number(),
+  /** The inode and its change time (ctime): a write that keeps size and mtime still moves the one or the other. */
+  ino: z.number(),
+  ctimeMs: z.number(),
   language: LanguageId.nullable(),
   /** sha1 of the raw bytes, hex. */
   hash: z.string(),
@@ -469,12 +481,14 @@ function inspect(
     skip(tally, "hard-link", c.path);
     return undefined;
   }
-  if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) {
+  if (known && sameStamp(known, st)) {
     return {
       path: c.path,
       absPath: c.absPath,
       size: st.size,
       mtimeMs: st.mtimeMs,
+      ino: st.ino,
+      ctimeMs: st.ctimeMs,
       language: detectLanguage(c.path),
       hash: known.hash,
       unchanged: true,
@@ -507,11 +521,28 @@ function inspect(
     absPath: c.absPath,
     size: st.size,
     mtimeMs: st.mtimeMs,
+    ino: st.ino,
+    ctimeMs: st.ctimeMs,
     language: detectLanguage(c.path, text),
     hash,
     unchanged: known?.hash === hash,
     ...(opts.withContent && text !== undefined ? { content: text } : {}),
   };
+}
+
+/**
+ * Whether a file's stat is the one recorded with its hash: same size and mtime, and the same inode and change time
+ * when those were recorded. A content rewritten in place under its old size and mtime (a tool that restores the
+ * time) has a new change time, which no one can set back; one saved through a new file renamed over it (an editor's
+ * atomic save, `cp -p`) has a new inode.
+ */
+function sameStamp(known: KnownFile, st: { size: number; mtimeMs: number; ino: number; ctimeMs: number }): boolean {
+  return (
+    known.size === st.size &&
+    known.mtimeMs === st.mtimeMs &&
+    (known.ino === undefined || known.ino === st.ino) &&
+    (known.ctimeMs === undefined || known.ctimeMs === st.ctimeMs)
+  );
 }
 
 /**
