@@ -163,7 +163,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const tEdges = elapsed();
   if (!parsed.cancelled && !standing) markPhase(db, build.id, "edges", true);
   recordLastRun(db, { at: new Date().toISOString(), files: found.totalFiles, parsed: parsed.parsed, ms: tEdges });
-  const counts = graphCounts(db);
+  // A run that wrote edges counts them again; one that kept its standing build reads the counts it kept.
+  const counts = graphCounts(db, { keep: true, recount: !standing });
   progress("done", parsed.parsed, found.changed.length, parsed.symbols);
   const total = elapsed();
   return {
