@@ -387,7 +387,7 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   }
 
   const files: ScannedFile[] = [];
-  const realDirs = new Map<string, string>();
+  const realDirs = new Map<string, RealDir>();
   for (const c of candidates) {
     const file = inspect(c, realRoot, opts, tally, realDirs);
     if (file) files.push(file);
@@ -414,11 +414,19 @@ function safeIgnores(ig: Ignore, path: string): boolean {
   }
 }
 
-/** The real path of a folder, resolved once per scan. */
-function realDir(dir: string, cache: Map<string, string>): string {
-  let real = cache.get(dir);
-  if (real === undefined) cache.set(dir, (real = realpathSync.native(dir)));
-  return real;
+/** A folder's real path and whether it lies inside the project's real root: resolved once per folder and scan. */
+interface RealDir {
+  real: string;
+  inside: boolean;
+}
+
+function realDir(dir: string, realRoot: string, cache: Map<string, RealDir>): RealDir {
+  let d = cache.get(dir);
+  if (d === undefined) {
+    const real = realpathSync.native(dir);
+    cache.set(dir, (d = { real, inside: insideDir(realRoot, real) }));
+  }
+  return d;
 }
 
 /** Stats, reads and classifies one candidate; returns undefined (and counts why) when it is skipped. */
@@ -427,7 +435,7 @@ function inspect(
   realRoot: string,
   opts: z.output<typeof ScanOptions>,
   tally: Tally,
-  realDirs: Map<string, string>,
+  realDirs: Map<string, RealDir>,
 ): ScannedFile | undefined {
   // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
   // A path given as known was checked by the scan that indexed it, when that scan had the same rules.
@@ -449,17 +457,25 @@ function inspect(
   // The real path, whether the file itself or a folder above it is a link (git keeps listing `sub/x.py` after
   // `sub` became a link): only what lies inside the project is ever read, and it is read at its real path.
   let real: string;
+  let inside: boolean;
   try {
-    // A file that is no link lies where its folder really is: folders are resolved once each.
-    real = st.isSymbolicLink()
-      ? realpathSync(c.absPath)
-      : join(realDir(dirname(c.absPath), realDirs), basename(c.absPath));
+    if (st.isSymbolicLink()) {
+      real = realpathSync(c.absPath);
+      inside = insideDir(realRoot, real);
+    } else {
+      // A file that is no link lies where its folder really is, inside the root when its folder is: folders are
+      // resolved and checked once each.
+      const dir = dirname(c.absPath);
+      const d = realDir(dir, realRoot, realDirs);
+      real = d.real === dir ? c.absPath : join(d.real, basename(c.absPath));
+      inside = d.inside;
+    }
     if (real !== c.absPath) st = statSync(real);
   } catch {
     skip(tally, "unreadable", c.path); // dangling link or a link loop
     return undefined;
   }
-  if (!insideDir(realRoot, real)) {
+  if (!inside) {
     skip(tally, "symlink-outside", c.path);
     return undefined;
   }
