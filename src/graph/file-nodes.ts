@@ -35,8 +35,10 @@ const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 export const fileKey = (path: string) => `file:${path}`;
 
 /**
- * The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). `lineTokens`:
- * the tokens of each line of `content`, when the caller has them (a token never spans lines).
+ * The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). `content` is
+ * the file's redacted text (see graph/prepare.ts): every summary and embed text is composed from it, so the nodes are
+ * marked `fromRedacted` and stored without a second pass of the redaction rules. `lineTokens`: the tokens of each
+ * line of `content`, when the caller has them (a token never spans lines).
  */
 export function fileNodes(
   file: Pick<ScannedFile, "path" | "language" | "hash">,
@@ -71,6 +73,7 @@ export function fileNodes(
       meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
       fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(lineTokens) },
       embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
+      fromRedacted: true,
     },
   ];
   if (symbols.length === 0) return nodes;
@@ -96,6 +99,7 @@ export function fileNodes(
       meta: s.parent ? { parent: s.parent } : undefined,
       fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
       embedText: symbolEmbedText(s.kind, qual, file.path, s.signature ?? null),
+      fromRedacted: true,
     });
   }
   return nodes;

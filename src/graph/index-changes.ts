@@ -110,6 +110,8 @@ function writeBatch(db: Db, projectId: number, batch: ScannedFile[], prepared: P
             language: file.language,
             size: file.size,
             mtimeMs: file.mtimeMs,
+            ino: file.ino,
+            ctimeMs: file.ctimeMs,
             hash: file.hash,
             isTest: isTestPath(file.path, file.language),
           },

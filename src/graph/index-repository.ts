@@ -5,11 +5,11 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RepoParser } from "../repo/parse.js";
-import { type ScannedFile, scanRepo, SkipReason, underPaths } from "../repo/scan.js";
+import { type KnownFile, type ScannedFile, scanRepo, SkipReason, underPaths } from "../repo/scan.js";
 import type { Db } from "../storage/db.js";
 import { optimizePlanner, refreshPlannerStats, writeTx } from "../storage/db.js";
 import { graphCounts } from "../storage/graph/counts.js";
-import { deleteFiles, fileCount, knownFiles, restampFiles } from "../storage/graph/files.js";
+import { deleteFiles, fileCount, type FileRow, knownFiles, restampFiles } from "../storage/graph/files.js";
 import { getMeta, setMeta } from "../storage/meta.js";
 import { redactionRulesId } from "../text/redact.js";
 import { type BuildRecord, markPhase, phaseComplete, readBuild, recordLastRun, startBuild } from "./build-state.js";
@@ -121,8 +121,8 @@ const NOTHING_PARSED: Readonly<ParseOutcome> = {
 export type Progress = (phase: IndexPhase, done: number, total: number, symbols: number) => void;
 
 /**
- * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime and hash)
- * are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed, and
+ * Indexes (or re-indexes) the repository at `root` into `db`. Unchanged files (same size, mtime, inode and change
+ * time as recorded with their hash) are not read or parsed; removed files are deleted; derived edges are recomputed when anything changed, and
  * all of them when the previous build did not finish its edge phase. Batches commit as they go and each finished
  * phase is recorded, so a killed run resumes where it stopped.
  */
@@ -142,7 +142,7 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   // A stamp from the last clock tick may be shared by a write made after the read: recorded at a later run.
   restampFiles(
     db,
-    touched.filter((f) => f.mtimeMs < found.startedAt - RACY_STAMP_MS),
+    touched.filter((f) => Math.max(f.mtimeMs, f.ctimeMs) < found.startedAt - RACY_STAMP_MS),
   );
   const build = standing ?? startBuild(db, found.totalFiles);
   if (!standing) dropRemoved(db, found);
@@ -163,7 +163,8 @@ export async function indexRepository(opts: IndexOptions): Promise<IndexResult> 
   const tEdges = elapsed();
   if (!parsed.cancelled && !standing) markPhase(db, build.id, "edges", true);
   recordLastRun(db, { at: new Date().toISOString(), files: found.totalFiles, parsed: parsed.parsed, ms: tEdges });
-  const counts = graphCounts(db);
+  // A run that wrote edges counts them again; one that kept its standing build reads the counts it kept.
+  const counts = graphCounts(db, { keep: true, recount: !standing });
   progress("done", parsed.parsed, found.changed.length, parsed.symbols);
   const total = elapsed();
   return {
@@ -208,7 +209,7 @@ function scanChanges(opts: IndexOptions, elapsed: () => number): ScanOutcome {
   const scan = scanRepo(opts.root, {
     // Content is read by whoever parses (this thread or the parse worker), checked against the scan's hash.
     withContent: false,
-    known: Object.fromEntries([...known].map(([p, r]) => [p, { size: r.size, mtimeMs: r.mtime_ms, hash: r.hash }])),
+    known: Object.fromEntries([...known].map(([p, r]) => [p, knownStamp(r)])),
     ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
     ...(opts.exclude ? { exclude: opts.exclude } : {}),
     ...(paths ? { paths: [...paths] } : {}),
@@ -242,11 +243,24 @@ function unchangedBuild(db: Db, found: ScanOutcome): BuildRecord | undefined {
   return rec;
 }
 
-/** The unchanged files whose size or mtime differ from the stored ones. */
+/** A stored file's stamp as the scan compares it (an inode or change time never recorded is left out). */
+function knownStamp(r: FileRow): KnownFile {
+  return {
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    hash: r.hash,
+    ...(r.ino === null ? {} : { ino: r.ino }),
+    ...(r.ctime_ms === null ? {} : { ctimeMs: r.ctime_ms }),
+  };
+}
+
+/** The unchanged files whose stamp (size, mtime, inode, change time) differs from the stored one. */
 function restamped(found: ScanOutcome): ScannedFile[] {
   return found.scan.files.filter((f) => {
     const k = f.unchanged ? found.known.get(f.path) : undefined;
-    return k !== undefined && (k.size !== f.size || k.mtime_ms !== f.mtimeMs);
+    return (
+      k !== undefined && (k.size !== f.size || k.mtime_ms !== f.mtimeMs || k.ino !== f.ino || k.ctime_ms !== f.ctimeMs)
+    );
   });
 }
 

@@ -30,8 +30,17 @@ export const SkipReason = z.enum([
 ]);
 export type SkipReason = z.infer<typeof SkipReason>;
 
-/** A previously scanned file, as a caller stored it; lets a rescan skip reading unchanged files. */
-export const KnownFile = z.object({ size: z.number(), mtimeMs: z.number(), hash: z.string() });
+/**
+ * A previously scanned file, as a caller stored it; lets a rescan skip reading unchanged files. `ino` and `ctimeMs`
+ * (the inode and its change time) are left out by a caller that never recorded them: size and mtime then decide.
+ */
+export const KnownFile = z.object({
+  size: z.number(),
+  mtimeMs: z.number(),
+  hash: z.string(),
+  ino: z.number().optional(),
+  ctimeMs: z.number().optional(),
+});
 export type KnownFile = z.infer<typeof KnownFile>;
 
 /** The scan's default size cap: larger files are never read. */
@@ -47,8 +56,8 @@ export const ScanOptions = z.object({
   /** Extra gitignore-syntax patterns applied like `.memcardsignore`. */
   exclude: z.array(z.string()).default([]),
   /**
-   * Files from an earlier scan, by repo path. When size and mtime still match, the file is not read:
-   * its stored hash is reused and it comes back with `unchanged: true` and no content.
+   * Files from an earlier scan, by repo path. When size, mtime, inode and change time still match (see `sameStamp`),
+   * the file is not read: its stored hash is reused and it comes back with `unchanged: true` and no content.
    */
   known: z.record(z.string(), KnownFile).optional(),
   /** How many example paths to keep per skip reason. */
@@ -69,6 +78,9 @@ export const ScannedFile = z.object({
   absPath: z.string(),
   size: z.number(),
   mtimeMs: z.number(),
+  /** The inode and its change time (ctime): a write that keeps size and mtime still moves the one or the other. */
+  ino: z.number(),
+  ctimeMs: z.number(),
   language: LanguageId.nullable(),
   /** sha1 of the raw bytes, hex. */
   hash: z.string(),
@@ -375,7 +387,7 @@ export function scanRepo(root: string, options: ScanOptions = {}): ScanResult {
   }
 
   const files: ScannedFile[] = [];
-  const realDirs = new Map<string, string>();
+  const realDirs = new Map<string, RealDir>();
   for (const c of candidates) {
     const file = inspect(c, realRoot, opts, tally, realDirs);
     if (file) files.push(file);
@@ -402,11 +414,19 @@ function safeIgnores(ig: Ignore, path: string): boolean {
   }
 }
 
-/** The real path of a folder, resolved once per scan. */
-function realDir(dir: string, cache: Map<string, string>): string {
-  let real = cache.get(dir);
-  if (real === undefined) cache.set(dir, (real = realpathSync.native(dir)));
-  return real;
+/** A folder's real path and whether it lies inside the project's real root: resolved once per folder and scan. */
+interface RealDir {
+  real: string;
+  inside: boolean;
+}
+
+function realDir(dir: string, realRoot: string, cache: Map<string, RealDir>): RealDir {
+  let d = cache.get(dir);
+  if (d === undefined) {
+    const real = realpathSync.native(dir);
+    cache.set(dir, (d = { real, inside: insideDir(realRoot, real) }));
+  }
+  return d;
 }
 
 /** Stats, reads and classifies one candidate; returns undefined (and counts why) when it is skipped. */
@@ -415,7 +435,7 @@ function inspect(
   realRoot: string,
   opts: z.output<typeof ScanOptions>,
   tally: Tally,
-  realDirs: Map<string, string>,
+  realDirs: Map<string, RealDir>,
 ): ScannedFile | undefined {
   // A path that carries a secret (a token as a file name) is never indexed: nothing stores it, not even its name.
   // A path given as known was checked by the scan that indexed it, when that scan had the same rules.
@@ -437,17 +457,25 @@ function inspect(
   // The real path, whether the file itself or a folder above it is a link (git keeps listing `sub/x.py` after
   // `sub` became a link): only what lies inside the project is ever read, and it is read at its real path.
   let real: string;
+  let inside: boolean;
   try {
-    // A file that is no link lies where its folder really is: folders are resolved once each.
-    real = st.isSymbolicLink()
-      ? realpathSync(c.absPath)
-      : join(realDir(dirname(c.absPath), realDirs), basename(c.absPath));
+    if (st.isSymbolicLink()) {
+      real = realpathSync(c.absPath);
+      inside = insideDir(realRoot, real);
+    } else {
+      // A file that is no link lies where its folder really is, inside the root when its folder is: folders are
+      // resolved and checked once each.
+      const dir = dirname(c.absPath);
+      const d = realDir(dir, realRoot, realDirs);
+      real = d.real === dir ? c.absPath : join(d.real, basename(c.absPath));
+      inside = d.inside;
+    }
     if (real !== c.absPath) st = statSync(real);
   } catch {
     skip(tally, "unreadable", c.path); // dangling link or a link loop
     return undefined;
   }
-  if (!insideDir(realRoot, real)) {
+  if (!inside) {
     skip(tally, "symlink-outside", c.path);
     return undefined;
   }
@@ -469,12 +497,14 @@ function inspect(
     skip(tally, "hard-link", c.path);
     return undefined;
   }
-  if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) {
+  if (known && sameStamp(known, st)) {
     return {
       path: c.path,
       absPath: c.absPath,
       size: st.size,
       mtimeMs: st.mtimeMs,
+      ino: st.ino,
+      ctimeMs: st.ctimeMs,
       language: detectLanguage(c.path),
       hash: known.hash,
       unchanged: true,
@@ -507,11 +537,28 @@ function inspect(
     absPath: c.absPath,
     size: st.size,
     mtimeMs: st.mtimeMs,
+    ino: st.ino,
+    ctimeMs: st.ctimeMs,
     language: detectLanguage(c.path, text),
     hash,
     unchanged: known?.hash === hash,
     ...(opts.withContent && text !== undefined ? { content: text } : {}),
   };
+}
+
+/**
+ * Whether a file's stat is the one recorded with its hash: same size and mtime, and the same inode and change time
+ * when those were recorded. A content rewritten in place under its old size and mtime (a tool that restores the
+ * time) has a new change time, which no one can set back; one saved through a new file renamed over it (an editor's
+ * atomic save, `cp -p`) has a new inode.
+ */
+function sameStamp(known: KnownFile, st: { size: number; mtimeMs: number; ino: number; ctimeMs: number }): boolean {
+  return (
+    known.size === st.size &&
+    known.mtimeMs === st.mtimeMs &&
+    (known.ino === undefined || known.ino === st.ino) &&
+    (known.ctimeMs === undefined || known.ctimeMs === st.ctimeMs)
+  );
 }
 
 /**

@@ -57,14 +57,19 @@ export function createVectorTable(db: Db, dimension: number): void {
 
 /** A vector as stored: int8 components scaled so the largest is ±127 (all zeros for the zero vector). */
 export function quantizeVector(v: Float32Array): Buffer {
+  const n = v.length;
   let max = 0;
-  for (const x of v) if (Math.abs(x) > max) max = Math.abs(x);
-  const q = new Int8Array(v.length);
-  if (max > 0) {
-    const scale = 127 / max;
-    for (let i = 0; i < v.length; i++) q[i] = Math.round(v[i]! * scale);
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(v[i]!);
+    if (a > max) max = a;
   }
-  return Buffer.from(q.buffer, q.byteOffset, q.byteLength);
+  // Written byte by byte into a pooled buffer (a full index quantizes one vector per node): two's complement of each
+  // component, as an Int8Array would hold it.
+  const out = Buffer.allocUnsafe(n);
+  if (max === 0) return out.fill(0);
+  const scale = 127 / max;
+  for (let i = 0; i < n; i++) out[i] = Math.round(v[i]! * scale) & 0xff;
+  return out;
 }
 
 /** A stored vector read back as a unit-length Float32Array (the zero vector stays zero). */

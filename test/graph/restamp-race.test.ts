@@ -12,6 +12,9 @@ import { createLogger, type Logger, silentLogger } from "../../src/log.js";
 import { tmpDir } from "../helpers/tmp.js";
 import { openTestApp } from "./helpers.js";
 
+/** Longer than the index's racy-stamp window (RACY_STAMP_MS in src/graph/index-repository.ts). */
+const RACY_WAIT_MS = 2100;
+
 describe("a restamp racing another run's write of the same file", () => {
   it("leaves the other run's row unstamped, so the next run reads the file again", async () => {
     const root = tmpDir();
@@ -65,6 +68,10 @@ describe("a restamp racing another run's write of the same file", () => {
       await index();
       const before = new Date(Date.now() - 60_000);
       utimesSync(file, before, before);
+      // Not sooner: the call that set the mtime moved the file's change time to now, and a stamp holds both.
+      await index();
+      expect(mtime()).not.toBe(statSync(file).mtimeMs);
+      await new Promise((r) => setTimeout(r, RACY_WAIT_MS));
       await index();
       expect(mtime()).toBe(statSync(file).mtimeMs);
 

@@ -9,15 +9,26 @@ function pyFile(index: RepoIndex, modPath: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Per repository index: a dotted name no module is named by, resolved under the source prefixes. It depends on the
+ * name alone, and `from m import a, b, c` asks for every name (mostly attributes, not submodules) from file after file.
+ */
+const byPrefix = new WeakMap<RepoIndex, Map<string, string | undefined>>();
+
 function pyAbsolute(index: RepoIndex, from: string, dotted: string): string | undefined {
   const hits = index.pyModules.get(dotted);
   if (hits && hits.length > 0) return nearest(from, hits);
+  let cache = byPrefix.get(index);
+  if (!cache) byPrefix.set(index, (cache = new Map()));
+  if (cache.has(dotted)) return cache.get(dotted);
   const rel = dotted.replace(/\./g, "/");
+  let found: string | undefined;
   for (const prefix of ["", "src", "lib", "python"]) {
-    const f = pyFile(index, joinPath(prefix, rel));
-    if (f) return f;
+    found = pyFile(index, joinPath(prefix, rel));
+    if (found) break;
   }
-  return undefined;
+  cache.set(dotted, found);
+  return found;
 }
 
 /**

@@ -1,4 +1,4 @@
-// Indexed files: their stamp (size, mtime, hash), language, parser and imports as written. Writing files writes
+// Indexed files: their stamp (size, mtime, inode, change time, hash), language, parser and imports as written. Writing files writes
 // their nodes too (see nodes.ts), the FTS rows of a whole batch last. Callers hold the transaction.
 import { z } from "zod";
 
@@ -25,37 +25,49 @@ export interface FileRow {
   language: string | null;
   size: number;
   mtime_ms: number;
+  /** Null on a row written before the store kept them (see migration 0020). */
+  ino: number | null;
+  ctime_ms: number | null;
   hash: string;
   is_test: number;
   parser: string | null;
 }
 
-/** Every indexed file's size, mtime and hash, for the scanner's `known` shortcut. */
+/** A file's stat as the scan saw it, recorded with the hash read under it. */
+export interface FileStamp {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  ctimeMs: number;
+  hash: string;
+}
+
+/** Every indexed file's stamp and hash, for the scanner's `known` shortcut. */
 export function knownFiles(db: Db): Map<string, FileRow> {
   const rows = stmt(
     db,
-    "SELECT id, path, language, size, mtime_ms, hash, is_test, parser FROM files",
+    "SELECT id, path, language, size, mtime_ms, ino, ctime_ms, hash, is_test, parser FROM files",
   ).all() as FileRow[];
   return new Map(rows.map((r) => [r.path, r]));
 }
 
 /**
- * Records new size and mtime for files whose content (hash) is unchanged, so the next scan need not read them. A
- * row another run rewrote since (another content) keeps its own stamp: this one was taken for `hash` only.
+ * Records a new stamp for files whose content (hash) is unchanged, so the next scan need not read them. A row
+ * another run rewrote since (another content) keeps its own stamp: this one was taken for `hash` only.
  */
-export function restampFiles(
-  db: Db,
-  files: readonly { path: string; size: number; mtimeMs: number; hash: string }[],
-): void {
+export function restampFiles(db: Db, files: readonly FileStamp[]): void {
   if (!files.length) return;
-  const update = stmt(db, "UPDATE files SET size = ?, mtime_ms = ? WHERE path = ? AND hash = ?");
+  const update = stmt(db, "UPDATE files SET size = ?, mtime_ms = ?, ino = ?, ctime_ms = ? WHERE path = ? AND hash = ?");
   writeTx(db, () => {
-    for (const f of files) update.run(f.size, f.mtimeMs, f.path, f.hash);
+    for (const f of files) update.run(f.size, f.mtimeMs, f.ino, f.ctimeMs, f.path, f.hash);
   });
 }
 
 export interface FileWrite {
-  file: { path: string; language: string | null; size: number; mtimeMs: number; hash: string; isTest: boolean };
+  /** A stamp without inode and change time (a file not read from disk) is trusted by size and mtime alone. */
+  file: Omit<FileStamp, "ino" | "ctimeMs"> &
+    Partial<Pick<FileStamp, "ino" | "ctimeMs">> & { language: string | null; isTest: boolean };
   parser: string | null;
   imports: readonly unknown[];
   nodes: readonly NodeInput[];
@@ -90,17 +102,20 @@ function writeFileRows(db: Db, projectId: number, { file, parser, imports, nodes
   const fileId = (
     stmt(
       db,
-      `INSERT INTO files (path, language, size, mtime_ms, hash, is_test, parser, imports, indexed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO files (path, language, size, mtime_ms, ino, ctime_ms, hash, is_test, parser, imports, indexed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET language = excluded.language, size = excluded.size,
-           mtime_ms = excluded.mtime_ms, hash = excluded.hash, is_test = excluded.is_test, parser = excluded.parser,
-           imports = excluded.imports, indexed_at = excluded.indexed_at
+           mtime_ms = excluded.mtime_ms, ino = excluded.ino, ctime_ms = excluded.ctime_ms, hash = excluded.hash,
+           is_test = excluded.is_test, parser = excluded.parser, imports = excluded.imports,
+           indexed_at = excluded.indexed_at
          RETURNING id`,
     ).get(
       file.path,
       file.language,
       file.size,
       file.mtimeMs,
+      file.ino ?? null,
+      file.ctimeMs ?? null,
       file.hash,
       file.isTest ? 1 : 0,
       parser,

@@ -39,6 +39,11 @@ export interface NodeInput {
   fts: { name: string; path: string; body: string };
   /** Text to embed, or undefined when this node gets no vector. */
   embedText?: string | undefined;
+  /**
+   * The summary and embed text were composed from text already redacted (a file's content, redacted before it was
+   * parsed): they are stored as given. Otherwise both are redacted here.
+   */
+  fromRedacted?: boolean | undefined;
 }
 
 export interface NodeRow {
@@ -138,7 +143,7 @@ export function upsertFileNodes(
   const before = new Map(existing.map((e) => [e.key, e.id]));
   const ids: number[] = [];
   for (const n of nodes) {
-    const summary = n.summary === null ? null : redact(n.summary);
+    const summary = n.summary === null || n.fromRedacted ? n.summary : redact(n.summary);
     const id = (
       upsert.get({
         key: n.key,
@@ -161,7 +166,7 @@ export function upsertFileNodes(
     if (existed) fts.deletes.push(id);
     fts.inserts.push([id, n.fts.name, n.fts.path, n.fts.body]);
     if (n.embedText !== undefined) {
-      const text = redact(n.embedText);
+      const text = n.fromRedacted ? n.embedText : redact(n.embedText);
       // A symbol's text that its row composes again word for word is not stored twice (see symbol-text.ts).
       const fromNode =
         n.type === "symbol" &&
