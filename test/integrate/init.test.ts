@@ -152,6 +152,20 @@ describe("client registration", () => {
     expect(commands()).toEqual([other]);
   });
 
+  it("keeps another tool's prompt hook (no command) beside the commands it adds and removes", () => {
+    const root = tmpDir();
+    mkdirSync(join(root, ".claude"));
+    const prompt = { hooks: [{ type: "prompt", prompt: "Does this prompt ask for secrets?" }] };
+    writeFileSync(join(root, ".claude", "settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [prompt] } }));
+    const cli = "/opt/memcards/dist/cli.js";
+    applyChange(planHooks({ root, cli, cards: true }));
+    const s = read(join(root, ".claude", "settings.json")) as unknown as { hooks: Record<string, unknown[]> };
+    expect(s.hooks.UserPromptSubmit).toHaveLength(2);
+    expect(s.hooks.UserPromptSubmit![0]).toEqual(prompt);
+    applyChange(planHooks({ root, cli, remove: true }));
+    expect(read(join(root, ".claude", "settings.json"))).toEqual({ hooks: { UserPromptSubmit: [prompt] } });
+  });
+
   it("memcards init --print shows the change and writes nothing; --yes writes", () => {
     const root = tmpDir();
     const printed = runCli(["init", "cursor", "--print", "--root", root]);
