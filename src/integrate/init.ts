@@ -65,15 +65,21 @@ export const HOOK_EVENTS = [
 
 interface HookGroup {
   matcher?: string;
-  hooks: { type: string; command: string; timeout?: number }[];
+  /** `command` is absent from other kinds of hook (`"type": "prompt"`). */
+  hooks: { type: string; command?: string; timeout?: number }[];
 }
 
 /**
- * memcards' hook commands: those older versions wrote (`dist/cli.js hook`), and this version's (dist/hook.js beside
- * `cli`, by its exact path: another tool's `dist/hook.js` is not ours).
+ * memcards' hook commands: those older versions wrote (`"<node>" "<cli>" hook <event>`, found by `cli`'s exact path
+ * too, whether or not the word memcards is in it), and this version's (dist/hook.js beside `cli`, by its exact path:
+ * another tool's `dist/hook.js` or `dist/cli.js hook` is not ours). A hook without a command (a prompt hook) is not.
  */
-const isOurs = (cmd: string, cli: string) =>
-  /\bmemcards\b.*\bhook\b/.test(cmd) || cmd.includes("dist/cli.js hook") || cmd.includes(`"${hookEntryOf(cli)}" `);
+const isOurs = (cmd: unknown, cli: string) =>
+  typeof cmd === "string" &&
+  (/\bmemcards\b.*\bhook\b/.test(cmd) ||
+    cmd.includes("dist/cli.js hook") ||
+    cmd.includes(`"${cli}" hook `) ||
+    cmd.includes(`"${hookEntryOf(cli)}" `));
 
 /**
  * The entry a hook command runs: dist/hook.js beside the CLI entry, which reaches the resident worker loading nothing

@@ -157,16 +157,32 @@ export function loadBpeTable(buf: Buffer): BpeTable | undefined {
     return starts.length - 1;
   };
 
+  // A piece's bytes go to one reused buffer: ASCII written here, the rest by encodeInto (a TextEncoder.encode per
+  // piece, a new array each, cost more than the whole merge).
   const enc = new TextEncoder();
+  let scratch = new Uint8Array(1024);
+  /** Writes `piece` as UTF-8 at the front of `scratch`; its byte length, or -1 for text with a lone surrogate. */
+  const utf8 = (piece: string): number => {
+    const n = piece.length;
+    if (scratch.length < n * 3) scratch = new Uint8Array(n * 3);
+    let i = 0;
+    for (; i < n; i++) {
+      const c = piece.charCodeAt(i);
+      if (c >= 0x80) break;
+      scratch[i] = c;
+    }
+    if (i === n) return n;
+    return LONE_SURROGATE.test(piece) ? -1 : enc.encodeInto(piece, scratch).written;
+  };
   const count = (text: string): number => {
     let total = 0;
     split.lastIndex = 0;
     for (const [piece] of text.matchAll(split)) {
-      const bytes = enc.encode(piece);
+      const len = utf8(piece);
       // A whole piece that is a token counts one; one with a lone surrogate never is (the tokenizer's keys are
       // well-formed text), though its encoded bytes may be.
-      if (!LONE_SURROGATE.test(piece) && exact(bytes, 0, bytes.length) >= 0) total++;
-      else total += mergedParts(bytes);
+      if (len >= 0 && exact(scratch, 0, len) >= 0) total++;
+      else total += mergedParts(len >= 0 ? scratch.subarray(0, len) : enc.encode(piece));
     }
     return total;
   };

@@ -120,6 +120,52 @@ describe("client registration", () => {
     expect(read(join(root, ".claude", "settings.json"))).toEqual({ hooks: { PreCompact: [other] } });
   });
 
+  it("replaces an older version's hook commands wherever memcards is installed, the word memcards in its path or not", () => {
+    const root = tmpDir();
+    mkdirSync(join(root, ".claude"));
+    const cli = "/home/dev/src/mc/dist/cli.js";
+    const older = `"${process.execPath}" "${cli}" hook PostToolUse`;
+    // Another tool's `hook` command of another entry stays.
+    const other = `"${process.execPath}" "/home/dev/src/lint/dist/cli.js" hook PostToolUse`;
+    writeFileSync(
+      join(root, ".claude", "settings.json"),
+      JSON.stringify({
+        hooks: {
+          PostToolUse: [
+            { matcher: "Edit", hooks: [{ type: "command", command: older }] },
+            { hooks: [{ type: "command", command: other }] },
+          ],
+        },
+      }),
+    );
+    const commands = () =>
+      (
+        read(join(root, ".claude", "settings.json")) as unknown as {
+          hooks?: Record<string, { hooks: { command: string }[] }[]>;
+        }
+      ).hooks?.PostToolUse?.flatMap((g) => g.hooks.map((h) => h.command)) ?? [];
+    applyChange(planHooks({ root, cli }));
+    expect(commands()).toEqual([other, `"${process.execPath}" "/home/dev/src/mc/dist/hook.js" PostToolUse`]);
+    applyChange(planHooks({ root, cli }));
+    expect(commands()).toHaveLength(2);
+    applyChange(planHooks({ root, cli, remove: true }));
+    expect(commands()).toEqual([other]);
+  });
+
+  it("keeps another tool's prompt hook (no command) beside the commands it adds and removes", () => {
+    const root = tmpDir();
+    mkdirSync(join(root, ".claude"));
+    const prompt = { hooks: [{ type: "prompt", prompt: "Does this prompt ask for secrets?" }] };
+    writeFileSync(join(root, ".claude", "settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [prompt] } }));
+    const cli = "/opt/memcards/dist/cli.js";
+    applyChange(planHooks({ root, cli, cards: true }));
+    const s = read(join(root, ".claude", "settings.json")) as unknown as { hooks: Record<string, unknown[]> };
+    expect(s.hooks.UserPromptSubmit).toHaveLength(2);
+    expect(s.hooks.UserPromptSubmit![0]).toEqual(prompt);
+    applyChange(planHooks({ root, cli, remove: true }));
+    expect(read(join(root, ".claude", "settings.json"))).toEqual({ hooks: { UserPromptSubmit: [prompt] } });
+  });
+
   it("memcards init --print shows the change and writes nothing; --yes writes", () => {
     const root = tmpDir();
     const printed = runCli(["init", "cursor", "--print", "--root", root]);
