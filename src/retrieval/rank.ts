@@ -338,7 +338,7 @@ export function createRanker(
     // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once. With the symbol
     // channel, both channels' lists come from one search.
     let both: { files: Ranked; symbols: Ranked } | undefined;
-    const ftsBoth = () => (both ??= fileAndSymbolChannels(db, u(), matchText()));
+    const ftsBoth = () => (both ??= fileAndSymbolChannels(db, u(), matchText(), docFrequency));
     let fts: Ranked | undefined;
     const ftsList = () => (fts ??= use.has("symbols") ? ftsBoth().files : ftsChannel(db, u(), matchText()));
     const tokens = bm25Tokens(query);
