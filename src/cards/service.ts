@@ -181,14 +181,18 @@ export async function getMemoryCards(deps: CardsDeps, raw: CardsInput): Promise<
 /**
  * Runs the whole cards path once, as a call would, on a task made of one indexed symbol and its file, recording
  * nothing: a server's warm-up after `initialize`, so that the first get_memory_cards finds its code compiled, its
- * statements prepared and the ranker's per-index state read. Nothing happens without an index.
+ * statements prepared and the ranker's per-index state read. Nothing happens without an index, nor once the ranker
+ * has ranked (a call that came first warmed the path, and a second run would only take CPU from the calls that
+ * follow). Resolves to whether the path ran.
  */
-export async function warmCards(deps: CardsDeps): Promise<void> {
+export async function warmCards(deps: CardsDeps): Promise<boolean> {
+  if (deps.ranker.used()) return false;
   const s = hasIndexedFiles(deps.db) ? anySymbol(deps.db) : undefined;
-  if (!s) return;
+  if (!s) return false;
   const r = await cardsFor(deps, { task: `fix ${s.name} in ${s.path}` }, false);
   renderCards(r);
   redact(r.cards[0]?.evidence ?? s.name);
+  return true;
 }
 
 async function cardsFor(deps: CardsDeps, raw: CardsInput, record: boolean): Promise<CardsResult> {

@@ -141,9 +141,18 @@ export function symbolChannel(db: Db, u: Universe, terms: FtsTerms): Ranked {
 
 /**
  * The file channel and the symbol channel together (`ftsChannel` and `symbolChannel`, the same lists): their
- * full-text queries share the match and run once for both.
+ * full-text queries share the match and run once for both. The shared statement hands back every row the rare terms
+ * match (two lists under two scores are not cut in one statement), so when those terms' document counts
+ * (`docFrequency`) pass the postings the channels read, each channel runs its own statements, cut by SQLite.
  */
-export function fileAndSymbolChannels(db: Db, u: Universe, terms: FtsTerms): { files: Ranked; symbols: Ranked } {
+export function fileAndSymbolChannels(
+  db: Db,
+  u: Universe,
+  terms: FtsTerms,
+  docFrequency: (term: string) => number,
+): { files: Ranked; symbols: Ranked } {
+  if (terms.rare.reduce((n, t) => n + docFrequency(t), 0) > FTS_POSTINGS)
+    return { files: ftsChannel(db, u, terms), symbols: symbolChannel(db, u, terms) };
   const [files, symbols] = searchFtsRareFirstLists(db, terms, [FILE_LIST, SYMBOL_LIST], FTS_POSTINGS);
   return { files: fileList(u, files!), symbols: symbolList(u, symbols!) };
 }

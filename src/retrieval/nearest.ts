@@ -1,8 +1,8 @@
 // Nearest stored vectors by cosine distance, over an in-memory copy of the vector table. sqlite-vec's vec0 answers
 // `MATCH … AND k = ?` by reading and comparing every stored vector on each query (about 100 ms for 43k vectors of
-// 256 dimensions); the copy is read once (the int8 vectors' non-zero components, dimension by dimension, and each
-// vector's length) and compared over the query's non-zero dimensions only. The results are the same neighbours with the same cosine distances
-// (up to float rounding), ties broken by id. The copy is read after a warm-up or from a store's second query on: a
+// 256 dimensions); the copy is read once (sparse vectors' non-zero components dimension by dimension, dense vectors
+// row by row, and each vector's length) and compared over the query's non-zero dimensions only. The results are the
+// same neighbours with the same cosine distances (up to float rounding), ties broken by id. The copy is read after a warm-up or from a store's second query on: a
 // one-off query does not pay for a copy it would not use.
 import type { Db } from "../storage/db.js";
 import { getEmbedderBinding } from "../storage/meta.js";
@@ -33,16 +33,17 @@ export interface SparseColumns {
 
 /**
  * Copies of the stored vectors, as stored (int8 vectors stay int8: a quarter of the memory of floats), with each row's
- * inverse length and its item id. Only non-zero components are kept, dimension by dimension (`sparseColumns`: a
- * hashed vector has about a quarter of its dimensions set): a query reads the components of its own non-zero
- * dimensions only (a short task's vector has few), not every row's. The owners of the few rows a query returns are
- * read then, as sqlite-vec's kNN joins them.
+ * inverse length and its item id. Sparse vectors (a hashed vector has about a quarter of its dimensions set) keep
+ * only their non-zero components, dimension by dimension (`sparseColumns`): a query reads the components of its own
+ * non-zero dimensions only (a short task's vector has few), not every row's. Dense vectors (a sentence model's sets
+ * every dimension) stay rows: a row number beside each component would take up to five times their memory and
+ * save nothing. The owners of the few rows a query returns are read then, as sqlite-vec's kNN joins them.
  */
 export interface VectorMatrix {
   dimension: number;
   rows: number;
-  /** The rows' non-zero components, dimension by dimension. */
-  columns: SparseColumns;
+  /** The rows' components: non-zero ones by dimension (sparse vectors), or row after row (dense vectors). */
+  layout: { columns: SparseColumns } | { data: Int8Array | Float32Array };
   /** 1 / length of each row (rows of length 0 are never kept). */
   inverseNorms: Float32Array;
   ids: Int32Array;
@@ -72,10 +73,27 @@ export function vectorMatrix(items: readonly { id: number; vector: Float32Array 
   return {
     dimension,
     rows: kept.length,
-    columns: sparseColumns(data, dimension, kept.length),
+    layout: layOut(data, dimension, kept.length),
     inverseNorms,
     ids,
   } satisfies VectorMatrix;
+}
+
+/**
+ * Vectors with at most this share of their components non-zero are kept by dimension (`sparseColumns`); denser ones
+ * as rows. Past it the columns would hold more than twice the int8 rows' bytes, and a query would read most of them.
+ */
+const SPARSE_SHARE = 0.4;
+
+/** Rows (`rows` of `dim` components, row after row) as the copy keeps them: by dimension when sparse, else as given. */
+function layOut(
+  rowMajor: Int8Array | Float32Array,
+  dim: number,
+  rows: number,
+): { columns: SparseColumns } | { data: Int8Array | Float32Array } {
+  let nonZero = 0;
+  for (let i = 0; i < rows * dim; i++) if (rowMajor[i] !== 0) nonZero++;
+  return nonZero <= SPARSE_SHARE * rows * dim ? { columns: sparseColumns(rowMajor, dim, rows) } : { data: rowMajor };
 }
 
 /**
@@ -119,9 +137,16 @@ export function nearestRows(m: VectorMatrix, query: Float32Array, k: number): { 
     }
   const scratch = scratchOf(m);
   const sims = scratch.sims;
-  const c = m.columns;
-  if (c.values instanceof Int8Array) dotsInt8(c.starts, c.rows, c.values, m.rows, dims, weights, m.inverseNorms, sims);
-  else dotsFloat(c.starts, c.rows, c.values, m.rows, dims, weights, m.inverseNorms, sims);
+  if ("data" in m.layout) {
+    const data = m.layout.data;
+    if (data instanceof Int8Array) rowDotsInt8(data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
+    else rowDotsFloat(data, m.dimension, m.rows, dims, weights, m.inverseNorms, sims);
+  } else {
+    const c = m.layout.columns;
+    if (c.values instanceof Int8Array)
+      dotsInt8(c.starts, c.rows, c.values, m.rows, dims, weights, m.inverseNorms, sims);
+    else dotsFloat(c.starts, c.rows, c.values, m.rows, dims, weights, m.inverseNorms, sims);
+  }
   // The k-th best similarity bounds the rows worth sorting.
   const take = Math.min(k, m.rows);
   const bound = kthLargest(sims, take, scratch.copy);
@@ -174,6 +199,42 @@ function dotsFloat(
     for (let p = starts[dims[j]!]!; p < end; p++) sims[rows[p]!] = sims[rows[p]!]! + values[p]! * w;
   }
   for (let r = 0; r < n; r++) sims[r] = sims[r]! * inverseNorms[r]!;
+}
+
+/** As `dotsInt8`, over rows kept whole (dense vectors): each row reads its components of the query's dimensions. */
+function rowDotsInt8(
+  data: Int8Array,
+  dim: number,
+  n: number,
+  dims: Int32Array,
+  weights: Float64Array,
+  inverseNorms: Float32Array,
+  sims: Float64Array,
+): void {
+  const nz = dims.length;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * inverseNorms[r]!;
+  }
+}
+
+/** As `rowDotsInt8`, for float32 rows. */
+function rowDotsFloat(
+  data: Float32Array,
+  dim: number,
+  n: number,
+  dims: Int32Array,
+  weights: Float64Array,
+  inverseNorms: Float32Array,
+  sims: Float64Array,
+): void {
+  const nz = dims.length;
+  for (let r = 0, off = 0; r < n; r++, off += dim) {
+    let s = 0;
+    for (let j = 0; j < nz; j++) s += data[off + dims[j]!]! * weights[j]!;
+    sims[r] = s * inverseNorms[r]!;
+  }
 }
 
 /**
@@ -293,11 +354,11 @@ function matrixFiller(expected: number, dimension: number) {
       }
       return true;
     },
-    /** The matrix of the rows added, laid out in blocks (`blockRows`); the filler is not used after. */
+    /** The matrix of the rows added (`layOut`); the filler is not used after. */
     done: (): VectorMatrix => ({
       dimension,
       rows,
-      columns: sparseColumns(data ?? new Float32Array(0), dimension, rows),
+      layout: layOut((data ?? new Float32Array(0)).subarray(0, rows * dimension), dimension, rows),
       inverseNorms,
       ids,
       quantized: data instanceof Int8Array,

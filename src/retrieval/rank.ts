@@ -155,6 +155,8 @@ export interface Ranker {
   warm(): void;
   /** Resolves once what `warm` started reading in the background (the vectors' copy) is read. */
   warmed(): Promise<void>;
+  /** Whether this ranker has ranked a task yet (a call's ranking, or a warm-up's). */
+  used(): boolean;
 }
 
 /** The channels of a ChannelSet: BM25 always; the index's own FTS ranks beside symbol hits. */
@@ -336,7 +338,7 @@ export function createRanker(
     // BM25 without a whole-file index falls back to the same list as the FTS channel: searched once. With the symbol
     // channel, both channels' lists come from one search.
     let both: { files: Ranked; symbols: Ranked } | undefined;
-    const ftsBoth = () => (both ??= fileAndSymbolChannels(db, u(), matchText()));
+    const ftsBoth = () => (both ??= fileAndSymbolChannels(db, u(), matchText(), docFrequency));
     let fts: Ranked | undefined;
     const ftsList = () => (fts ??= use.has("symbols") ? ftsBoth().files : ftsChannel(db, u(), matchText()));
     const tokens = bm25Tokens(query);
@@ -353,7 +355,9 @@ export function createRanker(
     return lists;
   };
 
+  let used = false;
   const rankWith = async (query: string, use: ChannelSet, limit = DEFAULT_LIMIT): Promise<RankedFile[]> => {
+    used = true;
     const chans = channelsOf(use);
     const lists = await channelLists(query, chans, use.path_prior);
     return fuseLists(lists, chans, weights, use.path_prior, u())
@@ -362,6 +366,7 @@ export function createRanker(
   };
 
   const signals = async (query: string): Promise<FileSignals[]> => {
+    used = true;
     const lists = await channelLists(query, channelsOf(ALL_CHANNELS), true);
     return [...candidateSignals(lists, u()).values()];
   };
@@ -405,6 +410,7 @@ export function createRanker(
     rankSymbols,
     warm,
     warmed: () => nearest.settled(),
+    used: () => used,
   };
 }
 

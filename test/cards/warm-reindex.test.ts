@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/app.js";
 import { getMemoryCards, warmCards } from "../../src/cards/service.js";
 import { buildGraph } from "../../src/graph/build-graph.js";
-import type { Ranker } from "../../src/retrieval/rank.js";
+import { createRanker, type Ranker } from "../../src/retrieval/rank.js";
 import { embedPending } from "../../src/vectors/embed-pending.js";
 import { openTestApp } from "../graph/helpers.js";
 import { copyPolyglot } from "../repo/fixture.js";
@@ -44,8 +44,15 @@ describe("cards: the warm-up, and caches across an index run", () => {
     const before = served();
     app.ranker.warm();
     await app.ranker.warmed();
-    await warmCards({ ...app.scope, ranker: app.ranker });
+    // It ran the path (a ranker nothing had used yet), and stored nothing.
+    expect(await warmCards({ ...app.scope, ranker: app.ranker })).toBe(true);
     expect(served()).toBe(before);
+  });
+
+  it("runs no second cards call once a real call has used the ranker (the path is warm, the call's CPU is the user's)", async () => {
+    const ranker = createRanker(app.db, { embedder: app.embedding.embedder, root: app.scope.root });
+    await getMemoryCards({ ...app.scope, ranker }, { task: TASK });
+    expect(await warmCards({ ...app.scope, ranker })).toBe(false);
   });
 
   it("serves a file's new symbols after the index run that added them, from a new ranker and from a kept one", async () => {

@@ -87,13 +87,13 @@ describe("ranker channels, one at a time", () => {
     const found = tokens.filter((t) => df(t) > 0);
     // Every term matching, then only the rarest matching and the rest rescoring (the two queries of a ranking).
     for (const terms of [allRare(found), rareFirst(found, df, Math.min(...found.map(df)))]) {
-      const both = fileAndSymbolChannels(app.db, u, terms);
+      const both = fileAndSymbolChannels(app.db, u, terms, df);
       expect(both.files.length).toBeGreaterThan(0);
       expect(both.symbols.length).toBeGreaterThan(0);
       expect(both.files).toEqual(ftsChannel(app.db, u, terms));
       expect(both.symbols).toEqual(symbolChannel(app.db, u, terms));
     }
-    expect(fileAndSymbolChannels(app.db, u, { rare: [], common: found })).toEqual({ files: [], symbols: [] });
+    expect(fileAndSymbolChannels(app.db, u, { rare: [], common: found }, df)).toEqual({ files: [], symbols: [] });
   });
 
   it("rare-first search: a term no node holds does not stand in for the rarest term the index holds", () => {

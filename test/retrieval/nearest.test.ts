@@ -107,4 +107,80 @@ describe("nearest vectors in memory", () => {
     expect(r.map((x) => x.id)).toEqual([1, 3, 4]);
     expect(r[0]!.distance).toBeCloseTo(1 - 1 / Math.sqrt(1.01), 6);
   });
+
+  it("keeps dense vectors (a sentence model's, every dimension set) in no more memory than their rows", () => {
+    const rows = 500;
+    const dim = 384;
+    const next = lcg(7);
+    const items = Array.from({ length: rows }, (_, i) => ({
+      id: i + 1,
+      vector: Float32Array.from({ length: dim }, () => next() - 0.5),
+    }));
+    const m = vectorMatrix(items);
+    expect(m.rows).toBe(rows);
+    // The rows themselves, their ids and lengths; a copy holding a row number beside each component holds twice that.
+    expect(heldBytes(m)).toBeLessThanOrEqual(rows * dim * 4 + rows * 8 + 4 * (dim + 1));
+    const q = items[42]!.vector;
+    expect(nearestRows(m, q, 3).map((r) => r.id)).toEqual(bruteForce(items, q, 3));
+  });
+
+  it("finds what sqlite-vec finds on a store of dense vectors", async () => {
+    const near = createNearestVectors(app.db);
+    const ids = (app.db.prepare("SELECT rowid AS id FROM vectors").all() as { id: number }[]).map((r) => r.id);
+    expect(ids.length).toBeGreaterThan(20);
+    const dim = app.embedding.embedder.dimension;
+    const next = lcg(11);
+    const dense = () => Float32Array.from({ length: dim }, () => next() - 0.5);
+    storeVectors(
+      app.db,
+      ids.map((id) => ({ id, vector: dense() })),
+    );
+    const q = dense();
+    await settled(near, q);
+    expect(near.ready()).toBe(true);
+    const want = nearestVectors(app.db, q, 10);
+    const got = near.nearest(q, 10);
+    expect(got.map((g) => g.id)).toEqual(want.map((w) => w.id));
+    got.forEach((g, j) => expect(g.distance).toBeCloseTo(want[j]!.distance, 5));
+  });
 });
+
+/** Pseudo-random numbers in [0, 1), the same for a seed. */
+function lcg(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+/** Bytes of the typed arrays `x` holds (each buffer once). */
+function heldBytes(x: unknown, seen = new Set<ArrayBufferLike>()): number {
+  if (ArrayBuffer.isView(x)) {
+    if (seen.has(x.buffer)) return 0;
+    seen.add(x.buffer);
+    return x.buffer.byteLength;
+  }
+  if (x && typeof x === "object") return Object.values(x).reduce<number>((s, v) => s + heldBytes(v, seen), 0);
+  return 0;
+}
+
+/** The ids of the `k` items nearest to `q` by cosine, ties by id, computed directly. */
+function bruteForce(items: { id: number; vector: Float32Array }[], q: Float32Array, k: number): number[] {
+  const cos = (a: Float32Array) => {
+    let dot = 0;
+    let na = 0;
+    let nq = 0;
+    a.forEach((x, i) => {
+      dot += x * q[i]!;
+      na += x * x;
+      nq += q[i]! * q[i]!;
+    });
+    return dot / Math.sqrt(na * nq);
+  };
+  return items
+    .map((it) => ({ id: it.id, s: cos(it.vector) }))
+    .sort((a, b) => b.s - a.s || a.id - b.id)
+    .slice(0, k)
+    .map((x) => x.id);
+}
