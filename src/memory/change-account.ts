@@ -117,6 +117,9 @@ const DEFINITIONS: { kind: string; re: RegExp }[] = [
   { kind: "table", re: /^\s*create\s+table\s+(?:if\s+not\s+exists\s+)?["`]?(\w+)/i },
   { kind: "section", re: /^#{1,3}\s+(\S.{1,60}?)\s*#*\s*$/ },
 ];
+/** A word or mark some definition opens with: a line without one opens none. */
+const OPENS =
+  /^#|\b(?:class|interface|type|enum|struct|trait|record|def|function|func|fn|const|let|var|procedure|public|private|protected|internal|static|async|override|virtual|readonly|final|abstract|create)\b/i;
 /** Words a method pattern may take for a name that are no definition's. */
 const NOT_A_NAME = new Set(["if", "for", "while", "switch", "catch", "return", "new", "await", "function", "typeof"]);
 
@@ -132,7 +135,8 @@ function definitions(text: string, path: string): Map<string, string> {
   };
   for (const line of text.split("\n")) {
     let opened: string | undefined;
-    for (const { kind, re } of DEFINITIONS) {
+    // Most lines open nothing: one test spares them the table.
+    for (const { kind, re } of OPENS.test(line) ? DEFINITIONS : []) {
       if ((kind === "section") !== doc) continue;
       const name = re.exec(line)?.[1]?.trim();
       if (!name || NOT_A_NAME.has(name)) continue;
@@ -267,9 +271,10 @@ export function changeStatement(
     const t = span[i]!;
     if (t.role !== "assistant" || t.sidechain || !t.text.trim()) continue;
     for (const s of proseSentences(t.text)) {
-      if (!accountShaped(s, files)) continue;
-      if (i >= firstEdit - 1 && DONE.test(s)) return s;
-      if (!planned && TO_DO.test(s)) planned = s;
+      const done = i >= firstEdit - 1 && DONE.test(s);
+      if (!(done || (!planned && TO_DO.test(s))) || !accountShaped(s, files)) continue;
+      if (done) return s;
+      planned = s;
     }
   }
   return planned;

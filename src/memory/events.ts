@@ -767,6 +767,8 @@ interface EditGroup {
   request: Request | undefined;
   files: string[];
   ops: Set<string>;
+  /** The files its edits created. */
+  created: string[];
   first: number;
   last: number;
   turn: string;
@@ -789,11 +791,10 @@ function changeSaid(
   const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text));
   const from = r?.index ?? 0;
   const to = Math.min(next, s.span.length);
-  const hunks = s.hunks();
-  if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(hunks, from, to, g.files))) return undefined;
+  if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(s.hunks(), from, to, g.files))) return undefined;
   const account = vague || !committed;
-  const created = new Set(s.edits.filter((e) => e.op.startsWith("created")).map((e) => e.path));
-  const notes = account ? editAccount(hunks, from, to, g.files, created) : new Map<string, string>();
+  const created = new Set(g.created);
+  const notes = account ? editAccount(s.hunks(), from, to, g.files, created) : new Map<string, string>();
   const statement = account ? (changeStatement(s.span, from, g.first, to, g.files) ?? "") : "";
   if (!r && !committed && !notes.size && !statement) return undefined;
   if (!vague || !(notes.size || statement)) return { why: r ? ` for ${requestPhrase(r)}` : "", notes, statement };
@@ -817,11 +818,13 @@ function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<numbe
       request: r,
       files: [],
       ops: new Set<string>(),
+      created: [],
       first: e.i,
       last: e.i,
       turn: span[e.i]!.id,
     };
     if (!g.files.includes(e.path)) g.files.push(e.path);
+    if (e.op.startsWith("created") && !g.created.includes(e.path)) g.created.push(e.path);
     g.ops.add(e.op.split(/[:\s(]/)[0]!);
     g.last = e.i;
     byRequest.set(k, g);
