@@ -6,7 +6,7 @@ import type { ToolCall, Turn } from "../conversation/schema.js";
 import { lineSentences } from "./events.js";
 
 /** The longest statement of the agent's taken as its account of a change; a longer one is never cut, only left out. */
-const MAX_STATEMENT = 260;
+const MAX_STATEMENT = 200;
 /** The fewest words a statement needs to say what changed. */
 const MIN_STATEMENT_WORDS = 5;
 /** Names of definitions said per change; the rest are counted. */
@@ -221,6 +221,10 @@ const TO_DO = new RegExp(
   `^(?:(?:ok(?:ay)?|great|alright|sure|now|so|next)[,!.]?\\s+)?(?:(?:I will|I'll|I am going to|I'm going to|we will|we'll)\\s+(?:now\\s+|also\\s+)?|step \\d+\\s*[:.)-]\\s*)(?:${TO_DO_VERBS})\\b`,
   "i",
 );
+/** An imperative step of the agent's plan ("Add the `X` field to the `Settings` class in config.py"), not one for the person. */
+const STEP = new RegExp(`^(?:${TO_DO_VERBS})\\s+(?!your\\b|you\\b|the following\\b)\\S`, "i");
+/** The fewest words a statement says beside the files and code it names: "We'll create `auth.py` for this." says none. */
+const MIN_OWN_WORDS = 6;
 /** Something a statement names that the change has: a code span, a file name, an identifier. */
 const CONCRETE = /`[^`]+`|\b[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\(\)/;
 
@@ -251,13 +255,22 @@ function accountShaped(s: string, files: readonly string[]): boolean {
   const named = (s.match(FILE_NAMED) ?? []).filter((f) => !/^\d/.test(f) && !/\.(?:e\.g|i\.e)$/i.test(f));
   if (named.length && !named.some((n) => files.some((f) => samePath(f, n) || f.endsWith(n.split("/").at(-1)!))))
     return false;
+  if (
+    s
+      .replace(/`[^`]*`/g, " ")
+      .replace(FILE_NAMED, " ")
+      .split(/\s+/)
+      .filter(Boolean).length < MIN_OWN_WORDS
+  )
+    return false;
   return CONCRETE.test(s) || (words >= 8 && DONE.test(s));
 }
 
 /**
  * The agent's own one-line statement of the change: the first in its messages from the turn before the first edit up
  * to the next request that says it made a change ("I've added the missing `Union` import"), else the first from the
- * request on that says it is about to make one ("I will comment out the call in main.py").
+ * request on that says it is about to make one ("I will comment out the call in main.py"), else the first step of its
+ * plan put as an imperative ("Add the `X` field to the `Settings` class").
  */
 export function changeStatement(
   span: readonly Turn[],
@@ -267,17 +280,21 @@ export function changeStatement(
   files: readonly string[],
 ): string | undefined {
   let planned: string | undefined;
+  let step: string | undefined;
   for (let i = Math.max(0, from); i < Math.min(span.length, to); i++) {
     const t = span[i]!;
     if (t.role !== "assistant" || t.sidechain || !t.text.trim()) continue;
     for (const s of proseSentences(t.text)) {
       const done = i >= firstEdit - 1 && DONE.test(s);
-      if (!(done || (!planned && TO_DO.test(s))) || !accountShaped(s, files)) continue;
+      const plan = !done && !planned && TO_DO.test(s);
+      const next = !done && !plan && !step && STEP.test(s);
+      if (!(done || plan || next) || !accountShaped(s, files)) continue;
       if (done) return s;
-      planned = s;
+      if (plan) planned = s;
+      else step = s;
     }
   }
-  return planned;
+  return planned ?? step;
 }
 
 /**

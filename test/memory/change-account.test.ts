@@ -150,6 +150,21 @@ describe("what an edit call did to the code", () => {
   });
 });
 
+describe("a plan's step as the account of a change", () => {
+  it("takes the agent's imperative step when it says nothing more, never a step for the person", () => {
+    const span = [
+      turn("user", "What's wrong? Fix the error that you see in the terminal"),
+      turn(
+        "assistant",
+        "To fix this, we need to:\n1. Update your `.env` file by hand before the next run.\n2. Add the `BACKEND_CORS_ORIGINS` field to the `Settings` class in `backend/app/utils/config.py`.",
+        edit("e1", "/r/backend/app/utils/config.py", "x = 1", "x = 2"),
+      ),
+    ];
+    const [unit] = changes(span);
+    expect(unit!.text).toContain('The agent said: "Add the `BACKEND_CORS_ORIGINS` field');
+  });
+});
+
 describe("changes not worth a unit", () => {
   it("an entry added to a log of the work after a request that says nothing of it", () => {
     const span = [
