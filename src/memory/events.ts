@@ -762,6 +762,12 @@ function undoneShas(span: readonly Turn[]): Set<string> {
   return undone;
 }
 
+/**
+ * The most words of a follow-up left out of a change unit as saying nothing of the work ("please understand where you
+ * were and continue"); a longer one that opens like a follow-up ("thanks, it works now, can you clean up …") says more.
+ */
+const VAGUE_WORDS = 10;
+
 /** The edits of one request: its files, their ops, and where its last edit is. */
 interface EditGroup {
   request: Request | undefined;
@@ -788,7 +794,7 @@ function changeSaid(
   committed: boolean,
 ): { why: string; notes: Map<string, string>; statement: string } | undefined {
   const r = g.request;
-  const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text));
+  const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text) && r.text.split(/\s+/).length <= VAGUE_WORDS);
   const from = r?.index ?? 0;
   const to = Math.min(next, s.span.length);
   if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(s.hunks(), from, to, g.files))) return undefined;
