@@ -213,17 +213,17 @@ const TO_DO_VERBS =
   "add|change|update|fix|remove|rename|replace|move|create|implement|refactor|modify|convert|wrap|comment out|uncomment|introduce|extract|rewrite|switch|adjust|insert|delete|restore|revert|simplify|enable|disable|apply|make|wire|split|merge|set up|write|build|scaffold|install|bump|pin|patch|expose|document";
 /** The agent's statement of a change it made: "I've added …", "Added …" (a list item), "Now X uses …" is not one. */
 const DONE = new RegExp(
-  `^(?:(?:ok(?:ay)?|great|done|perfect|alright|so|now)[,!.]?\\s+)?(?:(?:I|we)(?:'ve| have)?\\s+(?:also\\s+|now\\s+|just\\s+|successfully\\s+)?(?:${DONE_VERBS})|(?:${DONE_VERBS})\\s+(?!the following\\b)\\S)`,
+  `^(?:(?:ok(?:ay)?|great|done|perfect|alright|so|now)[,!.]?\\s+)?(?:(?:I|we)(?:['’]ve| have)?\\s+(?:also\\s+|now\\s+|just\\s+|successfully\\s+)?(?:${DONE_VERBS})|(?:${DONE_VERBS})\\s+(?!the following\\b)\\S)`,
   "i",
 );
 /** The agent's statement of a change it is about to make: "I will comment out the call in main.py". */
 const TO_DO = new RegExp(
-  `^(?:(?:ok(?:ay)?|great|alright|sure|now|so|next)[,!.]?\\s+)?(?:(?:I will|I'll|I am going to|I'm going to|we will|we'll)\\s+(?:now\\s+|also\\s+)?|step \\d+\\s*[:.)-]\\s*)(?:${TO_DO_VERBS})\\b`,
+  `^(?:(?:ok(?:ay)?|great|alright|sure|now|so|next)[,!.]?\\s+)?(?:(?:I will|I['’]ll|I am going to|I['’]m going to|we will|we['’]ll|let['’]s|let us|let me)\\s+(?:now\\s+|also\\s+)?|step \\d+\\s*[:.)-]\\s*)(?:${TO_DO_VERBS})\\b`,
   "i",
 );
 /** An imperative step of the agent's plan ("Add the `X` field to the `Settings` class in config.py"), not one for the person. */
 const STEP = new RegExp(`^(?:${TO_DO_VERBS})\\s+(?!your\\b|you\\b|the following\\b)\\S`, "i");
-/** The fewest words a statement says beside the files and code it names: "We'll create `auth.py` for this." says none. */
+/** The fewest words a statement says beside the files it names: "We'll create `auth.py` for this." says too few. */
 const MIN_OWN_WORDS = 6;
 /** Something a statement names that the change has: a code span, a file name, an identifier. */
 const CONCRETE = /`[^`]+`|\b[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\(\)/;
@@ -257,10 +257,9 @@ function accountShaped(s: string, files: readonly string[]): boolean {
     return false;
   if (
     s
-      .replace(/`[^`]*`/g, " ")
       .replace(FILE_NAMED, " ")
       .split(/\s+/)
-      .filter(Boolean).length < MIN_OWN_WORDS
+      .filter((w) => /[\p{L}\d]/u.test(w)).length < MIN_OWN_WORDS
   )
     return false;
   return CONCRETE.test(s) || (words >= 8 && DONE.test(s));

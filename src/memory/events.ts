@@ -767,6 +767,8 @@ function undoneShas(span: readonly Turn[]): Set<string> {
  * were and continue"); a longer one that opens like a follow-up ("thanks, it works now, can you clean up …") says more.
  */
 const VAGUE_WORDS = 10;
+/** The words of a text that have a letter (a lone comma or dash is none). */
+const wordCount = (text: string): number => text.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length;
 
 /** The edits of one request: its files, their ops, and where its last edit is. */
 interface EditGroup {
@@ -794,7 +796,7 @@ function changeSaid(
   committed: boolean,
 ): { why: string; notes: Map<string, string>; statement: string } | undefined {
   const r = g.request;
-  const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text) && r.text.split(/\s+/).length <= VAGUE_WORDS);
+  const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text) && wordCount(r.text) <= VAGUE_WORDS);
   const from = r?.index ?? 0;
   const to = Math.min(next, s.span.length);
   if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(s.hunks(), from, to, g.files))) return undefined;
