@@ -265,9 +265,21 @@ function accountShaped(s: string, files: readonly string[]): boolean {
   return CONCRETE.test(s) || (words >= 8 && DONE.test(s));
 }
 
+/** The names a statement may call a change's files by: each basename, and its stem when it reads as a code name. */
+function ownNames(files: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const f of files) {
+    const base = f.split(/[\\/]/).at(-1)!;
+    out.add(base);
+    const stem = base.replace(/\.[^.]+$/, "");
+    if (/[_-]|[a-z][A-Z]/.test(stem) && stem.length >= 4) out.add(stem);
+  }
+  return [...out];
+}
+
 /**
  * The agent's own one-line statement of the change: the first in its messages from the turn before the first edit up
- * to the next request that says it made a change ("I've added the missing `Union` import"), else the first from the
+ * to the next request that says it made a change (the first naming one of the change's files, if any does) ("I've added the missing `Union` import"), else the first from the
  * request on that says it is about to make one ("I will comment out the call in main.py"), else the first step of its
  * plan put as an imperative ("Add the `X` field to the `Settings` class").
  */
@@ -280,20 +292,24 @@ export function changeStatement(
 ): string | undefined {
   let planned: string | undefined;
   let step: string | undefined;
+  let done: string | undefined;
+  const own = ownNames(files);
   for (let i = Math.max(0, from); i < Math.min(span.length, to); i++) {
     const t = span[i]!;
     if (t.role !== "assistant" || t.sidechain || !t.text.trim()) continue;
     for (const s of proseSentences(t.text)) {
-      const done = i >= firstEdit - 1 && DONE.test(s);
-      const plan = !done && !planned && TO_DO.test(s);
-      const next = !done && !plan && !step && STEP.test(s);
-      if (!(done || plan || next) || !accountShaped(s, files)) continue;
-      if (done) return s;
-      if (plan) planned = s;
+      const made = i >= firstEdit - 1 && DONE.test(s);
+      const plan = !made && !planned && TO_DO.test(s);
+      const next = !made && !plan && !step && STEP.test(s);
+      if (!(made || plan || next) || !accountShaped(s, files)) continue;
+      // A report that names one of the change's files is about it; a recap's first item may be about earlier work.
+      if (made && own.some((n) => s.includes(n))) return s;
+      if (made) done ??= s;
+      else if (plan) planned = s;
       else step = s;
     }
   }
-  return planned ?? step;
+  return done ?? planned ?? step;
 }
 
 /**

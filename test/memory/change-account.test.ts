@@ -150,6 +150,22 @@ describe("what an edit call did to the code", () => {
   });
 });
 
+describe("a recap of the session's work after a change", () => {
+  it("takes the recap's item that names the change's own file, not its first item", () => {
+    const span = [
+      turn("user", "now this understand profoundly + apply fixes@main.py"),
+      turn("assistant", "", edit("e1", "/r/schema_tools.py", "a = 1", "a = 2")),
+      turn(
+        "assistant",
+        "Summary:\n1. Fixed the `Union` import in the pandas plugin.\n2. Made `schema_tools.py` fall back to the Pydantic v1 field API when v2 is missing.",
+      ),
+    ];
+    const [unit] = changes(span);
+    expect(unit!.text).toContain("Made `schema_tools.py` fall back");
+    expect(unit!.text).not.toContain("Union");
+  });
+});
+
 describe("a plan's step as the account of a change", () => {
   it("takes the agent's imperative step when it says nothing more, never a step for the person", () => {
     const span = [
