@@ -158,7 +158,7 @@ function definitions(text: string, path: string): Map<string, string> {
 function defsChanged(hunks: readonly Hunk[], files: readonly string[]): Map<string, string> {
   const byFile = new Map<string, { added: Set<string>; changed: Set<string>; removed: Set<string> }>();
   for (const h of hunks) {
-    const file = files.find((f) => samePath(f, h.path));
+    const file = h.before === h.after ? undefined : files.find((f) => samePath(f, h.path));
     if (!file) continue;
     const before = definitions(h.before, file);
     const after = definitions(h.after, file);

@@ -801,9 +801,12 @@ function changeSaid(
   const to = Math.min(next, s.span.length);
   if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(s.hunks(), from, to, g.files))) return undefined;
   const account = vague || !committed;
-  const created = new Set(g.created);
-  const notes = account ? editAccount(s.hunks(), from, to, g.files, created) : new Map<string, string>();
   const statement = account ? (changeStatement(s.span, from, g.first, to, g.files) ?? "") : "";
+  // A request that says the work, with the agent's statement of it, needs no list of definitions beside them.
+  const notes =
+    vague || (account && !statement)
+      ? editAccount(s.hunks(), from, to, g.files, new Set(g.created))
+      : new Map<string, string>();
   if (!r && !committed && !notes.size && !statement) return undefined;
   if (!vague || !(notes.size || statement)) return { why: r ? ` for ${requestPhrase(r)}` : "", notes, statement };
   // A request that says nothing of the work is left out; the task it followed up says what the work was for.
