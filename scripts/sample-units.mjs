@@ -2,7 +2,7 @@
 // ones not held out for validation in test/fixtures/summary/gold/split.json), each with the text of its evidence
 // turn, for two labellers to judge cold (test/fixtures/memory/units-labelled/GUIDE.md).
 // Usage: node scripts/build.mjs && node scripts/sample-units.mjs <transcripts dir> <out.jsonl> [--n 100] [--seed 2027]
-//        [--all <every-unit.jsonl>]
+//        [--all <every-unit.jsonl>] [--validation]   (--validation: the held-out transcripts instead, for reporting only)
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,13 +22,15 @@ const flag = (name, fallback) => {
 const n = Number(flag("--n", "100"));
 const seed = Number(flag("--seed", "2027"));
 const allOut = flag("--all", undefined);
+const validation = args.includes("--validation");
+if (validation) args.splice(args.indexOf("--validation"), 1);
 const [dir, out] = args;
 if (!dir || !out) throw new Error("usage: sample-units.mjs <transcripts dir> <out.jsonl> [--n N] [--seed S] [--all F]");
 
 const split = JSON.parse(readFileSync(join(here, "..", "test/fixtures/summary/gold/split.json"), "utf8"));
 const held = new Set(split.validation);
 const files = readdirSync(dir)
-  .filter((f) => /\.(md|jsonl|traj)$/.test(f) && !held.has(f))
+  .filter((f) => /\.(md|jsonl|traj)$/.test(f) && held.has(f) === validation)
   .sort();
 
 /** The evidence turn as the archive keeps it, cut to about 2,400 characters around the quote. */

@@ -372,7 +372,9 @@ function writeDraft(
     created_at: now,
     updated_at: now,
   });
-  indexMemory(db, id, identifierTokens(`${d.category} ${d.text}`).join(" "));
+  // A change whose text leaves out a request that said nothing of the work ("go ahead") is still found by its words.
+  const asked = typeof d.record.request === "string" && !d.text.includes(d.record.request) ? d.record.request : "";
+  indexMemory(db, id, identifierTokens(`${d.category} ${d.text} ${asked}`).join(" "));
   r.added++;
   if (tier === "warm") r.warm++;
   else r.cold++;

@@ -18,6 +18,7 @@ import {
   RULE_USE,
 } from "../transcript/extraction/human-classes.js";
 import { FIRM_CUES } from "../transcript/rendering/clip.js";
+import { changeStatement, editAccount, type Hunk, spanHunks, trivialEdits, WORK_LOG } from "./change-account.js";
 import { failureFate, type Fate } from "./failure-fate.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { IMPERATIVE } from "./segment.js";
@@ -453,8 +454,9 @@ function quoted(s: string): string {
   return `"${s.replace(/"/g, "'")}"`;
 }
 
-function listFiles(files: string[]): string {
-  const shown = files.slice(0, MAX_FILES);
+/** Files as a unit lists them, each with what its edits did when the events say (`a.py (added function \`f\`)`). */
+function listFiles(files: string[], notes?: ReadonlyMap<string, string>): string {
+  const shown = files.slice(0, MAX_FILES).map((f) => (notes?.get(f) ? `${f} (${notes.get(f)})` : f));
   const more = files.length - shown.length;
   return `${shown.join(", ")}${more > 0 ? ` and ${more} more files` : ""}`;
 }
@@ -542,12 +544,37 @@ export function errorLine(text: string, turn: Turn): string | undefined {
     line = quotedError.trim();
   }
   if (!ERRORISH.some((r) => r.test(line))) return undefined;
+  // A line that starts inside a token (":7270/Catalog/…:1 Failed to load resource") is a fragment of a longer one.
+  if (/^[:;,)\]}]/.test(line)) return undefined;
+  line = unwrapped(line, turn);
   // A line that only announces the error ("Traceback (most recent call last):", "Build error:") says nothing alone.
   if (line.endsWith(":") || line.length < 12 || line.length > 400) return undefined;
   if (DOC_RAISES.test(line) || BARE_CLASS.test(line)) return undefined;
   // A wrapper's report that a command exited non-zero says nothing of why: the error that made it fail is its own unit.
   if (EXIT_ONLY.test(line) && !NAMED_ERROR.test(line)) return undefined;
   if (HARNESS.test(line) || BARE_ASSERTION.test(line) || /\{"/.test(line) || !CONCRETE.test(line)) return undefined;
+  return line;
+}
+
+/** The narrowest width a terminal wraps at that a hard-wrapped line is looked for in. */
+const MIN_WRAP_WIDTH = 60;
+
+/**
+ * An error line a terminal hard-wrapped mid-word ("… conversion for sche" then "ma 'None': …" on the next line),
+ * joined again: the line ends a source line as long as the longest of its source (the terminal's width), ending in a
+ * letter or digit, and the next line goes on at the margin with one.
+ */
+function unwrapped(line: string, turn: Turn): string {
+  if (line.length < MIN_WRAP_WIDTH / 2 || !/[\p{L}\d]$/u.test(line)) return line;
+  for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)]) {
+    if (!source.includes(line)) continue;
+    const lines = source.split("\n").map((l) => l.replace(/\r$/, ""));
+    const width = Math.max(...lines.map((l) => l.length));
+    if (width < MIN_WRAP_WIDTH) continue;
+    const k = lines.findIndex((l) => l.trimEnd().endsWith(line) && l.length === width);
+    const next = k >= 0 ? lines[k + 1] : undefined;
+    if (next !== undefined && /^[\p{L}\d]/u.test(next)) return `${line}${next.trim()}`;
+  }
   return line;
 }
 
@@ -608,6 +635,8 @@ interface SpanEvents {
   commits: Commit[];
   /** Whether an aider `/undo` later removed the commit: neither it nor the edits it carried are facts any more. */
   isUndone: (sha: string) => boolean;
+  /** The edit hunks of each turn (change-account.ts), read on first use. */
+  hunks: () => Hunk[][];
 }
 
 function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections): SpanEvents {
@@ -630,7 +659,9 @@ function spanEvents(sessionId: string, span: readonly Turn[], sections: Sections
   const undone = undoneShas(span);
   const isUndone = (sha: string) => sha !== "" && undone.has(sha.slice(0, 7));
   const commits = commitsOf(span, sections, edits, at);
-  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone };
+  let read: Hunk[][] | undefined;
+  const hunks = () => (read ??= spanHunks(span));
+  return { sessionId, span, at, ev, requests, requestAt, edits, commits, isUndone, hunks };
 }
 
 /** aider's note that it commits a file the person left changed before it applies its own edit. */
@@ -732,6 +763,57 @@ function undoneShas(span: readonly Turn[]): Set<string> {
 }
 
 /**
+ * The most words of a follow-up left out of a change unit as saying nothing of the work ("please understand where you
+ * were and continue"); a longer one that opens like a follow-up ("thanks, it works now, can you clean up …") says more.
+ */
+const VAGUE_WORDS = 10;
+/** The words of a text that have a letter (a lone comma or dash is none). */
+const wordCount = (text: string): number => text.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length;
+
+/** The edits of one request: its files, their ops, and where its last edit is. */
+interface EditGroup {
+  request: Request | undefined;
+  files: string[];
+  ops: Set<string>;
+  /** The files its edits created. */
+  created: string[];
+  first: number;
+  last: number;
+  turn: string;
+}
+
+/**
+ * What a change unit says beside its files: the request when it says something of the work, else what the events say
+ * was done (the definitions the edits added, changed or removed; the agent's own statement of the change) and the
+ * task it followed up. Undefined for a change not worth a unit: an entry in a log of the work, or an edit the events
+ * show was trivial (whitespace, a version number), made for no request that asked for it; a file list with nothing
+ * to say what it was for.
+ */
+function changeSaid(
+  s: SpanEvents,
+  g: EditGroup,
+  next: number,
+  committed: boolean,
+): { why: string; notes: Map<string, string>; statement: string } | undefined {
+  const r = g.request;
+  const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text) && wordCount(r.text) <= VAGUE_WORDS);
+  const from = r?.index ?? 0;
+  const to = Math.min(next, s.span.length);
+  if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(s.hunks(), from, to, g.files))) return undefined;
+  const account = vague || !committed;
+  const statement = account ? (changeStatement(s.span, from, g.first, to, g.files) ?? "") : "";
+  // A request that says the work, with the agent's statement of it, needs no list of definitions beside them.
+  const notes =
+    vague || (account && !statement)
+      ? editAccount(s.hunks(), from, to, g.files, new Set(g.created))
+      : new Map<string, string>();
+  if (!r && !committed && !notes.size && !statement) return undefined;
+  if (!vague || !(notes.size || statement)) return { why: r ? ` for ${requestPhrase(r)}` : "", notes, statement };
+  // A request that says nothing of the work is left out; the task it followed up says what the work was for.
+  return { why: r?.task ? ` while working on the request ${quoted(r.task)}` : "", notes, statement };
+}
+
+/**
  * One change per request: the files its edits touched, and the commit that carried them. Also says, per commit
  * index, the files of the change unit that names it as its carrier.
  */
@@ -739,15 +821,21 @@ function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<numbe
   const { span, requests, requestAt, commits } = s;
   const drafts: UnitDraft[] = [];
   const carriers = new Map<number, Set<string>>();
-  const byRequest = new Map<
-    string,
-    { request: Request | undefined; files: string[]; ops: Set<string>; last: number; turn: string }
-  >();
+  const byRequest = new Map<string, EditGroup>();
   for (const e of s.edits) {
     const r = requestAt(e.i);
     const k = r?.turn ?? "";
-    const g = byRequest.get(k) ?? { request: r, files: [], ops: new Set<string>(), last: e.i, turn: span[e.i]!.id };
+    const g = byRequest.get(k) ?? {
+      request: r,
+      files: [],
+      ops: new Set<string>(),
+      created: [],
+      first: e.i,
+      last: e.i,
+      turn: span[e.i]!.id,
+    };
     if (!g.files.includes(e.path)) g.files.push(e.path);
+    if (e.op.startsWith("created") && !g.created.includes(e.path)) g.created.push(e.path);
     g.ops.add(e.op.split(/[:\s(]/)[0]!);
     g.last = e.i;
     byRequest.set(k, g);
@@ -764,9 +852,10 @@ function changeDrafts(s: SpanEvents): { drafts: UnitDraft[]; carriers: Map<numbe
       carriers.set(ci, new Set([...(carriers.get(ci) ?? []), ...g.files]));
     }
     const verb = g.ops.size === 1 && [...g.ops][0] === "created" ? "Created" : "Changed";
-    const why = g.request ? ` for ${requestPhrase(g.request)}` : "";
     const carried = commit ? ` (commit ${commit.sha ? `${commit.sha} ` : ""}${quoted(commit.message)})` : "";
-    const text = `${verb} ${listFiles(g.files)}${why}${carried}.`;
+    const said = changeSaid(s, g, next, Boolean(commit));
+    if (!said) continue;
+    const text = `${verb} ${listFiles(g.files, said.notes)}${said.why}${carried}.${said.statement ? ` The agent said: ${quoted(said.statement)}` : ""}`;
     drafts.push({
       category: "change",
       text,
@@ -795,6 +884,8 @@ function commitDrafts(s: SpanEvents, carriers: ReadonlyMap<number, Set<string>>)
     const carriedBy = new Set(edits.filter((e) => e.i > from && e.i <= c.i).map((e) => requestAt(e.i)?.turn ?? ""));
     if (c.files.length > 0 && carriedBy.size === 1) continue;
     if (s.isUndone(c.sha)) continue;
+    // A commit title with neither a hash nor a file says nothing a successor could find the change by.
+    if (!c.sha && c.files.length === 0) continue;
     // Named already by the change unit of the request whose edits it carried (aider's second commit of a turn).
     const carrier = carriers.get(ci);
     if (carrier && c.files.every((f) => carrier.has(f))) continue;
@@ -1036,6 +1127,21 @@ function groupFailure(g: ErrorGroup, s: SpanEvents): Failure {
   };
 }
 
+/** What places an error: a path, a quoted name, a number (a line, a code, a value). */
+const PLACED = /[\\/"'`‘“]|\d/;
+
+/**
+ * Whether an error only restates the task it is the title of: named in the request's own turn and nowhere else, in a
+ * line that places it nowhere (no file, name or number), and followed by the edits of that request, whose change unit
+ * then says what was done about it ("ISSUE: SyntaxError: invalid syntax").
+ */
+function restatesTask(s: SpanEvents, f: Failure, line: string, i: number): boolean {
+  const r = s.requestAt(i);
+  if (!r || r.index !== i || f.turn !== f.last_turn || PLACED.test(line)) return false;
+  if (!normalized(s.span[i]!.text).includes(normalized(line))) return false;
+  return s.edits.some((e) => e.i > i && s.requestAt(e.i) === r);
+}
+
 /**
  * Errors worth recalling: the error line, where it was hit, what the events prove of its resolution; one unit per
  * kind of error in a span (its hits in other turns and wordings merged), kept only when the person reported it, it
@@ -1049,6 +1155,7 @@ function failureDrafts(s: SpanEvents, sections: Sections): UnitDraft[] {
     if (i === undefined) continue;
     const line = errorLine(f.text, s.span[i]!);
     if (!line || stepOfTheWork(s, f, line, i) || raisedInThrowaway(s.span[i]!, line)) continue;
+    if (restatesTask(s, f, line, i)) continue;
     const shape = errorShape(line);
     const located = LOCATED.exec(line)?.[1];
     // The same error with a few words of the person's before it ("Thanks. Getting The supplied field …") is one, and
