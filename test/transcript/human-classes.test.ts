@@ -10,6 +10,7 @@ import {
   codeLine,
   latestRequest,
   standingInstructions,
+  throwawayMessage,
 } from "../../src/transcript/extraction/human-classes.js";
 import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
@@ -288,6 +289,25 @@ describe("the session's intent", () => {
     const review = "/resolve-reviews on https://github.com/acme/shop/pull/341";
     const reviews = parsed([{ user: review }, { assistant: "Fetching the review comments." }]);
     expect(extractSections(reviews.turns, {}).intent.map((f) => f.text)).toEqual([review]);
+  });
+
+  it("takes a one-word request on a link or a path as the task, not a later follow-up", () => {
+    for (const ask of ["fix https://github.com/acme/shop/issues/476", "refactor src/billing/invoice.ts"]) {
+      const t = parsed([
+        { user: ask },
+        { assistant: "Reading it now." },
+        { user: "also add a regression test for the totals" },
+        { assistant: "Adding one." },
+      ]);
+      expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
+    }
+  });
+
+  it("counts the words of a message in a language written without spaces", () => {
+    expect(throwawayMessage("继续")).toBe(true);
+    expect(throwawayMessage("修复登录页面的错误")).toBe(false);
+    expect(throwawayMessage("ログイン画面のバグを直してください")).toBe(false);
+    expect(throwawayMessage("修复bug")).toBe(false);
   });
 
   it("takes a request typed beside the issue's link, though the link makes the turn look pasted", () => {
