@@ -14,7 +14,8 @@
 //      at most six words ending in `;`, an HTTP header);
 //    - `trace`: a traceback's lines (`Traceback (most recent call last)`, `File "…", line N`, `SomeError: …`
 //      opening the line, `^^^^` markers);
-//    - `symbols`: fewer than half of the non-space characters are letters (tables of numbers, hashes, diffs);
+//    - `symbols`: fewer than half of the non-space characters are letters, of any script (tables of numbers,
+//      hashes, diffs);
 //    - `path`: the line is only a path, a file name or a URL;
 //    - `dump`: the line opens as a diff or a file dump (`+++`, `---`, `@@`, `diff --git`, `index abc..def`) or
 //      stands inside an indented block of four or more lines of four-space indentation.
@@ -73,7 +74,7 @@ function pastedReason(sentence, indentedBlock) {
   if (codeLine(sentence) || SOURCE_LINE.test(sentence)) return "code";
   if (PATH_ONLY.test(sentence.trim())) return "path";
   const chars = sentence.replace(/\s/g, "");
-  const letters = (chars.match(/[A-Za-z]/g) ?? []).length;
+  const letters = (chars.match(/\p{L}/gu) ?? []).length;
   if (chars.length > 0 && letters < 0.5 * chars.length) return "symbols";
   return undefined;
 }
