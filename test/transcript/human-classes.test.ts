@@ -310,6 +310,19 @@ describe("the session's intent", () => {
     expect(throwawayMessage("修复bug")).toBe(false);
   });
 
+  it("keeps no title an export cut from a throwaway first message", () => {
+    const ask = "Add VAT rounding to the invoice totals, half up to two decimals.";
+    for (const first of ["test", "/run uv sync", "@src/billing/invoice.ts"]) {
+      const t = parsed([
+        { user: first },
+        { assistant: "Hello! How can I help you today?" },
+        { user: ask },
+        { assistant: "On it." },
+      ]);
+      expect(extractSections(t.turns, { title: first }).intent.map((f) => f.text)).toEqual([ask]);
+    }
+  });
+
   it("takes a request typed beside the issue's link, though the link makes the turn look pasted", () => {
     const ask = "https://github.com/acme/shop/issues/476 fix this issue if they're actionable fixes";
     const t = parsed([

@@ -178,7 +178,8 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
     // adds nothing to it: to the part of it kept below, not to words of a long paste cut from it.
     if (!source) {
       if (!(first && restates(name, clip(typed(first), 300)))) out.push({ text: clip(name, 160), turn: anchor.id });
-    } else if (source !== first && classes.get(source) !== "chitchat")
+    } else if (source !== first && said.includes(source))
+      // A title cut from a throwaway first message (`test`, `/run uv sync`) says no more than the message.
       out.push({ text: clip(typed(source), 300), turn: source.id });
   }
   if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
