@@ -303,6 +303,19 @@ describe("the session's intent", () => {
     }
   });
 
+  it("takes a one-word request above pasted code as the task, told with the code", () => {
+    const error = "TypeError: Cannot read properties of undefined (reading 'total')";
+    const t = parsed([
+      { user: ["fix", "```", error, "    at sumInvoice (src/billing/invoice.ts:42:17)", "```"].join("\n") },
+      { assistant: "Looking at sumInvoice." },
+      { user: "also add a regression test for the totals" },
+      { assistant: "Adding one." },
+    ]);
+    const intent = extractSections(t.turns, {}).intent.map((f) => f.text);
+    expect(intent).toHaveLength(1);
+    expect(intent[0]).toMatch(/^fix TypeError: Cannot read properties of undefined/);
+  });
+
   it("counts the words of a message in a language written without spaces", () => {
     expect(throwawayMessage("继续")).toBe(true);
     expect(throwawayMessage("修复登录页面的错误")).toBe(false);

@@ -163,7 +163,16 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
   const classes = new Map(users.map((t) => [t, GREETING.test(typed(t)) ? "chitchat" : classifyTurn(t.text, t.kind)]));
   // A throwaway message (`hi`, `test`, `/run uv sync`, a file name alone) does not say what the session is for.
-  const said = users.filter((t) => classes.get(t) !== "chitchat" && !throwawayMessage(typed(t)));
+  // A word above pasted code (`fix` over a fenced traceback) asks about that code: a task, told with the code.
+  const overCode = (t: Turn) => throwawayMessage(typed(t)) && /```/.test(humanPart(t.text).text);
+  const said = users.filter((t) => classes.get(t) !== "chitchat" && (overCode(t) || !throwawayMessage(typed(t))));
+  const told = (t: Turn) =>
+    overCode(t)
+      ? humanPart(t.text)
+          .text.replace(/```[\w-]*/g, " ")
+          .replace(/\s+/g, " ")
+          .trim()
+      : typed(t);
   const asking = said.filter((t) => ASKS.has(classes.get(t)!) || askingProbability(t.text, t.kind) >= HALF);
   const out: Fact[] = [];
   const first =
@@ -182,7 +191,7 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
       // A title cut from a throwaway first message (`test`, `/run uv sync`) says no more than the message.
       out.push({ text: clip(typed(source), 300), turn: source.id });
   }
-  if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
+  if (first) out.push({ text: clip(told(first), 300), turn: first.id });
   return out;
 }
 
