@@ -30,12 +30,15 @@
 //    each one stands for (1 for `rule-like`; for `sampled`, its split's others over its split's sampled), so that
 //    figures can be reweighted to all sentences.
 //    The record goes to `sampling.json` beside the output.
+// 5. A secret in a sentence or its context (a token, a key, a JWT) is redacted as the product redacts it
+//    (src/text/redact.ts), so that the list can be committed.
 //
 // Usage: node scripts/rule-candidates.mjs <transcripts dir> <split.json> <out dir> [max]
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { redact } from "../dist/src/text/redact.js";
 import { echoesAgent, humanPart } from "../dist/src/transcript/extraction/human.js";
 import {
   classifyTurn,
@@ -194,8 +197,8 @@ const lines = listed.map((x, i) =>
     session: x.session,
     split: x.split,
     turn: x.turn,
-    sentence: x.sentence,
-    context: x.context,
+    sentence: redact(x.sentence),
+    context: redact(x.context),
     sessions: x.sessions,
     stratum: x.why.length > 0 ? "rule-like" : "sampled",
     rule_like_by: x.why,

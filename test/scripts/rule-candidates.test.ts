@@ -37,4 +37,24 @@ describe("rule-candidates", () => {
       .map((l) => (JSON.parse(l) as { sentence: string }).sentence);
     expect(listed).toEqual(said);
   });
+
+  it("redacts a secret in a sentence and its context", () => {
+    const dir = tmpDir("memcards-rule-candidates-");
+    const transcripts = join(dir, "transcripts");
+    const out = join(dir, "out");
+    const token = ["ghp", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].join("_");
+    mkdirSync(transcripts);
+    writeFileSync(
+      join(transcripts, "session.jsonl"),
+      claudeCodeSession([{ user: `Use the token ${token} for the staging API.` }, { assistant: "Using it." }]),
+    );
+    writeFileSync(join(dir, "split.json"), JSON.stringify({ validation: [] }));
+    const res = spawnSync(process.execPath, [script, transcripts, join(dir, "split.json"), out], { encoding: "utf8" });
+    expect(res.status, res.stderr).toBe(0);
+    const listed = readFileSync(join(out, "candidates.jsonl"), "utf8");
+    expect(listed).not.toContain(token);
+    expect((JSON.parse(listed.trim()) as { sentence: string }).sentence).toBe(
+      "Use the token [redacted github token] for the staging API.",
+    );
+  });
 });
