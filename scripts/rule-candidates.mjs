@@ -14,7 +14,8 @@
 //      at most six words ending in `;`, an HTTP header);
 //    - `trace`: a traceback's lines (`Traceback (most recent call last)`, `File "…", line N`, `SomeError: …`
 //      opening the line, `^^^^` markers);
-//    - `symbols`: fewer than half of the non-space characters are letters (tables of numbers, hashes, diffs);
+//    - `symbols`: fewer than half of the non-space characters are letters, of any script (tables of numbers,
+//      hashes, diffs);
 //    - `path`: the line is only a path, a file name or a URL;
 //    - `dump`: the line opens as a diff or a file dump (`+++`, `---`, `@@`, `diff --git`, `index abc..def`) or
 //      stands inside an indented block of four or more lines of four-space indentation.
@@ -29,12 +30,15 @@
 //    each one stands for (1 for `rule-like`; for `sampled`, its split's others over its split's sampled), so that
 //    figures can be reweighted to all sentences.
 //    The record goes to `sampling.json` beside the output.
+// 5. A secret in a sentence or its context (a token, a key, a JWT) is redacted as the product redacts it
+//    (src/text/redact.ts), so that the list can be committed.
 //
 // Usage: node scripts/rule-candidates.mjs <transcripts dir> <split.json> <out dir> [max]
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { redact } from "../dist/src/text/redact.js";
 import { echoesAgent, humanPart } from "../dist/src/transcript/extraction/human.js";
 import {
   classifyTurn,
@@ -73,7 +77,7 @@ function pastedReason(sentence, indentedBlock) {
   if (codeLine(sentence) || SOURCE_LINE.test(sentence)) return "code";
   if (PATH_ONLY.test(sentence.trim())) return "path";
   const chars = sentence.replace(/\s/g, "");
-  const letters = (chars.match(/[A-Za-z]/g) ?? []).length;
+  const letters = (chars.match(/\p{L}/gu) ?? []).length;
   if (chars.length > 0 && letters < 0.5 * chars.length) return "symbols";
   return undefined;
 }
@@ -193,8 +197,8 @@ const lines = listed.map((x, i) =>
     session: x.session,
     split: x.split,
     turn: x.turn,
-    sentence: x.sentence,
-    context: x.context,
+    sentence: redact(x.sentence),
+    context: redact(x.context),
     sessions: x.sessions,
     stratum: x.why.length > 0 ? "rule-like" : "sampled",
     rule_like_by: x.why,

@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { z } from "zod";
 
 import type { Turn } from "../../src/conversation/schema.js";
+import { redact } from "../../src/text/redact.js";
 import { humanPart } from "../../src/transcript/extraction/human.js";
 import {
   type BinaryModel,
@@ -108,12 +109,16 @@ function samplesOf(
     const t = turns.get(l.turn);
     if (!t) throw new Error(`${l.id}: no turn ${l.turn} in ${l.session}`);
     const ss = ownSentences(t.text);
-    const position = Math.max(0, ss.indexOf(l.sentence));
+    // The fixture holds a sentence with its secrets redacted; the features are those of the words in the transcript.
+    const exact = ss.indexOf(l.sentence);
+    const at = exact >= 0 ? exact : ss.findIndex((x) => redact(x) === l.sentence);
+    const position = Math.max(0, at);
+    const sentence = at >= 0 ? ss[at]! : l.sentence;
     const turnChars = humanPart(t.text, { keepHarness: true }).text.length;
     const p = turnProbs.get(turnKey(l.session, l.turn)) ?? softmax(weights.turn, turnFeatures(t.text, t.kind));
-    const feats = ruleFeatures(l.sentence, { position, sentences: ss.length, turnChars }, p);
+    const feats = ruleFeatures(sentence, { position, sentences: ss.length, turnChars }, p);
     const lines = standingInstructions([{ id: t.id, role: t.role, kind: t.kind, text: t.text }]).map((x) => x.text);
-    out.push({ label: l, feats, y: l.label === "rule" ? 1 : 0, kept: lines.some((x) => x.includes(l.sentence)) });
+    out.push({ label: l, feats, y: l.label === "rule" ? 1 : 0, kept: lines.some((x) => x.includes(sentence)) });
   }
   return out;
 }

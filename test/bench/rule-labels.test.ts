@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { cohenKappa, readRuleLabels } from "../../bench/summary/rule-labels.js";
+import { redact } from "../../src/text/redact.js";
 
 const dir = join(import.meta.dirname, "..", "fixtures", "summary", "rule-sentences");
 
@@ -27,6 +28,10 @@ describe("the rule-sentence labels", () => {
     };
     expect(labels.length).toBe(record.listed);
     for (const l of labels) expect(l.weight).toBe(l.stratum === "rule-like" ? 1 : record.other_weight[l.split]);
+  });
+
+  it("holds no secret a person pasted (tokens and keys are redacted as the product redacts them)", () => {
+    for (const l of labels) expect(redact(l.sentence), l.id).toBe(l.sentence);
   });
 
   it("computes Cohen's kappa: 1 for full agreement, 0 for agreement no better than chance", () => {

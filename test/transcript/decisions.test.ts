@@ -46,6 +46,23 @@ describe("decisions: the agent's commitments", () => {
     ]);
   });
 
+  it("keeps a carried-out commitment that names a file, constant or flag of any language or build tool", () => {
+    const named = [
+      "I'll update App.vue to show the consent banner on every page.",
+      "I'll change the base image in the Dockerfile to the slim variant.",
+      "I'll add a lint target to the Makefile for the pipeline job.",
+      "I'll raise MAX_RETRIES in the HTTP client to five attempts.",
+      "I'll add the --dry-run flag to the deploy command as well.",
+      "I'll move the signal handler into main.c and drop the old header.",
+    ];
+    const got = decided([
+      { user: "Make the deploy safer and show the consent banner." },
+      { assistant: [...named, "I'll apply the same simplification logic to the vendor mapping page."].join("\n") },
+      { edit: { file: "App.vue", old: "a", new: "b" } },
+    ]);
+    expect(got).toEqual(named);
+  });
+
   it("leaves out what the agent will do next", () => {
     const got = decided([
       { user: "Add the sitemap." },

@@ -10,6 +10,7 @@ import {
   codeLine,
   latestRequest,
   standingInstructions,
+  throwawayMessage,
 } from "../../src/transcript/extraction/human-classes.js";
 import { parseText } from "../../src/transcript/formats/parse.js";
 import { claudeCodeSession, type Step } from "../helpers/session.js";
@@ -288,6 +289,51 @@ describe("the session's intent", () => {
     const review = "/resolve-reviews on https://github.com/acme/shop/pull/341";
     const reviews = parsed([{ user: review }, { assistant: "Fetching the review comments." }]);
     expect(extractSections(reviews.turns, {}).intent.map((f) => f.text)).toEqual([review]);
+  });
+
+  it("takes a one-word request on a link or a path as the task, not a later follow-up", () => {
+    for (const ask of ["fix https://github.com/acme/shop/issues/476", "refactor src/billing/invoice.ts"]) {
+      const t = parsed([
+        { user: ask },
+        { assistant: "Reading it now." },
+        { user: "also add a regression test for the totals" },
+        { assistant: "Adding one." },
+      ]);
+      expect(extractSections(t.turns, {}).intent.map((f) => f.text)).toEqual([ask]);
+    }
+  });
+
+  it("takes a one-word request above pasted code as the task, told with the code", () => {
+    const error = "TypeError: Cannot read properties of undefined (reading 'total')";
+    const t = parsed([
+      { user: ["fix", "```", error, "    at sumInvoice (src/billing/invoice.ts:42:17)", "```"].join("\n") },
+      { assistant: "Looking at sumInvoice." },
+      { user: "also add a regression test for the totals" },
+      { assistant: "Adding one." },
+    ]);
+    const intent = extractSections(t.turns, {}).intent.map((f) => f.text);
+    expect(intent).toHaveLength(1);
+    expect(intent[0]).toMatch(/^fix TypeError: Cannot read properties of undefined/);
+  });
+
+  it("counts the words of a message in a language written without spaces", () => {
+    expect(throwawayMessage("继续")).toBe(true);
+    expect(throwawayMessage("修复登录页面的错误")).toBe(false);
+    expect(throwawayMessage("ログイン画面のバグを直してください")).toBe(false);
+    expect(throwawayMessage("修复bug")).toBe(false);
+  });
+
+  it("keeps no title an export cut from a throwaway first message", () => {
+    const ask = "Add VAT rounding to the invoice totals, half up to two decimals.";
+    for (const first of ["test", "/run uv sync", "@src/billing/invoice.ts"]) {
+      const t = parsed([
+        { user: first },
+        { assistant: "Hello! How can I help you today?" },
+        { user: ask },
+        { assistant: "On it." },
+      ]);
+      expect(extractSections(t.turns, { title: first }).intent.map((f) => f.text)).toEqual([ask]);
+    }
   });
 
   it("takes a request typed beside the issue's link, though the link makes the turn look pasted", () => {

@@ -163,7 +163,16 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
   const users = turns.filter((t) => typed(t).length > 0);
   const classes = new Map(users.map((t) => [t, GREETING.test(typed(t)) ? "chitchat" : classifyTurn(t.text, t.kind)]));
   // A throwaway message (`hi`, `test`, `/run uv sync`, a file name alone) does not say what the session is for.
-  const said = users.filter((t) => classes.get(t) !== "chitchat" && !throwawayMessage(typed(t)));
+  // A word above pasted code (`fix` over a fenced traceback) asks about that code: a task, told with the code.
+  const overCode = (t: Turn) => throwawayMessage(typed(t)) && /```/.test(humanPart(t.text).text);
+  const said = users.filter((t) => classes.get(t) !== "chitchat" && (overCode(t) || !throwawayMessage(typed(t))));
+  const told = (t: Turn) =>
+    overCode(t)
+      ? humanPart(t.text)
+          .text.replace(/```[\w-]*/g, " ")
+          .replace(/\s+/g, " ")
+          .trim()
+      : typed(t);
   const asking = said.filter((t) => ASKS.has(classes.get(t)!) || askingProbability(t.text, t.kind) >= HALF);
   const out: Fact[] = [];
   const first =
@@ -178,10 +187,11 @@ export function intents(turns: Turn[], title: string | undefined): Fact[] {
     // adds nothing to it: to the part of it kept below, not to words of a long paste cut from it.
     if (!source) {
       if (!(first && restates(name, clip(typed(first), 300)))) out.push({ text: clip(name, 160), turn: anchor.id });
-    } else if (source !== first && classes.get(source) !== "chitchat")
+    } else if (source !== first && said.includes(source))
+      // A title cut from a throwaway first message (`test`, `/run uv sync`) says no more than the message.
       out.push({ text: clip(typed(source), 300), turn: source.id });
   }
-  if (first) out.push({ text: clip(typed(first), 300), turn: first.id });
+  if (first) out.push({ text: clip(told(first), 300), turn: first.id });
   return out;
 }
 
@@ -205,10 +215,11 @@ const REASON = /\b(?:because|so that|since it|to avoid|to keep|to make sure|whic
 /** The agent committing to a change it then makes: `I'll update the Product model to …`, `I will wrap …`. */
 const WILL_DO =
   /^(?:(?:ok(?:ay)?|great|sure|now|so|first|next|then|alright|right)[,!.]?\s+)*(?:I|we)(?:['’]ll| will| am going to|['’]m going to| are going to) (?!(?:check|look|inspect|read|examine|see|verify|run|search|investigate|start|begin|first|now|also|take|review|explore|analy[sz]e|test|try|debug|help|explain|need|have|keep|continue|find|open|get|wait|summari[sz]e|confirm|quickly|do|be|make sure|let|provide|show|walk|go|proceed|answer|write up|report|view|execute|compile|query|fetch|call|list|print|rerun|re-run|navigate|click|reproduce|implement the|make (?:those|these|the) changes)\b)\w+/i;
-/** A concrete target of a change: a path, a file name, a code identifier (camelCase, PascalCase, snake_case), code
- * in backquotes, or a numbered object (`field 51000`, `table 51012`). */
+/** A concrete target of a change: a path, a file name (`App.vue`, `main.c`, a `Dockerfile`), a code identifier
+ * (camelCase, PascalCase, snake_case, `MAX_RETRIES`), a command-line flag (`--dry-run`), code in backquotes, or a
+ * numbered object (`field 51000`, `table 51012`). */
 const CONCRETE =
-  /[\w-]+\/[\w./-]+|\b[\w-]+\.(?:[jt]sx?|py|md|json|cs|java|go|rs|rb|php|al|sh|yml|yaml|toml|html|css|lock|env|sql|txt|config)\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[a-z]+_[a-z_]+\b|`[^`]+`|\b\d{2,}\b/;
+  /[\w-]+\/[\w./-]+|\b[\w-]{2,}\.[a-z][a-z0-9]{0,5}\b|\b(?:Dockerfile|Makefile|Gemfile|Rakefile|Procfile|Jenkinsfile|Podfile|Vagrantfile|Containerfile|Justfile)\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[A-Za-z][A-Za-z0-9]*_\w+\b|(?:^|\s)--[a-z][\w-]*\b|`[^`]+`|\b\d{2,}\b/;
 /** A step taken to look at the problem, not a choice about the work: `I'll create a script to reproduce the bug`. */
 const TO_LOOK =
   /\bto (?:reproduce|verify (?:that|whether|if)|confirm (?:that|whether|if)|check (?:that|whether|if))\b/i;

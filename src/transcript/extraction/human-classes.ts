@@ -345,16 +345,30 @@ const SKILL_COMMAND = /^\/[\w:-]+(?:\s|$)/;
 /** What names something rather than says something: an @mention, a link, a path, a file name, code in backquotes. */
 const NAMES = /@[\w./-]+|https?:\/\/\S+|`[^`]*`|(?:~|\.{1,2})?(?:[\w.-]*\/)+[\w.-]*|\b[\w-]+\.[a-z][a-z0-9]{0,4}\b/gi;
 
+/** Letters of scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese). */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]+/gu;
+
+/** Words in `text`: a run of two letters or digits or more, and in a script written without spaces, each two letters
+ * (`继续` is one word, `修复登录页面的错误` five). */
+function wordCount(text: string): number {
+  let n = 0;
+  for (const run of text.match(UNSPACED) ?? []) n += Math.ceil(run.length / 2);
+  return n + (text.replace(UNSPACED, " ").match(/[\p{L}\p{N}]{2,}/gu) ?? []).length;
+}
+
 /**
- * A message that says nothing of what the work is: a client command (`/run uv sync`), or at most one word once the
- * names are taken out (`hi`, `test`, `continue`, `继续`, `@src/app.ts`, a link alone). What a session is for is not
- * in it; its first message of substance, or the title, says it.
+ * A message that says nothing of what the work is: a client command (`/run uv sync`), at most one word
+ * (`hi`, `test`, `continue`, `继续`), or names alone (`@src/app.ts`, a link alone). A word beside a name asks
+ * something of it (`fix <link to the issue>`, `refactor src/app.ts`). What a session is for is not in a throwaway
+ * message; its first message of substance, or the title, says it.
  */
 export function throwawayMessage(text: string): boolean {
   const t = text.trim();
   if (CLIENT_COMMAND.test(t)) return true;
   if (SKILL_COMMAND.test(t)) return false;
-  return (t.replace(NAMES, " ").match(/[\p{L}\p{N}]{2,}/gu) ?? []).length <= 1;
+  const rest = t.replace(NAMES, " ");
+  return wordCount(rest) <= (rest === t ? 1 : 0);
 }
 
 /** The class of a person's turn (`kind` is the parser's: message or meta). */
