@@ -9,6 +9,7 @@ import type { NodeInput } from "../storage/graph/nodes.js";
 import { symbolEmbedText } from "../storage/graph/symbol-text.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
+import { redact } from "../text/redact.js";
 
 const EMBED_CHARS = 1_500;
 
@@ -37,7 +38,8 @@ export const fileKey = (path: string) => `file:${path}`;
 /**
  * The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). `content` is
  * the file's redacted text (see graph/prepare.ts): every summary and embed text is composed from it, so the nodes are
- * marked `fromRedacted` and stored without a second pass of the redaction rules. `lineTokens`: the tokens of each
+ * marked `fromRedacted` and stored without a second pass of the redaction rules (a rule's summary, which joins the
+ * file's lines, is redacted here). `lineTokens`: the tokens of each
  * line of `content`, when the caller has them (a token never spans lines).
  */
 export function fileNodes(
@@ -62,8 +64,9 @@ export function fileNodes(
       kind: file.language,
       startLine: 1,
       endLine: content.length ? content.split("\n").length : 0,
+      // A rule's body put on one line joins lines of the file: a secret's name and its value below it meet there.
       summary: rule
-        ? (rule.description ?? clipWords(rule.body, 200))
+        ? redact(rule.description ?? clipWords(rule.body, 200))
         : symbols.length
           ? `defines ${clipWords(defined, 300)}`
           : null,
