@@ -9,6 +9,7 @@ import type { NodeInput } from "../storage/graph/nodes.js";
 import { symbolEmbedText } from "../storage/graph/symbol-text.js";
 import { clipWords } from "../text/cut.js";
 import { identifierTokens } from "../text/identifiers.js";
+import { redact } from "../text/redact.js";
 
 const EMBED_CHARS = 1_500;
 
@@ -36,9 +37,9 @@ export const fileKey = (path: string) => `file:${path}`;
 
 /**
  * The nodes of one parsed file: the file node first, then its symbols (stable keys by qualified name). `content` is
- * the file's redacted text (see graph/prepare.ts): every summary and embed text is composed from it, so the nodes are
- * marked `fromRedacted` and stored without a second pass of the redaction rules. `lineTokens`: the tokens of each
- * line of `content`, when the caller has them (a token never spans lines).
+ * the file's redacted text (see graph/prepare.ts); every summary and embed text composed from it is redacted again
+ * here (see `redactComposed`), so the nodes are marked `fromRedacted` and the writer stores them as given.
+ * `lineTokens`: the tokens of each line of `content`, when the caller has them (a token never spans lines).
  */
 export function fileNodes(
   file: Pick<ScannedFile, "path" | "language" | "hash">,
@@ -73,10 +74,9 @@ export function fileNodes(
       meta: rule ? { ruleKind: rule.kind, dir: rule.dir, globs: rule.globs, alwaysApply: rule.alwaysApply } : undefined,
       fts: { name: tok(baseName(file.path) + " " + defined), path: tok(file.path), body: capTok(lineTokens) },
       embedText: `${file.path}\n${defined.slice(0, 500)}\n${head}`,
-      fromRedacted: true,
     },
   ];
-  if (symbols.length === 0) return nodes;
+  if (symbols.length === 0) return nodes.map(redactComposed);
   const lines = content.split("\n");
   const seen = new Map<string, number>();
   for (const s of symbols) {
@@ -99,8 +99,22 @@ export function fileNodes(
       meta: s.parent ? { parent: s.parent } : undefined,
       fts: { name: tok(qual), path: "", body: tok(s.signature ?? "") },
       embedText: symbolEmbedText(s.kind, qual, file.path, s.signature ?? null),
-      fromRedacted: true,
     });
   }
-  return nodes;
+  return nodes.map(redactComposed);
+}
+
+/**
+ * A node's summary and embed text redacted as composed. Each puts side by side what stood apart in the redacted
+ * content (a class's name above a method's line, a rule's lines on one, a path before a head cut at 1,500
+ * characters), where a name and a value, or a label and a key, can meet. Done here, in the parse worker when there is
+ * one, so the writer stores them as given (`fromRedacted`).
+ */
+function redactComposed(n: NodeInput): NodeInput {
+  return {
+    ...n,
+    summary: n.summary === null ? null : redact(n.summary),
+    ...(n.embedText === undefined ? {} : { embedText: redact(n.embedText) }),
+    fromRedacted: true,
+  };
 }

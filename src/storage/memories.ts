@@ -5,6 +5,7 @@ import { identifierTokens } from "../text/identifiers.js";
 import { redact, redactJson } from "../text/redact.js";
 import type { Db } from "./db.js";
 import { checkpointWal, stmt } from "./db.js";
+import { edgesChanged } from "./graph/counts.js";
 import { decodeJson, decodeJsonOrFail } from "./json.js";
 import { type Evidence, MemoryEvidence, MemoryFiles, MemoryRecord } from "./memory-columns.js";
 import { getMeta, setMeta } from "./meta.js";
@@ -501,6 +502,7 @@ export function deleteMemories(
     const delFts = stmt(db, "DELETE FROM memories_fts WHERE rowid = ?");
     const nodeOf = stmt(db, "SELECT id FROM nodes WHERE key = ?");
     const delNodeFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
+    edgesChanged(db);
     const delEdges = stmt(db, "DELETE FROM edges WHERE src = ? OR dst = ?");
     const vecItem = stmt(db, "SELECT id FROM vector_items WHERE owner_type = 'node' AND owner_id = ?");
     const delVecItem = stmt(db, "DELETE FROM vector_items WHERE id = ?");

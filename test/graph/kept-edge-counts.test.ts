@@ -59,6 +59,29 @@ describe("edge counts of a no-change index", () => {
     expect(unlinked.counts.edges.task_memory).toBe(1);
     expect(unlinked.counts.edges).toEqual(grouped());
 
+    // Two writers between runs, one adding edges of a type and one deleting as many of another: the total is the
+    // one the last run kept, the counts per type are not.
+    const total = () => (a.db.prepare("SELECT COUNT(*) AS n FROM edges").get() as { n: number }).n;
+    const before = total();
+    const file = (a.db.prepare("SELECT id FROM nodes WHERE key = 'file:b.py'").get() as { id: number }).id;
+    const contained = a.db.prepare("SELECT COUNT(*) AS n FROM edges WHERE src = ? AND type = 'contains'").get(file) as {
+      n: number;
+    };
+    expect(contained.n).toBeGreaterThan(0);
+    writeTx(a.db, () => replaceEdgesFrom(a.db, file, "contains", []));
+    writeTx(a.db, () =>
+      replaceEdgesFrom(
+        a.db,
+        ids[0]!,
+        "task_memory",
+        ids.slice(1, 2 + contained.n).map((dst) => ({ dst, weight: 1 })),
+      ),
+    );
+    expect(total()).toBe(before);
+    const swapped = await index();
+    expect(swapped.files.parsed).toBe(0);
+    expect(swapped.counts.edges).toEqual(grouped());
+
     // A kept count in another format is counted again.
     a.db.prepare("UPDATE meta SET value = 'not json' WHERE key = 'graph.edge_counts'").run();
     expect((await index()).counts.edges).toEqual(grouped());

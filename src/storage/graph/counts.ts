@@ -13,10 +13,18 @@ const EDGE_COUNTS = "graph.edge_counts";
 const KeptEdgeCounts = z.object({ total: z.number(), byType: z.record(z.string(), z.number()) });
 
 /**
- * Counts per node type and edge type, and indexed files. The edges per type are those an index run kept while the
- * edge total is still the one it counted: between runs, edges change one type at a time (a memory's links, a
- * forgotten node's edges), so a same total means the same counts. An index run passes `keep` (it may write): what it
- * counts is kept; with `recount` (it rewrote several edge types) it counts again whatever was kept.
+ * Drops the kept edge counts: every write of edges (and every delete of nodes, whose edges go by cascade) calls it in
+ * its transaction, so counts are only ever read back over the edges they were taken from.
+ */
+export function edgesChanged(db: Db): void {
+  stmt(db, "DELETE FROM meta WHERE key = ?").run(EDGE_COUNTS);
+}
+
+/**
+ * Counts per node type and edge type, and indexed files. The edges per type are those an index run kept, while no
+ * write of edges dropped them since (see `edgesChanged`) and the edge total is still the one it counted. An index run
+ * passes `keep` (it may write): what it counts is kept; with `recount` (it rewrote edges) it counts again whatever
+ * was kept.
  */
 export function graphCounts(
   db: Db,

@@ -2,6 +2,7 @@
 // the transaction.
 import type { Db } from "../db.js";
 import { stmt } from "../db.js";
+import { edgesChanged } from "./counts.js";
 
 export interface EdgeRow {
   src: number;
@@ -16,6 +17,7 @@ export function replaceEdges(
   types: readonly string[],
   edges: readonly { src: number; dst: number; type: string; weight: number }[],
 ): void {
+  edgesChanged(db);
   const del = stmt(db, "DELETE FROM edges WHERE type = ?");
   for (const t of types) del.run(t);
   const ins = stmt(db, "INSERT OR REPLACE INTO edges (src, dst, type, weight) VALUES (?, ?, ?, ?)");
@@ -29,6 +31,7 @@ export function replaceEdgesFrom(
   type: string,
   edges: readonly { dst: number; weight: number }[],
 ): void {
+  edgesChanged(db);
   stmt(db, "DELETE FROM edges WHERE src = ? AND type = ?").run(src, type);
   const ins = stmt(db, "INSERT OR REPLACE INTO edges (src, dst, type, weight) VALUES (?, ?, ?, ?)");
   for (const e of edges) ins.run(src, e.dst, type, e.weight);

@@ -7,6 +7,7 @@ import type { Db } from "../db.js";
 import { stmt } from "../db.js";
 import { decodeJson } from "../json.js";
 import { deleteVectorItems, insertVectorItem, upsertVectorItem } from "../vectors.js";
+import { edgesChanged } from "./counts.js";
 import { storedSymbolText } from "./symbol-text.js";
 
 /**
@@ -102,6 +103,7 @@ export function applyFtsWrites(db: Db, fts: FtsWrites): void {
  */
 export function deleteNodes(db: Db, ids: readonly number[], fts?: FtsWrites): void {
   if (ids.length === 0) return;
+  edgesChanged(db);
   const delFts = stmt(db, "DELETE FROM nodes_fts WHERE rowid = ?");
   const delNode = stmt(db, "DELETE FROM nodes WHERE id = ?");
   deleteVectorItems(db, "node", ids);
