@@ -28,7 +28,7 @@ const CASES: Case[] = [
     file: "claude-code.jsonl",
     format: "claude-code-jsonl",
     files: ["src/parser/tokenize.ts", "src/lib/parsePortEnv.ts"],
-    keeps: ["File has not been read yet", "Cannot read properties of undefined"],
+    keeps: ["Cannot read properties of undefined"],
     check: (t) => {
       expect(t.partial_tail).toBe(true);
       expect(t.ignored.duplicate_uuid).toBe(1);
@@ -70,7 +70,8 @@ const CASES: Case[] = [
     file: "specstory-cursor-old.md",
     format: "specstory-md",
     files: ["politipo/plugins/pandas/types.py"],
-    keeps: ["name 'Union' is not defined"],
+    // Its errors were each hit once and left behind by later work: history, not on the page.
+    keeps: ["politipo/plugins/pandas/types.py"],
   },
   {
     file: "specstory-copilot-old.md",

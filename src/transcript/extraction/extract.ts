@@ -4,6 +4,7 @@ import { signature } from "../../text/signature.js";
 import {
   endFacts,
   onlyAnnounces,
+  reportsDone,
   stoppedMidWork,
   tidyOpen,
   tidyState,
@@ -777,7 +778,9 @@ export function nextSteps(turns: Turn[], from = 0): Fact[] {
       : sentences(spoken(last.text))
           .map(unbullet)
           .filter((x) => OPEN_WORK.test(x) && !x.endsWith(":"));
-  return picked.slice(0, 5).map((x) => ({ text: clip(x, 220), turn: last.id }));
+  // A line that reports work done (`I've added a next-steps section`) is not open, whatever words it uses.
+  const steps = picked.filter((x) => !reportsDone(x));
+  return steps.slice(0, 5).map((x) => ({ text: clip(x, 220), turn: last.id }));
 }
 
 /** A heading over the open work in an agent's report: `### Open follow-ups`, `**Next steps:**`, `Remaining:`. */

@@ -110,9 +110,24 @@ function constraintLines(s: Sections, push: Push): void {
   );
 }
 
+/**
+ * The files with a move as one line: a file whose only changes are arriving by a move from a file the page lists is
+ * left out, and the source's line reads `moved to <new>` (a move is one fact, old → new, not two).
+ */
+function movesAsOne(files: Sections["files"]): [string, Sections["files"][string]][] {
+  const entries = Object.entries(files);
+  const same = (a: string, b: string) => a === b || a.endsWith(`/${b}`) || b.endsWith(`/${a}`);
+  const movedTo = entries.flatMap(([, ops]) => ops.flatMap((o) => /^moved to (\S+)/.exec(o.op)?.[1] ?? []));
+  return entries.filter(([path, ops]) => {
+    const from = ops.map((o) => /^moved from (\S+)/.exec(o.op)?.[1]);
+    const arrived = from.every((f) => f !== undefined && entries.some(([k]) => k !== path && same(k, f)));
+    return !(arrived && movedTo.some((t) => same(t, path)));
+  });
+}
+
 /** One line per file: every change in full; the short line names what was done, not how, so a long ledger fits. */
 function fileLines(s: Sections, push: Push): void {
-  Object.entries(s.files).forEach(([path, ops], i) => {
+  movesAsOne(s.files).forEach(([path, ops], i) => {
     const all = ops.map((o) => `${o.op} (${turnRef(o.turn)})`).join("; ");
     const last = ops[ops.length - 1]!;
     const verb = clip(last.op.split(":")[0]!, 40);
@@ -184,8 +199,15 @@ function rollUp(push: Push, fs: Failure[], head: string, order: number, ref: (f:
 }
 
 /**
+ * Whether an error behind the work still tells a successor something: it recurred (hit on more than one turn), or the
+ * person reported it. One hit that later work left behind is history the events already settled.
+ */
+const worthKeeping = (f: Failure): boolean => f.count > 1 || f.category === "user-reported";
+
+/**
  * An error still open gets a line of its own; those behind the work (settled by a later clean run, or hit before
- * the latest request and not since) one line each kind, most telling first, so history costs two lines.
+ * the latest request and not since) one line each kind, most telling first, so history costs two lines, and only
+ * those that recurred or that the person reported.
  */
 function failureLines(s: Sections, push: Push): void {
   const open = s.failures.filter(
@@ -214,7 +236,7 @@ function failureLines(s: Sections, push: Push): void {
   const settled = new Set(behind.filter((f) => f.resolved).map((f) => clip(errorCore(f.text), 80)));
   rollUp(
     push,
-    behind.filter((f) => !f.resolved && !settled.has(clip(errorCore(f.text), 80))),
+    behind.filter((f) => !f.resolved && worthKeeping(f) && !settled.has(clip(errorCore(f.text), 80))),
     "hit before later work and not seen since",
     open.length + 1,
     (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""}`,
