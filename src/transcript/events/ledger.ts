@@ -517,7 +517,10 @@ function unifyPaths(events: FileEvent[]): FileEvent[] {
     let k = fileKey(e.path);
     if (isAbsolute(e.path)) {
       let best: string | undefined;
-      for (const r of relative.keys()) if (k.endsWith(`/${r}`) && (!best || r.length > best.length)) best = r;
+      // A bare name (`dates.ts`) does not take an absolute path's place: the folders are what the page needs.
+      for (const r of relative.keys())
+        if (k.endsWith(`/${r}`) && (r.includes("/") || ROOT_FILES.test(r)) && (!best || r.length > best.length))
+          best = r;
       if (best) k = best;
     }
     const first = spelling.get(k) ?? relative.get(k) ?? e.path;

@@ -171,8 +171,7 @@ const PRODUCT = /^\p{Lu}[\p{L}\d]*\.js$/u;
 function proseFile(sentence: string): string | undefined {
   const names = new Set<string>();
   for (const m of sentence.matchAll(/(?:^|[\s`'"(])((?:[\w.-]+[/\\])*[\w.-]+\.\w{1,10})(?=[\s`'"),:;!?]|\.?$)/g))
-    if (looksLikeFile(m[1]!) && !/^\d/.test(m[1]!) && !(PRODUCT.test(m[1]!) && !m[0].startsWith("`")))
-      names.add(m[1]!);
+    if (looksLikeFile(m[1]!) && !/^\d/.test(m[1]!) && !(PRODUCT.test(m[1]!) && !m[0].startsWith("`"))) names.add(m[1]!);
   return names.size === 1 ? [...names][0] : undefined;
 }
 
