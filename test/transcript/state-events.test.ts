@@ -159,6 +159,29 @@ describe("Next Steps from events", () => {
   });
 });
 
+describe("Current State against later events", () => {
+  it("drops the agent's claim of success that a later failing run or the person's word disproved", () => {
+    const claim = "Fixed the off-by-one in the pager. All tests pass now.";
+    const base: Step[] = [
+      { user: "The pager skips the last page: fix it." },
+      { edit: { file: "src/pager.ts", old: "i < n - 1", new: "i < n" } },
+      { bash: { command: "npm test", output: "Tests: 9 passed, 9 total" } },
+      { assistant: claim },
+    ];
+    const failed = summarize([
+      ...base,
+      { bash: { command: "npm test", output: "FAIL src/pager.test.ts\nError: expected 3 pages", error: true } },
+    ]);
+    expect(failed.s.state.map((f) => f.text).join("\n")).not.toContain("All tests pass now");
+    expect(failed.s.state.map((f) => f.text).join("\n")).toMatch(/`npm test` failed/);
+    const told = summarize([...base, { user: "It still skips the last page when there are 21 rows." }]);
+    expect(told.s.state.map((f) => f.text).join("\n")).not.toContain("All tests pass now");
+    // Not disproved, it stays.
+    const held = summarize([...base, { user: "Thanks, now add a page-size selector." }]);
+    expect(held.s.state.map((f) => f.text).join("\n")).toContain("All tests pass now");
+  });
+});
+
 describe("Files Modified", () => {
   it("a move is one line, old → new", () => {
     const { md } = summarize([

@@ -5,7 +5,7 @@
 import type { Fact, Turn } from "../../conversation/schema.js";
 import { clipWords } from "../rendering/clip.js";
 import { turnRef } from "../rendering/render.js";
-import { callsWithResults, type EventState, sameRun, type SessionEvent, typedText } from "./events.js";
+import { callsWithResults, type EventState, relatedRun, sameRun, type SessionEvent, typedText } from "./events.js";
 import { commandText } from "./ledger.js";
 
 type Run = Extract<SessionEvent, { type: "run" }>;
@@ -440,3 +440,31 @@ const REPORTS_DONE = new RegExp(
 
 /** Whether an open-work line only reports work already done. */
 export const reportsDone = (text: string): boolean => REPORTS_DONE.test(text.replace(/\*\*/g, "").trim());
+
+/** The agent claiming the work is done or green: `Fixed.`, `All tests pass`, `the build succeeds`, `works now`. */
+const CLAIM =
+  /\b(?:fixed|resolved|all (?:\d+ )?tests? (?:now )?pass(?:es|ed|ing)?|tests? (?:now )?pass(?:es|ed)?|(?:build|compil\w*|lint\w*|type-?check\w*) (?:now )?(?:succeeds|passes|is clean|is green)|(?:works|working) (?:now|correctly|again)|is (?:now )?working|no (?:more )?errors|\d+ (?:tests? )?passed)\b/i;
+/** The person saying the problem is still there: `still fails`, `it doesn't work`, `same error`. */
+const STILL_BROKEN =
+  /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b|\bsame (?:error|issue|problem)\b/i;
+
+/**
+ * What later events say against an agent's claim of success made at position `at`: a later run of a check that
+ * failed, or the person saying later that it still fails. Undefined when nothing later disproves it or the line makes
+ * no such claim.
+ */
+export function disproved(text: string, at: number, st: EventState): string | undefined {
+  if (!CLAIM.test(text)) return undefined;
+  const runs = st.events.filter((e): e is Run => e.type === "run");
+  // A failure a later clean run of the same check settled again does not disprove the claim for good.
+  const settled = (r: Run, part: string) =>
+    runs.some((x) => x.at > r.at && x.ok && x.parts.some((p) => relatedRun(p, part)));
+  for (const e of st.events) {
+    if (e.at <= at) continue;
+    const part = e.type === "run" && !e.ok ? checkOf(e) : undefined;
+    if (part && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
+    if (e.type === "request" && STILL_BROKEN.test(e.text))
+      return `the person said at ${turnRef(e.turn)} it still fails`;
+  }
+  return undefined;
+}
