@@ -92,11 +92,11 @@ describe("Failures", () => {
   const { s, md } = summarize([...developmentSession(), ...noisy]);
   const failures = sectionOf(md, "Failures");
 
-  it("keeps errors the session hit, whole, but not a one-off refusal later work left behind", () => {
+  it("keeps errors the session hit, whole", () => {
     expect(failures).toContain("TypeError: Cannot read properties of undefined (reading 'loc')");
-    expect(failures).not.toContain("File has not been read yet");
+    expect(failures).toContain("File has not been read yet");
     expect(failures).toContain("KeyError: 'customer_name'");
-    expect(failures).not.toContain("Unknown skill: export");
+    expect(failures).toContain("Unknown skill: export");
   });
 
   it("leaves out read files, exec bookkeeping, warnings and skill bullets", () => {

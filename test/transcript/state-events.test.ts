@@ -224,32 +224,23 @@ describe("Files Modified", () => {
 });
 
 describe("Failures", () => {
-  it("an error hit once and left behind by later work is not listed; a settled one says by which run; an open one stays", () => {
-    const { md } = summarize([
-      { user: "Add CSV export." },
-      {
-        bash: {
-          command: "npx eslint src",
-          output: "src/export.ts\n  3:1  error  'fs' is defined but never used  no-unused-vars",
-          error: true,
-        },
-      },
-      {
-        bash: {
-          command: "npx tsc --noEmit",
-          output: "src/export.ts(3,1): error TS2304: Cannot find name 'stringify'.",
-          error: true,
-        },
-      },
-      { edit: { file: "src/export.ts", old: "a", new: "import { stringify } from 'csv';\na" } },
-      { bash: { command: "npx tsc --noEmit", output: "" } },
-      { user: "Now make the export stream rows." },
+  it("a later run of the same check supersedes an open error: only its latest outcome stays open", () => {
+    const { s, md } = summarize([
+      { user: "Make the export stream rows." },
       { edit: { file: "src/export.ts", old: "b", new: "c" } },
       { bash: { command: "npm test", output: "FAIL src/export.test.ts\nError: stream closed early", error: true } },
+      {
+        bash: {
+          command: "npm test -- --bail",
+          output: "FAIL src/export.test.ts\nError: timeout after 5000ms",
+          error: true,
+        },
+      },
     ]);
-    const failures = sectionOf(md, "Failures");
-    expect(failures).not.toContain("defined but never used");
-    expect(failures).toMatch(/^- resolved by a later clean run \(1\): .*TS2304.*→ \S+\)/m);
-    expect(failures).toContain("stream closed early");
+    expect(s.failures.find((f) => f.text.includes("stream closed early"))!.open).toBe(false);
+    expect(s.failures.find((f) => f.text.includes("timeout after 5000ms"))!.open).toBe(true);
+    const blockers = sectionOf(md, "Blockers / Open Questions");
+    expect(blockers).not.toContain("stream closed early");
+    expect(blockers).toContain("unresolved: Error: timeout after 5000ms");
   });
 });

@@ -199,15 +199,8 @@ function rollUp(push: Push, fs: Failure[], head: string, order: number, ref: (f:
 }
 
 /**
- * Whether an error behind the work still tells a successor something: it recurred (hit on more than one turn), or the
- * person reported it. One hit that later work left behind is history the events already settled.
- */
-const worthKeeping = (f: Failure): boolean => f.count > 1 || f.category === "user-reported";
-
-/**
  * An error still open gets a line of its own; those behind the work (settled by a later clean run, or hit before
- * the latest request and not since) one line each kind, most telling first, so history costs two lines, and only
- * those that recurred or that the person reported.
+ * the latest request and not since) one line each kind, most telling first, so history costs two lines.
  */
 function failureLines(s: Sections, push: Push): void {
   const open = s.failures.filter(
@@ -236,7 +229,7 @@ function failureLines(s: Sections, push: Push): void {
   const settled = new Set(behind.filter((f) => f.resolved).map((f) => clip(errorCore(f.text), 80)));
   rollUp(
     push,
-    behind.filter((f) => !f.resolved && worthKeeping(f) && !settled.has(clip(errorCore(f.text), 80))),
+    behind.filter((f) => !f.resolved && !settled.has(clip(errorCore(f.text), 80))),
     "hit before later work and not seen since",
     open.length + 1,
     (f) => `${turnRef(f.last_turn)}${f.count > 1 ? ` ×${f.count}` : ""}`,
