@@ -196,7 +196,14 @@ describe("Files Modified", () => {
   it("a bare file name takes the full path the session gives it; a root file keeps its own", () => {
     const { s } = summarize([
       { user: "Fix the date parsing." },
-      { edit: { file: "web/src/lib/dates.ts", old: "a", new: "b" } },
+      // Relative names, as aider and exports write them: once with its folders, once bare.
+      {
+        tool: {
+          name: "Edit",
+          input: { file_path: "web/src/lib/dates.ts", old_string: "a", new_string: "b" },
+          output: "ok",
+        },
+      },
       { tool: { name: "Edit", input: { file_path: "dates.ts", old_string: "b", new_string: "c" }, output: "ok" } },
       { edit: { file: "web/package.json", old: "1", new: "2" } },
       { tool: { name: "Edit", input: { file_path: "package.json", old_string: "x", new_string: "y" }, output: "ok" } },

@@ -448,6 +448,24 @@ const CLAIM =
 const STILL_BROKEN =
   /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b|\bsame (?:error|issue|problem)\b/i;
 
+/** A claim about tests, and a check that runs tests. */
+const TESTS_CLAIM = /\btests?\b|\d+ passed\b/i;
+const TEST_RUN = /\b(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|tox|ctest|spec)\b/;
+/** A claim about the build, lint or types, and a check that runs one of them. */
+const BUILD_CLAIM = /\b(?:build|compil\w*|lint\w*|type-?check\w*)\b/i;
+const BUILD_RUN = /\b(?:build|tsc|lint|eslint|biome|ruff|mypy|flake8|pylint|typecheck|type-check|check|compile)\b/;
+
+/** The words of a command that name its tool: `npx vitest run`, `python -m pytest`. */
+const TOOL_WORDS = 3;
+/** Whether a failing check bears on a claim: a tests claim on a test run, a build claim on a build or lint. */
+function speaksOf(claim: string, part: string): boolean {
+  // The tool is named by the command's first words, not by its paths (`biome check tests/s5` is a lint).
+  const tool = part.split(" ").slice(0, TOOL_WORDS).join(" ");
+  if (TESTS_CLAIM.test(claim)) return TEST_RUN.test(tool);
+  if (BUILD_CLAIM.test(claim)) return BUILD_RUN.test(tool);
+  return true;
+}
+
 /**
  * What later events say against an agent's claim of success made at position `at`: a later run of a check that
  * failed, or the person saying later that it still fails. Undefined when nothing later disproves it or the line makes
@@ -462,7 +480,12 @@ export function disproved(text: string, at: number, st: EventState): string | un
   for (const e of st.events) {
     if (e.at <= at) continue;
     const part = e.type === "run" && !e.ok ? checkOf(e) : undefined;
-    if (part && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
+    // Only a check the claim could speak of: one that had run by then (a first lint run says nothing of the tests).
+    const before =
+      part !== undefined &&
+      speaksOf(text, part) &&
+      runs.some((x) => x.at <= at && x.parts.some((p) => relatedRun(part, p)));
+    if (part && before && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
     if (e.type === "request" && STILL_BROKEN.test(e.text))
       return `the person said at ${turnRef(e.turn)} it still fails`;
   }

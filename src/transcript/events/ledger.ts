@@ -517,16 +517,7 @@ function unifyPaths(events: FileEvent[]): FileEvent[] {
     let k = fileKey(e.path);
     if (isAbsolute(e.path)) {
       let best: string | undefined;
-      // A bare name (`dates.ts`) takes the place of an absolute path only near the filesystem's root (`/repo/x.py`,
-      // a container's checkout); deeper, the folders between are what the page needs and the cwd shortens them.
-      const shallow = k.split("/").filter(Boolean).length <= SHALLOW_PARTS;
-      for (const r of relative.keys())
-        if (
-          k.endsWith(`/${r}`) &&
-          (r.includes("/") || shallow || ROOT_FILES.test(r)) &&
-          (!best || r.length > best.length)
-        )
-          best = r;
+      for (const r of relative.keys()) if (k.endsWith(`/${r}`) && (!best || r.length > best.length)) best = r;
       if (best) k = best;
     }
     const first = spelling.get(k) ?? relative.get(k) ?? e.path;
@@ -548,8 +539,6 @@ function unifyPaths(events: FileEvent[]): FileEvent[] {
   });
 }
 
-/** Parts of an absolute path (folders and the name) within which it sits at a checkout's root: `/repo/x.py`. */
-const SHALLOW_PARTS = 2;
 const baseName = (key: string): string => key.slice(key.lastIndexOf("/") + 1);
 /** Files that usually sit at a project's root as well as in its packages: a bare name is the root one. */
 const ROOT_FILES =
