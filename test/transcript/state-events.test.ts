@@ -229,25 +229,3 @@ describe("Files Modified", () => {
     expect(Object.keys(s.files)).not.toContain("Node.js");
   });
 });
-
-describe("Failures", () => {
-  it("a later run of the same check supersedes an open error: only its latest outcome stays open", () => {
-    const { s, md } = summarize([
-      { user: "Make the export stream rows." },
-      { edit: { file: "src/export.ts", old: "b", new: "c" } },
-      { bash: { command: "npm test", output: "FAIL src/export.test.ts\nError: stream closed early", error: true } },
-      {
-        bash: {
-          command: "npm test -- --bail",
-          output: "FAIL src/export.test.ts\nError: timeout after 5000ms",
-          error: true,
-        },
-      },
-    ]);
-    expect(s.failures.find((f) => f.text.includes("stream closed early"))!.open).toBe(false);
-    expect(s.failures.find((f) => f.text.includes("timeout after 5000ms"))!.open).toBe(true);
-    const blockers = sectionOf(md, "Blockers / Open Questions");
-    expect(blockers).not.toContain("stream closed early");
-    expect(blockers).toContain("unresolved: Error: timeout after 5000ms");
-  });
-});

@@ -455,30 +455,8 @@ export function settleFailures(
     const by = resolvedBy(f, events);
     if (by) return { ...f, resolved: by, open: false };
     const hit = at.get(f.last_turn) ?? -1;
-    return { ...f, open: hit >= from && hit >= lastEdit && !ranAgain(f, events) };
+    return { ...f, open: hit >= from && hit >= lastEdit };
   });
-}
-
-/**
- * Whether the command that failed at the failure's last turn ran again later (a related run whose outcome the
- * transcript shows) without this failure coming back: had it come back, the failure's last turn would be that later
- * run's. A later outcome of the same check supersedes this one, so it is not what stays open. A call without its
- * output shown tells nothing either way.
- */
-function ranAgain(f: Pick<Failure, "last_turn">, events: readonly SessionEvent[]): boolean {
-  const failed = events.filter(
-    (e): e is Extract<SessionEvent, { type: "run" }> => e.type === "run" && e.turn === f.last_turn && !e.ok,
-  );
-  if (failed.length === 0) return false;
-  const at = Math.max(...failed.map((e) => e.at));
-  const parts = failed.flatMap((r) => r.parts.filter((p) => !SETUP.test(p)));
-  return events.some(
-    (e) =>
-      e.type === "run" &&
-      e.at > at &&
-      e.turn !== f.last_turn &&
-      e.parts.some((p) => parts.some((q) => relatedRun(p, q))),
-  );
 }
 
 /** Actions a plan item can name, each with the event that shows it done. */
