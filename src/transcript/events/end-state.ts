@@ -5,7 +5,7 @@
 import type { Fact, Turn } from "../../conversation/schema.js";
 import { clipWords } from "../rendering/clip.js";
 import { turnRef } from "../rendering/render.js";
-import { callsWithResults, type EventState, type SessionEvent, typedText } from "./events.js";
+import { callsWithResults, type EventState, relatedRun, sameRun, type SessionEvent, typedText } from "./events.js";
 import { commandText } from "./ledger.js";
 
 type Run = Extract<SessionEvent, { type: "run" }>;
@@ -83,25 +83,58 @@ function names(paths: readonly string[], display: (p: string) => string): string
   return `${shown.join(", ")}${paths.length > FILES_SHOWN ? ` and ${paths.length - FILES_SHOWN} more` : ""}`;
 }
 
-const RESTATED = /^deleted|\((?:diff|git [^)]*)\)$/;
+/**
+ * Ops that leave no new code to check: a deletion, a copy or a move (the file's content is what it was), and a
+ * unified diff or a working-tree report that restates changes.
+ */
+const RESTATED = /^(?:deleted|copied|moved)\b|\((?:diff|git [^)]*)\)$/;
 /** Files no run checks: notes, docs, images. */
 const NOT_CHECKED = /\.(?:md|mdx|txt|rst|adoc|png|jpe?g|gif|svg|ico|pdf|csv|log)$/i;
 
 /**
- * Edits of code (paths, last turn) at positions after `at`, in order of first edit. A deletion leaves nothing to
- * check, and a unified diff or a working-tree report restates changes (a submitted patch, `git status`) rather than
- * making one.
+ * Edits of code (paths, last turn and its position) at positions after `at`, in order of first edit. A deletion, a
+ * copy or a move leaves nothing new to check, and a unified diff or a working-tree report restates changes (a
+ * submitted patch, `git status`) rather than making one.
  */
-function editsAfter(events: readonly SessionEvent[], at: number): { paths: string[]; turn: string } | undefined {
+function editsAfter(
+  events: readonly SessionEvent[],
+  at: number,
+): { paths: string[]; turn: string; at: number } | undefined {
   const paths = new Set<string>();
   let turn = "";
+  let last = at;
   for (const e of events)
     if (e.type === "edit" && e.at > at && !NOT_CHECKED.test(e.path) && !RESTATED.test(e.op)) {
       paths.add(e.path);
       turn = e.turn;
+      last = e.at;
     }
-  return paths.size > 0 ? { paths: [...paths], turn } : undefined;
+  return paths.size > 0 ? { paths: [...paths], turn, at: last } : undefined;
 }
+
+type Unseen = Extract<SessionEvent, { type: "unseen" }>;
+
+/**
+ * The last call after position `at` that runs `part` again (alone or inside a compound command, `cd web && npm test`)
+ * where the transcript does not show what it printed; with no `part`, the last such call of any check.
+ */
+function calledAgain(events: readonly SessionEvent[], at: number, part?: string): Unseen | undefined {
+  let hit: Unseen | undefined;
+  for (const e of events)
+    if (e.type === "unseen" && e.at > at) {
+      const runs = e.parts.some((p) =>
+        part === undefined ? CHECK.test(p) && !SETUP.test(p) : p === part || sameRun(p, part),
+      );
+      if (runs) hit = e;
+    }
+  return hit;
+}
+
+/** A Current State line for a check called again without its output shown. */
+const ranUnseen = (e: Unseen, part?: string): Fact => ({
+  text: `${quote(part ?? e.parts.find((p) => CHECK.test(p)) ?? e.key)} ran (${turnRef(e.turn)}) after the edits; its outcome is not shown`,
+  turn: e.turn,
+});
 
 /** A `git push` that sends something: not a dry run. */
 const PUSH = /\bgit\s+push\b(?![^|;&\n]*\s(?:--dry-run|-n)\b)/;
@@ -131,7 +164,10 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   // Edits after the latest check are not checked; a check that failed last is still to be made to pass.
   const latest = checks[0];
   const since = latest ? editsAfter(events, latest.run.at) : undefined;
-  if (latest && since) {
+  // A later call of the same check whose output the export leaves out ran it: no reason to ask for a rerun.
+  const again = latest && since ? calledAgain(events, since.at, latest.part) : undefined;
+  if (again) state.push(ranUnseen(again, latest!.part));
+  else if (latest && since) {
     const what = latest.run.ok ? "not rerun since" : `failed at ${turnRef(latest.run.turn)} and not rerun since`;
     next.push({
       text: `rerun ${quote(latest.part)}: ${what} the edits to ${names(since.paths, display)}`,
@@ -141,7 +177,9 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
   const commits = events.filter((e): e is Extract<SessionEvent, { type: "commit" }> => e.type === "commit");
   const last = commits[commits.length - 1];
   const unchecked = latest ? undefined : uncheckedEdits(st, last);
-  if (unchecked) next.push({ ...unchecked, text: `${unchecked.text} ${names(unchecked.paths, display)}` });
+  const ranAfter = unchecked ? calledAgain(events, unchecked.at) : undefined;
+  if (ranAfter) state.push(ranUnseen(ranAfter));
+  else if (unchecked) next.push({ ...unchecked, text: `${unchecked.text} ${names(unchecked.paths, display)}` });
   if (last) {
     const push = events.find((e) => e.type === "run" && e.at >= last.at && e.ok && PUSH.test(e.key));
     const sha = last.sha ? ` \`${last.sha.slice(0, 7)}\`` : "";
@@ -162,7 +200,7 @@ export function endFacts(st: EventState, display: (path: string) => string = (p)
 function uncheckedEdits(
   st: EventState,
   last: Extract<SessionEvent, { type: "commit" }> | undefined,
-): { text: string; turn: string; paths: string[] } | undefined {
+): { text: string; turn: string; paths: string[]; at: number } | undefined {
   const since = editsAfter(st.events, st.lastRequestAt);
   if (!since) return undefined;
   const at = Math.max(...st.events.filter((e) => e.type === "edit" && e.turn === since.turn).map((e) => e.at));
@@ -172,6 +210,7 @@ function uncheckedEdits(
     text: `not checked${sha}: no test, build or run of the code after the edits to`,
     turn: since.turn,
     paths: since.paths,
+    at,
   };
 }
 
@@ -385,4 +424,70 @@ export function tidyOpen(facts: readonly Fact[]): Fact[] {
     seen.add(g);
     return true;
   });
+}
+
+/** Verbs of work finished, as a report writes them (`Added …`, `I've documented …`). */
+const DONE_VERBS =
+  "added|updated|created|wrote|written|documented|listed|outlined|included|saved|moved|fixed|implemented|completed|finished|noted|recorded|summari[sz]ed|committed|pushed|appended|described|drafted|renamed|removed|deleted|refactored|replaced|wired|configured";
+/**
+ * A line that reports work done, whatever it mentions (`I've added a "Next steps" section to the README`, `Updated
+ * TODO.md with the follow-ups`, `✅ remaining tests fixed`): a completed action, not a step still to take.
+ */
+const REPORTS_DONE = new RegExp(
+  `^(?:[-*•]\\s*)?(?:(?:i|we)(?:'ve|’ve| have)\\s+(?:now\\s+|also\\s+|just\\s+)?(?:${DONE_VERBS})\\b|(?:${DONE_VERBS})\\s+(?!to\\b|by\\b)\\S)|✅|\\[x\\]|\\bnow (?:includes|lists|has|contains|documents|describes)\\b`,
+  "i",
+);
+
+/** Whether an open-work line only reports work already done. */
+export const reportsDone = (text: string): boolean => REPORTS_DONE.test(text.replace(/\*\*/g, "").trim());
+
+/** The agent claiming the work is done or green: `Fixed.`, `All tests pass`, `the build succeeds`, `works now`. */
+const CLAIM =
+  /\b(?:fixed|resolved|all (?:\d+ )?tests? (?:now )?pass(?:es|ed|ing)?|tests? (?:now )?pass(?:es|ed)?|(?:build|compil\w*|lint\w*|type-?check\w*) (?:now )?(?:succeeds|passes|is clean|is green)|(?:works|working) (?:now|correctly|again)|is (?:now )?working|no (?:more )?errors|\d+ (?:tests? )?passed)\b/i;
+/** The person saying the problem is still there: `still fails`, `it doesn't work`, `same error`. */
+const STILL_BROKEN =
+  /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b|\bsame (?:error|issue|problem)\b/i;
+
+/** A claim about tests, and a check that runs tests. */
+const TESTS_CLAIM = /\btests?\b|\d+ passed\b/i;
+const TEST_RUN = /\b(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|tox|ctest|spec)\b/;
+/** A claim about the build, lint or types, and a check that runs one of them. */
+const BUILD_CLAIM = /\b(?:build|compil\w*|lint\w*|type-?check\w*)\b/i;
+const BUILD_RUN = /\b(?:build|tsc|lint|eslint|biome|ruff|mypy|flake8|pylint|typecheck|type-check|check|compile)\b/;
+
+/** The words of a command that name its tool: `npx vitest run`, `python -m pytest`. */
+const TOOL_WORDS = 3;
+/** Whether a failing check bears on a claim: a tests claim on a test run, a build claim on a build or lint. */
+function speaksOf(claim: string, part: string): boolean {
+  // The tool is named by the command's first words, not by its paths (`biome check tests/s5` is a lint).
+  const tool = part.split(" ").slice(0, TOOL_WORDS).join(" ");
+  if (TESTS_CLAIM.test(claim)) return TEST_RUN.test(tool);
+  if (BUILD_CLAIM.test(claim)) return BUILD_RUN.test(tool);
+  return true;
+}
+
+/**
+ * What later events say against an agent's claim of success made at position `at`: a later run of a check that
+ * failed, or the person saying later that it still fails. Undefined when nothing later disproves it or the line makes
+ * no such claim.
+ */
+export function disproved(text: string, at: number, st: EventState): string | undefined {
+  if (!CLAIM.test(text)) return undefined;
+  const runs = st.events.filter((e): e is Run => e.type === "run");
+  // A failure a later clean run of the same check settled again does not disprove the claim for good.
+  const settled = (r: Run, part: string) =>
+    runs.some((x) => x.at > r.at && x.ok && x.parts.some((p) => relatedRun(p, part)));
+  for (const e of st.events) {
+    if (e.at <= at) continue;
+    const part = e.type === "run" && !e.ok ? checkOf(e) : undefined;
+    // Only a check the claim could speak of: one that had run by then (a first lint run says nothing of the tests).
+    const before =
+      part !== undefined &&
+      speaksOf(text, part) &&
+      runs.some((x) => x.at <= at && x.parts.some((p) => relatedRun(part, p)));
+    if (part && before && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
+    if (e.type === "request" && STILL_BROKEN.test(e.text))
+      return `the person said at ${turnRef(e.turn)} it still fails`;
+  }
+  return undefined;
 }

@@ -15,6 +15,8 @@ export type SessionEvent =
   | { type: "revert"; turn: string; at: number; path: string; how: string }
   | { type: "commit"; turn: string; at: number; sha?: string; message: string; files: string[] }
   | { type: "run"; turn: string; at: number; command: string; key: string; parts: string[]; ok: boolean }
+  /** A command the transcript shows called but not what it printed (an export that drops output): it ran, outcome unknown. */
+  | { type: "unseen"; turn: string; at: number; command: string; key: string; parts: string[] }
   /** A call on one file the tool refused (`File has not been read yet`, `old_string not found`), with what it said. */
   | { type: "refused"; turn: string; at: number; path: string; said: string };
 
@@ -119,6 +121,40 @@ export function sameRun(later: string, failed: string): boolean {
   if ([...x].some((w) => !w.startsWith("-") && !y.has(w))) return false;
   const shared = [...x].filter((w) => y.has(w)).length;
   return shared / new Set([...x, ...y]).size >= 0.5;
+}
+
+/** Tools whose first word after them names what they run (a script, a target, a sub-command), not a path. */
+const SUBCOMMANDS = new Set(
+  "make npm pnpm yarn bun npx cargo go dotnet gradle gradlew ./gradlew mvn docker docker-compose git uv poetry pipenv deno flutter swift".split(
+    " ",
+  ),
+);
+/** Words that pass on to the next word as what is run: `npm run build`, `python -m pytest`, `uv run pytest`. */
+const RUNNERS = new Set(["run", "exec", "-m", "x"]);
+
+/** A command part as what it runs (`npm run build`, `python -m pytest`, `node`) and the targets it names. */
+function headAndTargets(part: string): { head: string; targets: string[] } {
+  const w = part.split(" ");
+  let n = 1;
+  if (SUBCOMMANDS.has(w[0]!) && w[1] && !w[1].startsWith("-")) n = 2;
+  if (/^python\d?(?:\.\d+)?$|^py$/.test(w[0]!) && w[1] === "-m" && w[2]) n = 3;
+  while (n < w.length && RUNNERS.has(w[n - 1]!) && w[n] && !w[n]!.startsWith("-")) n++;
+  return { head: w.slice(0, n).join(" "), targets: w.slice(n).filter((x) => x && !x.startsWith("-")) };
+}
+
+/**
+ * Whether a later part checks what a failed part checked: `sameRun`, or the same tool or script with other flags
+ * naming no target the failed part lacks — a wider run (`pytest` after `pytest tests/a.py -x`), the test file of a
+ * failed test id (`pytest tests/a.py` after `pytest tests/a.py::test_rows`), the same script with other options
+ * (`python sync.py --all` after `python sync.py --dry-run`). Another script, target or file is not.
+ */
+export function relatedRun(later: string, failed: string): boolean {
+  if (sameRun(later, failed)) return true;
+  const x = headAndTargets(later);
+  const y = headAndTargets(failed);
+  if (x.head !== y.head) return false;
+  const named = new Set(y.targets.flatMap((t) => [t, t.split("::")[0]!]));
+  return x.targets.every((t) => named.has(t));
 }
 
 const NOT_A_RUN = /^(?:cat|sed|head|tail|less|ls|find|grep|rg|echo|pwd|which|wc|git (?:status|diff|log|show|add))\b/;
@@ -241,6 +277,7 @@ export function sessionEvents(turns: readonly Turn[]): SessionEvent[] {
     const parts = runParts(cmd).filter((p) => !NOT_A_RUN.test(p));
     if (ran && parts.length > 0)
       out.push({ type: "run", turn: t.id, at: i, command: cmd, key, parts, ok: !resultFailed(result, call) });
+    else if (parts.length > 0) out.push({ type: "unseen", turn: t.id, at: i, command: cmd, key, parts });
   }
   // Clients that report commits and undos in their own lines (aider): `Commit 609f42e msg`, `Removed: 609f42e msg`.
   turns.forEach((t, i) => {
@@ -283,7 +320,15 @@ const letters = (s: string): string =>
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
 
-const ORDER: Record<SessionEvent["type"], number> = { request: 0, refused: 1, edit: 1, run: 2, commit: 3, revert: 4 };
+const ORDER: Record<SessionEvent["type"], number> = {
+  request: 0,
+  refused: 1,
+  edit: 1,
+  run: 2,
+  unseen: 2,
+  commit: 3,
+  revert: 4,
+};
 
 /** The one file a tool call works on, by the input keys the clients use; undefined for a command or a search. */
 function fileOf(call: ToolCall): string | undefined {
@@ -357,7 +402,7 @@ const SETUP =
 
 /**
  * The turn where a later event settled a failure: the last later run of a part that failed at the failure's last
- * turn (the same command, or one with half its words) ran clean; or a later clean run names a file the failure
+ * turn (the same command, or a related one: `relatedRun`) ran clean; or a later clean run names a file the failure
  * names. Undefined while it stays open.
  */
 export function resolvedBy(
@@ -372,7 +417,7 @@ export function resolvedBy(
   for (const r of failedHere) {
     const checks = r.parts.filter((p) => !SETUP.test(p));
     for (const part of checks.length > 0 ? checks : r.parts) {
-      const same = later.filter((x) => x.parts.some((p) => sameRun(p, part)));
+      const same = later.filter((x) => x.parts.some((p) => relatedRun(p, part)));
       const last = same[same.length - 1];
       if (last?.ok) return last.turn;
     }

@@ -505,14 +505,15 @@ const isAbsolute = (p: string): boolean => /^(?:\/|[A-Za-z]:[\\/]|~\/)/.test(p);
 
 /**
  * One spelling per file. An absolute path that ends with a relative path the session also used (the repository
- * root prefixed, as SWE-agent and aider print them) is that file; otherwise the first spelling seen stays.
+ * root prefixed, as SWE-agent and aider print them) is that file; otherwise the first spelling seen stays. A bare
+ * name takes the one full path the session gives it.
  */
 function unifyPaths(events: FileEvent[]): FileEvent[] {
   const relative = new Map<string, string>();
   for (const e of events)
     if (!isAbsolute(e.path)) relative.set(fileKey(e.path), relative.get(fileKey(e.path)) ?? e.path);
   const spelling = new Map<string, string>();
-  return events.map((e) => {
+  const unified = events.map((e) => {
     let k = fileKey(e.path);
     if (isAbsolute(e.path)) {
       let best: string | undefined;
@@ -523,7 +524,25 @@ function unifyPaths(events: FileEvent[]): FileEvent[] {
     spelling.set(k, first);
     return first === e.path ? e : { ...e, path: first };
   });
+  // A bare file name (`api.ts`) where the session names that file once with its folders (`src/lib/api.ts`) is
+  // that file; not when two folders hold a file of that name, and not a file that usually sits at the root.
+  const byName = new Map<string, Set<string>>();
+  for (const e of unified) {
+    const key = fileKey(e.path);
+    if (key.includes("/")) byName.set(baseName(key), (byName.get(baseName(key)) ?? new Set()).add(e.path));
+  }
+  return unified.map((e) => {
+    const key = fileKey(e.path);
+    const homes = byName.get(key);
+    if (key.includes("/") || ROOT_FILES.test(key) || !homes || homes.size !== 1) return e;
+    return { ...e, path: [...homes][0]! };
+  });
 }
+
+const baseName = (key: string): string => key.slice(key.lastIndexOf("/") + 1);
+/** Files that usually sit at a project's root as well as in its packages: a bare name is the root one. */
+const ROOT_FILES =
+  /^(?:package(?:-lock)?\.json|tsconfig(?:\.\w+)?\.json|README(?:\.\w+)?|\.env(?:\.\w+)?|\.gitignore|Makefile|Dockerfile|docker-compose\.ya?ml|requirements(?:[\w.-]*)\.txt|pyproject\.toml|setup\.py|Cargo\.toml|go\.mod|pnpm-lock\.yaml|yarn\.lock|LICENSE(?:\.\w+)?|CHANGELOG(?:\.\w+)?)$/i;
 
 /**
  * Every file change of these turns, in order. Tracks SWE-agent's open file across turns. A call whose result is

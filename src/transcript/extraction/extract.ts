@@ -2,8 +2,10 @@
 import type { Fact, Failure, Metric, Sections, ToolCall, Turn } from "../../conversation/schema.js";
 import { signature } from "../../text/signature.js";
 import {
+  disproved,
   endFacts,
   onlyAnnounces,
+  reportsDone,
   stoppedMidWork,
   tidyOpen,
   tidyState,
@@ -802,7 +804,9 @@ export function nextSteps(turns: Turn[], from = 0): Fact[] {
       : sentences(spoken(last.text))
           .map(unbullet)
           .filter((x) => OPEN_WORK.test(x) && !x.endsWith(":"));
-  return picked.slice(0, 5).map((x) => ({ text: clip(x, 220), turn: last.id }));
+  // A line that reports work done (`I've added a next-steps section`) is not open, whatever words it uses.
+  const steps = picked.filter((x) => !reportsDone(x));
+  return steps.slice(0, 5).map((x) => ({ text: clip(x, 220), turn: last.id }));
 }
 
 /** A heading over the open work in an agent's report: `### Open follow-ups`, `**Next steps:**`, `Remaining:`. */
@@ -1079,7 +1083,9 @@ export function extractSections(
     });
   }
   const spanIds = new Set(turns.map((t) => t.id));
-  const done = completed(turns);
+  const done = completed(turns).filter(
+    (d) => !/^(?:verified|reported): /.test(d.text) || !disproved(d.text, index.get(d.turn) ?? 0, st),
+  );
   const seen = new Set(done.map((d) => signature(d.text)));
   // Commits and plan items the kept turns show done: where the work stands, not only where the span ended.
   for (const d of [...completed(opts.after ?? []), ...planOf(withAfter).done])
@@ -1096,7 +1102,8 @@ export function extractSections(
     // A plan item marked in progress before the latest request is not where the last phase stands.
     if (item !== undefined && (index.get(f.turn) ?? 0) < end) continue;
     const text = tidyState(f.text);
-    if (text && !onlyAnnounces(text)) state.push({ ...f, text });
+    // The agent's claim of success that a later failing run or the person's word disproved is not where things stand.
+    if (text && !onlyAnnounces(text) && !disproved(text, index.get(f.turn) ?? 0, st)) state.push({ ...f, text });
   }
   state.push(...ended.state);
   for (const [path, r] of st.reverted)

@@ -161,11 +161,17 @@ function wholeNewFile(diff: string): boolean {
   );
 }
 
+/**
+ * A capitalized name ending `.js` written as a plain word, not as code (`Node.js`, `Vue.js`, `Chart.js`): in prose
+ * that is a runtime or a library, not a file of the project.
+ */
+const PRODUCT = /^\p{Lu}[\p{L}\d]*\.js$/u;
+
 /** The one file a sentence introducing a diff names (`Now let's fix the main.py file:`); none when it names two. */
 function proseFile(sentence: string): string | undefined {
   const names = new Set<string>();
   for (const m of sentence.matchAll(/(?:^|[\s`'"(])((?:[\w.-]+[/\\])*[\w.-]+\.\w{1,10})(?=[\s`'"),:;!?]|\.?$)/g))
-    if (looksLikeFile(m[1]!) && !/^\d/.test(m[1]!)) names.add(m[1]!);
+    if (looksLikeFile(m[1]!) && !/^\d/.test(m[1]!) && !(PRODUCT.test(m[1]!) && !m[0].startsWith("`"))) names.add(m[1]!);
   return names.size === 1 ? [...names][0] : undefined;
 }
 

@@ -110,9 +110,24 @@ function constraintLines(s: Sections, push: Push): void {
   );
 }
 
+/**
+ * The files with a move as one line: a file whose only changes are arriving by a move from a file the page lists is
+ * left out, and the source's line reads `moved to <new>` (a move is one fact, old → new, not two).
+ */
+function movesAsOne(files: Sections["files"]): [string, Sections["files"][string]][] {
+  const entries = Object.entries(files);
+  const same = (a: string, b: string) => a === b || a.endsWith(`/${b}`) || b.endsWith(`/${a}`);
+  const movedTo = entries.flatMap(([, ops]) => ops.flatMap((o) => /^moved to (\S+)/.exec(o.op)?.[1] ?? []));
+  return entries.filter(([path, ops]) => {
+    const from = ops.map((o) => /^moved from (\S+)/.exec(o.op)?.[1]);
+    const arrived = from.every((f) => f !== undefined && entries.some(([k]) => k !== path && same(k, f)));
+    return !(arrived && movedTo.some((t) => same(t, path)));
+  });
+}
+
 /** One line per file: every change in full; the short line names what was done, not how, so a long ledger fits. */
 function fileLines(s: Sections, push: Push): void {
-  Object.entries(s.files).forEach(([path, ops], i) => {
+  movesAsOne(s.files).forEach(([path, ops], i) => {
     const all = ops.map((o) => `${o.op} (${turnRef(o.turn)})`).join("; ");
     const last = ops[ops.length - 1]!;
     const verb = clip(last.op.split(":")[0]!, 40);
