@@ -73,7 +73,10 @@ describe("memcards init without a client, and --all", () => {
     const read = (p: string) => JSON.parse(readFileSync(p, "utf8")) as { mcpServers: Record<string, unknown> };
     expect(read(join(root, ".mcp.json")).mcpServers.memcards).toBeDefined();
     expect(read(join(root, ".cursor", "mcp.json")).mcpServers.memcards).toBeDefined();
-    expect(readFileSync(join(root, ".claude", "settings.json"), "utf8")).toContain("hook PreCompact");
+    const settings = JSON.parse(readFileSync(join(root, ".claude", "settings.json"), "utf8")) as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    expect(settings.hooks.PreCompact?.[0]?.hooks[0]?.command).toMatch(/hook\.js" PreCompact$/);
     expect(all.stdout).toContain("restart Claude Code, Cursor to pick memcards up");
   });
 
