@@ -599,10 +599,14 @@ function transcriptUnits(root: string, dir: string, opts: PerfOptions): { unit: 
   return { unit, about };
 }
 
+/** Untimed units written per transaction while a memory store is filled to the next size measured. */
+const FILL_BATCH = 500;
+
 /**
  * Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there, and
  * the viewer's Memory page beside its Graph page. Every unit goes through the real write path (record_memory);
- * the last 500 before each size are timed. `label` follows the measure's size in each row.
+ * the last 500 before each size are timed, each its own transaction as a tool call writes it. `label` follows the
+ * measure's size in each row.
  */
 async function memoryRows(
   root: string,
@@ -647,7 +651,16 @@ async function memoryRows(
   try {
     for (const size of sizes) {
       step(`memory writes to ${size} units`);
-      while (n < size - window) writeOne(n++, null);
+      // The units before the timed ones go through the same write path, FILL_BATCH to a transaction (each write a
+      // savepoint in it): the same rows, without a commit and a new full-text segment per unit.
+      while (n < size - window) {
+        const end = Math.min(size - window, n + FILL_BATCH);
+        app.db
+          .transaction(() => {
+            while (n < end) writeOne(n++, null);
+          })
+          .immediate();
+      }
       const measured = { mc: [] as number[], fl: [] as number[] };
       const t0 = now();
       while (n < size) writeOne(n++, measured);
