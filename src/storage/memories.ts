@@ -207,9 +207,10 @@ export function similarMemories(
  * Per connection, each term whose first RARITY_CAP + 1 units (in id order) were counted, with the highest id among
  * them. A unit added later has a higher id (ids are never reused), so the term's first units stay the same while the
  * store only grows and the count need not be asked again: on a large store most of a unit's words are such common
- * terms, and their counts were what made each check's cost grow with the index. What can take a term from its first
+ * terms, and their counts were a share of each check that grew with the index. What can take a term from its first
  * units clears it: a delete or a reword on this connection (all terms), a unit set superseded (its category's word,
- * which its indexed text loses), and any commit of another connection (`data_version`).
+ * which its indexed text loses), and any commit of another connection (`data_version`). A write rolled back after a
+ * count can leave a term counted as more common than it is: it changes only which words a check asks for and ranks by.
  */
 const cappedByDb = new WeakMap<Db, { version: number; terms: Map<string, number> }>();
 /** Terms kept per connection at most (the map starts again past it): far more than a project's common words. */
