@@ -65,8 +65,12 @@ export interface PerfReport {
   rows: PerfRow[];
 }
 
-/** The groups of measures `--only` can pick; the full index always runs (every other group needs its store). */
-export const PERF_GROUPS = ["reindex", "serve", "cards", "hooks", "watcher", "memory"] as const;
+/**
+ * The groups of measures `--only` can pick; the full index always runs (every other group needs its store).
+ * "memory" measures the memory rows on the repository's names (and, with `memoryTranscripts`, on the transcripts'
+ * units too); "memory-transcripts" only on the transcripts' units.
+ */
+export const PERF_GROUPS = ["reindex", "serve", "cards", "hooks", "watcher", "memory", "memory-transcripts"] as const;
 export type PerfGroup = (typeof PERF_GROUPS)[number];
 
 export interface PerfOptions {
@@ -495,11 +499,11 @@ export async function benchPerf(opts: PerfOptions): Promise<PerfReport> {
   if (on("memory")) {
     step("memory writes");
     rows.push(...(await memoryRows(join(w, "mem"), symbolUnits(syms), "", sizes, opts, step)));
-    if (opts.memoryTranscripts) {
-      step("memory units of the transcripts");
-      const t = transcriptUnits(join(w, "mem-source"), opts.memoryTranscripts, opts);
-      rows.push(...(await memoryRows(join(w, "mem-t"), t.unit, ", transcript vocabulary", sizes, opts, step, t.about)));
-    }
+  }
+  if ((on("memory") || on("memory-transcripts")) && opts.memoryTranscripts) {
+    step("memory units of the transcripts");
+    const t = transcriptUnits(join(w, "mem-source"), opts.memoryTranscripts, opts);
+    rows.push(...(await memoryRows(join(w, "mem-t"), t.unit, ", transcript vocabulary", sizes, opts, step, t.about)));
   }
 
   return {
@@ -633,10 +637,14 @@ function transcriptUnits(root: string, dir: string, opts: PerfOptions): { unit: 
   return { unit, about };
 }
 
+/** Untimed units written per transaction while a memory store is filled to the next size measured. */
+const FILL_BATCH = 500;
+
 /**
  * Per-unit write cost near each store size, beside plain SQLite + FTS5 inserts of the same texts; recall there, and
  * the viewer's Memory page beside its Graph page. Every unit goes through the real write path (record_memory);
- * the last 500 before each size are timed. `label` follows the measure's size in each row.
+ * the last 500 before each size are timed, each its own transaction as a tool call writes it. `label` follows the
+ * measure's size in each row.
  */
 async function memoryRows(
   root: string,
@@ -681,7 +689,16 @@ async function memoryRows(
   try {
     for (const size of sizes) {
       step(`memory writes to ${size} units`);
-      while (n < size - window) writeOne(n++, null);
+      // The units before the timed ones go through the same write path, FILL_BATCH to a transaction (each write a
+      // savepoint in it): the same rows, without a commit and a new full-text segment per unit.
+      while (n < size - window) {
+        const end = Math.min(size - window, n + FILL_BATCH);
+        app.db
+          .transaction(() => {
+            while (n < end) writeOne(n++, null);
+          })
+          .immediate();
+      }
       const measured = { mc: [] as number[], fl: [] as number[] };
       const t0 = now();
       while (n < size) writeOne(n++, measured);

@@ -76,6 +76,7 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
         "hooks",
         "watcher",
         "memory",
+        "memory-transcripts",
       ]),
     )
     .option("--json", "print JSON")
@@ -89,7 +90,7 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
           big?: boolean;
           memoryTranscripts?: string;
           hooksBefore?: string;
-          only?: ("reindex" | "serve" | "cards" | "hooks" | "watcher" | "memory")[];
+          only?: ("reindex" | "serve" | "cards" | "hooks" | "watcher" | "memory" | "memory-transcripts")[];
           json?: boolean;
         },
         cmd: Command,

@@ -124,10 +124,15 @@ export function similarMemories(
        (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid != ? LIMIT ?)`,
   );
   const quote = (t: string) => `"${t}"`;
-  const counted = terms.map((t) => ({
-    t: quote(t),
-    ...(count.get(quote(t), self, RARITY_CAP + 1) as { n: number; high: number }),
-  }));
+  const capped = cappedTerms(db);
+  const counted = terms.map((t) => {
+    const high = capped.get(t);
+    // A term past the cap whose first units all precede the unit checked: they are still its first ones.
+    if (high !== undefined && (self === 0 || self > high)) return { t: quote(t), n: RARITY_CAP + 1, high };
+    const c = count.get(quote(t), self, RARITY_CAP + 1) as { n: number; high: number };
+    if (c.n > RARITY_CAP && (self === 0 || self > c.high)) keepCapped(capped, t, c.high);
+    return { t: quote(t), ...c };
+  });
   const present = counted.filter((x) => x.n > 0).sort((a, b) => a.n - b.n || (a.n > RARITY_CAP ? b.high - a.high : 0));
   const lacked = all.length - searchable.length + (counted.length - present.length);
   const allowance = all.length - Math.ceil(minJaccard * all.length - 1e-9) - lacked;
@@ -199,6 +204,31 @@ export function similarMemories(
   return units.sort((a, b) => (rank.get(a.id) ?? order.length) - (rank.get(b.id) ?? order.length) || b.id - a.id);
 }
 
+/**
+ * Per connection, each term whose first RARITY_CAP + 1 units (in id order) were counted, with the highest id among
+ * them. A unit added later has a higher id (ids are never reused), so the term's first units stay the same while the
+ * store only grows and the count need not be asked again: on a large store most of a unit's words are such common
+ * terms, and their counts were a share of each check that grew with the index. What can take a term from its first
+ * units clears it: a delete or a reword on this connection (all terms), a unit set superseded (its category's word,
+ * which its indexed text loses), and any commit of another connection (`data_version`). A write rolled back after a
+ * count can leave a term counted as more common than it is: it changes only which words a check asks for and ranks by.
+ */
+const cappedByDb = new WeakMap<Db, { version: number; terms: Map<string, number> }>();
+/** Terms kept per connection at most (the map starts again past it): far more than a project's common words. */
+const MAX_CAPPED_TERMS = 50_000;
+
+function cappedTerms(db: Db): Map<string, number> {
+  const version = db.pragma("data_version", { simple: true }) as number;
+  let c = cappedByDb.get(db);
+  if (!c || c.version !== version) cappedByDb.set(db, (c = { version, terms: new Map() }));
+  return c.terms;
+}
+
+function keepCapped(m: Map<string, number>, term: string, high: number): void {
+  if (m.size >= MAX_CAPPED_TERMS) m.clear();
+  m.set(term, high);
+}
+
 /** Pairs of rare words are asked for while they are few (at most 28 pairs); past that, any of the rare words. */
 const MAX_PAIRED_ALLOWANCE = 6;
 /**
@@ -250,9 +280,11 @@ const SUPERSEDED_WORD = "superseded$";
 
 /** Indexes a unit about to be set superseded under SUPERSEDED_WORD (once: a unit already superseded is left). */
 function indexSuperseded(db: Db, id: number): void {
-  const row = stmt(db, "SELECT status, text FROM memories WHERE id = ?").get(id) as
-    { status: string; text: string } | undefined;
+  const row = stmt(db, "SELECT status, category, text FROM memories WHERE id = ?").get(id) as
+    { status: string; category: string; text: string } | undefined;
   if (!row || row.status === "superseded") return;
+  const capped = cappedByDb.get(db)?.terms;
+  for (const t of [SUPERSEDED_WORD, ...identifierTokens(row.category)]) capped?.delete(t);
   indexMemory(db, id, supersededTokens(row.text));
 }
 
@@ -263,6 +295,7 @@ const supersededTokens = (text: string) => [SUPERSEDED_WORD, ...identifierTokens
  * superseded unit stays out of the checks' walk). Runs inside the caller's write transaction.
  */
 export function indexUnitText(db: Db, id: number, category: string, text: string): void {
+  cappedByDb.delete(db);
   const row = stmt(db, "SELECT status FROM memories WHERE id = ?").get(id) as { status: string } | undefined;
   indexMemory(
     db,
@@ -285,6 +318,7 @@ export function finishSupersededIndex(db: Db): void {
   // A store migrated from another folder of migrations (a test's) may have no meta table.
   if (!stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get()) return;
   if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
+  cappedByDb.delete(db);
   db.transaction(() => {
     if (getMeta(db, SUPERSEDED_INDEX_PENDING) === undefined) return;
     // A page of units at a time: a store may hold many superseded units.
@@ -497,6 +531,7 @@ export function deleteMemories(
 ): { memories: number; rawTurns: number; summaries: number } & PurgeResult {
   let rawTurns = 0;
   let summaries = 0;
+  cappedByDb.delete(db);
   const tx = db.transaction(() => {
     first?.();
     const delFts = stmt(db, "DELETE FROM memories_fts WHERE rowid = ?");
