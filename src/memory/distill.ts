@@ -27,6 +27,7 @@ import { humanPart } from "../transcript/extraction/human.js";
 import type { Tier, UnitCategory } from "../vocab.js";
 import { eventDrafts } from "./events.js";
 import { anchorsOf, asDecision, carriedChoice, CAUSE, cleanProse, grounded, wholeClaim } from "./prose.js";
+import { withoutRestatedChanges } from "./restated.js";
 import { isReviewMode } from "./review.js";
 import type { Evidence, UnitDraft } from "./schema.js";
 import { segmentTurns } from "./segment.js";
@@ -201,6 +202,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   const position = new Map(span.map((t, i) => [t.id, i]));
   const { edited, editFollows, actedOn } = editReach(span, sections, position);
   const prose: UnitDraft[] = [];
+  const choices = new Map<UnitDraft, { said: string; turn: string }>();
   const keep = (raw: string, turn: string, confidence: number) => {
     const said = cleanProse(redact(raw));
     const claim = wholeClaim(said) && grounded(said, evidence);
@@ -221,7 +223,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
     // later wording that acted on it.
     const earlier = twice >= 0 ? prose.splice(twice, 1)[0]!.evidence : [];
     const record = category === "learning" ? { proposition: text } : { outcome: text };
-    prose.push({
+    const draft: UnitDraft = {
       category,
       text,
       record,
@@ -229,7 +231,9 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       confidence,
       evidence: [...earlier, ...ev(turn, text).filter((e) => !earlier.some((x) => x.turn === e.turn))],
       files: filesIn(text),
-    });
+    };
+    prose.push(draft);
+    if (!claim) choices.set(draft, { said, turn });
   };
   const segments = segmentTurns(span);
   const candidates = [
@@ -246,7 +250,8 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
       .map((x) => ({ text: x.text, turn: x.turn, confidence: 0.5 })),
   ].sort((a, b) => (position.get(a.turn) ?? 0) - (position.get(b.turn) ?? 0));
   for (const c of candidates) keep(c.text, c.turn, c.confidence);
-  out.push(...prose);
+  // A statement restating a change of the span is that change (folded into it where it says why), not a unit.
+  out.push(...withoutRestatedChanges(prose, out, choices, sections, position));
   // A preference is kept only from a turn the human-turn classifier took for a standing instruction (its sentences
   // are the User Constraints): a one-off request or a remark is not a preference to recall later.
   const instructed = new Set(sections.constraints.map((c) => c.turn));

@@ -121,9 +121,13 @@ describe("prose units of a session", () => {
         tool_results: [{ call_id: "e1", output: "The file run.sh has been updated.", is_error: false }],
       }),
     ];
-    const texts = proseUnits(span).map((d) => d.text);
-    expect(texts).toContain(`Carried out: "${chosen}"`);
-    expect(texts).not.toContain(unmade);
+    const units = draftUnits("s", span, extractSections(span));
+    // The choice is the change the edit made: the change unit says it in the agent's words, no decision repeats it.
+    expect(units.filter((d) => d.category === "change").map((d) => d.text)).toEqual([
+      expect.stringContaining(`The agent said: "${chosen}"`),
+    ]);
+    expect(units.filter((d) => d.category === "reasoning")).toEqual([]);
+    expect(units.map((d) => d.text).join("\n")).not.toContain(unmade);
   });
 
   it("keeps one unit when the same finding is said while looking and again when fixed: the later wording", () => {
@@ -257,12 +261,17 @@ describe("choices and causes the agent stated", () => {
         edit("e1", "Program.cs"),
       ),
     ];
-    const decisions = proseUnits(span).filter((d) => d.category === "reasoning");
-    // Said nearly the same way twice: one decision, in the words it was carried out with, led by where it was advised.
-    expect(decisions.map((d) => d.text)).toEqual([
-      'Carried out: "I\'ll refactor the code to use .NET Configuration instead of direct environment variable access, and drop the hardcoded settings."',
+    const units = draftUnits("s", span, extractSections(span));
+    // Said nearly the same way twice and carried out by the edit: one change, in the words it was carried out with,
+    // its evidence reaching back to where it was advised; no decision repeats it.
+    expect(units.filter((d) => d.category === "reasoning")).toEqual([]);
+    const changes = units.filter((d) => d.category === "change");
+    expect(changes.map((d) => d.text)).toEqual([
+      expect.stringContaining(
+        'The agent said: "I\'ll refactor the code to use .NET Configuration instead of direct environment variable access, and drop the hardcoded settings."',
+      ),
     ]);
-    expect(decisions[0]!.evidence.map((e) => e.turn)).toEqual([span[1]!.id, span[3]!.id]);
+    expect(changes[0]!.evidence.map((e) => e.turn)).toEqual(expect.arrayContaining([span[1]!.id, span[3]!.id]));
   });
 
   it("takes a recommendation that leads into its example as a decision, in the agent's words", () => {
@@ -275,8 +284,12 @@ describe("choices and causes the agent stated", () => {
       turn("user", "please refactor"),
       turn("assistant", "", edit("e1", "Program.cs")),
     ];
-    expect(proseUnits(span).map((d) => d.text)).toEqual([
-      'Advised and carried out: "Use .NET Configuration instead of direct environment variable access:"',
+    const units = draftUnits("s", span, extractSections(span));
+    expect(units.filter((d) => d.category === "reasoning")).toEqual([]);
+    expect(units.filter((d) => d.category === "change").map((d) => d.text)).toEqual([
+      expect.stringContaining(
+        'The agent said: "Use .NET Configuration instead of direct environment variable access:"',
+      ),
     ]);
   });
 
@@ -315,5 +328,56 @@ describe("choices and causes the agent stated", () => {
     const texts = proseUnits(span).map((d) => d.text);
     expect(texts).not.toContain(guess);
     expect(texts).toContain(cause);
+  });
+});
+
+describe("statements that restate a change of the session", () => {
+  const edit = (id: string, path: string): Partial<Turn> => ({
+    tool_calls: [{ id, name: "Edit", input: { file_path: path, old_string: "a", new_string: "b" } }],
+    tool_results: [{ call_id: id, output: "The file has been updated.", is_error: false }],
+  });
+
+  it("stores no finding that only restates the error the change's request quoted", () => {
+    const span = [
+      turn(
+        "user",
+        "my main issue: this error occurs when you're trying to access a property called parent on an object of type RefinementCtx, but the RefinementCtx type doesn't have a parent property defined.",
+      ),
+      turn(
+        "assistant",
+        "The error is occurring because we're trying to access `ctx.parent` in the `.superRefine()` method, but the `RefinementCtx` type doesn't have a `parent` property.",
+        edit("e1", "src/server/api/routers/wise.ts"),
+      ),
+    ];
+    const units = draftUnits("s", span, extractSections(span));
+    expect(units.filter((d) => d.category === "change")).toHaveLength(1);
+    expect(units.filter((d) => d.category === "learning")).toEqual([]);
+  });
+
+  it("stores no decision naming only the files the change edited, and keeps a cause with a lesson of its own", () => {
+    const span = [
+      turn("user", "I'm getting this error when I try to use the register command: KeyError: 'id'"),
+      turn("assistant", "", {
+        tool_calls: [{ id: "r1", name: "Read", input: { file_path: "/home/me/bot/cogs/admin.py" } }],
+        tool_results: [
+          { call_id: "r1", output: "from __future__ import annotations\nimport discord", is_error: false },
+        ],
+      }),
+      turn("assistant", "", edit("e1", "/home/me/bot/riot_client.py")),
+      turn("assistant", "", edit("e2", "/home/me/bot/cogs/admin.py")),
+      turn(
+        "assistant",
+        [
+          "The root cause is that discord.py evaluates slash command annotations at runtime via `eval()`, which bypasses `from __future__ import annotations`.",
+          "All callers (riot_client.py, cogs/admin.py) updated to pass `puuid` to `refresh_rank` instead of `summoner_id`.",
+        ].join("\n"),
+        edit("e3", "/home/me/bot/cogs/admin.py"),
+      ),
+    ];
+    const units = draftUnits("s", span, extractSections(span));
+    expect(units.filter((d) => d.category === "reasoning")).toEqual([]);
+    expect(units.filter((d) => d.category === "learning").map((d) => d.text)).toEqual([
+      expect.stringContaining("evaluates slash command annotations at runtime"),
+    ]);
   });
 });
