@@ -210,8 +210,9 @@ export function similarMemories(
  * store only grows and the count need not be asked again: on a large store most of a unit's words are such common
  * terms, and their counts were a share of each check that grew with the index. What can take a term from its first
  * units clears it: a delete or a reword on this connection (all terms), a unit set superseded (its category's word,
- * which its indexed text loses; all terms when it answered a request, whose words it loses too), and any commit of another connection (`data_version`). A write rolled back after a
- * count can leave a term counted as more common than it is: it changes only which words a check asks for and ranks by.
+ * which its indexed text loses; all terms when it answered a request, whose words it loses too), and any commit of
+ * another connection (`data_version`). A write rolled back after a count can leave a term counted as more common than
+ * it is: it changes only which words a check asks for and ranks by.
  */
 const cappedByDb = new WeakMap<Db, { version: number; terms: Map<string, number> }>();
 /** Terms kept per connection at most (the map starts again past it): far more than a project's common words. */
