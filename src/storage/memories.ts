@@ -210,8 +210,9 @@ export function similarMemories(
  * store only grows and the count need not be asked again: on a large store most of a unit's words are such common
  * terms, and their counts were a share of each check that grew with the index. What can take a term from its first
  * units clears it: a delete or a reword on this connection (all terms), a unit set superseded (its category's word,
- * which its indexed text loses), and any commit of another connection (`data_version`). A write rolled back after a
- * count can leave a term counted as more common than it is: it changes only which words a check asks for and ranks by.
+ * which its indexed text loses; all terms when it answered a request, whose words it loses too), and any commit of
+ * another connection (`data_version`). A write rolled back after a count can leave a term counted as more common than
+ * it is: it changes only which words a check asks for and ranks by.
  */
 const cappedByDb = new WeakMap<Db, { version: number; terms: Map<string, number> }>();
 /** Terms kept per connection at most (the map starts again past it): far more than a project's common words. */
@@ -280,9 +281,13 @@ const SUPERSEDED_WORD = "superseded$";
 
 /** Indexes a unit about to be set superseded under SUPERSEDED_WORD (once: a unit already superseded is left). */
 function indexSuperseded(db: Db, id: number): void {
-  const row = stmt(db, "SELECT status, category, text FROM memories WHERE id = ?").get(id) as
-    { status: string; category: string; text: string } | undefined;
+  const row = stmt(
+    db,
+    "SELECT status, category, text, json_extract(record, '$.request') AS request FROM memories WHERE id = ?",
+  ).get(id) as { status: string; category: string; text: string; request: unknown } | undefined;
   if (!row || row.status === "superseded") return;
+  // It loses its category's word, and the words of a request its text left out (indexed with it as it was written).
+  if (typeof row.request === "string" && row.request.trim()) cappedByDb.delete(db);
   const capped = cappedByDb.get(db)?.terms;
   for (const t of [SUPERSEDED_WORD, ...identifierTokens(row.category)]) capped?.delete(t);
   indexMemory(db, id, supersededTokens(row.text));

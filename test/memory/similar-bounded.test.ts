@@ -101,7 +101,11 @@ it("reads through the index: the walk newest first without a sort, each unit and
   expect(plan(walk!)).toMatch(/^SCAN f VIRTUAL TABLE INDEX \d+:M/m);
   expect(plan(walk!)).toMatch(/SEARCH m USING INTEGER PRIMARY KEY \(rowid=\?\)/);
   expect(plan(walk!)).not.toMatch(/TEMP B-TREE/);
-  const status = sqls.find((q) => /^SELECT status, category, text FROM memories WHERE id = \?$/.test(q));
+  const status = sqls.find((q) =>
+    /^SELECT status, category, text, json_extract\(record, .\$\.request.\) AS request FROM memories WHERE id = \?$/.test(
+      q,
+    ),
+  );
   expect(plan(status!)).toMatch(/SEARCH memories USING INTEGER PRIMARY KEY \(rowid=\?\)/);
   const rank = sqls.find((q) => /ORDER BY bm25\(memories_fts\), rowid DESC/.test(q));
   expect(plan(rank!)).toMatch(/^SCAN memories_fts VIRTUAL TABLE INDEX \d+:M/m);

@@ -8,7 +8,13 @@ import { expect, it } from "vitest";
 import { rewordUnit } from "../../src/memory/curate.js";
 import { writeUnit } from "../../src/memory/distill.js";
 import { type Db, openDatabase } from "../../src/storage/db.js";
-import { deleteMemories, similarMemories } from "../../src/storage/memories.js";
+import {
+  deleteMemories,
+  indexMemory,
+  insertMemory,
+  similarMemories,
+  updateMemory,
+} from "../../src/storage/memories.js";
 import { upsertProject } from "../../src/storage/projects.js";
 import { identifierTokens } from "../../src/text/identifiers.js";
 import { tmpDir } from "../helpers/tmp.js";
@@ -114,3 +120,124 @@ it("answers as a new connection does while units are added, superseded, reworded
   expect(answers(db, p)).toEqual(fresh(path, p));
   db.close();
 }, 120_000);
+
+/**
+ * A store where which two of three words a check asks for turns on one word's count: "alpha" is held by units 1..70
+ * (of category learning, in their text or only in the request they answered), "gamma" by 31..100, "beta" by 1..5,
+ * 61..64 and 101..400 (71..400 are decisions). Past the count's cap the rarer word is the one whose first units reach
+ * further (beta, then gamma, then alpha); once alpha loses ten of its first units it is the rarest, and a check of
+ * alpha, beta and gamma that must find all three asks for alpha and beta instead of beta and gamma.
+ */
+function skewed(db: Db, projectId: number, inRequest: boolean): void {
+  const now = new Date().toISOString();
+  db.transaction(() => {
+    for (let i = 1; i <= 400; i++) {
+      const category = i <= 70 ? "learning" : "decision";
+      const words = [
+        i <= 70 && !inRequest ? "alpha" : "",
+        i <= 5 || (i >= 61 && i <= 64) || i > 100 ? "beta" : "",
+        i >= 31 && i <= 100 ? "gamma" : "",
+        `unit${i}`,
+      ].filter(Boolean);
+      const text = words.join(" ");
+      const request = i <= 70 && inRequest ? "alpha please" : undefined;
+      const id = insertMemory(db, {
+        project_id: projectId,
+        session_id: "s1",
+        category,
+        text,
+        record: request ? { request } : {},
+        merge_key: text,
+        confidence: 0.6,
+        importance: 0.5,
+        tier: "warm",
+        status: "active",
+        superseded_by: null,
+        conflicts_with: null,
+        evidence: [],
+        files: [],
+        created_at: now,
+        updated_at: now,
+      });
+      expect(id).toBe(i);
+      // As distillation indexes a unit: its category, its text, and a request its text leaves out.
+      indexMemory(db, id, identifierTokens(`${category} ${text} ${request ?? ""}`).join(" "));
+    }
+  })();
+}
+
+const probe = (db: Db, projectId: number, word: string) =>
+  similarMemories(db, projectId, "learning", [word, "beta", "gamma"], 1)
+    .map((m) => m.id)
+    .sort((a, b) => a - b);
+
+/** Units 6..15: alpha's first units after the five it shares with beta. */
+const TEN = Array.from({ length: 10 }, (_, i) => 6 + i);
+
+function storeWith(inRequest: boolean) {
+  const dir = tmpDir();
+  const path = join(dir, "m.db");
+  const db = openDatabase(path);
+  const p = upsertProject(db, "p1", dir).id;
+  skewed(db, p, inRequest);
+  return { dir, path, db, p };
+}
+
+function freshProbe(path: string, projectId: number, word: string): number[] {
+  const db = openDatabase(path);
+  try {
+    return probe(db, projectId, word);
+  } finally {
+    db.close();
+  }
+}
+
+it("finds a word's units again once a forget on this connection makes it rare", () => {
+  const { path, db, p } = storeWith(false);
+  expect(probe(db, p, "alpha")).toEqual([61, 62, 63, 64]);
+  deleteMemories(db, p, TEN, {});
+  expect(probe(db, p, "alpha")).toEqual([1, 2, 3, 4, 5, 61, 62, 63, 64]);
+  expect(probe(db, p, "alpha")).toEqual(freshProbe(path, p, "alpha"));
+  db.close();
+});
+
+it("finds a word's units again once a reword on this connection makes it rare", () => {
+  const { dir, path, db, p } = storeWith(false);
+  expect(probe(db, p, "alpha")).toEqual([61, 62, 63, 64]);
+  for (const id of TEN) rewordUnit({ db, projectId: p, root: dir }, id, `renamed unit${id}`);
+  expect(probe(db, p, "alpha")).toEqual([1, 2, 3, 4, 5, 61, 62, 63, 64]);
+  expect(probe(db, p, "alpha")).toEqual(freshProbe(path, p, "alpha"));
+  db.close();
+});
+
+it("finds a category's units again once supersessions make its word rare", () => {
+  const { path, db, p } = storeWith(false);
+  expect(probe(db, p, "learning")).toEqual([61, 62, 63, 64]);
+  db.transaction(() => {
+    for (const id of TEN) updateMemory(db, id, { status: "superseded", superseded_by: 70 });
+  })();
+  expect(probe(db, p, "learning")).toEqual([1, 2, 3, 4, 5, 61, 62, 63, 64]);
+  expect(probe(db, p, "learning")).toEqual(freshProbe(path, p, "learning"));
+  db.close();
+});
+
+it("finds a request's word again once supersessions make it rare", () => {
+  const { path, db, p } = storeWith(true);
+  expect(probe(db, p, "alpha")).toEqual([61, 62, 63, 64]);
+  db.transaction(() => {
+    for (const id of TEN) updateMemory(db, id, { status: "superseded", superseded_by: 70 });
+  })();
+  expect(probe(db, p, "alpha")).toEqual([1, 2, 3, 4, 5, 61, 62, 63, 64]);
+  expect(probe(db, p, "alpha")).toEqual(freshProbe(path, p, "alpha"));
+  db.close();
+});
+
+it("finds a word's units again once another connection's forget makes it rare", () => {
+  const { path, db, p } = storeWith(false);
+  expect(probe(db, p, "alpha")).toEqual([61, 62, 63, 64]);
+  const other = openDatabase(path);
+  deleteMemories(other, p, TEN, {});
+  other.close();
+  expect(probe(db, p, "alpha")).toEqual([1, 2, 3, 4, 5, 61, 62, 63, 64]);
+  db.close();
+});
