@@ -206,6 +206,32 @@ describe("changes not worth a unit", () => {
     expect(changes(asked)).toHaveLength(1);
   });
 
+  it("keeps the change of a request that names the work in two words or in a script written without spaces", () => {
+    const bump = (ask: string, id: string) => [
+      turn("user", ask),
+      turn("assistant", "", edit(id, "/r/package.json", '"version": "1.2.3"', '"version": "1.2.4"')),
+    ];
+    for (const [ask, id] of [
+      ["bump version", "b1"],
+      ["把版本号改成1.2.4", "b2"],
+    ] as const) {
+      const units = changes(bump(ask, id));
+      expect(units).toHaveLength(1);
+      expect(units[0]!.text).toContain(ask);
+    }
+    const fix = [
+      turn("user", "修复登录页面的错误处理"),
+      turn(
+        "assistant",
+        "",
+        edit("b3", "/r/src/login.ts", "function a() {\n  return 1;\n}", "function a() {\n  return 2;\n}"),
+      ),
+    ];
+    expect(changes(fix)[0]!.text).toContain("修复登录页面的错误处理");
+    // A pointing follow-up still says nothing of the work.
+    expect(changes(bump("try that", "b4"))).toEqual([]);
+  });
+
   it("a bare file list with no request, no commit and nothing the events say of it", () => {
     const span = [turn("assistant", "", { tool_calls: [{ id: "e", name: "Edit", input: { file_path: "/r/a.ts" } }] })];
     expect(changes(span)).toEqual([]);
@@ -269,6 +295,20 @@ describe("errors that are no finding", () => {
     expect(
       errorLine("Failed to load resource: the server responded with a status of 404 (Not Found)", t),
     ).toBeDefined();
+  });
+
+  it("an error line that is only the longest line of its output is not joined to the next", () => {
+    const failed = "FAILED tests/test_api.py::test_create_user - AssertionError: assert 500 == 201";
+    const out = ["$ pytest -q", failed, "Results: 1 failed, 12 passed"].join("\n");
+    const t = turn("tool", "", { tool_results: [{ call_id: "p", output: out, is_error: true }] });
+    expect(errorLine(failed, t)).toBe(failed);
+  });
+
+  it("an error line in an output of some hundred thousand lines is read", () => {
+    const error = "TypeError: Cannot read properties of undefined (reading 'map') in the render loop";
+    const out = [...Array.from({ length: 300_000 }, (_, i) => `frame ${i}`), error].join("\n");
+    const t = turn("tool", "", { tool_results: [{ call_id: "h", output: out, is_error: true }] });
+    expect(errorLine(error, t)).toBe(error);
   });
 
   it("an error line a terminal wrapped mid-word is joined whole again", () => {
