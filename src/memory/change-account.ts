@@ -253,7 +253,8 @@ function accountShaped(s: string, files: readonly string[]): boolean {
   if (s.length > MAX_STATEMENT || words < MIN_STATEMENT_WORDS || s.endsWith(":") || s.endsWith("?")) return false;
   // A statement that names files is about this change only when it names one of its files.
   const named = (s.match(FILE_NAMED) ?? []).filter((f) => !/^\d/.test(f) && !/\.(?:e\.g|i\.e)$/i.test(f));
-  if (named.length && !named.some((n) => files.some((f) => samePath(f, n) || f.endsWith(n.split("/").at(-1)!))))
+  // By its whole name or its basename: "utils.py" is not "tests/test_utils.py".
+  if (named.length && !named.some((n) => files.some((f) => samePath(f, n) || samePath(f, n.split("/").at(-1)!))))
     return false;
   if (
     s

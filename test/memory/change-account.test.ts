@@ -150,6 +150,22 @@ describe("what an edit call did to the code", () => {
   });
 });
 
+describe("a statement that names another file", () => {
+  it("is not taken for a change of a file whose name only ends like it", () => {
+    const span = [
+      turn("user", "continue"),
+      turn(
+        "assistant",
+        "I've updated `utils.py` so that parse_date accepts ISO strings with offsets.",
+        edit("u1", "/r/tests/test_utils.py", "def test_a():\n    pass\n", "def test_a():\n    assert 1\n"),
+      ),
+    ];
+    const [unit] = changes(span);
+    expect(unit!.text).toContain("tests/test_utils.py");
+    expect(unit!.text).not.toContain("The agent said");
+  });
+});
+
 describe("a recap of the session's work after a change", () => {
   it("takes the recap's item that names the change's own file, not its first item", () => {
     const span = [
