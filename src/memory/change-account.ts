@@ -319,8 +319,11 @@ export function changeStatement(
  */
 export function spanHunks(span: readonly Turn[]): Hunk[][] {
   const written = new Map<string, string>();
+  // An edit its tool refused ("String to replace not found") changed nothing: its text is no account of the change.
+  const refused = new Set(span.flatMap((t) => t.tool_results.filter((r) => r.is_error).map((r) => r.call_id)));
   return span.map((t) => {
-    const here = [...t.tool_calls.flatMap(callHunks), ...(t.role === "assistant" ? textHunks(t.text) : [])];
+    const applied = t.tool_calls.filter((c) => !refused.has(c.id));
+    const here = [...applied.flatMap(callHunks), ...(t.role === "assistant" ? textHunks(t.text) : [])];
     return here.map((h) => {
       if (!h.whole) return h;
       const key = h.path.replace(/\\/g, "/");

@@ -122,6 +122,36 @@ describe("what an edit call did to the code", () => {
     expect(unit!.text).not.toContain("yes do it");
   });
 
+  it("claims nothing of an edit its tool refused", () => {
+    const span = [
+      turn("user", "continue"),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "r1",
+            name: "Edit",
+            input: {
+              file_path: "/r/src/api.py",
+              old_string: "def get():\n    pass\n",
+              new_string: "def get():\n    pass\n\ndef purge_cache():\n    pass\n",
+            },
+          },
+        ],
+        tool_results: [
+          {
+            call_id: "r1",
+            output: "<tool_use_error>String to replace not found in file.</tool_use_error>",
+            is_error: true,
+          },
+        ],
+      }),
+      turn("assistant", "", edit("r2", "/r/src/api.py", "def get():\n    return 1\n", "def get():\n    return 2\n")),
+    ];
+    const [unit] = changes(span);
+    expect(unit!.text).toContain("src/api.py (changed function `get`)");
+    expect(unit!.text).not.toContain("purge_cache");
+  });
+
   it("claims nothing added of a file written whole over text the session does not show", () => {
     const span = [
       turn("user", "continue"),
