@@ -365,18 +365,20 @@ export const WORK_LOG =
 
 /**
  * Whether every edit the events show of these files is trivial: whitespace only, or a version number changed. False
- * when the events show no edit's text (the export kept none) or a file written whole.
+ * when the events show no edit's text of one of them (the export kept none, a notebook cell, a `sed -i`) or a file
+ * written whole.
  */
 export function trivialEdits(hunks: readonly Hunk[][], from: number, to: number, files: readonly string[]): boolean {
-  let seen = 0;
+  const seen = new Set<string>();
   for (const h of hunks.slice(Math.max(0, from), to).flat()) {
-    if (!files.some((f) => samePath(f, h.path))) continue;
+    const file = files.find((f) => samePath(f, h.path));
+    if (!file) continue;
     if (h.whole) return false;
-    seen++;
+    seen.add(file);
     const squeeze = (x: string) => x.replace(/\s+/g, "");
     const numbers = (x: string) => squeeze(x).replace(/\d+/g, "N");
     const bump = numbers(h.before) === numbers(h.after) && VERSION.test(`${h.before}\n${h.after}`);
     if (squeeze(h.before) !== squeeze(h.after) && !bump) return false;
   }
-  return seen > 0;
+  return files.every((f) => seen.has(f));
 }

@@ -278,6 +278,20 @@ describe("changes not worth a unit", () => {
     expect(changes(bump("try that", "b4"))).toEqual([]);
   });
 
+  it("keeps a change whose other files' edits the events do not show beside a version bump", () => {
+    const span = [
+      turn("user", "continue"),
+      turn("assistant", "", edit("v1", "/r/pyproject.toml", 'version = "0.3.1"', 'version = "0.3.2"')),
+      turn("assistant", "", {
+        tool_calls: [{ id: "v2", name: "Bash", input: { command: "sed -i 's/load_csv/load_parquet/' src/main.py" } }],
+        tool_results: [{ call_id: "v2", output: "", is_error: false }],
+      }),
+    ];
+    const units = changes(span);
+    expect(units).toHaveLength(1);
+    expect(units[0]!.text).toContain("src/main.py");
+  });
+
   it("a bare file list with no request, no commit and nothing the events say of it", () => {
     const span = [turn("assistant", "", { tool_calls: [{ id: "e", name: "Edit", input: { file_path: "/r/a.ts" } }] })];
     expect(changes(span)).toEqual([]);
