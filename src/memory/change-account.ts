@@ -313,14 +313,21 @@ export function changeStatement(
   return done ?? planned ?? step;
 }
 
+/** What an edit tool says of an edit it made, though it reports an error beside it (problems found after saving). */
+const APPLIED =
+  /\bsuccessfully (?:saved|applied|written|updated|edited)\b|\bhas been (?:updated|saved|written|modified)\b|made the following updates/i;
+
 /**
  * The hunks of each turn of a span, read once. A file written whole is compared with what an earlier write in the span
  * put there (`before`); one with no earlier text keeps an empty `before` and `whole` set.
  */
 export function spanHunks(span: readonly Turn[]): Hunk[][] {
   const written = new Map<string, string>();
-  // An edit its tool refused ("String to replace not found") changed nothing: its text is no account of the change.
-  const refused = new Set(span.flatMap((t) => t.tool_results.filter((r) => r.is_error).map((r) => r.call_id)));
+  // An edit its tool refused ("String to replace not found", "The user denied this operation") changed nothing: its
+  // text is no account of the change. One saved with problems found after it (Cline's lint errors) was made.
+  const refused = new Set(
+    span.flatMap((t) => t.tool_results.filter((r) => r.is_error && !APPLIED.test(r.output)).map((r) => r.call_id)),
+  );
   return span.map((t) => {
     const applied = t.tool_calls.filter((c) => !refused.has(c.id));
     const here = [...applied.flatMap(callHunks), ...(t.role === "assistant" ? textHunks(t.text) : [])];

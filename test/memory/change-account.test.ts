@@ -152,6 +152,27 @@ describe("what an edit call did to the code", () => {
     expect(unit!.text).not.toContain("purge_cache");
   });
 
+  it("reads an edit saved with problems its tool found after saving it", () => {
+    const saved = "The content was successfully saved to src/page.js.\n\nNew problems detected after saving the file:";
+    const span = [
+      turn("user", "continue"),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "s1",
+            name: "replace_in_file",
+            input: { path: "src/page.js", old_str: "", new_str: "function About() {}" },
+          },
+        ],
+        tool_results: [{ call_id: "s1", output: `${saved}\n- [eslint Error] Line 10: Parsing error`, is_error: true }],
+      }),
+    ];
+    const sections = extractSections(span, { cwd: "/r" });
+    sections.files["src/page.js"] = [{ op: "edited", turn: span[1]!.id }];
+    const units = eventDrafts("s", span, sections).filter((d) => d.category === "change");
+    expect(units[0]!.text).toContain("added function `About`");
+  });
+
   it("claims nothing added of a file written whole over text the session does not show", () => {
     const span = [
       turn("user", "continue"),
