@@ -253,7 +253,8 @@ function accountShaped(s: string, files: readonly string[]): boolean {
   if (s.length > MAX_STATEMENT || words < MIN_STATEMENT_WORDS || s.endsWith(":") || s.endsWith("?")) return false;
   // A statement that names files is about this change only when it names one of its files.
   const named = (s.match(FILE_NAMED) ?? []).filter((f) => !/^\d/.test(f) && !/\.(?:e\.g|i\.e)$/i.test(f));
-  if (named.length && !named.some((n) => files.some((f) => samePath(f, n) || f.endsWith(n.split("/").at(-1)!))))
+  // By its whole name or its basename: "utils.py" is not "tests/test_utils.py".
+  if (named.length && !named.some((n) => files.some((f) => samePath(f, n) || samePath(f, n.split("/").at(-1)!))))
     return false;
   if (
     s
@@ -312,14 +313,24 @@ export function changeStatement(
   return done ?? planned ?? step;
 }
 
+/** What an edit tool says of an edit it made, though it reports an error beside it (problems found after saving). */
+const APPLIED =
+  /\bsuccessfully (?:saved|applied|written|updated|edited)\b|\bhas been (?:updated|saved|written|modified)\b|made the following updates/i;
+
 /**
  * The hunks of each turn of a span, read once. A file written whole is compared with what an earlier write in the span
  * put there (`before`); one with no earlier text keeps an empty `before` and `whole` set.
  */
 export function spanHunks(span: readonly Turn[]): Hunk[][] {
   const written = new Map<string, string>();
+  // An edit its tool refused ("String to replace not found", "The user denied this operation") changed nothing: its
+  // text is no account of the change. One saved with problems found after it (Cline's lint errors) was made.
+  const refused = new Set(
+    span.flatMap((t) => t.tool_results.filter((r) => r.is_error && !APPLIED.test(r.output)).map((r) => r.call_id)),
+  );
   return span.map((t) => {
-    const here = [...t.tool_calls.flatMap(callHunks), ...(t.role === "assistant" ? textHunks(t.text) : [])];
+    const applied = t.tool_calls.filter((c) => !refused.has(c.id));
+    const here = [...applied.flatMap(callHunks), ...(t.role === "assistant" ? textHunks(t.text) : [])];
     return here.map((h) => {
       if (!h.whole) return h;
       const key = h.path.replace(/\\/g, "/");
@@ -361,18 +372,20 @@ export const WORK_LOG =
 
 /**
  * Whether every edit the events show of these files is trivial: whitespace only, or a version number changed. False
- * when the events show no edit's text (the export kept none) or a file written whole.
+ * when the events show no edit's text of one of them (the export kept none, a notebook cell, a `sed -i`) or a file
+ * written whole.
  */
 export function trivialEdits(hunks: readonly Hunk[][], from: number, to: number, files: readonly string[]): boolean {
-  let seen = 0;
+  const seen = new Set<string>();
   for (const h of hunks.slice(Math.max(0, from), to).flat()) {
-    if (!files.some((f) => samePath(f, h.path))) continue;
+    const file = files.find((f) => samePath(f, h.path));
+    if (!file) continue;
     if (h.whole) return false;
-    seen++;
+    seen.add(file);
     const squeeze = (x: string) => x.replace(/\s+/g, "");
     const numbers = (x: string) => squeeze(x).replace(/\d+/g, "N");
     const bump = numbers(h.before) === numbers(h.after) && VERSION.test(`${h.before}\n${h.after}`);
     if (squeeze(h.before) !== squeeze(h.after) && !bump) return false;
   }
-  return seen > 0;
+  return files.every((f) => seen.has(f));
 }

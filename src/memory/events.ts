@@ -561,16 +561,23 @@ const MIN_WRAP_WIDTH = 60;
 
 /**
  * An error line a terminal hard-wrapped mid-word ("… conversion for sche" then "ma 'None': …" on the next line),
- * joined again: the line ends a source line as long as the longest of its source (the terminal's width), ending in a
- * letter or digit, and the next line goes on at the margin with one.
+ * joined again: the line ends a source line as long as the longest of its source, a width two lines or more reach
+ * (the terminal's), ending in a letter or digit, and the next line goes on at the margin with one.
  */
 function unwrapped(line: string, turn: Turn): string {
   if (line.length < MIN_WRAP_WIDTH / 2 || !/[\p{L}\d]$/u.test(line)) return line;
   for (const source of [turn.text, ...turn.tool_results.map((r) => r.output)]) {
     if (!source.includes(line)) continue;
     const lines = source.split("\n").map((l) => l.replace(/\r$/, ""));
-    const width = Math.max(...lines.map((l) => l.length));
-    if (width < MIN_WRAP_WIDTH) continue;
+    // A loop, not a spread: an output of some hundred thousand lines is more arguments than a call takes.
+    let width = 0;
+    let atWidth = 0;
+    for (const l of lines) {
+      if (l.length > width) [width, atWidth] = [l.length, 0];
+      if (l.length === width) atWidth++;
+    }
+    // One line as long as the longest says nothing of a terminal's width: the wrap shows on two lines at least.
+    if (width < MIN_WRAP_WIDTH || atWidth < 2) continue;
     const k = lines.findIndex((l) => l.trimEnd().endsWith(line) && l.length === width);
     const next = k >= 0 ? lines[k + 1] : undefined;
     if (next !== undefined && /^[\p{L}\d]/u.test(next)) return `${line}${next.trim()}`;
@@ -769,6 +776,23 @@ function undoneShas(span: readonly Turn[]): Set<string> {
 const VAGUE_WORDS = 10;
 /** The words of a text that have a letter (a lone comma or dash is none). */
 const wordCount = (text: string): number => text.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length;
+/** Letters of scripts written with no space between words (Chinese, Japanese). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+/** Words that point back at what was said and name no work ("try that", "do the same again"). */
+const POINTING = /^(?:that|this|these|those|the|them|again|now|please|then|yes|and|all|too|also|same|way|one)\W*$/i;
+/** The fewest such letters a request says its work in ("修复登录错误"); "继续" or "好的" say none. */
+const UNSPACED_WORK = 6;
+
+/**
+ * Whether a request says nothing of the work: a short follow-up ("go ahead", "please continue"). One that names the
+ * work in two words ("bump version") or in a script written without spaces ("把版本号改成1.2.4") says it.
+ */
+function vagueRequest(r: Request): boolean {
+  if (r.pasted || r.offer || saysTheWork(r.text) || wordCount(r.text) > VAGUE_WORDS) return false;
+  if ((r.text.match(UNSPACED) ?? []).length >= UNSPACED_WORK) return false;
+  const named = r.text.split(/\s+/).filter((w) => /[\p{L}\p{N}]{3,}/u.test(w) && !POINTING.test(w)).length;
+  return !(IMPERATIVE.test(r.text.trim()) && !FOLLOW_UP.test(r.text.trim()) && named >= 2);
+}
 
 /** The edits of one request: its files, their ops, and where its last edit is. */
 interface EditGroup {
@@ -796,7 +820,7 @@ function changeSaid(
   committed: boolean,
 ): { why: string; notes: Map<string, string>; statement: string } | undefined {
   const r = g.request;
-  const vague = !r || (!r.pasted && !r.offer && !saysTheWork(r.text) && wordCount(r.text) <= VAGUE_WORDS);
+  const vague = !r || vagueRequest(r);
   const from = r?.index ?? 0;
   const to = Math.min(next, s.span.length);
   if (vague && (g.files.every((f) => WORK_LOG.test(f)) || trivialEdits(s.hunks(), from, to, g.files))) return undefined;

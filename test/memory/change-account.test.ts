@@ -122,6 +122,57 @@ describe("what an edit call did to the code", () => {
     expect(unit!.text).not.toContain("yes do it");
   });
 
+  it("claims nothing of an edit its tool refused", () => {
+    const span = [
+      turn("user", "continue"),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "r1",
+            name: "Edit",
+            input: {
+              file_path: "/r/src/api.py",
+              old_string: "def get():\n    pass\n",
+              new_string: "def get():\n    pass\n\ndef purge_cache():\n    pass\n",
+            },
+          },
+        ],
+        tool_results: [
+          {
+            call_id: "r1",
+            output: "<tool_use_error>String to replace not found in file.</tool_use_error>",
+            is_error: true,
+          },
+        ],
+      }),
+      turn("assistant", "", edit("r2", "/r/src/api.py", "def get():\n    return 1\n", "def get():\n    return 2\n")),
+    ];
+    const [unit] = changes(span);
+    expect(unit!.text).toContain("src/api.py (changed function `get`)");
+    expect(unit!.text).not.toContain("purge_cache");
+  });
+
+  it("reads an edit saved with problems its tool found after saving it", () => {
+    const saved = "The content was successfully saved to src/page.js.\n\nNew problems detected after saving the file:";
+    const span = [
+      turn("user", "continue"),
+      turn("assistant", "", {
+        tool_calls: [
+          {
+            id: "s1",
+            name: "replace_in_file",
+            input: { path: "src/page.js", old_str: "", new_str: "function About() {}" },
+          },
+        ],
+        tool_results: [{ call_id: "s1", output: `${saved}\n- [eslint Error] Line 10: Parsing error`, is_error: true }],
+      }),
+    ];
+    const sections = extractSections(span, { cwd: "/r" });
+    sections.files["src/page.js"] = [{ op: "edited", turn: span[1]!.id }];
+    const units = eventDrafts("s", span, sections).filter((d) => d.category === "change");
+    expect(units[0]!.text).toContain("added function `About`");
+  });
+
   it("claims nothing added of a file written whole over text the session does not show", () => {
     const span = [
       turn("user", "continue"),
@@ -147,6 +198,22 @@ describe("what an edit call did to the code", () => {
     const [unit] = changes(span);
     expect(unit!.text).toContain("The agent said: \"I've added the missing `Union` import");
     expect(unit!.text).not.toContain("where you were");
+  });
+});
+
+describe("a statement that names another file", () => {
+  it("is not taken for a change of a file whose name only ends like it", () => {
+    const span = [
+      turn("user", "continue"),
+      turn(
+        "assistant",
+        "I've updated `utils.py` so that parse_date accepts ISO strings with offsets.",
+        edit("u1", "/r/tests/test_utils.py", "def test_a():\n    pass\n", "def test_a():\n    assert 1\n"),
+      ),
+    ];
+    const [unit] = changes(span);
+    expect(unit!.text).toContain("tests/test_utils.py");
+    expect(unit!.text).not.toContain("The agent said");
   });
 });
 
@@ -204,6 +271,46 @@ describe("changes not worth a unit", () => {
       turn("assistant", "", edit("e3", "/r/package.json", '"version": "1.2.3"', '"version": "1.2.4"')),
     ];
     expect(changes(asked)).toHaveLength(1);
+  });
+
+  it("keeps the change of a request that names the work in two words or in a script written without spaces", () => {
+    const bump = (ask: string, id: string) => [
+      turn("user", ask),
+      turn("assistant", "", edit(id, "/r/package.json", '"version": "1.2.3"', '"version": "1.2.4"')),
+    ];
+    for (const [ask, id] of [
+      ["bump version", "b1"],
+      ["把版本号改成1.2.4", "b2"],
+    ] as const) {
+      const units = changes(bump(ask, id));
+      expect(units).toHaveLength(1);
+      expect(units[0]!.text).toContain(ask);
+    }
+    const fix = [
+      turn("user", "修复登录页面的错误处理"),
+      turn(
+        "assistant",
+        "",
+        edit("b3", "/r/src/login.ts", "function a() {\n  return 1;\n}", "function a() {\n  return 2;\n}"),
+      ),
+    ];
+    expect(changes(fix)[0]!.text).toContain("修复登录页面的错误处理");
+    // A pointing follow-up still says nothing of the work.
+    expect(changes(bump("try that", "b4"))).toEqual([]);
+  });
+
+  it("keeps a change whose other files' edits the events do not show beside a version bump", () => {
+    const span = [
+      turn("user", "continue"),
+      turn("assistant", "", edit("v1", "/r/pyproject.toml", 'version = "0.3.1"', 'version = "0.3.2"')),
+      turn("assistant", "", {
+        tool_calls: [{ id: "v2", name: "Bash", input: { command: "sed -i 's/load_csv/load_parquet/' src/main.py" } }],
+        tool_results: [{ call_id: "v2", output: "", is_error: false }],
+      }),
+    ];
+    const units = changes(span);
+    expect(units).toHaveLength(1);
+    expect(units[0]!.text).toContain("src/main.py");
   });
 
   it("a bare file list with no request, no commit and nothing the events say of it", () => {
@@ -269,6 +376,20 @@ describe("errors that are no finding", () => {
     expect(
       errorLine("Failed to load resource: the server responded with a status of 404 (Not Found)", t),
     ).toBeDefined();
+  });
+
+  it("an error line that is only the longest line of its output is not joined to the next", () => {
+    const failed = "FAILED tests/test_api.py::test_create_user - AssertionError: assert 500 == 201";
+    const out = ["$ pytest -q", failed, "Results: 1 failed, 12 passed"].join("\n");
+    const t = turn("tool", "", { tool_results: [{ call_id: "p", output: out, is_error: true }] });
+    expect(errorLine(failed, t)).toBe(failed);
+  });
+
+  it("an error line in an output of some hundred thousand lines is read", () => {
+    const error = "TypeError: Cannot read properties of undefined (reading 'map') in the render loop";
+    const out = [...Array.from({ length: 300_000 }, (_, i) => `frame ${i}`), error].join("\n");
+    const t = turn("tool", "", { tool_results: [{ call_id: "h", output: out, is_error: true }] });
+    expect(errorLine(error, t)).toBe(error);
   });
 
   it("an error line a terminal wrapped mid-word is joined whole again", () => {
