@@ -180,6 +180,29 @@ describe("Current State against later events", () => {
     const held = summarize([...base, { user: "Thanks, now add a page-size selector." }]);
     expect(held.s.state.map((f) => f.text).join("\n")).toContain("All tests pass now");
   });
+
+  it("keeps the claim when the person's next request only asks for something not to show or load", () => {
+    const base: Step[] = [
+      { user: "The pager skips the last page: fix it." },
+      { edit: { file: "src/pager.ts", old: "i < n - 1", new: "i < n" } },
+      { bash: { command: "npm test", output: "Tests: 9 passed, 9 total" } },
+      { assistant: "Fixed the off-by-one in the pager. All tests pass now." },
+    ];
+    for (const ask of [
+      "Thanks. Now make the pager not show the size selector on phones.",
+      "Good. Make sure the pager does not load every row at once.",
+      "Great, and the footer should not show the total when there is one page.",
+      "Do not show the debug panel in production.",
+    ]) {
+      const { s } = summarize([...base, { user: ask }]);
+      expect(s.state.map((f) => f.text).join("\n")).toContain("All tests pass now");
+    }
+    // A report that it does not work still disproves it.
+    for (const report of ["The last page does not show at all.", "I don't know why, but it doesn't work."]) {
+      const told = summarize([...base, { user: report }]);
+      expect(told.s.state.map((f) => f.text).join("\n")).not.toContain("All tests pass now");
+    }
+  });
 });
 
 describe("Files Modified", () => {

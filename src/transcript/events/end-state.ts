@@ -444,9 +444,18 @@ export const reportsDone = (text: string): boolean => REPORTS_DONE.test(text.rep
 /** The agent claiming the work is done or green: `Fixed.`, `All tests pass`, `the build succeeds`, `works now`. */
 const CLAIM =
   /\b(?:fixed|resolved|all (?:\d+ )?tests? (?:now )?pass(?:es|ed|ing)?|tests? (?:now )?pass(?:es|ed)?|(?:build|compil\w*|lint\w*|type-?check\w*) (?:now )?(?:succeeds|passes|is clean|is green)|(?:works|working) (?:now|correctly|again)|is (?:now )?working|no (?:more )?errors|\d+ (?:tests? )?passed)\b/i;
-/** The person saying the problem is still there: `still fails`, `it doesn't work`, `same error`. */
+/** The person saying the problem is still there: `still fails`, `same error`. */
 const STILL_BROKEN =
-  /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b|\bsame (?:error|issue|problem)\b/i;
+  /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\bsame (?:error|issue|problem)\b/i;
+/** The person saying it does not work: `it doesn't work`, `the page does not load`. */
+const NOT_WORKING = /\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b/i;
+/** A sentence asking for behaviour (`make it not show …`, `it should not load …`): a wish, not a report. */
+const ASKS =
+  /^(?:please )?(?:do not|don'?t) |\b(?:make|ensure|sure|should|must|shall|please|can you|could you|would you|want|wants|need|needs|so that|so it|let's|add|change) /i;
+
+/** Whether the person's words report the problem still there, not ask that something not show or load. */
+const saysStillBroken = (text: string): boolean =>
+  text.split(/(?<=[.!?])\s+|\n+/).some((x) => STILL_BROKEN.test(x) || (NOT_WORKING.test(x) && !ASKS.test(x.trim())));
 
 /** A claim about tests, and a check that runs tests. */
 const TESTS_CLAIM = /\btests?\b|\d+ passed\b/i;
@@ -486,8 +495,7 @@ export function disproved(text: string, at: number, st: EventState): string | un
       speaksOf(text, part) &&
       runs.some((x) => x.at <= at && x.parts.some((p) => relatedRun(part, p)));
     if (part && before && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
-    if (e.type === "request" && STILL_BROKEN.test(e.text))
-      return `the person said at ${turnRef(e.turn)} it still fails`;
+    if (e.type === "request" && saysStillBroken(e.text)) return `the person said at ${turnRef(e.turn)} it still fails`;
   }
   return undefined;
 }
