@@ -237,6 +237,30 @@ describe("Files Modified", () => {
     expect(paths).toContain("package.json");
   });
 
+  it("a bare name from a client that names files from the repository root stays the root file", () => {
+    // aider writes every path from the repository root: `main.py` is the root file, not `app/main.py`.
+    const text = [
+      "# aider chat started at 2025-01-01 10:00:00",
+      "",
+      "#### Make both entry points read the port from PORT.",
+      "",
+      "I'll update the root launcher and the app module.",
+      "",
+      "> Applied edit to main.py  ",
+      "> Applied edit to app/main.py  ",
+      "",
+      "#### Also log the port at start.",
+      "",
+      "> Applied edit to main.py  ",
+      "",
+    ].join("\n");
+    const t = parseText(text, "aider-md");
+    const s = extractSections(t.turns, { cwd: t.cwd });
+    expect(Object.keys(s.files).sort()).toEqual(["app/main.py", "main.py"]);
+    expect(s.files["main.py"]).toHaveLength(2);
+    expect(s.files["app/main.py"]).toHaveLength(1);
+  });
+
   it("a library named in prose before a diff is not the diff's file", () => {
     const text = specstory("the server crashes on start", [
       "This needs a newer Node.js version check at startup:",
