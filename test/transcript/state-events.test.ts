@@ -122,6 +122,29 @@ describe("Next Steps from events", () => {
     expect(other.s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeUndefined();
   });
 
+  it("a version, help or collect-only call of the tool settles no error", () => {
+    for (const [failed, query] of [
+      ["pytest tests/test_rows.py -x", "pytest --version"],
+      ["npx tsc --noEmit -p tsconfig.json", "npx tsc --version"],
+      ["pytest -k empty", "pytest --collect-only -q"],
+      ["python scripts/sync.py --all", "python scripts/sync.py --dry-run"],
+    ]) {
+      const { s } = summarize([
+        { user: "Make the empty-rows test pass." },
+        { bash: { command: failed!, output: "E   KeyError: 'rows'\n1 failed in 0.12s", error: true } },
+        { bash: { command: query!, output: "pytest 8.2.0" } },
+      ]);
+      expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeUndefined();
+    }
+    // A real wider run still does.
+    const { s } = summarize([
+      { user: "Make the empty-rows test pass." },
+      { bash: { command: "pytest -k empty", output: "E   KeyError: 'rows'\n1 failed in 0.12s", error: true } },
+      { bash: { command: "pytest -q", output: "5 passed in 0.20s" } },
+    ]);
+    expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeDefined();
+  });
+
   it("a report of work done that mentions next steps is not a next step", () => {
     const { s } = summarize([
       { user: "Write up where the migration stands in the README." },

@@ -132,6 +132,9 @@ const SUBCOMMANDS = new Set(
 /** Words that pass on to the next word as what is run: `npm run build`, `python -m pytest`, `uv run pytest`. */
 const RUNNERS = new Set(["run", "exec", "-m", "x"]);
 
+/** Flags that make a call report on the tool or on what it would run instead of running it. */
+const QUERY_FLAG = /^(?:--version|--help|--collect-only|--co|--dry-run|--list|--list-tests)$/;
+
 /** A command part as what it runs (`npm run build`, `python -m pytest`, `node`) and the targets it names. */
 function headAndTargets(part: string): { head: string; targets: string[] } {
   const w = part.split(" ");
@@ -149,6 +152,11 @@ function headAndTargets(part: string): { head: string; targets: string[] } {
  * (`python sync.py --all` after `python sync.py --dry-run`). Another script, target or file is not.
  */
 export function relatedRun(later: string, failed: string): boolean {
+  // A call that asks the tool about itself or lists what it would do (`pytest --version`, `--collect-only`, a dry
+  // run the failed part was not) runs none of the checks.
+  const queries = (p: string) => p.split(" ").filter((w) => QUERY_FLAG.test(w));
+  const asked = queries(failed);
+  if (queries(later).some((w) => !asked.includes(w))) return false;
   if (sameRun(later, failed)) return true;
   const x = headAndTargets(later);
   const y = headAndTargets(failed);
