@@ -145,6 +145,31 @@ describe("Next Steps from events", () => {
     expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeDefined();
   });
 
+  it("a wider run in another folder settles no error of this one", () => {
+    const { s } = summarize([
+      { user: "Make the empty-rows test pass." },
+      { bash: { command: "pytest tests/api -x", output: "E   KeyError: 'rows'\n1 failed in 0.12s", error: true } },
+      { bash: { command: "cd services/billing && pytest", output: "12 passed in 0.30s" } },
+      { bash: { command: "cargo test -p parser", output: "test result: FAILED. index out of bounds", error: true } },
+      { bash: { command: "cd ../cli && cargo test", output: "test result: ok. 9 passed; 0 failed" } },
+    ]);
+    expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeUndefined();
+    expect(s.failures.find((f) => f.text.includes("index out of bounds"))!.resolved).toBeUndefined();
+    // The same wider run where the failed one ran settles it.
+    const here = summarize([
+      { user: "Make the empty-rows test pass." },
+      {
+        bash: {
+          command: "cd services/api && pytest tests/test_rows.py -x",
+          output: "E   KeyError: 'rows'\n1 failed in 0.12s",
+          error: true,
+        },
+      },
+      { bash: { command: "pytest", output: "12 passed in 0.30s" } },
+    ]);
+    expect(here.s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeDefined();
+  });
+
   it("a report of work done that mentions next steps is not a next step", () => {
     const { s } = summarize([
       { user: "Write up where the migration stands in the README." },

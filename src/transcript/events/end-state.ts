@@ -485,7 +485,9 @@ export function disproved(text: string, at: number, st: EventState): string | un
   const runs = st.events.filter((e): e is Run => e.type === "run");
   // A failure a later clean run of the same check settled again does not disprove the claim for good.
   const settled = (r: Run, part: string) =>
-    runs.some((x) => x.at > r.at && x.ok && x.parts.some((p) => relatedRun(p, part)));
+    runs.some(
+      (x) => x.at > r.at && x.ok && x.parts.some((p) => relatedRun(p, part, { later: x.command, failed: r.command })),
+    );
   for (const e of st.events) {
     if (e.at <= at) continue;
     const part = e.type === "run" && !e.ok ? checkOf(e) : undefined;
@@ -493,7 +495,9 @@ export function disproved(text: string, at: number, st: EventState): string | un
     const before =
       part !== undefined &&
       speaksOf(text, part) &&
-      runs.some((x) => x.at <= at && x.parts.some((p) => relatedRun(part, p)));
+      runs.some(
+        (x) => x.at <= at && x.parts.some((p) => relatedRun(part, p, { later: (e as Run).command, failed: x.command })),
+      );
     if (part && before && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
     if (e.type === "request" && saysStillBroken(e.text)) return `the person said at ${turnRef(e.turn)} it still fails`;
   }
