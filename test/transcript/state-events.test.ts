@@ -184,6 +184,21 @@ describe("Next Steps from events", () => {
     expect(next).toMatch(/You still need to drop the old `users_v1` table/);
   });
 
+  it("a step that opens on a past participle naming a thing is still a step", () => {
+    const { s } = summarize([
+      { user: "Soft-delete users instead of removing their rows." },
+      { edit: { file: "src/users.ts", old: "db.delete(u)", new: "db.update(u, { deleted: true })" } },
+      { bash: { command: "npm test", output: "Tests: 8 passed, 8 total" } },
+      {
+        assistant:
+          "Users are now soft-deleted and the tests pass.\n\nNext steps:\n- Deleted users still need to be purged from the search cache.\n- Renamed columns need a migration before the deploy.",
+      },
+    ]);
+    const next = s.next.map((f) => f.text).join("\n");
+    expect(next).toMatch(/Deleted users still need to be purged/);
+    expect(next).toMatch(/Renamed columns need a migration/);
+  });
+
   it("copying, moving and creating folders after the last check are not edits to rerun it for", () => {
     const steps: Step[] = [
       { user: "Set up the local env and make sure the tests pass." },

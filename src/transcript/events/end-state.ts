@@ -438,8 +438,18 @@ const REPORTS_DONE = new RegExp(
   "i",
 );
 
+/**
+ * Words that keep a line open when it opens on a participle naming a thing, not on what someone did (`Deleted users
+ * still need to be purged`, `Renamed columns need a migration`).
+ */
+const STILL_OPEN = /\b(?:still|needs?|should|must)\b/i;
+const SOMEONE_DID = /^(?:[-*•]\s*)?(?:i|we)(?:'ve|’ve| have)\s/i;
+
 /** Whether an open-work line only reports work already done. */
-export const reportsDone = (text: string): boolean => REPORTS_DONE.test(text.replace(/\*\*/g, "").trim());
+export const reportsDone = (text: string): boolean => {
+  const line = text.replace(/\*\*/g, "").trim();
+  return REPORTS_DONE.test(line) && (SOMEONE_DID.test(line) || !STILL_OPEN.test(line));
+};
 
 /** The agent claiming the work is done or green: `Fixed.`, `All tests pass`, `the build succeeds`, `works now`. */
 const CLAIM =
