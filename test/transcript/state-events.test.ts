@@ -122,6 +122,54 @@ describe("Next Steps from events", () => {
     expect(other.s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeUndefined();
   });
 
+  it("a version, help or collect-only call of the tool settles no error", () => {
+    for (const [failed, query] of [
+      ["pytest tests/test_rows.py -x", "pytest --version"],
+      ["npx tsc --noEmit -p tsconfig.json", "npx tsc --version"],
+      ["pytest -k empty", "pytest --collect-only -q"],
+      ["python scripts/sync.py --all", "python scripts/sync.py --dry-run"],
+    ]) {
+      const { s } = summarize([
+        { user: "Make the empty-rows test pass." },
+        { bash: { command: failed!, output: "E   KeyError: 'rows'\n1 failed in 0.12s", error: true } },
+        { bash: { command: query!, output: "pytest 8.2.0" } },
+      ]);
+      expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeUndefined();
+    }
+    // A real wider run still does.
+    const { s } = summarize([
+      { user: "Make the empty-rows test pass." },
+      { bash: { command: "pytest -k empty", output: "E   KeyError: 'rows'\n1 failed in 0.12s", error: true } },
+      { bash: { command: "pytest -q", output: "5 passed in 0.20s" } },
+    ]);
+    expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeDefined();
+  });
+
+  it("a wider run in another folder settles no error of this one", () => {
+    const { s } = summarize([
+      { user: "Make the empty-rows test pass." },
+      { bash: { command: "pytest tests/api -x", output: "E   KeyError: 'rows'\n1 failed in 0.12s", error: true } },
+      { bash: { command: "cd services/billing && pytest", output: "12 passed in 0.30s" } },
+      { bash: { command: "cargo test -p parser", output: "test result: FAILED. index out of bounds", error: true } },
+      { bash: { command: "cd ../cli && cargo test", output: "test result: ok. 9 passed; 0 failed" } },
+    ]);
+    expect(s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeUndefined();
+    expect(s.failures.find((f) => f.text.includes("index out of bounds"))!.resolved).toBeUndefined();
+    // The same wider run where the failed one ran settles it.
+    const here = summarize([
+      { user: "Make the empty-rows test pass." },
+      {
+        bash: {
+          command: "cd services/api && pytest tests/test_rows.py -x",
+          output: "E   KeyError: 'rows'\n1 failed in 0.12s",
+          error: true,
+        },
+      },
+      { bash: { command: "pytest", output: "12 passed in 0.30s" } },
+    ]);
+    expect(here.s.failures.find((f) => f.text.includes("KeyError"))!.resolved).toBeDefined();
+  });
+
   it("a report of work done that mentions next steps is not a next step", () => {
     const { s } = summarize([
       { user: "Write up where the migration stands in the README." },
@@ -134,6 +182,21 @@ describe("Next Steps from events", () => {
     const next = s.next.map((f) => f.text).join("\n");
     expect(next).not.toMatch(/I've added a Next steps section/);
     expect(next).toMatch(/You still need to drop the old `users_v1` table/);
+  });
+
+  it("a step that opens on a past participle naming a thing is still a step", () => {
+    const { s } = summarize([
+      { user: "Soft-delete users instead of removing their rows." },
+      { edit: { file: "src/users.ts", old: "db.delete(u)", new: "db.update(u, { deleted: true })" } },
+      { bash: { command: "npm test", output: "Tests: 8 passed, 8 total" } },
+      {
+        assistant:
+          "Users are now soft-deleted and the tests pass.\n\nNext steps:\n- Deleted users still need to be purged from the search cache.\n- Renamed columns need a migration before the deploy.",
+      },
+    ]);
+    const next = s.next.map((f) => f.text).join("\n");
+    expect(next).toMatch(/Deleted users still need to be purged/);
+    expect(next).toMatch(/Renamed columns need a migration/);
   });
 
   it("copying, moving and creating folders after the last check are not edits to rerun it for", () => {
@@ -180,6 +243,29 @@ describe("Current State against later events", () => {
     const held = summarize([...base, { user: "Thanks, now add a page-size selector." }]);
     expect(held.s.state.map((f) => f.text).join("\n")).toContain("All tests pass now");
   });
+
+  it("keeps the claim when the person's next request only asks for something not to show or load", () => {
+    const base: Step[] = [
+      { user: "The pager skips the last page: fix it." },
+      { edit: { file: "src/pager.ts", old: "i < n - 1", new: "i < n" } },
+      { bash: { command: "npm test", output: "Tests: 9 passed, 9 total" } },
+      { assistant: "Fixed the off-by-one in the pager. All tests pass now." },
+    ];
+    for (const ask of [
+      "Thanks. Now make the pager not show the size selector on phones.",
+      "Good. Make sure the pager does not load every row at once.",
+      "Great, and the footer should not show the total when there is one page.",
+      "Do not show the debug panel in production.",
+    ]) {
+      const { s } = summarize([...base, { user: ask }]);
+      expect(s.state.map((f) => f.text).join("\n")).toContain("All tests pass now");
+    }
+    // A report that it does not work still disproves it.
+    for (const report of ["The last page does not show at all.", "I don't know why, but it doesn't work."]) {
+      const told = summarize([...base, { user: report }]);
+      expect(told.s.state.map((f) => f.text).join("\n")).not.toContain("All tests pass now");
+    }
+  });
 });
 
 describe("Files Modified", () => {
@@ -212,6 +298,30 @@ describe("Files Modified", () => {
     expect(paths).not.toContain("dates.ts");
     expect(s.files["web/src/lib/dates.ts"]).toHaveLength(2);
     expect(paths).toContain("package.json");
+  });
+
+  it("a bare name from a client that names files from the repository root stays the root file", () => {
+    // aider writes every path from the repository root: `main.py` is the root file, not `app/main.py`.
+    const text = [
+      "# aider chat started at 2025-01-01 10:00:00",
+      "",
+      "#### Make both entry points read the port from PORT.",
+      "",
+      "I'll update the root launcher and the app module.",
+      "",
+      "> Applied edit to main.py  ",
+      "> Applied edit to app/main.py  ",
+      "",
+      "#### Also log the port at start.",
+      "",
+      "> Applied edit to main.py  ",
+      "",
+    ].join("\n");
+    const t = parseText(text, "aider-md");
+    const s = extractSections(t.turns, { cwd: t.cwd });
+    expect(Object.keys(s.files).sort()).toEqual(["app/main.py", "main.py"]);
+    expect(s.files["main.py"]).toHaveLength(2);
+    expect(s.files["app/main.py"]).toHaveLength(1);
   });
 
   it("a library named in prose before a diff is not the diff's file", () => {

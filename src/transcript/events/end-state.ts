@@ -438,15 +438,34 @@ const REPORTS_DONE = new RegExp(
   "i",
 );
 
+/**
+ * Words that keep a line open when it opens on a participle naming a thing, not on what someone did (`Deleted users
+ * still need to be purged`, `Renamed columns need a migration`).
+ */
+const STILL_OPEN = /\b(?:still|needs?|should|must)\b/i;
+const SOMEONE_DID = /^(?:[-*•]\s*)?(?:i|we)(?:'ve|’ve| have)\s/i;
+
 /** Whether an open-work line only reports work already done. */
-export const reportsDone = (text: string): boolean => REPORTS_DONE.test(text.replace(/\*\*/g, "").trim());
+export const reportsDone = (text: string): boolean => {
+  const line = text.replace(/\*\*/g, "").trim();
+  return REPORTS_DONE.test(line) && (SOMEONE_DID.test(line) || !STILL_OPEN.test(line));
+};
 
 /** The agent claiming the work is done or green: `Fixed.`, `All tests pass`, `the build succeeds`, `works now`. */
 const CLAIM =
   /\b(?:fixed|resolved|all (?:\d+ )?tests? (?:now )?pass(?:es|ed|ing)?|tests? (?:now )?pass(?:es|ed)?|(?:build|compil\w*|lint\w*|type-?check\w*) (?:now )?(?:succeeds|passes|is clean|is green)|(?:works|working) (?:now|correctly|again)|is (?:now )?working|no (?:more )?errors|\d+ (?:tests? )?passed)\b/i;
-/** The person saying the problem is still there: `still fails`, `it doesn't work`, `same error`. */
+/** The person saying the problem is still there: `still fails`, `same error`. */
 const STILL_BROKEN =
-  /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b|\bsame (?:error|issue|problem)\b/i;
+  /\bstill (?:\w+ ){0,2}?(?:fail\w*|broken|errors?|crash\w*|blank|empty|wrong|skip\w*|miss\w*|shows?|showing|gets?|getting|gives?|happen\w*|not\b|does ?n[o'’]t|is ?n[o'’]t|the same)|\bsame (?:error|issue|problem)\b/i;
+/** The person saying it does not work: `it doesn't work`, `the page does not load`. */
+const NOT_WORKING = /\b(?:does ?n[o'’]t|did ?n[o'’]t|is ?n[o'’]t|not) (?:work|working|fixed|load|show)\w*\b/i;
+/** A sentence asking for behaviour (`make it not show …`, `it should not load …`): a wish, not a report. */
+const ASKS =
+  /^(?:please )?(?:do not|don'?t) |\b(?:make|ensure|sure|should|must|shall|please|can you|could you|would you|want|wants|need|needs|so that|so it|let's|add|change) /i;
+
+/** Whether the person's words report the problem still there, not ask that something not show or load. */
+const saysStillBroken = (text: string): boolean =>
+  text.split(/(?<=[.!?])\s+|\n+/).some((x) => STILL_BROKEN.test(x) || (NOT_WORKING.test(x) && !ASKS.test(x.trim())));
 
 /** A claim about tests, and a check that runs tests. */
 const TESTS_CLAIM = /\btests?\b|\d+ passed\b/i;
@@ -476,7 +495,9 @@ export function disproved(text: string, at: number, st: EventState): string | un
   const runs = st.events.filter((e): e is Run => e.type === "run");
   // A failure a later clean run of the same check settled again does not disprove the claim for good.
   const settled = (r: Run, part: string) =>
-    runs.some((x) => x.at > r.at && x.ok && x.parts.some((p) => relatedRun(p, part)));
+    runs.some(
+      (x) => x.at > r.at && x.ok && x.parts.some((p) => relatedRun(p, part, { later: x.command, failed: r.command })),
+    );
   for (const e of st.events) {
     if (e.at <= at) continue;
     const part = e.type === "run" && !e.ok ? checkOf(e) : undefined;
@@ -484,10 +505,11 @@ export function disproved(text: string, at: number, st: EventState): string | un
     const before =
       part !== undefined &&
       speaksOf(text, part) &&
-      runs.some((x) => x.at <= at && x.parts.some((p) => relatedRun(part, p)));
+      runs.some(
+        (x) => x.at <= at && x.parts.some((p) => relatedRun(part, p, { later: (e as Run).command, failed: x.command })),
+      );
     if (part && before && !settled(e as Run, part)) return `${quote(part)} failed at ${turnRef(e.turn)}`;
-    if (e.type === "request" && STILL_BROKEN.test(e.text))
-      return `the person said at ${turnRef(e.turn)} it still fails`;
+    if (e.type === "request" && saysStillBroken(e.text)) return `the person said at ${turnRef(e.turn)} it still fails`;
   }
   return undefined;
 }

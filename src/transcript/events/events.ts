@@ -132,6 +132,15 @@ const SUBCOMMANDS = new Set(
 /** Words that pass on to the next word as what is run: `npm run build`, `python -m pytest`, `uv run pytest`. */
 const RUNNERS = new Set(["run", "exec", "-m", "x"]);
 
+/** Flags that make a call report on the tool or on what it would run instead of running it. */
+const QUERY_FLAG = /^(?:--version|--help|--collect-only|--co|--dry-run|--list|--list-tests)$/;
+
+/** The folders a command moves into (`cd web && npm test`), as written. */
+const folders = (command: string): string[] =>
+  [...command.matchAll(/(?:^|[;&|\n(]\s*)(?:cd|pushd)\s+("[^"]*"|'[^']*'|[^\s;&|)]+)/g)].map((m) =>
+    m[1]!.replace(/^["']|["']$/g, ""),
+  );
+
 /** A command part as what it runs (`npm run build`, `python -m pytest`, `node`) and the targets it names. */
 function headAndTargets(part: string): { head: string; targets: string[] } {
   const w = part.split(" ");
@@ -148,8 +157,15 @@ function headAndTargets(part: string): { head: string; targets: string[] } {
  * failed test id (`pytest tests/a.py` after `pytest tests/a.py::test_rows`), the same script with other options
  * (`python sync.py --all` after `python sync.py --dry-run`). Another script, target or file is not.
  */
-export function relatedRun(later: string, failed: string): boolean {
+export function relatedRun(later: string, failed: string, where?: { later: string; failed: string }): boolean {
+  // A call that asks the tool about itself or lists what it would do (`pytest --version`, `--collect-only`, a dry
+  // run the failed part was not) runs none of the checks.
+  const queries = (p: string) => p.split(" ").filter((w) => QUERY_FLAG.test(w));
+  const asked = queries(failed);
+  if (queries(later).some((w) => !asked.includes(w))) return false;
   if (sameRun(later, failed)) return true;
+  // A wider run is of the folder it ran in: one that moved into a folder the failed command did not is elsewhere.
+  if (where && folders(where.later).some((d) => !folders(where.failed).includes(d))) return false;
   const x = headAndTargets(later);
   const y = headAndTargets(failed);
   if (x.head !== y.head) return false;
@@ -417,7 +433,9 @@ export function resolvedBy(
   for (const r of failedHere) {
     const checks = r.parts.filter((p) => !SETUP.test(p));
     for (const part of checks.length > 0 ? checks : r.parts) {
-      const same = later.filter((x) => x.parts.some((p) => relatedRun(p, part)));
+      const same = later.filter((x) =>
+        x.parts.some((p) => relatedRun(p, part, { later: x.command, failed: r.command })),
+      );
       const last = same[same.length - 1];
       if (last?.ok) return last.turn;
     }

@@ -508,7 +508,7 @@ const isAbsolute = (p: string): boolean => /^(?:\/|[A-Za-z]:[\\/]|~\/)/.test(p);
  * root prefixed, as SWE-agent and aider print them) is that file; otherwise the first spelling seen stays. A bare
  * name takes the one full path the session gives it.
  */
-function unifyPaths(events: FileEvent[]): FileEvent[] {
+function unifyPaths(events: FileEvent[], rooted: ReadonlySet<string> = new Set()): FileEvent[] {
   const relative = new Map<string, string>();
   for (const e of events)
     if (!isAbsolute(e.path)) relative.set(fileKey(e.path), relative.get(fileKey(e.path)) ?? e.path);
@@ -525,7 +525,8 @@ function unifyPaths(events: FileEvent[]): FileEvent[] {
     return first === e.path ? e : { ...e, path: first };
   });
   // A bare file name (`api.ts`) where the session names that file once with its folders (`src/lib/api.ts`) is
-  // that file; not when two folders hold a file of that name, and not a file that usually sits at the root.
+  // that file; not when two folders hold a file of that name, not a file that usually sits at the root, and not a
+  // name from a client that writes every path from the repository root (aider): that is the root file.
   const byName = new Map<string, Set<string>>();
   for (const e of unified) {
     const key = fileKey(e.path);
@@ -534,7 +535,7 @@ function unifyPaths(events: FileEvent[]): FileEvent[] {
   return unified.map((e) => {
     const key = fileKey(e.path);
     const homes = byName.get(key);
-    if (key.includes("/") || ROOT_FILES.test(key) || !homes || homes.size !== 1) return e;
+    if (key.includes("/") || ROOT_FILES.test(key) || rooted.has(key) || !homes || homes.size !== 1) return e;
     return { ...e, path: [...homes][0]! };
   });
 }
@@ -552,6 +553,8 @@ const ROOT_FILES =
 export function fileEvents(turns: Turn[]): FileEvent[] {
   const out: FileEvent[] = [];
   const git: FileEvent[] = [];
+  // Paths as a client that names files from the repository root wrote them (aider's `Applied edit to`).
+  const rooted = new Set<string>();
   let edited = false;
   const results = new Map<string, ToolResult>();
   for (const t of turns) for (const r of t.tool_results) if (r.call_id) results.set(r.call_id, r);
@@ -591,13 +594,14 @@ export function fileEvents(turns: Turn[]): FileEvent[] {
       if (shell && refused(result)) continue;
       if (events.length > 0 && !shell) edited = true;
       for (const e of events) out.push({ path: e.path, op: redact(e.op), turn: t.id });
+      if (edits && TOOL_ROW.get(c.name)?.source === "aider") for (const e of edits) rooted.add(fileKey(e.path));
       if (cmd && workingTreeReport(cmd)) {
         const outputs = result ? [result] : t.tool_results;
         for (const r of outputs) for (const e of gitReported(r.output)) git.push({ ...e, turn: t.id });
       }
     }
   }
-  return unifyPaths(edited ? out : [...out, ...resolveElided(git)]);
+  return unifyPaths(edited ? out : [...out, ...resolveElided(git)], rooted);
 }
 
 /** `git diff --stat` shortens long paths to `.../tail`: the full path another report named, else dropped. */
