@@ -4,6 +4,7 @@
 // yet state is folded into it as the agent's statement; a finding with a lesson of its own stays a unit.
 import type { Sections } from "../conversation/schema.js";
 import { identifierTokens } from "../text/identifiers.js";
+import { CAUSE } from "./prose.js";
 import type { UnitDraft } from "./schema.js";
 
 /** Share of a statement's words a change unit's text carries at which the statement adds nothing (hand-set). */
@@ -28,6 +29,16 @@ function carried(a: Set<string>, b: Set<string>): number {
   let inter = 0;
   for (const w of a) if (b.has(w)) inter++;
   return inter / Math.max(1, a.size);
+}
+
+/**
+ * Whether a change's words carry a statement: most of its words, and for a finding most of the words of its cause
+ * (from "because" on), so a finding that quotes the change's error but says why it happened keeps its lesson.
+ */
+function restates(d: UnitDraft, words: Set<string>, change: Set<string>): boolean {
+  if (carried(words, change) < CARRIED_BY_CHANGE) return false;
+  const cause = d.category === "learning" ? CAUSE.exec(d.text) : null;
+  return !cause || carried(contentWords(d.text.slice(cause.index)), change) >= CARRIED_BY_CHANGE;
 }
 
 /** Two spellings of one file: the same path, or one a tail of the other ("bot.py", "/home/me/bot/bot.py"). */
@@ -79,6 +90,7 @@ export function withoutRestatedChanges(
 ): UnitDraft[] {
   const edits = changes.filter((c) => c.category === "change" && c.record["kind"] === "edit");
   if (edits.length === 0) return [...prose];
+  const editWords = new Map(edits.map((c) => [c, contentWords(c.text)]));
   const kept: UnitDraft[] = [];
   const folded = new Map<UnitDraft, { base: string; said: string }>();
   for (const d of prose) {
@@ -90,7 +102,7 @@ export function withoutRestatedChanges(
       (d.category === "reasoning" && named.length > 0
         ? edits.find((c) => named.every((f) => c.files.some((g) => sameFile(f, g))))
         : undefined) ||
-      edits.find((c) => carried(w, contentWords(c.text)) >= CARRIED_BY_CHANGE);
+      edits.find((c) => restates(d, w, editWords.get(c)!));
     if (!change) {
       kept.push(d);
       continue;
@@ -103,6 +115,7 @@ export function withoutRestatedChanges(
     const base = before?.base ?? change.text;
     folded.set(change, { base, said: choice.said });
     change.text = `${base} The agent said: "${choice.said}"`;
+    editWords.set(change, contentWords(change.text));
     change.evidence.push(...d.evidence.filter((e) => !change.evidence.some((x) => x.turn === e.turn)));
   }
   return kept;
