@@ -55,22 +55,22 @@ function sameFile(a: string, b: string): boolean {
 function changeAfter(
   turn: string,
   changes: readonly UnitDraft[],
-  sections: Sections,
+  ops: readonly { at: number; file: string }[],
   position: ReadonlyMap<string, number>,
 ): UnitDraft | undefined {
   const from = position.get(turn);
   if (from === undefined) return undefined;
-  let first = Infinity;
-  let files: string[] = [];
-  for (const [file, ops] of Object.entries(sections.files)) {
-    for (const o of ops) {
-      const at = position.get(o.turn);
-      if (at === undefined || at < from || at > first) continue;
-      if (at < first) files = [];
-      first = at;
-      files.push(file);
-    }
+  // `ops` is in session order: the first at or after `from` is found by halving, and its turn's files follow it.
+  let lo = 0;
+  let hi = ops.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ops[mid]!.at < from) lo = mid + 1;
+    else hi = mid;
   }
+  const first = ops[lo]?.at ?? Infinity;
+  const files: string[] = [];
+  for (let i = lo; i < ops.length && ops[i]!.at === first; i++) files.push(ops[i]!.file);
   const at = (d: UnitDraft) => position.get(d.evidence[0]?.turn ?? "") ?? Infinity;
   return changes
     .filter((c) => at(c) <= first && c.files.some((f) => files.some((g) => sameFile(f, g))))
@@ -91,6 +91,11 @@ export function withoutRestatedChanges(
   const edits = changes.filter((c) => c.category === "change" && c.record["kind"] === "edit");
   if (edits.length === 0) return [...prose];
   const editWords = new Map(edits.map((c) => [c, contentWords(c.text)]));
+  // Every file operation of the session at its turn's place, in session order (read once, not once per choice).
+  const ops = Object.entries(sections.files)
+    .flatMap(([file, fileOps]) => fileOps.map((o) => ({ at: position.get(o.turn), file })))
+    .filter((o): o is { at: number; file: string } => o.at !== undefined)
+    .sort((a, b) => a.at - b.at);
   const kept: UnitDraft[] = [];
   const folded = new Map<UnitDraft, { base: string; said: string }>();
   for (const d of prose) {
@@ -98,7 +103,7 @@ export function withoutRestatedChanges(
     const named = d.files;
     const w = contentWords(d.text);
     const change =
-      (choice && changeAfter(choice.turn, edits, sections, position)) ||
+      (choice && changeAfter(choice.turn, edits, ops, position)) ||
       (d.category === "reasoning" && named.length > 0
         ? edits.find((c) => named.every((f) => c.files.some((g) => sameFile(f, g))))
         : undefined) ||
