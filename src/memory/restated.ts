@@ -2,7 +2,7 @@
 // edit carried out ("Carried out: "I'll refactor …"") is the change that edit made, and a decision naming only the
 // change's files, or a finding whose words the change already carries, repeats it. A choice the change does not
 // yet state is folded into it as the agent's statement; a finding with a lesson of its own stays a unit.
-import type { Sections } from "../conversation/schema.js";
+import type { Sections, Turn } from "../conversation/schema.js";
 import { identifierTokens } from "../text/identifiers.js";
 import { CAUSE } from "./prose.js";
 import type { UnitDraft } from "./schema.js";
@@ -86,10 +86,19 @@ export function withoutRestatedChanges(
   changes: readonly UnitDraft[],
   choices: ReadonlyMap<UnitDraft, { said: string; turn: string }>,
   sections: Sections,
+  span: readonly Turn[],
   position: ReadonlyMap<string, number>,
 ): UnitDraft[] {
   const edits = changes.filter((c) => c.category === "change" && c.record["kind"] === "edit");
   if (edits.length === 0) return [...prose];
+  // The person's messages up to each place: a decision said across one of them from a change is not that change.
+  const spoken: number[] = [0];
+  for (const t of span) spoken.push(spoken.at(-1)! + (t.role === "user" && t.kind === "message" ? 1 : 0));
+  const place = (d: UnitDraft) => position.get(d.evidence[0]?.turn ?? "");
+  const together = (d: UnitDraft, c: UnitDraft) => {
+    const [a, b] = [place(d), place(c)];
+    return a !== undefined && b !== undefined && spoken[Math.max(a, b)]! === spoken[Math.min(a, b)]!;
+  };
   const editWords = new Map(edits.map((c) => [c, contentWords(c.text)]));
   // Every file operation of the session at its turn's place, in session order (read once, not once per choice).
   const ops = Object.entries(sections.files)
@@ -105,7 +114,7 @@ export function withoutRestatedChanges(
     const change =
       (choice && changeAfter(choice.turn, edits, ops, position)) ||
       (d.category === "reasoning" && named.length > 0
-        ? edits.find((c) => named.every((f) => c.files.some((g) => sameFile(f, g))))
+        ? edits.find((c) => together(d, c) && named.every((f) => c.files.some((g) => sameFile(f, g))))
         : undefined) ||
       edits.find((c) => restates(d, w, editWords.get(c)!));
     if (!change) {

@@ -399,4 +399,21 @@ describe("statements that restate a change of the session", () => {
       expect.stringContaining("because tsconfig.json has no `paths` entry"),
     ]);
   });
+
+  it("keeps a decision on a file that an earlier change, made for another request, edited", () => {
+    const span = [
+      turn("user", "Fix the typo in the log message in src/db.ts."),
+      turn("assistant", "", edit("e1", "src/db.ts")),
+      turn("user", "Readers block while the importer writes. What should we do about it?"),
+      turn(
+        "assistant",
+        "We chose `journal_mode=WAL` for `src/db.ts` over the rollback journal so that readers never wait for the importer.",
+      ),
+    ];
+    const units = draftUnits("s", span, extractSections(span));
+    expect(units.filter((d) => d.category === "change")).toHaveLength(1);
+    expect(units.filter((d) => d.category === "reasoning").map((d) => d.text)).toEqual([
+      expect.stringContaining("journal_mode=WAL"),
+    ]);
+  });
 });
