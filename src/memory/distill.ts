@@ -251,7 +251,7 @@ export function draftUnits(sessionId: string, span: readonly Turn[], sections: S
   ].sort((a, b) => (position.get(a.turn) ?? 0) - (position.get(b.turn) ?? 0));
   for (const c of candidates) keep(c.text, c.turn, c.confidence);
   // A statement restating a change of the span is that change (folded into it where it says why), not a unit.
-  out.push(...withoutRestatedChanges(prose, out, choices, sections, position));
+  out.push(...withoutRestatedChanges(prose, out, choices, sections, span, position));
   // A preference is kept only from a turn the human-turn classifier took for a standing instruction (its sentences
   // are the User Constraints): a one-off request or a remark is not a preference to recall later.
   const instructed = new Set(sections.constraints.map((c) => c.turn));

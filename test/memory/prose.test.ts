@@ -380,4 +380,40 @@ describe("statements that restate a change of the session", () => {
       expect.stringContaining("evaluates slash command annotations at runtime"),
     ]);
   });
+
+  it("keeps a finding that quotes the change's error but says why it happened", () => {
+    const span = [
+      turn(
+        "user",
+        "npm run build fails: src/server/index.ts(3,20): error TS2307: Cannot find module '@app/config' or its corresponding type declarations.",
+      ),
+      turn(
+        "assistant",
+        "The build fails with TS2307 on `@app/config` in src/server/index.ts because tsconfig.json has no `paths` entry.",
+        edit("e1", "tsconfig.json"),
+      ),
+    ];
+    const units = draftUnits("s", span, extractSections(span));
+    expect(units.filter((d) => d.category === "change")).toHaveLength(1);
+    expect(units.filter((d) => d.category === "learning").map((d) => d.text)).toEqual([
+      expect.stringContaining("because tsconfig.json has no `paths` entry"),
+    ]);
+  });
+
+  it("keeps a decision on a file that an earlier change, made for another request, edited", () => {
+    const span = [
+      turn("user", "Fix the typo in the log message in src/db.ts."),
+      turn("assistant", "", edit("e1", "src/db.ts")),
+      turn("user", "Readers block while the importer writes. What should we do about it?"),
+      turn(
+        "assistant",
+        "We chose `journal_mode=WAL` for `src/db.ts` over the rollback journal so that readers never wait for the importer.",
+      ),
+    ];
+    const units = draftUnits("s", span, extractSections(span));
+    expect(units.filter((d) => d.category === "change")).toHaveLength(1);
+    expect(units.filter((d) => d.category === "reasoning").map((d) => d.text)).toEqual([
+      expect.stringContaining("journal_mode=WAL"),
+    ]);
+  });
 });
