@@ -1,6 +1,7 @@
 // `memcards eval toolsize | recall | crosssession | hooks | audit`: tool-list cost, memory recall, hook latency, leakage.
 import { type Command, Option } from "commander";
 
+import { AppError } from "../errors.js";
 import { type CliContext, configFrom, int, loadBench, loggerFor, print } from "./shared.js";
 
 export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
@@ -95,6 +96,11 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
         },
         cmd: Command,
       ) => {
+        if (opts.only?.includes("memory-transcripts") && !opts.memoryTranscripts)
+          throw new AppError(
+            "BAD_INPUT",
+            "--only memory-transcripts measures the units of a transcripts folder: give it with --memory-transcripts <dir>",
+          );
         const config = configFrom(cmd);
         const units = opts.units ?? [1000, 10_000];
         const r = await (
