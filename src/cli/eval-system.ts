@@ -96,11 +96,7 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
         },
         cmd: Command,
       ) => {
-        if (opts.only?.includes("memory-transcripts") && !opts.memoryTranscripts)
-          throw new AppError(
-            "BAD_INPUT",
-            "--only memory-transcripts measures the units of a transcripts folder: give it with --memory-transcripts <dir>",
-          );
+        refuseUnmeasurable(opts);
         const config = configFrom(cmd);
         const units = opts.units ?? [1000, 10_000];
         const r = await (
@@ -127,4 +123,13 @@ export function registerEvalSystem(evalCmd: Command, ctx: CliContext): void {
       }
       console.log(r.text);
     });
+}
+
+/** `--only memory-transcripts` measures the units of a transcripts folder: without one there is nothing to time. */
+function refuseUnmeasurable(opts: { only?: string[]; memoryTranscripts?: string }): void {
+  if (opts.only?.includes("memory-transcripts") && !opts.memoryTranscripts)
+    throw new AppError(
+      "BAD_INPUT",
+      "--only memory-transcripts measures the units of a transcripts folder: give it with --memory-transcripts <dir>",
+    );
 }
